@@ -1,0 +1,39 @@
+# Two commands for a fresh machine: `make serve` and `make test`.
+# Each creates .venv when absent and (re)installs the package when pyproject.toml changed.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PORT ?= 8866
+DB ?=
+PYTEST_ARGS ?=
+
+.PHONY: serve test bench check clean-notebooks help
+
+help:
+	@echo "make serve   start the labelling playground (Voila) on http://127.0.0.1:$(PORT)"
+	@echo "make test    run the whole test suite (browser tests need /usr/bin/chromium)"
+	@echo "make bench   run the benchmarks in bench/ and print their tables"
+	@echo "make check   validate the shipped corpus and golden set"
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	@touch $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/playground serve --port $(PORT) $(if $(DB),--db $(DB),)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; echo; done
+
+check: $(STAMP)
+	$(BIN)/playground data check
+
+clean-notebooks: $(STAMP)
+	$(BIN)/python -m nbconvert --clear-output --inplace notebooks/*.ipynb

@@ -1,0 +1,31 @@
+"""Every labellable unit of a dataset: the passages retrieved for each case, claims and facts.
+
+Passages are those the configured retrieval (by default ``configs/default.yaml``:
+per-heading chunks, BM25 top 5 within the tenant) returns for each case, so
+people label exactly what the harness scores.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .golden import Dataset, load_dataset
+from .model import Passage, Unit
+
+
+def retrieved_passages(dataset: Dataset, config=None) -> dict[str, list[Passage]]:
+    """The passages retrieved for each case under ``config`` (default configuration if None)."""
+    from .harness.config import load_config
+    from .harness.retrieve import retrieve_cases
+
+    config = config or load_config()
+    return {cid: [h.passage for h in hits] for cid, hits in retrieve_cases(dataset, config).items()}
+
+
+def dataset_units(dataset: Dataset, config=None) -> list[Unit]:
+    """All units in a stable order: per case, its passages, then per response its claims and facts."""
+    return dataset.units(retrieved_passages(dataset, config))
+
+
+def load_catalog(root: str | Path | None = None, config=None) -> dict[str, Unit]:
+    """``unit_id → Unit`` for the dataset at ``root`` (default: the repository's own)."""
+    return {u.unit_id: u for u in dataset_units(load_dataset(root), config)}
