@@ -1,0 +1,613 @@
+"""Statistics of labels: intervals, agreement, prediction-powered inference.
+
+Pure functions, no widgets, no plotting; every formula is written in the
+docstring of the function that computes it, so a reader can check a number by
+hand.  Conventions used throughout:
+
+* ``z`` is the two-sided normal quantile of the confidence level:
+  ``z = Phi^-1((1 + confidence) / 2)``; 1.959964 for 95%.
+* A statistic that is not defined for the data (0/0, one category only, no
+  overlap) is returned as ``None`` together with ``defined=False`` and a
+  plain-language ``reason``.  No function returns NaN.
+* Binary labels are ``0``/``1`` (``True``/``False`` are accepted as 1/0).
+
+Only ``statsmodels.stats.proportion`` and ``statsmodels.stats.inter_rater`` are
+imported from statsmodels (``statsmodels.api`` costs seconds of import time).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from statistics import NormalDist
+from typing import Iterable, Sequence
+
+import numpy as np
+from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
+from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
+from statsmodels.stats.proportion import proportion_confint
+
+__all__ = [
+    "z_value",
+    "wilson_interval",
+    "KappaResult",
+    "cohens_kappa",
+    "confusion_matrix",
+    "percent_agreement",
+    "pabak",
+    "matthews_corrcoef",
+    "f1_score",
+    "balanced_accuracy",
+    "AgreementStat",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "PPIResult",
+    "ppi_mean",
+    "ppi_labels_needed",
+]
+
+#: Variances at or below this are treated as exactly zero (floating-point noise).
+_VAR_EPS = 1e-12
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _check_confidence(confidence: float) -> float:
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+    c = float(confidence)
+    if not (0.0 < c < 1.0):
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    return c
+
+
+@lru_cache(maxsize=64)
+def z_value(confidence: float = 0.95) -> float:
+    """Two-sided normal quantile ``z = Phi^-1((1 + confidence) / 2)``.
+
+    ``z_value(0.95) = 1.959964``; ``z_value(0.90) = 1.644854``.
+    """
+    c = _check_confidence(confidence)
+    return NormalDist().inv_cdf((1.0 + c) / 2.0)
+
+
+def _binary(values: Iterable, name: str) -> list[int]:
+    """Values as a list of 0/1 ints; ValueError naming the first bad value."""
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, (bool, np.bool_)):
+            out.append(int(v))
+        elif isinstance(v, numbers.Real) and v in (0, 1):
+            out.append(int(v))
+        else:
+            raise ValueError(f"{name}[{i}] = {v!r}: labels must be 0 or 1")
+    return out
+
+
+def _paired(a: Sequence, b: Sequence, names=("a", "b")) -> tuple[list[int], list[int]]:
+    a_ = _binary(a, names[0])
+    b_ = _binary(b, names[1])
+    if len(a_) != len(b_):
+        raise ValueError(
+            f"{names[0]} and {names[1]} must have the same length, got {len(a_)} and {len(b_)}"
+        )
+    return a_, b_
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+# --------------------------------------------------------------------------- Wilson
+
+
+@lru_cache(maxsize=1 << 16)
+def _wilson_cached(successes: int, n: int, confidence: float) -> tuple[float, float]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        low, high = proportion_confint(successes, n, alpha=1.0 - confidence, method="wilson")
+    low = min(1.0, max(0.0, float(low)))
+    high = min(1.0, max(0.0, float(high)))
+    # The Wilson bounds are exactly 0 at 0/n and exactly 1 at n/n; remove rounding noise.
+    if successes == 0:
+        low = 0.0
+    if successes == n:
+        high = 1.0
+    return low, high
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of a proportion ``successes / n``; ``None`` when ``n == 0``.
+
+    With ``p = successes / n`` and ``z`` the normal quantile (1.959964 at 95%)::
+
+        centre    = (p + z^2 / (2n)) / (1 + z^2 / n)
+        halfwidth = z / (1 + z^2 / n) * sqrt(p (1 - p) / n + z^2 / (4 n^2))
+        interval  = (centre - halfwidth, centre + halfwidth), clamped to [0, 1]
+
+    e.g. 3/10 -> (0.1078, 0.6032); 0/10 -> (0, 0.2775); 10/10 -> (0.7225, 1).
+    Computed by ``statsmodels.stats.proportion.proportion_confint(method="wilson")``
+    and cached by ``(successes, n, confidence)``.  Unlike the Wald interval it
+    never collapses to a point at 0/n or n/n and stays inside [0, 1].
+
+    Raises ValueError unless ``successes`` and ``n`` are integers with
+    ``0 <= successes <= n``.
+    """
+    if not _is_int(successes) or not _is_int(n):
+        raise ValueError(
+            f"successes and n must be integers, got successes={successes!r}, n={n!r}"
+        )
+    successes, n = int(successes), int(n)
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"need 0 <= successes <= n, got successes={successes}, n={n}")
+    c = _check_confidence(confidence)
+    if n == 0:
+        return None
+    return _wilson_cached(successes, n, c)
+
+
+# --------------------------------------------------------------------------- two raters
+
+
+def confusion_matrix(a: Sequence, b: Sequence) -> tuple[tuple[int, int], tuple[int, int]]:
+    """2x2 counts, rows = ``a`` (reference), columns = ``b``: ``((a0b0, a0b1), (a1b0, a1b1))``."""
+    a_, b_ = _paired(a, b)
+    c = [[0, 0], [0, 0]]
+    for x, y in zip(a_, b_):
+        c[x][y] += 1
+    return (c[0][0], c[0][1]), (c[1][0], c[1][1])
+
+
+def percent_agreement(a: Sequence, b: Sequence) -> float | None:
+    """Share of units on which the two labellings agree, ``(a0b0 + a1b1) / n``; None if n == 0."""
+    (n00, n01), (n10, n11) = confusion_matrix(a, b)
+    n = n00 + n01 + n10 + n11
+    return None if n == 0 else (n00 + n11) / n
+
+
+@dataclass(frozen=True)
+class KappaResult:
+    """Cohen's kappa between a reference labelling ``a`` and a labelling ``b``.
+
+    ``kappa``, ``low``, ``high`` are None when undefined (``defined`` False,
+    ``reason`` says why).  ``low``/``high`` are also None when kappa is defined
+    but its asymptotic standard error is zero (perfect agreement, or one
+    labelling constant), with the explanation in ``note``.
+    ``agreement`` is the observed agreement p_o (a fraction), ``expected`` the
+    chance agreement p_e, ``base_rate`` the accuracy of always predicting
+    ``a``'s majority class, ``max(mean(a), 1 - mean(a))``.
+    ``confusion`` rows are ``a``, columns ``b``: ``((a0b0, a0b1), (a1b0, a1b1))``.
+    """
+
+    kappa: float | None
+    low: float | None
+    high: float | None
+    agreement: float | None
+    base_rate: float | None
+    n: int
+    defined: bool
+    reason: str
+    confusion: tuple[tuple[int, int], tuple[int, int]]
+    expected: float | None = None
+    std_error: float | None = None
+    confidence: float = 0.95
+    note: str = ""
+
+
+def cohens_kappa(a: Sequence, b: Sequence, confidence: float = 0.95) -> KappaResult:
+    """Cohen's kappa of two binary labellings of the same units, with its interval.
+
+    With the 2x2 table ``n_ij`` (rows ``a``, columns ``b``) and ``n`` units::
+
+        p_o   = (n_00 + n_11) / n                          observed agreement
+        p_e   = (n_0. n_.0 + n_1. n_.1) / n^2              chance agreement
+        kappa = (p_o - p_e) / (1 - p_e)
+        interval = kappa -+ z * ASE, clipped to [-1, 1]
+
+    ASE is the large-sample standard error of Fleiss, Cohen and Everitt (1969),
+    taken from ``statsmodels.stats.inter_rater.cohens_kappa`` (``std_kappa``);
+    at 95% the interval equals statsmodels' ``kappa_low``/``kappa_upp``.
+    Example: table ((20, 5), (10, 15)) -> p_o = 0.70, p_e = 0.50, kappa = 0.40,
+    95% CI (0.1511, 0.6489).
+
+    Degenerate inputs (never NaN, never an exception):
+
+    * no units -> undefined, reason "no units";
+    * both labellings use the same single class (p_e = 1) -> undefined,
+      reason "both labellings use one class only" (agreement is still reported);
+    * one labelling constant (or both constant but different) -> kappa = 0 by
+      construction, defined, but no interval (ASE = 0), explained in ``note``;
+    * perfect agreement with both classes -> kappa = 1, ASE = 0, no interval.
+
+    Kappa is symmetric in ``a`` and ``b``; ``base_rate`` is not (it is ``a``'s).
+    """
+    c = _check_confidence(confidence)
+    a_, b_ = _paired(a, b)
+    (n00, n01), (n10, n11) = conf = confusion_matrix(a_, b_)
+    n = len(a_)
+    if n == 0:
+        return KappaResult(None, None, None, None, None, 0, False, "no units", conf,
+                           confidence=c)
+    p_o = (n00 + n11) / n
+    a1 = n10 + n11
+    b1 = n01 + n11
+    base_rate = max(a1, n - a1) / n
+    p_e = ((n - a1) * (n - b1) + a1 * b1) / (n * n)
+    if (a1 in (0, n)) and (b1 == a1):
+        # Both labellings put every unit in the same single class: p_e = 1, 0/0.
+        return KappaResult(None, None, None, p_o, base_rate, n, False,
+                           "both labellings use one class only", conf,
+                           expected=p_e, confidence=c)
+    table = np.array([[n00, n01], [n10, n11]], dtype=float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = _sm_cohens_kappa(table)
+    kappa = float(res.kappa)
+    var = float(res.var_kappa)
+    if not math.isfinite(kappa):  # pragma: no cover - excluded above; belt and braces
+        return KappaResult(None, None, None, p_o, base_rate, n, False,
+                           "kappa is not defined for this table", conf,
+                           expected=p_e, confidence=c)
+    kappa = min(1.0, max(-1.0, kappa))
+    note = ""
+    low = high = se = None
+    if math.isfinite(var) and var > _VAR_EPS:
+        se = math.sqrt(var)
+        z = z_value(c)
+        low = max(-1.0, kappa - z * se)
+        high = min(1.0, kappa + z * se)
+    else:
+        se = 0.0 if math.isfinite(var) else None
+        if a1 in (0, n) or b1 in (0, n):
+            note = ("a labelling uses one class only: kappa is 0 by construction and "
+                    "carries no information about agreement; no interval")
+        elif kappa >= 1.0:
+            note = ("perfect agreement: the asymptotic standard error is 0, so no "
+                    "interval is given; with few units agreement may still be lower")
+        else:  # pragma: no cover - not reachable with a 2x2 table
+            note = "the asymptotic standard error is 0; no interval"
+    return KappaResult(kappa, low, high, p_o, base_rate, n, True, "", conf,
+                       expected=p_e, std_error=se, confidence=c, note=note)
+
+
+def pabak(a: Sequence, b: Sequence) -> float | None:
+    """Prevalence- and bias-adjusted kappa, ``PABAK = 2 p_o - 1`` (None if no units).
+
+    Kappa with chance agreement fixed at 1/2; useful beside kappa when one class
+    dominates (high agreement but low kappa: the "kappa paradox").
+    """
+    p_o = percent_agreement(a, b)
+    return None if p_o is None else 2.0 * p_o - 1.0
+
+
+def matthews_corrcoef(reference: Sequence, predicted: Sequence) -> float | None:
+    """Matthews correlation coefficient (phi) of two binary labellings.
+
+    With TP = n_11, TN = n_00, FP = n_01, FN = n_10 (rows ``reference``)::
+
+        MCC = (TP TN - FP FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN))
+
+    None when any of the four margins is zero (one labelling constant, or no
+    units): the correlation is then 0/0.
+    """
+    (tn, fp), (fn, tp) = confusion_matrix(reference, predicted)
+    den = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    if den == 0:
+        return None
+    return (tp * tn - fp * fn) / math.sqrt(den)
+
+
+def f1_score(reference: Sequence, predicted: Sequence, positive: int = 1) -> float | None:
+    """F1 of ``predicted`` against ``reference`` for the ``positive`` class.
+
+    ``F1 = 2 TP / (2 TP + FP + FN)``.  None when neither labelling contains the
+    positive class (``2 TP + FP + FN = 0``: precision and recall are both 0/0).
+    """
+    if positive not in (0, 1):
+        raise ValueError(f"positive must be 0 or 1, got {positive!r}")
+    r, p = _paired(reference, predicted, ("reference", "predicted"))
+    tp = sum(1 for x, y in zip(r, p) if x == positive and y == positive)
+    fp = sum(1 for x, y in zip(r, p) if x != positive and y == positive)
+    fn = sum(1 for x, y in zip(r, p) if x == positive and y != positive)
+    den = 2 * tp + fp + fn
+    return None if den == 0 else 2 * tp / den
+
+
+def balanced_accuracy(reference: Sequence, predicted: Sequence) -> float | None:
+    """Mean per-class recall over the classes present in ``reference``.
+
+    ``(TP / (TP + FN) + TN / (TN + FP)) / 2`` when ``reference`` has both
+    classes; the recall of the one class when it has one (as scikit-learn);
+    None when there are no units.
+    """
+    (tn, fp), (fn, tp) = confusion_matrix(reference, predicted)
+    recalls = []
+    if tn + fp:
+        recalls.append(tn / (tn + fp))
+    if tp + fn:
+        recalls.append(tp / (tp + fn))
+    return None if not recalls else sum(recalls) / len(recalls)
+
+
+# --------------------------------------------------------------------------- several raters
+
+
+@dataclass(frozen=True)
+class AgreementStat:
+    """A multi-rater agreement coefficient; ``value`` None when not ``defined``.
+
+    ``n_units`` counts the units that entered the statistic (units with at
+    least two ratings), ``n_ratings`` the ratings on those units.
+    """
+
+    name: str
+    value: float | None
+    defined: bool
+    reason: str
+    n_units: int
+    n_ratings: int = 0
+    note: str = ""
+
+
+def fleiss_kappa(ratings: Iterable[Sequence]) -> AgreementStat:
+    """Fleiss' kappa of binary labels from several annotators.
+
+    ``ratings`` holds one list per unit with the 0/1 labels it received (from
+    any number of annotators); units with fewer than two labels are skipped.
+    With ``n_ij`` the labels of class j on unit i and ``n_i = sum_j n_ij``::
+
+        P_i  = (sum_j n_ij^2 - n_i) / (n_i (n_i - 1))   agreement on unit i
+        P    = mean_i P_i
+        p_j  = sum_i n_ij / sum_i n_i                  class proportions
+        P_e  = sum_j p_j^2
+        kappa = (P - P_e) / (1 - P_e)
+
+    When every unit has the same number of labels this is Fleiss (1971) and is
+    computed by ``statsmodels.stats.inter_rater.fleiss_kappa``; otherwise the
+    same formulas are evaluated with each unit's own ``n_i`` (the usual
+    extension to a varying number of raters; ``note`` says so).  Undefined when
+    no unit has two labels, or when every label is the same class (P_e = 1).
+    """
+    table = []
+    for i, unit in enumerate(ratings):
+        vals = _binary(unit, f"ratings[{i}]")
+        if len(vals) >= 2:
+            ones = sum(vals)
+            table.append((len(vals) - ones, ones))
+    n_units = len(table)
+    n_ratings = sum(x + y for x, y in table)
+    if n_units == 0:
+        return AgreementStat("fleiss_kappa", None, False, "no unit has two or more labels",
+                             0, 0)
+    if all(x == 0 for x, _ in table) or all(y == 0 for _, y in table):
+        return AgreementStat("fleiss_kappa", None, False, "every label is the same class",
+                             n_units, n_ratings)
+    sizes = {x + y for x, y in table}
+    if len(sizes) == 1:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = float(_sm_fleiss_kappa(np.array(table, dtype=float), method="fleiss"))
+        note = ""
+    else:
+        p_units = [(x * x + y * y - (x + y)) / ((x + y) * (x + y - 1)) for x, y in table]
+        p_bar = sum(p_units) / n_units
+        p1 = sum(y for _, y in table) / n_ratings
+        p_e = p1 * p1 + (1 - p1) * (1 - p1)
+        value = (p_bar - p_e) / (1 - p_e)
+        note = "units have different numbers of labels: generalised Fleiss' kappa"
+    return AgreementStat("fleiss_kappa", value, True, "", n_units, n_ratings, note)
+
+
+def krippendorff_alpha(reliability: Sequence[Sequence]) -> AgreementStat:
+    """Krippendorff's alpha (nominal) with missing labels allowed.
+
+    ``reliability`` has one row per annotator and one column per unit, ``None``
+    (or NaN) where an annotator did not label a unit.  Only units with at least
+    two labels ("pairable" values) enter the statistic.  With the coincidence
+    matrix ``o_ck`` of pairable values, ``n_c`` its margins and ``n`` their sum,
+    for two classes::
+
+        alpha = 1 - D_o / D_e = 1 - (n - 1) * o_01 / (n_0 * n_1)
+
+    Computed by ``krippendorff.alpha(..., level_of_measurement="nominal")``.
+    Undefined when no unit has two labels or when every pairable label is the
+    same class (D_e = 0).
+    """
+    import krippendorff  # maintained implementation; imported lazily (numpy only)
+
+    rows = [list(r) for r in reliability]
+    if not rows:
+        return AgreementStat("krippendorff_alpha", None, False, "no annotators", 0, 0)
+    width = len(rows[0])
+    if any(len(r) != width for r in rows):
+        raise ValueError("every annotator row must have one entry per unit")
+    data = np.full((len(rows), width), np.nan)
+    for i, r in enumerate(rows):
+        for j, v in enumerate(r):
+            if v is None or (isinstance(v, float) and math.isnan(v)):
+                continue
+            data[i, j] = _binary([v], f"reliability[{i}]")[0]
+    counts = (~np.isnan(data)).sum(axis=0)
+    pairable = counts >= 2
+    n_units = int(pairable.sum())
+    n_ratings = int(counts[pairable].sum())
+    if n_units == 0:
+        return AgreementStat("krippendorff_alpha", None, False,
+                             "no unit has two or more labels", 0, 0)
+    values = data[:, pairable]
+    values = values[~np.isnan(values)]
+    if np.all(values == values[0]):
+        return AgreementStat("krippendorff_alpha", None, False,
+                             "every label on a shared unit is the same class",
+                             n_units, n_ratings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = float(krippendorff.alpha(reliability_data=data, value_domain=[0.0, 1.0],
+                                         level_of_measurement="nominal"))
+    if not math.isfinite(value):  # pragma: no cover - excluded by the checks above
+        return AgreementStat("krippendorff_alpha", None, False, "alpha is not defined",
+                             n_units, n_ratings)
+    return AgreementStat("krippendorff_alpha", value, True, "", n_units, n_ratings)
+
+
+# --------------------------------------------------------------------------- PPI
+
+
+@dataclass(frozen=True)
+class PPIResult:
+    """Prediction-powered estimate of a rate, beside the human-only and automatic-only ones.
+
+    ``estimate``/``low``/``high``: the PPI point estimate and interval (None
+    when not ``defined``; ``low``/``high`` also None when fewer than two units
+    are on either side, see ``reason``).  ``rectifier`` = mean(human -
+    automatic) on the labelled units: the bias of the automatic labels that PPI
+    corrects.  ``human_only`` is the Wilson interval of the human labels,
+    ``human_mean`` their mean; ``auto_only`` the mean of all automatic labels
+    (labelled and unlabelled units), i.e. what trusting the scorer would say.
+    """
+
+    estimate: float | None
+    low: float | None
+    high: float | None
+    n_labelled: int
+    n_unlabelled: int
+    human_only: tuple[float, float] | None
+    auto_only: float | None
+    human_mean: float | None = None
+    rectifier: float | None = None
+    std_error: float | None = None
+    confidence: float = 0.95
+    defined: bool = True
+    reason: str = ""
+    note: str = ""
+
+    @property
+    def width(self) -> float | None:
+        """Width of the PPI interval, ``high - low``."""
+        return None if self.low is None or self.high is None else self.high - self.low
+
+    @property
+    def human_only_width(self) -> float | None:
+        """Width of the human-only Wilson interval."""
+        return None if self.human_only is None else self.human_only[1] - self.human_only[0]
+
+
+def _sample_var(x: np.ndarray) -> float:
+    return float(np.var(x, ddof=1)) if len(x) >= 2 else float("nan")
+
+
+def _as_rates(values: Iterable, name: str) -> np.ndarray:
+    arr = np.asarray([float(v) for v in values], dtype=float)
+    if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0 or arr.max() > 1):
+        raise ValueError(f"{name} must be finite numbers in [0, 1]")
+    return arr
+
+
+def ppi_mean(auto_unlabelled: Sequence, auto_labelled: Sequence, human_labelled: Sequence,
+             confidence: float = 0.95) -> PPIResult:
+    """Prediction-powered inference (Angelopoulos et al., Science 2023) for a rate.
+
+    ``auto_unlabelled`` are automatic labels f(X) on the N units no person
+    labelled; ``auto_labelled``/``human_labelled`` the automatic and human
+    labels on the n units a person did label (same order).  Labels are 0/1 (a
+    score in [0, 1] is also accepted for ``f``)::
+
+        theta = mean(f(X_unlab)) + mean(Y_lab - f(X_lab))      rectified mean
+        var   = var(f(X_unlab)) / N + var(Y_lab - f(X_lab)) / n  (ddof = 1)
+        interval = theta -+ z * sqrt(var), clipped to [0, 1]
+
+    The point estimate is also clipped to [0, 1] (the rectified mean of rates
+    can step outside it by chance).  The interval is a normal approximation: it
+    needs N >= 2 and n >= 2 (else ``low``/``high`` are None and ``reason``
+    says why), and when the automatic labels agree with every human label the
+    rectifier variance is 0 and the interval can be misleadingly narrow
+    (``note`` warns).  ``human_only`` (Wilson on the human labels alone) shows
+    what the automatic labels bought: PPI is narrower when the scorer agrees
+    well with people, and ``rectifier`` far from 0 shows how biased the scorer
+    is.  Undefined (``estimate`` None) when there are no human labels.
+    """
+    c = _check_confidence(confidence)
+    f_u = _as_rates(auto_unlabelled, "auto_unlabelled")
+    f_l = _as_rates(auto_labelled, "auto_labelled")
+    y = np.asarray(_binary(human_labelled, "human_labelled"), dtype=float)
+    if len(f_l) != len(y):
+        raise ValueError(
+            f"auto_labelled and human_labelled must have the same length, "
+            f"got {len(f_l)} and {len(y)}")
+    n, big_n = len(y), len(f_u)
+    human_ci = wilson_interval(int(y.sum()), n, c)
+    human_mean = float(y.mean()) if n else None
+    all_auto = np.concatenate([f_u, f_l])
+    auto_only = float(all_auto.mean()) if all_auto.size else None
+    common = dict(n_labelled=n, n_unlabelled=big_n, human_only=human_ci, auto_only=auto_only,
+                  human_mean=human_mean, confidence=c)
+    if n == 0:
+        return PPIResult(None, None, None, defined=False,
+                         reason="no human labels: nothing to rectify the automatic labels with",
+                         **common)
+    if big_n == 0:
+        return PPIResult(None, None, None, defined=False,
+                         reason="no unlabelled units: use the human labels alone (human_only)",
+                         **common)
+    diff = y - f_l
+    rectifier = float(diff.mean())
+    raw = float(f_u.mean()) + rectifier
+    estimate = min(1.0, max(0.0, raw))
+    if n < 2 or big_n < 2:
+        return PPIResult(estimate, None, None, rectifier=rectifier,
+                         reason="an interval needs at least 2 labelled and 2 unlabelled units",
+                         **common)
+    var = _sample_var(f_u) / big_n + _sample_var(diff) / n
+    se = math.sqrt(max(var, 0.0))
+    z = z_value(c)
+    low = min(1.0, max(0.0, raw - z * se))
+    high = min(1.0, max(0.0, raw + z * se))
+    note = ""
+    if _sample_var(diff) <= _VAR_EPS:
+        note = ("the automatic labels agree with every human label, so the rectifier "
+                "variance is 0 and the interval may be too narrow; label more units")
+    return PPIResult(estimate, low, high, rectifier=rectifier, std_error=se, note=note,
+                     **common)
+
+
+def ppi_labels_needed(auto_unlabelled: Sequence, auto_labelled: Sequence,
+                      human_labelled: Sequence, width: float,
+                      confidence: float = 0.95) -> int | None:
+    """Total number of human labels n for which the PPI interval would be ``width`` wide.
+
+    From the current variance estimates ``s_f^2 = var(f(X_unlab))`` and
+    ``s_r^2 = var(Y_lab - f(X_lab))`` (ddof = 1), holding N (the unlabelled
+    units) fixed, the half-width ``h = width / 2`` requires::
+
+        z * sqrt(s_f^2 / N + s_r^2 / n) <= h
+        n >= s_r^2 / ((h / z)^2 - s_f^2 / N)          (rounded up, at least 2)
+
+    Returns the *total* n (subtract the current ``n_labelled`` for the extra
+    labels to collect), or None when the width cannot be reached by more human
+    labels alone (``(h / z)^2 <= s_f^2 / N``: the unlabelled term by itself is
+    already wider) or when fewer than 2 units are on either side.  The
+    estimate is only as good as ``s_r^2``: from a handful of labels it is rough
+    (0 when the scorer happened to agree with every human label), and the
+    clipping to [0, 1] is ignored.
+    """
+    c = _check_confidence(confidence)
+    if not (isinstance(width, numbers.Real) and 0 < width <= 2 and math.isfinite(width)):
+        raise ValueError(f"width must be a number in (0, 2], got {width!r}")
+    f_u = _as_rates(auto_unlabelled, "auto_unlabelled")
+    f_l = _as_rates(auto_labelled, "auto_labelled")
+    y = np.asarray(_binary(human_labelled, "human_labelled"), dtype=float)
+    if len(f_l) != len(y):
+        raise ValueError(
+            f"auto_labelled and human_labelled must have the same length, "
+            f"got {len(f_l)} and {len(y)}")
+    if len(y) < 2 or len(f_u) < 2:
+        return None
+    s_f2 = _sample_var(f_u)
+    s_r2 = _sample_var(y - f_l)
+    budget = (width / 2.0 / z_value(c)) ** 2 - s_f2 / len(f_u)
+    if budget <= 0:
+        return None
+    return max(2, math.ceil(s_r2 / budget - 1e-9))
