@@ -43,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
         "confidence_review": 0.50,
         "max_signal_disagreement": 0.30,
         "borderline_margin": 0.05,
+        "high_hedging": 0.50,
     },
     "gate": {"max_relative_drop": 0.05},
     "ollama": {"host": "http://127.0.0.1:11434", "timeout": 120.0, "seed": 42},

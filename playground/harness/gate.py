@@ -1,0 +1,116 @@
+"""The CI gate and run comparison.
+
+Gate rule (``playground harness gate RUN --baseline FILE``):
+
+* every metric in :data:`GATED_METRICS` is compared with the committed
+  baseline's value *overall*; a metric regresses when it moves the wrong way
+  by more than ``max_relative_drop`` (default 5%) of the baseline value:
+  ``new < base × (1 − tol)`` for higher-is-better metrics,
+  ``new > base × (1 + tol)`` for lower-is-better ones (with a baseline of 0,
+  any increase of a lower-is-better metric regresses).  Improvements never fail.
+* any failing hard assertion in the run fails the gate (the run's own
+  ``gated_failures`` count, see ``run.py`` for which responses it covers);
+* a metric the baseline has but the run lacks fails (it cannot be checked);
+  a metric the run has but the baseline lacks is reported, not gated;
+* no baseline file is a pass with a notice.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: metric → True when higher is better.
+GATED_METRICS: dict[str, bool] = {
+    "recall_at_k": True,
+    "precision_at_k": True,
+    "hit_at_k": True,
+    "mrr": True,
+    "ndcg_at_k": True,
+    "answer_correct": True,
+    "key_agreement_supported": True,
+    "key_agreement_correct": True,
+    "key_agreement_covered": True,
+    "key_agreement_relevant": True,
+}
+
+
+@dataclass
+class GateResult:
+    passed: bool
+    lines: list[str] = field(default_factory=list)
+    regressions: list[str] = field(default_factory=list)
+    notice: str = ""
+
+
+def load_report(run_dir: str | Path) -> dict:
+    path = Path(run_dir) / "report.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: is {run_dir} a finished harness run folder?")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def baseline_from_report(report: dict) -> dict:
+    """The part of a report a baseline keeps: gated overall metrics and the config that produced them."""
+    overall = report["metrics"]["overall"]
+    return {
+        "config_name": report["config"]["name"],
+        "config_fingerprint": report["config_fingerprint"],
+        "data_fingerprint": report["data_fingerprint"],
+        "max_relative_drop": report["config"]["gate"]["max_relative_drop"],
+        "metrics": {m: overall[m] for m in GATED_METRICS if overall.get(m) is not None},
+    }
+
+
+def gate(report: dict, baseline: dict | None, max_relative_drop: float | None = None) -> GateResult:
+    """Apply the gate rule (module docstring) to a run report against a baseline."""
+    tol = max_relative_drop if max_relative_drop is not None else report["config"]["gate"]["max_relative_drop"]
+    result = GateResult(passed=True)
+    failing = report["assertions"]["gated_failures"]
+    if failing:
+        result.passed = False
+        for name, info in sorted(report["assertions"]["gated"].items()):
+            for item in info["failing"]:
+                result.regressions.append(f"hard assertion {name} failed: {item}")
+    if baseline is None:
+        result.notice = "no baseline: the gate passes on hard assertions alone (commit one with `playground harness baseline`)"
+        result.lines.append(result.notice)
+        return result
+    overall = report["metrics"]["overall"]
+    result.lines.append(f"{'metric':<26} {'baseline':>9} {'run':>9} {'change':>8}  verdict")
+    for metric, base in sorted(baseline["metrics"].items()):
+        higher = GATED_METRICS.get(metric, True)
+        new = overall.get(metric)
+        if new is None:
+            result.passed = False
+            result.regressions.append(f"{metric}: in the baseline but missing from the run")
+            result.lines.append(f"{metric:<26} {base:>9.4f} {'—':>9} {'':>8}  MISSING")
+            continue
+        change = (new - base) / base if base else (0.0 if new == base else float("inf") * (1 if new > base else -1))
+        worse = new < base * (1 - tol) - 1e-12 if higher else new > base * (1 + tol) + 1e-12
+        verdict = "REGRESSED" if worse else ("improved" if (new > base if higher else new < base) else "ok")
+        if worse:
+            result.passed = False
+            result.regressions.append(f"{metric}: {base:.4f} → {new:.4f} ({change:+.1%}, tolerance {tol:.0%})")
+        change_text = f"{change:+.1%}" if abs(change) != float("inf") else "new"
+        result.lines.append(f"{metric:<26} {base:>9.4f} {new:>9.4f} {change_text:>8}  {verdict}")
+    for metric in sorted(set(GATED_METRICS) - set(baseline["metrics"])):
+        if overall.get(metric) is not None:
+            result.lines.append(f"{metric:<26} {'—':>9} {overall[metric]:>9.4f} {'':>8}  not in baseline")
+    if baseline.get("data_fingerprint") and baseline["data_fingerprint"] != report["data_fingerprint"]:
+        result.lines.append("note: the golden data changed since the baseline was made")
+    return result
+
+
+def compare(report_a: dict, report_b: dict) -> list[dict]:
+    """Before/after rows per metric and case type: ``{scope, metric, a, b, delta}``, sorted."""
+    rows = []
+    scopes = [("overall", report_a["metrics"]["overall"], report_b["metrics"]["overall"])]
+    types = sorted(set(report_a["metrics"]["by_case_type"]) | set(report_b["metrics"]["by_case_type"]))
+    scopes += [(t, report_a["metrics"]["by_case_type"].get(t, {}), report_b["metrics"]["by_case_type"].get(t, {})) for t in types]
+    for scope, a, b in scopes:
+        for metric in sorted(set(a) | set(b)):
+            va, vb = a.get(metric), b.get(metric)
+            delta = vb - va if isinstance(va, (int, float)) and isinstance(vb, (int, float)) else None
+            rows.append({"scope": scope, "metric": metric, "a": va, "b": vb, "delta": delta})
+    return rows
