@@ -1,0 +1,543 @@
+"""Local models through Ollama: one cached, seeded, bounded-retry gateway.
+
+Everything the harness asks a model goes through :class:`OllamaModels`:
+
+* ``chat(model, messages, options, format)`` -> the assistant's text;
+* ``embed(model, texts)`` -> one vector per text.
+
+Both go through a :class:`ModelCache` (a SQLite file).  The cache key is the
+SHA-256 of the canonical JSON (sorted keys, no spaces, UTF-8) of::
+
+    chat:  {"kind": "chat",  "model": m, "messages": [...], "options": {...}, "format": f}
+    embed: {"kind": "embed", "model": m, "input": "<one text>", "options": {...}}
+
+``format`` is ``null`` for free text, ``"json"`` or the JSON schema dict the
+judge asks for (it changes the output, so it is part of the key).  Embeddings
+are cached one text at a time, so adding a passage to the corpus embeds only
+that passage.  The value is the canonical JSON of the result (``{"content":
+text}`` for chat, the vector for embed); a re-run with the same inputs is
+served entirely from the file, reproduces byte-identical results and sends no
+request.  ``hits``/``misses`` are counted for the run report.
+
+Chat options always carry ``temperature: 0``, a fixed ``seed`` (42) and
+``num_ctx: 8192`` (Ollama's smaller default context would silently cut the
+passages off a long prompt) unless the configuration overrides them.
+
+Failures become one-line :class:`ModelError` messages that name the fix:
+
+==========================  ===============================================  ==========
+what happened               error                                            retried?
+==========================  ===============================================  ==========
+connection refused          :class:`OllamaUnavailable` (``ollama serve``)    no
+HTTP 404                    :class:`ModelNotFound` (``ollama pull <model>``) no
+HTTP 400 / other 4xx        :class:`ModelError` (bad request)                no
+HTTP 5xx, connection reset  :class:`ModelError` after the last attempt       yes, 3x
+read timeout                :class:`ModelTimeout` (raise the timeout)        yes, 1x
+==========================  ===============================================  ==========
+
+Retries back off exponentially (0.5 s, 1 s, 2 s); timeouts are retried only
+once because the usual cause on a laptop is a cold model load, and waiting
+four full timeouts before telling the user helps nobody.
+"""
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+import sqlite3
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import ollama
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_SEED = 42
+DEFAULT_TEMPERATURE = 0.0
+#: Ollama's own default context (2048 tokens on many installs) silently cuts a
+#: prompt with five passages; 8192 fits the harness prompts on a laptop.
+DEFAULT_NUM_CTX = 8192
+DEFAULT_GENERATOR_MODEL = "qwen2.5:7b"
+DEFAULT_JUDGE_MODEL = "llama3.1:8b"
+DEFAULT_EMBED_MODEL = "nomic-embed-text"
+#: Where the cache lives inside a run directory unless a path is given.
+DEFAULT_CACHE_RELPATH = Path(".cache") / "ollama.db"
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class ModelError(RuntimeError):
+    """A model call failed; ``str(error)`` is one line: what happened — the fix."""
+
+    def __init__(self, problem: str, fix: str = ""):
+        self.problem = problem
+        self.fix = fix
+        super().__init__(f"{problem} — {fix}" if fix else problem)
+
+
+class OllamaUnavailable(ModelError):
+    """No Ollama server answers at the configured host."""
+
+    def __init__(self, host: str):
+        self.host = host
+        super().__init__(f"Ollama is not running at {host}", "start it with `ollama serve`")
+
+
+class ModelNotFound(ModelError):
+    """The server answered 404: the model (or models) are not pulled."""
+
+    def __init__(self, models: str | Sequence[str]):
+        self.models = (models,) if isinstance(models, str) else tuple(models)
+        pulls = " && ".join(f"ollama pull {m}" for m in self.models)
+        if len(self.models) == 1:
+            problem = f"model '{self.models[0]}' is not pulled"
+        else:
+            problem = "models " + ", ".join(f"'{m}'" for m in self.models) + " are not pulled"
+        super().__init__(problem, f"run `{pulls}`")
+
+    @property
+    def model(self) -> str:
+        return self.models[0]
+
+
+class ModelTimeout(ModelError):
+    """The model did not answer within the client timeout."""
+
+    def __init__(self, model: str, timeout: float | None):
+        self.model = model
+        self.timeout = timeout
+        super().__init__(
+            f"model '{model}' did not answer within {_seconds(timeout)}",
+            "raise --timeout (ollama.timeout in the config) or use a smaller model",
+        )
+
+
+class JudgeOutputError(ModelError):
+    """The judge's reply was not valid JSON for the schema, even after one reminder."""
+
+    def __init__(self, model: str, where: str, reason: str):
+        self.model = model
+        self.where = where
+        self.reason = reason
+        super().__init__(
+            f"judge '{model}' returned invalid output for {where} twice: {reason}",
+            "use a judge model that follows JSON output (e.g. llama3.1:8b) or limit the judge with judge.window, then rerun with --resume",
+        )
+
+
+class CacheMiss(ModelError):
+    """A cache-only (offline) run needed a call that is not in the cache."""
+
+    def __init__(self, kind: str, model: str, path: str):
+        super().__init__(
+            f"{kind} call to '{model}' is not in the model cache {path}",
+            "run once with Ollama available (`ollama serve`) to fill the cache",
+        )
+
+
+def _seconds(timeout: float | None) -> str:
+    if timeout is None:
+        return "the timeout"
+    return f"{timeout:g} s"
+
+
+# --------------------------------------------------------------------------- canonical JSON
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no whitespace, UTF-8 text, no NaN: the same value gives the same bytes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def cache_key(kind: str, model: str, payload: Any, options: Mapping[str, Any], format: Any = None) -> str:
+    """The cache key of one call (see the module docstring)."""
+    if kind == "chat":
+        body = {"kind": "chat", "model": model, "messages": payload, "options": dict(options), "format": format}
+    elif kind == "embed":
+        body = {"kind": "embed", "model": model, "input": payload, "options": dict(options)}
+    else:
+        raise ValueError(f"unknown call kind {kind!r}")
+    return sha256_hex(canonical_json(body))
+
+
+def normalize_model_name(name: str) -> str:
+    """``llama3`` and ``llama3:latest`` name the same model; names compare case-insensitively."""
+    name = name.strip().lower()
+    for prefix in ("registry.ollama.ai/library/", "library/"):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    last = name.rsplit("/", 1)[-1]
+    if ":" not in last:
+        name += ":latest"
+    return name
+
+
+def same_model(a: str | None, b: str | None) -> bool:
+    return bool(a) and bool(b) and normalize_model_name(a) == normalize_model_name(b)
+
+
+# --------------------------------------------------------------------------- cache
+
+
+class ModelCache:
+    """Results of model calls in a SQLite file, keyed by :func:`cache_key`.
+
+    Every ``put`` commits, so a run stopped half-way keeps everything it
+    already paid for and ``--resume`` (or a plain re-run) gets it for free.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.hits = 0
+        self.misses = 0
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS calls ("
+            " key TEXT PRIMARY KEY, kind TEXT NOT NULL, model TEXT NOT NULL,"
+            " request TEXT NOT NULL, value TEXT NOT NULL, created REAL NOT NULL)"
+        )
+
+    @classmethod
+    def for_run_dir(cls, run_dir: str | Path) -> "ModelCache":
+        """The default cache of a run: ``<run_dir>/.cache/ollama.db``."""
+        return cls(Path(run_dir) / DEFAULT_CACHE_RELPATH)
+
+    def get_text(self, key: str) -> str | None:
+        """The stored canonical JSON for ``key`` (counting a hit or a miss)."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            return row[0]
+
+    def get(self, key: str) -> Any | None:
+        text = self.get_text(key)
+        return None if text is None else json.loads(text)
+
+    def put(self, key: str, kind: str, model: str, request: Any, value: Any) -> str:
+        """Store ``value`` (as canonical JSON, returned) and commit."""
+        text = canonical_json(value)
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO calls (key, kind, model, request, value, created) VALUES (?, ?, ?, ?, ?, ?)",
+                (key, kind, model, canonical_json(request), text, time.time()),
+            )
+        return text
+
+    def __contains__(self, key: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    def stats(self) -> dict[str, int]:
+        return {"hits": self.hits, "misses": self.misses, "entries": len(self)}
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> "ModelCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------- client
+
+
+def _is_loopback(host: str) -> bool:
+    netloc = urllib.parse.urlsplit(host if "://" in host else f"http://{host}").hostname or ""
+    if netloc in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(netloc).is_loopback
+    except ValueError:
+        return False
+
+
+class _Transient(Exception):
+    """Internal: a failure worth another attempt (carries the error to raise at the end)."""
+
+    def __init__(self, error: ModelError, timeout: bool = False):
+        super().__init__(str(error))
+        self.error = error
+        self.timeout = timeout
+
+
+class OllamaModels:
+    """The gateway to a local Ollama server: cached, seeded, bounded retries.
+
+    ``client`` may be given (anything with the ``ollama.Client`` methods);
+    otherwise one is built for ``host`` with ``timeout`` seconds.  ``sleep`` is
+    injectable so tests do not wait for the backoff.  With ``cache_only`` a
+    call missing from the cache raises :class:`CacheMiss` instead of reaching
+    for a server (replaying a committed cache in CI).
+    """
+
+    def __init__(
+        self,
+        host: str = DEFAULT_HOST,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        cache: ModelCache | None = None,
+        *,
+        seed: int = DEFAULT_SEED,
+        temperature: float = DEFAULT_TEMPERATURE,
+        num_ctx: int | None = DEFAULT_NUM_CTX,
+        max_retries: int = 3,
+        timeout_retries: int = 1,
+        backoff: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
+        client: Any = None,
+        cache_only: bool = False,
+    ):
+        self.host = host
+        self.timeout = timeout
+        self.cache = cache
+        self.seed = seed
+        self.temperature = temperature
+        self.num_ctx = num_ctx
+        self.max_retries = max_retries
+        self.timeout_retries = min(timeout_retries, max_retries)
+        self.backoff = backoff
+        self.sleep = sleep
+        self.cache_only = cache_only
+        #: Requests actually sent to the server (attempts, retries included).
+        self.requests = 0
+        #: Of those, how many were retries after a transient failure.
+        self.retries = 0
+        if client is None:
+            kwargs: dict[str, Any] = {"host": host, "timeout": timeout}
+            if _is_loopback(host):
+                # A corporate HTTP(S)_PROXY must not swallow requests to the local server.
+                kwargs["trust_env"] = False
+            client = ollama.Client(**kwargs)
+        self.client = client
+
+    @classmethod
+    def from_config(cls, config: Any, cache: ModelCache | None = None, **kwargs: Any) -> "OllamaModels":
+        """Build from the ``ollama`` section of a harness config: ``{host, timeout, seed[, num_ctx]}``."""
+        section = config["ollama"]
+        return cls(
+            host=section.get("host", DEFAULT_HOST),
+            timeout=section.get("timeout", DEFAULT_TIMEOUT),
+            seed=section.get("seed", DEFAULT_SEED),
+            num_ctx=section.get("num_ctx", DEFAULT_NUM_CTX),
+            cache=cache,
+            **kwargs,
+        )
+
+    # -- options ------------------------------------------------------------------
+
+    def effective_options(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Generation options: ``temperature``, ``seed`` and ``num_ctx`` defaults, overridden by ``options``."""
+        merged: dict[str, Any] = {"temperature": self.temperature, "seed": self.seed}
+        if self.num_ctx is not None:
+            merged["num_ctx"] = self.num_ctx
+        merged.update(dict(options or {}))
+        return merged
+
+    def stats(self) -> dict[str, int]:
+        """For the run report: cache hits/misses, requests sent, retries."""
+        return {
+            "cache_hits": self.cache.hits if self.cache else 0,
+            "cache_misses": self.cache.misses if self.cache else 0,
+            "requests": self.requests,
+            "retries": self.retries,
+        }
+
+    # -- calls ---------------------------------------------------------------------
+
+    def chat(
+        self,
+        model: str,
+        messages: Sequence[Mapping[str, str]],
+        options: Mapping[str, Any] | None = None,
+        format: Any = None,
+    ) -> str:
+        """The assistant's reply to ``messages`` (cached; temperature 0 and seed by default)."""
+        msgs = [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
+        opts = self.effective_options(options)
+        key = cache_key("chat", model, msgs, opts, format)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit["content"]
+        if self.cache_only:
+            raise CacheMiss("chat", model, str(self.cache.path if self.cache else "(none)"))
+
+        def call() -> str:
+            response = self.client.chat(model=model, messages=msgs, options=opts, format=format, stream=False)
+            content = response["message"]["content"]
+            if not isinstance(content, str):
+                raise ModelError(f"Ollama at {self.host} sent a chat reply without text for '{model}'", "check the server version (`ollama --version`)")
+            return content
+
+        content = self._with_retries(model, call)
+        if self.cache is not None:
+            request = {"kind": "chat", "model": model, "messages": msgs, "options": opts, "format": format}
+            self.cache.put(key, "chat", model, request, {"content": content})
+        return content
+
+    def embed(self, model: str, texts: Sequence[str], options: Mapping[str, Any] | None = None) -> list[list[float]]:
+        """One vector per text; texts already in the cache are not sent again."""
+        texts = [str(t) for t in texts]
+        opts = dict(options or {})
+        keys = [cache_key("embed", model, t, opts) for t in texts]
+        found: dict[str, list[float]] = {}
+        missing: list[str] = []
+        for text, key in zip(texts, keys):
+            if key in found or text in missing:
+                continue
+            hit = self.cache.get(key) if self.cache is not None else None
+            if hit is not None:
+                found[key] = [float(x) for x in hit]
+            else:
+                missing.append(text)
+        if missing:
+            if self.cache_only:
+                raise CacheMiss("embed", model, str(self.cache.path if self.cache else "(none)"))
+
+            def call() -> list[list[float]]:
+                response = self.client.embed(model=model, input=missing, options=opts or None)
+                vectors = [[float(x) for x in v] for v in response["embeddings"]]
+                if len(vectors) != len(missing):
+                    raise ModelError(
+                        f"Ollama returned {len(vectors)} embeddings for {len(missing)} texts from '{model}'",
+                        "check that the model is an embedding model (e.g. nomic-embed-text)",
+                    )
+                return vectors
+
+            vectors = self._with_retries(model, call)
+            for text, vector in zip(missing, vectors):
+                key = cache_key("embed", model, text, opts)
+                if self.cache is not None:
+                    self.cache.put(key, "embed", model, {"kind": "embed", "model": model, "input": text, "options": opts}, vector)
+                found[key] = vector
+        return [list(found[k]) for k in keys]
+
+    # -- preflight -----------------------------------------------------------------
+
+    def preflight(self, models: Iterable[str]) -> None:
+        """Before any work: the server answers and every model is pulled (one-line error otherwise).
+
+        Raises :class:`OllamaUnavailable` or :class:`ModelNotFound` naming
+        *every* missing model.  Not cached, not retried.
+        """
+        wanted = list(dict.fromkeys(m for m in models if m))
+        try:
+            listed = self.client.list()
+            pulled = {normalize_model_name(m["model"] or "") for m in listed["models"]}
+        except httpx.TimeoutException:
+            raise ModelError(
+                f"Ollama at {self.host} did not answer within {_seconds(self.timeout)}",
+                "check that `ollama serve` is running and responsive, or raise --timeout",
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - translated below
+            raise self._final(exc, model="") from None
+        missing: list[str] = []
+        for model in wanted:
+            if normalize_model_name(model) in pulled:
+                continue
+            try:  # the server resolves names the list spells differently
+                self.client.show(model)
+            except ollama.ResponseError as exc:
+                if exc.status_code == 404:
+                    missing.append(model)
+                    continue
+                raise self._final(exc, model=model) from None
+            except Exception as exc:  # noqa: BLE001
+                raise self._final(exc, model=model) from None
+        if missing:
+            raise ModelNotFound(missing)
+
+    # -- internals -----------------------------------------------------------------
+
+    def _with_retries(self, model: str, call: Callable[[], Any]) -> Any:
+        attempt = 0
+        timeouts = 0
+        while True:
+            self.requests += 1
+            try:
+                return call()
+            except ModelError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - every failure is translated
+                error = self._translate(exc, model=model)
+                if not isinstance(error, _Transient):
+                    raise error from None
+                if error.timeout:
+                    timeouts += 1
+                    if timeouts > self.timeout_retries:
+                        raise error.error from None
+                if attempt >= self.max_retries:
+                    raise error.error from None
+                self.sleep(self.backoff * (2**attempt))
+                attempt += 1
+                self.retries += 1
+
+    def _final(self, exc: BaseException, model: str) -> ModelError:
+        error = self._translate(exc, model=model)
+        return error.error if isinstance(error, _Transient) else error
+
+    def _translate(self, exc: BaseException, model: str) -> ModelError | _Transient:
+        """Map a client exception to a one-line error, or to ``_Transient`` (retry)."""
+        if isinstance(exc, ollama.ResponseError):
+            status = exc.status_code
+            detail = str(exc.error).strip().splitlines()[0] if str(exc.error).strip() else "no detail"
+            if status == 404 and model and "page not found" not in detail:
+                return ModelNotFound(model)
+            if status == 404:  # the endpoint itself is missing: not Ollama, or a very old one
+                return ModelError(
+                    f"Ollama at {self.host} answered 404 ({detail})",
+                    "check ollama.host in the config and update Ollama (https://ollama.com/download)",
+                )
+            if status >= 500:
+                return _Transient(
+                    ModelError(
+                        f"Ollama failed on '{model}' (HTTP {status}: {detail})",
+                        "see the Ollama server log; if the model does not fit in memory, use a smaller one",
+                    )
+                )
+            return ModelError(
+                f"Ollama rejected the request to '{model}' (HTTP {status}: {detail})",
+                "check the model name and generation.options in the config",
+            )
+        if isinstance(exc, httpx.ConnectTimeout):
+            return OllamaUnavailable(self.host)
+        if isinstance(exc, httpx.TimeoutException):
+            return _Transient(ModelTimeout(model, self.timeout), timeout=True)
+        if isinstance(exc, ConnectionError) and not isinstance(exc, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            # The client raises the built-in ConnectionError when nothing listens.
+            return OllamaUnavailable(self.host)
+        if isinstance(exc, (httpx.TransportError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+            return _Transient(
+                ModelError(
+                    f"the connection to Ollama at {self.host} broke while '{model}' was answering ({type(exc).__name__})",
+                    "check that `ollama serve` is still running, then rerun with --resume",
+                )
+            )
+        if isinstance(exc, (ValueError, KeyError, TypeError)):  # undecodable body, pydantic validation, ...
+            return ModelError(
+                f"Ollama at {self.host} sent a reply the client could not read ({type(exc).__name__})",
+                "check that ollama.host points at an Ollama server and that it is up to date",
+            )
+        raise exc
