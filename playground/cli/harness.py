@@ -1,0 +1,165 @@
+"""``playground harness run | compare | gate | baseline``."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    harness = subparsers.add_parser("harness", help="score every unit automatically; compare runs; gate CI on a baseline")
+    sub = harness.add_subparsers(dest="harness_command", metavar="SUBCOMMAND")
+    harness.set_defaults(func=lambda args: harness.print_help() or 2)
+
+    run = sub.add_parser(
+        "run",
+        help="run the harness with a configuration",
+        description="Retrieve for every case, score every passage, claim and fact with the deterministic scorers "
+        "(and, if the configuration asks, local models through Ollama), decide ACCEPT/REVIEW/REJECT, check the hard "
+        "assertions, and write report.json, cases.csv, units.csv and cases.jsonl to --out. Two runs of the same "
+        "configuration on the same data give byte-identical files.",
+    )
+    run.add_argument("--config", type=Path, default=None, help="configuration YAML (default: configs/default.yaml)")
+    run.add_argument("--out", type=Path, required=True, help="run folder to write (created if absent)")
+    run.add_argument("--root", type=Path, default=None, help="folder holding corpus/ and golden/ (default: the repository)")
+    run.add_argument("--sample", type=int, default=None, metavar="N", help="score a fixed, deterministic sample of N cases")
+    run.add_argument("--resume", action="store_true", help="keep finished cases of an interrupted run in --out and do the rest")
+    run.add_argument("--cache", type=Path, default=None, help="model-call cache file (default: OUT/.cache/ollama.db)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.set_defaults(func=run_run)
+
+    compare = sub.add_parser("compare", help="before/after table of two runs per metric and case type",
+                             description="Print the metrics of RUN_A and RUN_B side by side, overall and per case type.")
+    compare.add_argument("run_a", type=Path)
+    compare.add_argument("run_b", type=Path)
+    compare.add_argument("--all", action="store_true", help="also list metrics that did not change")
+    compare.set_defaults(func=run_compare)
+
+    gate = sub.add_parser(
+        "gate",
+        help="exit 1 when a run regresses against the committed baseline",
+        description="Fail (exit 1) when a gated metric drops more than the tolerance (default 5%% relative) below the "
+        "baseline, or any gated hard assertion fails. Improvements never fail; a missing baseline passes with a notice.",
+    )
+    gate.add_argument("run", type=Path)
+    gate.add_argument("--baseline", type=Path, default=None, help="baseline JSON (default: golden/baseline.json)")
+    gate.add_argument("--tolerance", type=float, default=None, help="relative drop allowed (default: the run config's gate.max_relative_drop)")
+    gate.set_defaults(func=run_gate)
+
+    baseline = sub.add_parser("baseline", help="write a baseline file from a finished run",
+                              description="Write the gated overall metrics of RUN to --out (default: golden/baseline.json).")
+    baseline.add_argument("run", type=Path)
+    baseline.add_argument("--out", type=Path, default=None)
+    baseline.set_defaults(func=run_baseline)
+
+
+def _model_errors():
+    try:
+        from ..harness.llm import ModelError
+
+        return ModelError
+    except ImportError:  # pragma: no cover
+        return ()
+
+
+def run_run(args: argparse.Namespace) -> int:
+    from ..harness.config import load_config
+    from ..harness.run import RunError, run_harness
+
+    config = load_config(args.config)
+    try:
+        report = run_harness(config, args.out, root=args.root, sample=args.sample, resume=args.resume,
+                             progress=not args.quiet, cache_path=args.cache)
+    except RunError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except _model_errors() as exc:  # one line with the fix; finished cases stay checkpointed
+        print(f"error: {exc}", file=sys.stderr)
+        print(f"finished cases are kept in {args.out}/checkpoints; rerun with --resume to continue", file=sys.stderr)
+        return 1
+    print(summary(report))
+    print(f"reports written to {args.out}/")
+    return 0
+
+
+def summary(report: dict) -> str:
+    """A short plain-text scorecard: hard assertions first, then metrics."""
+    a = report["assertions"]
+    lines = [f"config {report['config']['name']} ({report['config_fingerprint']}), "
+             f"{report['counts']['cases']} cases, {report['counts']['responses']} responses"]
+    lines.append(f"hard assertions (gated): {'PASS' if a['gated_failures'] == 0 else 'FAIL'} — {a['gated_failures']} failure(s)")
+    for name, info in a["gated"].items():
+        lines.append(f"  {name:<26} pass {info['passed']:>4}  fail {info['failed']:>3}  n/a {info['not_applicable']:>4}"
+                     + (f"  failing: {', '.join(info['failing'][:5])}{' …' if len(info['failing']) > 5 else ''}" if info["failing"] else ""))
+    lines.append("metrics (overall):")
+    for name, value in report["metrics"]["overall"].items():
+        lines.append(f"  {name:<26} {'—' if value is None else f'{value:.3f}'}")
+    lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in report["decisions"]["verdicts"].items()))
+    if "judge" in report:
+        j = report["judge"]
+        lines.append("judge: " + (j["reason"] if j["skipped"] else
+                                  f"faithfulness {j['faithfulness']}, citation accuracy {j['citation_accuracy']}, answer relevance {j['answer_relevance']}"))
+        lines.append("model calls: " + ", ".join(f"{k} {v}" for k, v in report["models"].items()))
+    return "\n".join(lines)
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from ..harness.gate import compare, load_report
+
+    a, b = load_report(args.run_a), load_report(args.run_b)
+    print(f"A = {args.run_a} (config {a['config']['name']}), B = {args.run_b} (config {b['config']['name']})")
+    diff = _config_diff(a["config"], b["config"])
+    print("configs differ in: " + (", ".join(diff) if diff else "nothing"))
+    print(f"{'scope':<18} {'metric':<26} {'A':>8} {'B':>8} {'B-A':>8}")
+    for row in compare(a, b):
+        if not args.all and row["delta"] is not None and abs(row["delta"]) < 1e-9:
+            continue
+        fmt = lambda v: "—" if v is None else f"{v:.3f}"
+        delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
+        print(f"{row['scope']:<18} {row['metric']:<26} {fmt(row['a']):>8} {fmt(row['b']):>8} {delta:>8}")
+    return 0
+
+
+def _config_diff(a: dict, b: dict, prefix: str = "") -> list[str]:
+    keys = sorted(set(a) | set(b))
+    out = []
+    for k in keys:
+        path = f"{prefix}{k}"
+        if isinstance(a.get(k), dict) and isinstance(b.get(k), dict):
+            out += _config_diff(a[k], b[k], path + ".")
+        elif a.get(k) != b.get(k) and k not in ("name", "description"):
+            out.append(path)
+    return out
+
+
+def _default_baseline() -> Path:
+    from .. import REPO_ROOT
+
+    return REPO_ROOT / "golden" / "baseline.json"
+
+
+def run_gate(args: argparse.Namespace) -> int:
+    from ..harness.gate import gate, load_report
+
+    report = load_report(args.run)
+    path = args.baseline or _default_baseline()
+    baseline = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    result = gate(report, baseline, args.tolerance)
+    print("\n".join(result.lines))
+    for r in result.regressions:
+        print(f"REGRESSION: {r}", file=sys.stderr)
+    if baseline is None:
+        print(f"notice: no baseline at {path}", file=sys.stderr)
+    print(f"gate: {'PASS' if result.passed else 'FAIL'}")
+    return 0 if result.passed else 1
+
+
+def run_baseline(args: argparse.Namespace) -> int:
+    from ..harness.gate import baseline_from_report, load_report
+
+    path = args.out or _default_baseline()
+    data = baseline_from_report(load_report(args.run))
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"baseline written to {path} ({len(data['metrics'])} metrics)")
+    return 0
