@@ -107,10 +107,11 @@ class BM25Retriever:
         """Top ``k`` passages of ``tenant`` by BM25, ties broken by passage id."""
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
-        scores = self.scores(query, tenant)
+        scores = np.round(self.scores(query, tenant), 9)
         items = self._by_tenant.get(tenant, [])
-        order = sorted((i for i in range(len(items)) if scores[i] > 0), key=lambda i: (-round(float(scores[i]), 9), items[i].passage_id))
-        return [Hit(items[i], round(float(scores[i]), 6), r + 1) for r, i in enumerate(order[:k])]
+        # Items are held in passage-id order, so a stable sort on -score breaks ties by passage id.
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [Hit(items[i], round(float(scores[i]), 6), r + 1) for r, i in enumerate(order) if scores[i] > 0]
 
 
 def rrf_fuse(rankings: Iterable[Sequence[str]], k: int = 60) -> list[str]:
