@@ -38,7 +38,7 @@ def test_search_never_leaves_the_tenant():
 
 
 def test_ties_break_by_passage_id():
-    same = [P("acme", f"doc-{c}", "H", "identical words here") for c in "cab"]
+    same = [Passage(Locator("acme", f"doc-{c}", "H"), "identical words here", "Same title") for c in "cab"]
     hits = BM25Retriever(same).search("identical words", "acme", k=3)
     assert [h.passage.locator.slug for h in hits] == ["doc-a", "doc-b", "doc-c"]
     assert len({h.score for h in hits}) == 1
