@@ -120,7 +120,9 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
     claims = split_claims(response.text, response.response_id)
     sentences = [c.text for c in claims]
     signals_raw = S.response_signals(query, response.text, sentences, context, floor)
-    abstained = signals_raw.abstention
+    # A response abstains when it, or any one of its sentences, is an abstention: a good
+    # refusal may go on to say what the tenant's knowledge base does cover.
+    abstained = signals_raw.abstention or any(S.is_abstention(s) for s in sentences)
     fact_texts = [f.statement for f in case.reference_facts]
     key = {k.text: k for k in response.key_claims}
     claim_rows = []
