@@ -29,7 +29,7 @@ DEFAULTS: dict[str, Any] = {
     "scoring": {
         "support_floor": 0.70,
         "correctness_floor": 0.70,
-        "relevance_threshold": 0.40,
+        "relevance_threshold": 0.50,
     },
     "decision": {
         # REJECT when groundedness is below this, or a claim is unsupported and specificity is high.

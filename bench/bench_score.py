@@ -1,0 +1,196 @@
+"""Throughput of the deterministic scorers on synthetic responses (one core).
+
+Synthetic data (seeded, ``random.Random(SEED)``): a query of ~6 words, 5
+retrieved passages of ~120 words and 4 claims of ~18 words per response (half
+copied from a passage with light edits and a citation, a quarter with an
+invented number, a quarter invented).  Per response the bench computes
+everything the harness computes with the deterministic scorers: support of
+every claim and :func:`response_signals` (groundedness, attribution,
+specificity, hedging, answer relevance, context quality, abstention,
+disagreement), the relevance of every passage, claim correctness against a
+reference answer and fact coverage.  Claims and queries are fresh text for
+every response, so the per-text caches do not help; the per-token caches do
+(after a warm-up), as they would on real text.
+
+Two workloads:
+
+* ``corpus`` (the harness): passages come from a synthetic corpus of 2,000
+  passages; each case retrieves 5 of them and 4 responses per case are scored
+  against the same retrieved passages (the variants or configurations of one
+  case), so a passage is tokenised once and reused;
+* ``fresh`` (worst case): every response has 5 passages never seen before.
+
+Times are process CPU time, best of ``--repeats`` runs over different
+responses (other processes on a shared machine inflate wall time).
+Run: ``python bench/bench_score.py [--responses N] [--seed S]``.
+Target: >= 2,000 responses per second on the ``corpus`` workload.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from playground.harness import score  # noqa: E402
+
+SEED = 20240601
+TARGET = 2000
+
+_STOP = ("the a of to and in is for on with by that it as are be this from at or was "
+         "an which can has have will not after before each when").split()
+_HEDGES = ("may", "typically", "generally", "might", "usually")
+
+
+def _vocab(rng: random.Random, n: int) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vowels = "aeiou"
+    out = set()
+    while len(out) < n:
+        k = rng.randint(2, 4)
+        w = "".join(rng.choice(letters.replace("a", "")) + rng.choice(vowels) for _ in range(k))
+        out.add(w + rng.choice(["", "s", "ed", "ing", "tion", "er"]))
+    return sorted(out)
+
+
+def _sentence(rng: random.Random, vocab: list[str], names: list[str], n: int) -> str:
+    words = []
+    for i in range(n):
+        r = rng.random()
+        if r < 0.40:
+            words.append(rng.choice(_STOP))
+        elif r < 0.47:
+            words.append(str(rng.choice([3, 5, 15, 30, 250, 1000, 3.5])) + rng.choice(["", "s", "%"]))
+        elif r < 0.52:
+            words.append(rng.choice(names))
+        elif r < 0.55:
+            words.append(f"TW-{rng.randint(1000, 9999)}")
+        else:
+            words.append(rng.choice(vocab))
+    words[0] = words[0].capitalize()
+    return " ".join(words) + "."
+
+
+def make_responses(n: int, seed: int = SEED, *, workload: str = "corpus",
+                   corpus_size: int = 2000, per_case: int = 4) -> list[dict]:
+    """``n`` synthetic responses (see the module docstring)."""
+    rng = random.Random(seed)
+    vocab = _vocab(rng, 6000)
+    names = ["Tidewell", "Bluefin", "Northwind", "Meridian", "Oyelaran", "Marcus", "Acme", "Kestrel"]
+
+    def passage() -> str:
+        return " ".join(_sentence(rng, vocab, names, rng.randint(14, 20)) for _ in range(7))
+
+    corpus = [passage() for _ in range(corpus_size)] if workload == "corpus" else []
+    out = []
+    passages: list[str] = []
+    query = ""
+    for i in range(n):
+        if workload == "fresh":
+            passages = [passage() for _ in range(5)]
+        elif i % per_case == 0:
+            passages = rng.sample(corpus, 5)
+        if workload == "fresh" or i % per_case == 0:
+            query = " ".join(rng.choice(vocab) for _ in range(5)) + " " + rng.choice(names) + "?"
+        claims = []
+        for j in range(4):
+            src = rng.choice(passages).split(". ")
+            base = rng.choice(src).rstrip(".")
+            if j < 2:
+                words = base.split()
+                if len(words) > 4:
+                    words[rng.randrange(len(words))] = rng.choice(vocab)
+                if rng.random() < 0.3:
+                    words.insert(1, rng.choice(_HEDGES))
+                claims.append(" ".join(words) + f". [{rng.randint(1, 5)}]")
+            elif j == 2:
+                claims.append(base + f" within {rng.randint(10, 99)} attempts.")
+            else:
+                claims.append(_sentence(rng, vocab, names, 18))
+        out.append({"query": query, "passages": passages, "claims": claims,
+                    "response": " ".join(claims), "reference": passages[0][:300],
+                    "accept": [rng.choice(vocab), "5 attempts"]})
+    return out
+
+
+def score_response(r: dict) -> float:
+    ctx = score.Context(r["passages"])
+    sig = score.response_signals(r["query"], r["response"], r["claims"], ctx)
+    rel = [score.relevance(r["query"], p) for p in r["passages"]]
+    ref = score.Context([r["reference"]])
+    corr = [score.support(c, ref) for c in r["claims"]]
+    cov = score.fact_covered(r["response"], r["accept"])
+    return sig.groundedness + sum(rel) + sum(corr) + cov
+
+
+def _machine() -> str:
+    model = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cpus = os.cpu_count()
+    return (f"{model or 'unknown CPU'}; {cpus} logical CPU(s); {platform.system()} "
+            f"{platform.release()}; Python {platform.python_version()} "
+            f"({platform.python_implementation()})")
+
+
+def _rate(data: list[dict], warmup: int, repeats: int) -> tuple[float, float]:
+    """(best, median) responses per CPU-second over ``repeats`` slices."""
+    for r in data[:warmup]:
+        score_response(r)
+    rest = data[warmup:]
+    size = len(rest) // repeats
+    rates = []
+    for k in range(repeats):
+        part = rest[k * size:(k + 1) * size]
+        t0 = time.process_time()
+        for r in part:
+            score_response(r)
+        rates.append(len(part) / max(time.process_time() - t0, 1e-9))
+    rates.sort()
+    return rates[-1], rates[len(rates) // 2]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--responses", type=int, default=6000, help="timed responses per workload")
+    ap.add_argument("--warmup", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=SEED)
+    args = ap.parse_args(argv)
+    pinned = "not pinned"
+    if hasattr(os, "sched_setaffinity"):
+        cpu = max(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+        pinned = f"pinned to CPU {cpu}"
+    try:
+        load = "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover
+        load = "load average unknown"
+    print(f"machine: {_machine()} ({pinned}; {load})")
+    ok = True
+    for workload in ("corpus", "fresh"):
+        data = make_responses(args.warmup + args.responses, args.seed, workload=workload)
+        best, median = _rate(data, args.warmup, args.repeats)
+        target = workload == "corpus"
+        verdict = ""
+        if target:
+            ok = best >= TARGET
+            verdict = f"; target >= {TARGET:,}: {'met' if ok else 'NOT met'}"
+        print(f"{workload:6s}: {best:,.0f} responses/s on one core (best of {args.repeats}; "
+              f"median {median:,.0f}; {1e3 / best:.3f} ms per response){verdict}")
+    print("per response: 4 claims, 5 passages of ~120 words, query, reference, 2 accept strings")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,794 @@
+"""Deterministic scorers: transparent functions of strings and tokens.
+
+No models, no network, no randomness; tokenisation rules are in
+:mod:`playground.harness.tokens`.  Every scorer returns a float in [0, 1].
+
+Support (faithfulness of a claim to the retrieved context)
+==========================================================
+:func:`support` / :func:`support_detail`, computed in five steps:
+
+1. **Clean the claim.**  Remove a leading answer preamble (:data:`PREAMBLE_RE`:
+   "Based on the provided passages, ...", "Here are the steps ...:",
+   "Sure!"), every clause that is an abstention or a pleasantry
+   (:data:`ABSTENTION_PATTERNS`, :data:`PLEASANTRY_PATTERNS`: "the passages do
+   not mention ...", "unable to answer", "I hope this helps"; a clause runs
+   between ``. ! ? ; : ,`` followed by a space, brackets and line breaks),
+   and citation and list markers (``[2]``, ``(Passage 1)``, ``Step 3:``,
+   ``1.``).  Such text asserts nothing about the world, so it cannot be
+   unsupported.
+2. **Content tokens**: the distinct content tokens of the cleaned claim
+   (stopwords dropped, numbers kept, light stemming;
+   :mod:`playground.harness.tokens`) minus :data:`DISCOURSE_WORDS` (words
+   about the answer itself: "passage", "provided", "summary", "steps" ...).
+3. **Coverage** = share of the content tokens present in the context (the
+   union of the passages).  A word is present when the first five letters of
+   its stem (the whole stem if shorter) equal those of a context word's stem
+   (:func:`playground.harness.tokens.match_key`: inflections and derivations
+   match, ``motivated`` / ``motivation``); a number when its value occurs; an
+   identifier when it occurs whole.  Coverage is 1.0 when no content token is
+   left (nothing to check).
+4. **Exact items**: every number (by value: ``1,000`` == ``1000``, ``five`` ==
+   ``5``), identifier (``TW-4291``, ``delivery.retry.max_attempts``,
+   ``/v2/endpoints/{id}/replay``, anything in backticks) and capitalised name
+   (by its five-letter stem key, so demonyms such as Mexico / Mexican match)
+   of the cleaned claim must be present in the context.
+5. **Score** = coverage, or :data:`EXACT_MISS_SCORE` (0.0) when any exact item
+   is missing: "Retries are limited to 9 attempts" against a context saying 5
+   scores 0 whatever its other tokens, so it is unsupported at every floor in
+   :data:`SUPPORT_FLOOR_GRID` (all > 0).
+
+The automatic label is ``score >= floor``.  :data:`DEFAULT_SUPPORT_FLOOR` is
+the floor chosen by cross-validation grouped by source on the shared RAGTruth
+sample (``playground.ragtruth.evaluate_support``; 334 claims, 23 sources),
+not the harness issue's 0.70: see that function for the figures.  The score
+is a coverage, so 0.30 means "no missing number, identifier or name, and at
+least 30% of the content words found"; on RAGTruth, 0.70 has a lower kappa
+(0.335 against 0.485 in-sample) but a higher hallucination recall
+(0.84 against 0.56) and balanced accuracy (0.751 against 0.735).  The best
+floor depends on the text: on the repository's synthetic golden set the
+authored answer keys agreed best near 0.70 when this was written (kappa 0.72,
+against 0.68 at 0.30), so a harness configuration may set its own floor.
+
+Other signals
+=============
+* :func:`correctness`: the support score of a claim against the reference
+  answer and the reference facts (as passages).
+* :func:`answer_correct`: case-insensitive, whitespace-normalised containment
+  of any accepted string; when the case must be abstained on (out of scope,
+  cross-tenant), correct exactly when :func:`is_abstention`.
+* :func:`fact_covered`: a fact is covered when one of its ``accept`` strings is
+  contained in the response (same normalisation).
+* :func:`relevance`: share of the query's content tokens present in the passage
+  (same matching as support); relevant when ``>= DEFAULT_RELEVANCE_THRESHOLD``.
+  :func:`from_expected_source` is the *gold* check (is the passage's locator
+  one of the case's expected sources) -- ground truth for evaluation, never a
+  production signal.
+* :func:`hedging`, :func:`specificity`, :func:`groundedness`,
+  :func:`attribution`, :func:`answer_relevance`, :func:`context_quality`,
+  :func:`signal_disagreement`, and :func:`response_signals` for all at once.
+"""
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable, NamedTuple, Sequence
+
+from playground.harness.tokens import (
+    Analysis,
+    analyze,
+    context_keys,
+    identifier_present,
+    match_key,
+    stem,
+)
+
+__all__ = [
+    "DEFAULT_SUPPORT_FLOOR",
+    "DEFAULT_RELEVANCE_THRESHOLD",
+    "SUPPORT_FLOOR_GRID",
+    "EXACT_MISS_SCORE",
+    "DISCOURSE_WORDS",
+    "ABSTENTION_MAX_CONTENT",
+    "HEDGE_PATTERNS",
+    "ABSTENTION_PATTERNS",
+    "PLEASANTRY_PATTERNS",
+    "PREAMBLE_RE",
+    "Context",
+    "SupportDetail",
+    "ResponseSignals",
+    "clean_claim",
+    "support",
+    "support_detail",
+    "correctness",
+    "is_abstention",
+    "fact_covered",
+    "answer_correct",
+    "relevance",
+    "from_expected_source",
+    "hedging",
+    "specificity",
+    "answer_relevance",
+    "context_quality",
+    "groundedness",
+    "attribution",
+    "signal_disagreement",
+    "response_signals",
+]
+
+#: Default support floor: chosen by grouped cross-validation on RAGTruth
+#: (module docstring).  The automatic label is ``support(...) >= floor``.
+DEFAULT_SUPPORT_FLOOR: float = 0.30
+#: Candidate floors for calibrating the support score: 0.05 .. 0.95 step 0.05
+#: (all above :data:`EXACT_MISS_SCORE`, so a missing exact item is never
+#: supported at any candidate; a coarse grid keeps the choice stable).
+SUPPORT_FLOOR_GRID: tuple[float, ...] = tuple(round(0.05 * i, 2) for i in range(1, 20))
+#: Score of a claim whose number, identifier or name is missing from the context.
+EXACT_MISS_SCORE: float = 0.0
+#: A passage is relevant to a query when ``relevance >= this``.  Not
+#: calibrated against human labels (none exist yet); on the synthetic golden
+#: set's authored passage keys 0.5 agreed better than 0.4 (kappa 0.40 vs 0.30).
+DEFAULT_RELEVANCE_THRESHOLD: float = 0.5
+
+#: Words about the answer itself rather than the world (dropped from the
+#: content tokens of claims): compared by stem.
+DISCOURSE_WORDS: frozenset[str] = frozenset(
+    stem(w) for w in """
+    passage passages context provided given based according mentioned mention states
+    stated summary article text source sources document documents excerpt excerpts
+    answer question following below above here word words tip tips step steps way ways
+    information
+    """.split()
+)
+
+#: Leading answer preambles removed from claims (up to the first colon of a
+#: "here is/are" lead-in, or a leading "based on / according to the passages,").
+PREAMBLE_RE = re.compile(
+    r"""^\s*(?:(?:sure|certainly|of\ course)[!,.]?\s*)?
+    (?:(?:based\ on|according\ to|from|using)\s+(?:the|these|this|your)\s+(?:\w+\s+){0,2}?
+       (?:passages?|information|context|sources?|texts?|articles?|documents?|excerpts?|knowledge\ base)
+       \s*,?\s*)?
+    (?:here(?:'s|\ is|\ are)[^:\n]*:)?""",
+    re.I | re.X,
+)
+
+_SRC = (r"(?:the\s+)?(?:provided\s+|given\s+)?(?:passages?|context|articles?|texts?|sources?|documents?|"
+        r"documentation|docs|excerpts?|search\s+results?|knowledge\s+base|information(?:\s+provided)?)")
+_NOT = r"(?:do(?:es)?|did)\s*(?:not|n't)"
+
+#: Phrases of an abstention (refusal to answer): regular expressions, case-
+#: insensitive.  Used by :func:`is_abstention` and removed (whole clause) from
+#: claims before support is scored.
+ABSTENTION_PATTERNS: tuple[str, ...] = (
+    r"\bi\s+(?:do\s*(?:not|n't)|don't)\s+know\b",
+    r"\bi\s*(?:'m|\s+am)\s+not\s+(?:able|sure)\s+(?:to\s+)?(?:answer|find|say)\b",
+    r"\bi\s+(?:could\s*(?:not|n't)|can\s*(?:not|n't)|cannot|was\s+unable\s+to|am\s+unable\s+to|"
+    r"did\s*(?:not|n't))\s+(?:find|locate|see|answer|determine)\b",
+    r"\b(?:unable|not\s+able)\s+to\s+(?:answer|find|determine|provide\s+an?\s+answer)\b",
+    rf"\b{_SRC}\s+(?:{_NOT}|lacks?|has\s+no|have\s+no)\s+(?:\w+ly\s+)?"
+    r"(?:provide|mention|say|specify|contain|include|state|give|address|discuss|cover|"
+    r"offer|explain|list|describe|have|answer)\b",
+    r"\b(?:it|they|this|these)\s+(?:do(?:es)?|did)\s*(?:not|n't)\s+(?:\w+ly\s+)?"
+    r"(?:mention|say|specify|state|address|discuss|explain|describe|cover|document|give|list|"
+    r"provide\s+(?:\w+\s+){0,2}(?:information|details?|guid\w+|instructions?|data|answers?|specifics))\b",
+    rf"\b{_SRC}\s+(?:has|have|contains?|holds?)\s+no\b",
+    r"\bno\s+(?:specific\s+|relevant\s+|further\s+)?(?:information|mention|details?|data|record)\s+"
+    r"(?:about|on|of|regarding|for|in)\b",
+    r"\bthere\s+is\s+no\s+(?:\w+\s+)?(?:information|mention|answer)\b",
+    r"\b(?:is|are)\s+not\s+(?:clear|specified|mentioned|provided|stated|covered|documented)\s+"
+    r"(?:in|from|by)\b",
+    r"\bit\s+is\s+(?:not|un)clear\s+(?:from|in|based|how|what|whether|which|if)\b",
+    r"\bcannot\s+be\s+(?:determined|answered|found)\b",
+    r"\b(?:outside|beyond)\s+(?:the\s+)?(?:scope|knowledge\s+base)\b",
+    r"\b(?:i|we)\s+(?:do\s*(?:not|n't)|don't)\s+have\s+(?:any\s+)?(?:information|access|data|details)\b",
+)
+#: Conversational pleasantries removed (whole clause) from claims.
+PLEASANTRY_PATTERNS: tuple[str, ...] = (
+    r"\bhope\s+(?:this|that|it)\s+helps\b",
+    r"\bfeel\s+free\s+to\b",
+    r"\blet\s+me\s+know\b",
+    r"\bif\s+you\s+have\s+any\s+(?:further\s+|other\s+|more\s+|additional\s+)?questions\b",
+)
+# The patterns are written in lower case and applied to lower-cased text (much
+# faster than re.I); :func:`_lower_same` falls back to re.I when lower-casing
+# changes the length of the text (rare non-ASCII letters).
+_ABSTENTION_RE = re.compile("|".join(f"(?:{p})" for p in ABSTENTION_PATTERNS))
+_REMOVABLE_RE = re.compile(
+    "|".join(f"(?:{p})" for p in ABSTENTION_PATTERNS + PLEASANTRY_PATTERNS))
+_ABSTENTION_RE_I = re.compile(_ABSTENTION_RE.pattern, re.I)
+_REMOVABLE_RE_I = re.compile(_REMOVABLE_RE.pattern, re.I)
+# Every abstention or pleasantry pattern contains one of these substrings: a
+# text without any of them cannot match (a cheap pre-check).
+_TRIGGERS: tuple[str, ...] = ("not", "n't", "unable", "lack", "no ", "no\n", "unclear",
+                              "outside", "beyond", "hope", "free", "let me", "question")
+# Clause boundaries: sentence punctuation, a comma, colon or semicolon
+# followed by space or the end, line breaks, brackets.
+_DELIM_RE = re.compile(r"[.!?:;,](?=\s|$)|[\n()\[\]]")
+
+
+def _lower_same(text: str) -> tuple[str, bool]:
+    low = text.lower()
+    return low, len(low) == len(text)
+
+
+def _may_trigger(low: str) -> bool:
+    return any(t in low for t in _TRIGGERS)
+
+
+def _remove_clauses(text: str) -> tuple[str, tuple[str, ...]]:
+    """Remove every clause (text between :data:`_DELIM_RE` boundaries, its
+    closing delimiter included) that contains an abstention or pleasantry."""
+    low, same = _lower_same(text)
+    if not _may_trigger(low if same else text.lower()):
+        return text, ()
+    rx, target = (_REMOVABLE_RE, low) if same else (_REMOVABLE_RE_I, text)
+    matches = list(rx.finditer(target))
+    if not matches:
+        return text, ()
+    delims = [m.start() for m in _DELIM_RE.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    for m in matches:
+        i = bisect_left(delims, m.start())
+        a = delims[i - 1] + 1 if i > 0 else 0
+        j = bisect_left(delims, m.end())
+        b = delims[j] + 1 if j < len(delims) else len(text)
+        if spans and a <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(b, spans[-1][1]))
+        else:
+            spans.append((a, b))
+    removed = tuple(text[a:b].strip() for a, b in spans if text[a:b].strip())
+    out, last = [], 0
+    for a, b in spans:
+        out.append(text[last:a])
+        out.append(" ")
+        last = b
+    out.append(text[last:])
+    return "".join(out), removed
+
+
+#: Hedge phrases (case-insensitive, whole words): lower specificity.
+HEDGE_PATTERNS: tuple[str, ...] = (
+    "may", "might", "could", "can vary", "may vary", "typically", "generally", "usually",
+    "often", "sometimes", "possibly", "perhaps", "probably", "likely", "it depends",
+    "depending on", "depends on", "in some cases", "in most cases", "approximately",
+    "roughly", "around", "about", "somewhat", "i think", "i believe", "it seems",
+    "seems to", "tends to", "not sure", "in general", "various", "some",
+)
+_HEDGE_RE = re.compile(  # applied to lower-cased text
+    r"\b(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in
+                        sorted(HEDGE_PATTERNS, key=len, reverse=True)) + r")\b")
+_SENT_RE = re.compile(r"[^.!?\n]+[.!?]*")
+_CITE_RE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+# --------------------------------------------------------------------------- context
+
+
+class Context:
+    """Retrieved passages with their match keys precomputed once.
+
+    Accepts a string (one passage), a sequence of strings, or a ``Context``
+    (returned as is by :meth:`of`).  Empty strings are ignored.  Objects with a
+    ``text`` attribute (e.g. :class:`playground.model.Passage`) are accepted as
+    passages.  Immutable after construction.  ``keys`` is the union of the
+    passages' keys (:func:`playground.harness.tokens.context_keys`).
+    """
+
+    __slots__ = ("passages", "passage_keys", "keys", "_lowered")
+
+    def __init__(self, context: "str | Sequence[str] | Context"):
+        if isinstance(context, Context):
+            passages = context.passages
+        elif isinstance(context, str):
+            passages = (context,) if context else ()
+        else:
+            passages = tuple(_text_of(p) for p in context)
+            passages = tuple(p for p in passages if p)
+        pk = tuple(context_keys(p) for p in passages)
+        object.__setattr__(self, "passages", passages)
+        object.__setattr__(self, "passage_keys", pk)
+        object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages))
+        object.__setattr__(self, "_lowered", None)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Context is immutable")
+
+    def __len__(self) -> int:
+        return len(self.passages)
+
+    def __repr__(self) -> str:
+        return f"Context({len(self.passages)} passages, {len(self.keys)} keys)"
+
+    @property
+    def lowered(self) -> str:
+        """The passages lower-cased and joined by blank lines (computed once)."""
+        low = self._lowered
+        if low is None:
+            low = "\n\n".join(self.passages).lower().replace("’", "'")
+            object.__setattr__(self, "_lowered", low)
+        return low
+
+    def has(self, token: str, identifier: bool = False) -> bool:
+        """Whether a claim token (stem, number value, name stem, or -- with
+        ``identifier`` -- a lower-cased identifier) is present in the context."""
+        if identifier:
+            return identifier_present(token, self.keys, self.lowered if token.isalpha() else "")
+        return match_key(token) in self.keys
+
+    @classmethod
+    def of(cls, context: "str | Sequence[str] | Context") -> "Context":
+        """``context`` itself if it is a Context, else a new one."""
+        return context if isinstance(context, Context) else cls(context)
+
+
+@lru_cache(maxsize=256)
+def _union_keys(passages: tuple[str, ...]) -> frozenset[str]:
+    """Union of the passages' keys, cached by the passages (the responses of
+    one case share their retrieved passages)."""
+    return frozenset().union(*(context_keys(p) for p in passages))
+
+
+def _text_of(p) -> str:
+    if isinstance(p, str):
+        return p
+    text = getattr(p, "text", None)
+    if isinstance(text, str):
+        return text
+    raise TypeError(f"a passage must be a string or have a .text string, got {type(p).__name__}")
+
+
+# --------------------------------------------------------------------------- support
+
+
+class _ClaimView(NamedTuple):
+    cleaned: str
+    removed: tuple[str, ...]
+    analysis: Analysis
+    content: tuple[str, ...]          # distinct content tokens (discourse words dropped)
+    content_keys: tuple[str | None, ...]  # match key per content token, None = identifier
+    number_keys: tuple[str, ...]
+    identifiers: tuple[str, ...]
+    name_keys: tuple[tuple[str, str], ...]  # (name stem, key)
+    abstained: bool                   # an abstention clause was removed
+    n_content: int                    # content token occurrences, discourse words dropped
+
+
+@lru_cache(maxsize=8_192)
+def _claim_view(claim: str) -> _ClaimView:
+    text = claim.replace("’", "'").replace("‘", "'")
+    removed: list[str] = []
+    m = PREAMBLE_RE.match(text)
+    if m and m.end() > 0 and text[: m.end()].strip():
+        removed.append(text[: m.end()].strip())
+        text = text[m.end():]
+    text, gone = _remove_clauses(text)
+    removed.extend(gone)
+    abstained = bool(gone) and any(_ABSTENTION_RE_I.search(g) for g in gone)
+    a = analyze(text)
+    all_content = [t for t in a.content if t not in DISCOURSE_WORDS]
+    content = tuple(dict.fromkeys(all_content))
+    ids = a.identifiers
+    keys = tuple(None if t in ids else match_key(t) for t in content)
+    return _ClaimView(text, tuple(removed), a, content, keys, tuple(sorted(a.numbers)),
+                      tuple(sorted(ids)), tuple((n, match_key(n)) for n in sorted(a.names)),
+                      abstained, len(all_content))
+
+
+def clean_claim(claim: str) -> str:
+    """The claim after step 1 of support (preamble, abstention and pleasantry
+    clauses removed; markers are removed later, by tokenisation)."""
+    return _claim_view(claim).cleaned
+
+
+@dataclass(frozen=True)
+class SupportDetail:
+    """Why a claim got its support score (see the module docstring).
+
+    ``score``: the support score.  ``coverage``: share of ``content_tokens``
+    present in the context.  ``matched_tokens``/``missing_tokens``: the content
+    tokens found / not found.  ``exact_items``: the claim's numbers,
+    identifiers and names; ``missing_numbers``/``missing_identifiers``/
+    ``missing_names`` those not in the context, ``missing_exact`` all three.
+    ``removed``: text removed in step 1 (preamble, abstention, pleasantry).
+    ``best_passage``: index of the single passage with the highest coverage
+    (None without passages), ``best_passage_coverage`` that coverage.
+    ``negations``: negation words in the cleaned claim.
+    """
+
+    score: float
+    coverage: float
+    content_tokens: tuple[str, ...]
+    matched_tokens: tuple[str, ...]
+    missing_tokens: tuple[str, ...]
+    exact_items: tuple[str, ...]
+    missing_numbers: tuple[str, ...]
+    missing_identifiers: tuple[str, ...]
+    missing_names: tuple[str, ...]
+    removed: tuple[str, ...] = ()
+    best_passage: int | None = None
+    best_passage_coverage: float = 0.0
+    negations: tuple[str, ...] = ()
+
+    @property
+    def missing_exact(self) -> tuple[str, ...]:
+        """Numbers, identifiers and names of the claim missing from the context."""
+        return self.missing_numbers + self.missing_identifiers + self.missing_names
+
+    def supported(self, floor: float = DEFAULT_SUPPORT_FLOOR) -> bool:
+        """The automatic label: ``score >= floor``."""
+        return self.score >= floor
+
+
+def _present(v: _ClaimView, ctx: Context) -> list[bool]:
+    keys = ctx.keys
+    return [ctx.has(t, True) if k is None else k in keys
+            for t, k in zip(v.content, v.content_keys)]
+
+
+def _exact_ok(v: _ClaimView, ctx: Context) -> bool:
+    keys = ctx.keys
+    for x in v.number_keys:
+        if x not in keys:
+            return False
+    for _, k in v.name_keys:
+        if k not in keys:
+            return False
+    for x in v.identifiers:
+        if not ctx.has(x, True):
+            return False
+    return True
+
+
+def support(claim: str, context: "str | Sequence[str] | Context") -> float:
+    """Support score of ``claim`` by ``context`` in [0, 1] (module docstring):
+    content-token coverage, or 0.0 when a number, identifier or capitalised
+    name of the claim is missing from the context.  Supported when
+    ``>= floor`` (default :data:`DEFAULT_SUPPORT_FLOOR`)."""
+    ctx = Context.of(context)
+    v = _claim_view(claim)
+    if not _exact_ok(v, ctx):
+        return EXACT_MISS_SCORE
+    if not v.content:
+        return 1.0
+    keys = ctx.keys
+    hit = 0
+    for t, k in zip(v.content, v.content_keys):
+        if (k in keys) if k is not None else ctx.has(t, True):
+            hit += 1
+    return hit / len(v.content)
+
+
+def support_detail(claim: str, context: "str | Sequence[str] | Context") -> SupportDetail:
+    """:func:`support` with its evidence (:class:`SupportDetail`)."""
+    ctx = Context.of(context)
+    v = _claim_view(claim)
+    present = _present(v, ctx)
+    matched = tuple(t for t, p in zip(v.content, present) if p)
+    missing = tuple(t for t, p in zip(v.content, present) if not p)
+    coverage = len(matched) / len(v.content) if v.content else 1.0
+    keys = ctx.keys
+    nums = tuple(x for x in v.number_keys if x not in keys)
+    ids = tuple(x for x in v.identifiers if not ctx.has(x, True))
+    names = tuple(n for n, k in v.name_keys if k not in keys)
+    score = EXACT_MISS_SCORE if (nums or ids or names) else coverage
+    best, best_cov = None, 0.0
+    for i, p in enumerate(ctx.passages):
+        pres = _present(v, Context(p))
+        c = sum(pres) / len(pres) if pres else 1.0
+        if best is None or c > best_cov:
+            best, best_cov = i, c
+    a = v.analysis
+    exact = tuple(sorted(a.numbers)) + tuple(sorted(a.identifiers)) + tuple(sorted(a.names))
+    return SupportDetail(
+        score=score, coverage=coverage, content_tokens=v.content, matched_tokens=matched,
+        missing_tokens=missing, exact_items=exact, missing_numbers=nums,
+        missing_identifiers=ids, missing_names=names, removed=v.removed, best_passage=best,
+        best_passage_coverage=best_cov, negations=a.negations,
+    )
+
+
+# --------------------------------------------------------------------------- correctness
+
+
+def correctness(claim: str, reference_answer: str, facts_texts: Sequence[str] = ()) -> float:
+    """Support of ``claim`` against the reference answer and the reference facts
+    taken as passages (same rules and floor as :func:`support`)."""
+    return support(claim, [reference_answer, *facts_texts])
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.replace("’", "'").replace("‘", "'").split()).casefold()
+
+
+def is_abstention(text: str) -> bool:
+    """Whether a response (or claim) abstains: a conservative refusal detector.
+
+    True when (a) a clause with one of :data:`ABSTENTION_PATTERNS` ("I don't
+    know", "I couldn't find", "the knowledge base does not cover", "no
+    information about", "unable to answer", "is not mentioned in", "outside
+    the scope" ...) is found after the answer preamble and (b) the rest of the
+    text -- preamble, abstention and pleasantry clauses removed, as in
+    :func:`clean_claim` -- holds no number or identifier and at most
+    :data:`ABSTENTION_MAX_CONTENT` (12) content tokens.  Condition (b) keeps
+    answers that refuse and then answer anyway ("the docs don't say, but the
+    limit is 7 attempts") from counting as abstentions.
+    """
+    return _is_abstention(text)
+
+
+#: An abstaining text may keep at most this many content tokens besides its
+#: abstention and pleasantry clauses (and no number or identifier).
+ABSTENTION_MAX_CONTENT = 12
+
+
+def _abstains(views: Sequence[_ClaimView]) -> bool:
+    if not any(v.abstained for v in views):
+        return False
+    if any(v.analysis.numbers or v.analysis.identifiers for v in views):
+        return False
+    return sum(v.n_content for v in views) <= ABSTENTION_MAX_CONTENT
+
+
+@lru_cache(maxsize=4_096)
+def _is_abstention(text: str) -> bool:
+    low = text.lower()
+    if not _may_trigger(low.replace("’", "'")):
+        return False
+    return _abstains([_claim_view(text)])
+
+
+def fact_covered(response_text: str, accept: Sequence[str]) -> bool:
+    """A reference fact is covered when one of its ``accept`` strings is
+    contained in the response, case-insensitively after collapsing whitespace
+    (and straightening curly apostrophes).  Empty accept strings never match."""
+    r = _norm(response_text)
+    return any(a_n and a_n in r for a_n in (_norm(a) for a in accept))
+
+
+def answer_correct(response_text: str, accepted: Sequence[str], *,
+                   must_abstain: bool = False) -> bool:
+    """Answer-level correctness.
+
+    For cases that must be abstained on (``must_abstain``: out of scope,
+    cross-tenant) correct exactly when :func:`is_abstention`; otherwise correct
+    when any accepted string is contained in the response (as
+    :func:`fact_covered`).
+    """
+    if must_abstain:
+        return is_abstention(response_text)
+    return fact_covered(response_text, accepted)
+
+
+# --------------------------------------------------------------------------- relevance
+
+
+@lru_cache(maxsize=4_096)
+def _query_keys(query: str) -> tuple[str, ...]:
+    """Match keys of the query's distinct content tokens (identifiers whole)."""
+    return tuple(dict.fromkeys(match_key(t) for t in analyze(query).content))
+
+
+def relevance(query: str, passage_text: str) -> float:
+    """Query-passage relevance in [0, 1]: the share of the query's distinct
+    content tokens (stopwords dropped, light stemming, numbers and identifiers
+    kept) present in the passage, matched by key as in :func:`support` (the
+    first five letters of the stem; number values; identifiers whole -- an
+    alphabetic identifier by its key here).  0.0 for a query without content
+    tokens.  Relevant when ``>= DEFAULT_RELEVANCE_THRESHOLD`` (0.5).
+
+    This is a *production* signal (no ground truth); compare
+    :func:`from_expected_source`, the gold signal.
+    """
+    q = _query_keys(query)
+    if not q:
+        return 0.0
+    keys = context_keys(_text_of(passage_text))
+    return sum(1 for k in q if k in keys) / len(q)
+
+
+def from_expected_source(passage, expected_sources: Iterable) -> bool:
+    """Gold signal (evaluation only, not available in production): whether the
+    passage's locator (a :class:`playground.model.Locator`, or an object with a
+    ``locator``) is one of the case's expected sources; tenant and slug must be
+    equal and headings equal after slugging."""
+    from playground.model import slugify
+
+    loc = getattr(passage, "locator", passage)
+    key = (loc.tenant, loc.slug, slugify(loc.heading))
+    return any((e.tenant, e.slug, slugify(e.heading)) == key for e in expected_sources)
+
+
+def context_quality(query: str, passages: "Sequence[str] | Context") -> float:
+    """Mean :func:`relevance` of the retrieved passages to the query (0.0 when
+    there are none): how much of what was retrieved is on topic."""
+    texts = passages.passages if isinstance(passages, Context) else \
+        [p for p in (_text_of(x) for x in passages) if p]
+    if not texts:
+        return 0.0
+    return sum(relevance(query, p) for p in texts) / len(texts)
+
+
+@lru_cache(maxsize=8_192)
+def _content_keys(text: str) -> frozenset[str]:
+    """Match keys of the content tokens of a response or sentence."""
+    return frozenset(match_key(t) for t in analyze(text).content)
+
+
+def _answer_relevance(query: str, response_keys: frozenset[str]) -> float:
+    q = _query_keys(query)
+    if not q:
+        return 0.0
+    return sum(1 for k in q if k in response_keys) / len(q)
+
+
+def answer_relevance(query: str, response: str) -> float:
+    """Share of the query's content tokens among the response's content tokens
+    (both by match key, as in :func:`relevance`); 0.0 for an abstention (it
+    does not answer) and for a query without content tokens."""
+    if is_abstention(response):
+        return 0.0
+    return _answer_relevance(query, _content_keys(response))
+
+
+# --------------------------------------------------------------------------- style signals
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _SENT_RE.finditer(text) if m.group(0).strip()]
+
+
+def _hedge_counts(text: str) -> tuple[int, int]:
+    """``(sentences with a hedge, sentences)`` of ``text``."""
+    spans = _sentence_spans(text)
+    if not spans:
+        return 0, 0
+    low = text.lower()
+    if len(low) != len(text):  # pragma: no cover - rare non-ASCII case changes
+        return sum(1 for a, b in spans if _HEDGE_RE.search(text[a:b].lower())), len(spans)
+    hits = [m.start() for m in _HEDGE_RE.finditer(low)]
+    if not hits:
+        return 0, len(spans)
+    n = 0
+    for a, b in spans:
+        i = bisect_left(hits, a)
+        if i < len(hits) and hits[i] < b:
+            n += 1
+    return n, len(spans)
+
+
+def hedging(text: str) -> float:
+    """Share of the text's sentences (split at ``. ! ?`` and line breaks) that
+    contain at least one :data:`HEDGE_PATTERNS` phrase ("may", "might",
+    "typically", "it depends", "generally" ...); 0.0 for empty text."""
+    h, n = _hedge_counts(text)
+    return h / n if n else 0.0
+
+
+def specificity(text: str) -> float:
+    """How specific the text is: ``density * (1 - hedging / 2)`` where
+    ``density = min(1, exact / content)`` -- occurrences of numbers,
+    identifiers and capitalised names per content token -- and ``hedging`` is
+    :func:`hedging`.  0.0 for text without content tokens.  A confident
+    answer full of figures scores high; "it may vary" scores low."""
+    a = analyze(text)
+    if not a.content:
+        return 0.0
+    density = min(1.0, a.exact_count / len(a.content))
+    return density * (1.0 - hedging(text) / 2.0)
+
+
+# --------------------------------------------------------------------------- response level
+
+
+def groundedness(sentences: Sequence[str], context: "str | Sequence[str] | Context") -> float:
+    """Mean :func:`support` of the response's sentences by the whole context
+    (0.0 when there are no sentences)."""
+    sents = [s for s in sentences if s and s.strip()]
+    if not sents:
+        return 0.0
+    ctx = Context.of(context)
+    return sum(support(s, ctx) for s in sents) / len(sents)
+
+
+def attribution(sentences: Sequence[str], passages: "Sequence[str] | Context",
+                floor: float = DEFAULT_SUPPORT_FLOOR) -> float:
+    """Share of sentences supported by a *single* passage (0.0 without sentences).
+
+    A sentence with citation markers ``[n]`` (1-based) is attributed when one
+    of the cited passages supports it (``support >= floor``); a citation to a
+    passage that does not exist attributes nothing.  A sentence without
+    citations is attributed when its best single passage supports it.  Unlike
+    :func:`groundedness`, a sentence stitched from several passages, or one
+    that cites the wrong passage, is not attributed.
+    """
+    sents = [s for s in sentences if s and s.strip()]
+    if not sents:
+        return 0.0
+    ctx = Context.of(passages)
+    singles: list[Context | None] = [None] * len(ctx.passages)
+    hit = 0
+    for s in sents:
+        # A single passage's keys are a subset of the union's, so a sentence
+        # the whole context does not support is supported by no passage.
+        if support(s, ctx) < floor:
+            continue
+        cites = [int(x) for m in _CITE_RE.finditer(s) for x in m.group(1).split(",")]
+        idx = [c - 1 for c in cites if 1 <= c <= len(singles)] if cites else range(len(singles))
+        for i in idx:
+            if singles[i] is None:
+                singles[i] = Context(ctx.passages[i])
+            if support(s, singles[i]) >= floor:
+                hit += 1
+                break
+    return hit / len(sents)
+
+
+def signal_disagreement(values: Iterable[float | None]) -> float:
+    """Population standard deviation of the signals (``None``/NaN ignored):
+    ``sqrt(mean((x - mean(x))^2))``; 0.0 for fewer than two values."""
+    xs = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    if len(xs) < 2:
+        return 0.0
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
+
+
+@dataclass(frozen=True)
+class ResponseSignals:
+    """Response-level signals (each in [0, 1]); ``disagreement`` is the
+    population standard deviation of groundedness, attribution, specificity,
+    answer relevance and context quality.  High specificity with low
+    attribution is the signature of a confident hallucination."""
+
+    groundedness: float
+    attribution: float
+    specificity: float
+    hedging: float
+    answer_relevance: float
+    context_quality: float
+    abstention: bool
+    disagreement: float
+    claim_support: tuple[float, ...] = field(default=())
+
+
+def response_signals(query: str, response: str, sentences: Sequence[str],
+                     passages: "Sequence[str] | Context",
+                     floor: float = DEFAULT_SUPPORT_FLOOR) -> ResponseSignals:
+    """All response-level signals at once, tokenising the context once.
+
+    ``sentences`` are the response's claims (e.g. from
+    :func:`playground.claims.split_claims`); specificity and hedging are
+    computed over them (the same as over ``response`` when they partition it).
+    """
+    ctx = Context.of(passages)
+    sents = [s for s in sentences if s and s.strip()]
+    claim_support = tuple(support(s, ctx) for s in sents)
+    g = sum(claim_support) / len(claim_support) if claim_support else 0.0
+    att = attribution(sents, ctx, floor)
+    # specificity and hedging over the sentences (equal to specificity(response)
+    # and hedging(response) when the sentences partition the response)
+    exact = content = hedged = n_sent = 0
+    for s in sents:
+        a = analyze(s)
+        exact += a.exact_count
+        content += len(a.content)
+        h, n = _hedge_counts(s)
+        hedged += h
+        n_sent += n
+    hed = hedged / n_sent if n_sent else 0.0
+    spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
+    # abstention and answer relevance over the sentences (the same as over the
+    # response when the sentences partition it)
+    abstained = _abstains([_claim_view(s) for s in sents])
+    if abstained:
+        ar = 0.0
+    else:
+        ar = _answer_relevance(query, frozenset().union(*(_content_keys(s) for s in sents)))
+    cq = context_quality(query, ctx)
+    return ResponseSignals(
+        groundedness=g, attribution=att, specificity=spec, hedging=hed, answer_relevance=ar,
+        context_quality=cq, abstention=abstained,
+        disagreement=signal_disagreement([g, att, spec, ar, cq]), claim_support=claim_support,
+    )
