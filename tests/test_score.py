@@ -278,3 +278,11 @@ def test_ragtruth_out_of_sample_kappa_does_not_regress():
     assert ev.cv.balanced_accuracy >= 0.67
     assert ev.cv.recommended == S.DEFAULT_SUPPORT_FLOOR  # the default is the CV-chosen floor
     assert ev.at_floor.kappa >= 0.45
+
+
+def test_contracted_refusals_are_abstentions():
+    # "can't" is "ca" + "n't": the detector must not need "can" + "n't"
+    assert S.is_abstention("I can't find that in this knowledge base.")
+    assert S.is_abstention("I cannot answer this from the knowledge base.")
+    assert S.is_abstention("The Bluefin knowledge base has no shipment events, so it does not give a format for them.")
+    assert not S.is_abstention("I can't stress enough that retries are capped at 6 attempts.")

@@ -164,7 +164,7 @@ _NOT = r"(?:do(?:es)?|did)\s*(?:not|n't)"
 ABSTENTION_PATTERNS: tuple[str, ...] = (
     r"\bi\s+(?:do\s*(?:not|n't)|don't)\s+know\b",
     r"\bi\s*(?:'m|\s+am)\s+not\s+(?:able|sure)\s+(?:to\s+)?(?:answer|find|say)\b",
-    r"\bi\s+(?:could\s*(?:not|n't)|can\s*(?:not|n't)|cannot|was\s+unable\s+to|am\s+unable\s+to|"
+    r"\bi\s+(?:could\s*(?:not|n't)|can(?:\s*not|'t)|cannot|was\s+unable\s+to|am\s+unable\s+to|"
     r"did\s*(?:not|n't))\s+(?:find|locate|see|answer|determine)\b",
     r"\b(?:unable|not\s+able)\s+to\s+(?:answer|find|determine|provide\s+an?\s+answer)\b",
     rf"\b{_SRC}\s+(?:{_NOT}|lacks?|has\s+no|have\s+no)\s+(?:\w+ly\s+)?"
