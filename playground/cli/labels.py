@@ -1,0 +1,292 @@
+"""``playground labels``: import, export, statistics, history and migration of the label store.
+
+Every subcommand takes ``--db`` (a SQLite file path, ``sqlite:///abs/path.db`` or
+``postgresql://user@host/dbname``; default ``$PLAYGROUND_DB``, else the
+store under the user's data directory).  Label rows have the columns
+``annotator, unit_kind, unit_id, dimension, value`` (value 1 or 0).
+Errors are printed as one line (or the list of bad rows) on stderr, exit 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Callable
+
+DB_HELP = ("label store: a SQLite file path, sqlite:///abs/path.db or postgresql://user@host/dbname "
+           "(default: $PLAYGROUND_DB, else labels.db under the user's data directory)")
+ROOT_HELP = "folder holding corpus/ and golden/, whose units labels refer to (default: the repository)"
+
+
+def _add_db(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
+
+
+def _add_root(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", type=Path, default=None, metavar="DIR", help=ROOT_HELP)
+    p.add_argument("--config", type=Path, default=None, metavar="FILE",
+                   help="harness configuration deciding which passages are retrieved (default configuration)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    labels = subparsers.add_parser(
+        "labels", help="import, export and inspect the label store",
+        description="Import, export and inspect the label store. Label rows have the columns "
+        "annotator, unit_kind, unit_id, dimension, value (value: 1 or 0). Annotator names are what people "
+        "type: they identify, they do not authenticate.",
+    )
+    sub = labels.add_subparsers(dest="labels_command", metavar="SUBCOMMAND")
+
+    p = sub.add_parser(
+        "import", help="import a CSV or JSONL label file (all rows or none)",
+        description="Import FILE (CSV with a header, or JSONL: one object per line). Every row is checked "
+        "first against the units the data defines (unknown unit, unit_kind, dimension, value 1/0, empty "
+        "annotator, missing column, duplicates); any bad row rejects the whole file, each bad row is listed "
+        "(CSV: data row number, JSONL: line number) and nothing is written. A good file is written in one "
+        "transaction; each row that changes a label is recorded as an 'import' event.",
+    )
+    p.add_argument("file", type=Path, metavar="FILE", help="label file (.csv or .jsonl)")
+    p.add_argument("--format", choices=("csv", "jsonl"), default=None, help="file format (default: from the suffix)")
+    p.add_argument("--annotator", default=None, metavar="NAME",
+                   help="file every row under NAME (the file's annotator column may then be absent)")
+    _add_db(p)
+    _add_root(p)
+    p.set_defaults(func=run_import)
+
+    p = sub.add_parser(
+        "export", help="export labels as CSV, JSONL or a golden-set YAML file",
+        description="Export current labels, sorted by annotator, unit and dimension: all annotators, one "
+        "(--annotator) or the majority over annotators (--consensus; ties are listed on stderr and left out, "
+        "never broken). Labels whose unit text changed or whose unit no longer exists (stale) are left out and "
+        "counted on stderr unless --include-stale. --format golden writes responses whose claims and facts are "
+        "fully labelled in the golden set's own YAML format (consensus unless --annotator).",
+    )
+    p.add_argument("--format", choices=("csv", "jsonl", "golden"), default="csv", help="output format (default: csv)")
+    p.add_argument("--out", type=Path, default=None, metavar="FILE", help="output file (default: stdout)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--annotator", default=None, metavar="NAME", help="only this annotator's labels")
+    who.add_argument("--consensus", action="store_true", help="majority over annotators, as annotator 'consensus'")
+    p.add_argument("--include-stale", action="store_true",
+                   help="export stale labels too (no check against the data's units)")
+    _add_db(p)
+    _add_root(p)
+    p.set_defaults(func=run_export)
+
+    p = sub.add_parser(
+        "stats", help="annotators, label counts, progress, stale labels and ties",
+        description="Print the store's annotators and label counts per dimension, then progress (labelled / "
+        "total units and unit-dimension pairs, overall and per case) against the data's units, stale and "
+        "orphaned labels, and consensus ties.",
+    )
+    p.add_argument("--annotator", default=None, metavar="NAME", help="progress of this annotator only")
+    _add_db(p)
+    _add_root(p)
+    p.set_defaults(func=run_stats)
+
+    p = sub.add_parser(
+        "history", help="every change of one unit's labels",
+        description="Print every event (who, when, old -> new, action) of UNIT_ID, oldest first.",
+    )
+    p.add_argument("unit_id", metavar="UNIT_ID")
+    p.add_argument("--dimension", default=None, help="only this dimension")
+    p.add_argument("--annotator", default=None, metavar="NAME", help="only this annotator")
+    p.add_argument("--format", choices=("table", "jsonl"), default="table")
+    _add_db(p)
+    p.set_defaults(func=run_history)
+
+    p = sub.add_parser(
+        "migrate", help="copy a whole store into a new or empty one (SQLite <-> PostgreSQL)",
+        description="Copy every annotator, event and current label from --from into --to exactly (ids and "
+        "timestamps kept), then verify both hold the same rows. --to must be new or empty. Example: "
+        "playground labels migrate --from sqlite:///home/me/labels.db --to postgresql://me@db/labels",
+    )
+    p.add_argument("--from", dest="source", required=True, metavar="URL", help="source store (path or URL)")
+    p.add_argument("--to", dest="target", required=True, metavar="URL", help="target store (path or URL), new or empty")
+    p.set_defaults(func=run_migrate)
+
+    labels.set_defaults(func=lambda args: labels.print_help() or 2)
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+
+def _err(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def handler(args: argparse.Namespace) -> int:
+        from ..errors import DataError
+        from ..store import LabelImportError, StoreError
+
+        try:
+            return fn(args)
+        except LabelImportError as exc:
+            print(exc.report(), file=sys.stderr)
+            return 1
+        except DataError as exc:
+            print(exc.report(), file=sys.stderr)
+            return 1
+        except (StoreError, ValueError) as exc:
+            return _err(str(exc))
+        except OSError as exc:
+            return _err(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": "))
+
+    handler.__name__ = fn.__name__
+    handler.__doc__ = fn.__doc__
+    return handler
+
+
+def _load_catalog(args: argparse.Namespace):
+    """unit_id -> Unit for the data at --root (imported lazily: it loads the corpus and runs retrieval)."""
+    from ..units import load_catalog
+
+    config = None
+    if getattr(args, "config", None) is not None:
+        from ..harness.config import load_config
+
+        config = load_config(args.config)
+    return load_catalog(getattr(args, "root", None), config)
+
+
+def _open(args: argparse.Namespace, **kw):
+    from ..store import open_store
+
+    return open_store(args.db, **kw)
+
+
+# --- handlers ----------------------------------------------------------------------------------------
+
+
+@_guard
+def run_import(args: argparse.Namespace) -> int:
+    from ..store import import_file
+
+    if not args.file.is_file():
+        return _err(f"no such file: {args.file}")
+    catalog = _load_catalog(args)
+    with _open(args) as store:
+        report = import_file(store, args.file, catalog, annotator_override=args.annotator, fmt=args.format)
+    print(report.summary())
+    return 0
+
+
+@_guard
+def run_export(args: argparse.Namespace) -> int:
+    from ..store import consensus_export, export_golden, export_rows, write_export
+
+    catalog = None
+    if not args.include_stale or args.format == "golden":
+        try:
+            catalog = _load_catalog(args)
+        except Exception as exc:  # the data may be missing; say so rather than export stale labels silently
+            if args.format == "golden":
+                raise
+            return _err(f"cannot load the units to check for stale labels ({exc}); pass --include-stale to "
+                        "export without that check")
+    with _open(args, create=False) as store:
+        if args.format == "golden":
+            from ..golden import load_dataset
+
+            dataset = load_dataset(args.root)
+            target = args.out if args.out is not None else sys.stdout
+            result = export_golden(store, dataset, target, annotator=args.annotator)
+            print(f"golden export: {len(result.written)} response(s) written, {len(result.skipped)} skipped",
+                  file=sys.stderr)
+            for rid, why in result.skipped:
+                print(f"  skipped {rid}: {why}", file=sys.stderr)
+            return 0
+        if args.consensus:
+            result = consensus_export(store, catalog)
+            rows = result.rows
+            if result.ties:
+                print(f"{len(result.ties)} tie(s) left out (not broken):", file=sys.stderr)
+                for t in result.ties:
+                    print(f"  {t.unit_id} {t.dimension}: {t.yes} yes, {t.no} no", file=sys.stderr)
+        else:
+            rows = export_rows(store, annotator=args.annotator, catalog=catalog)
+        if catalog is not None:
+            stale = store.stale(catalog, annotator=args.annotator if not args.consensus else None)
+            if stale:
+                print(f"{len(stale)} stale label(s) left out (text changed or unit gone); "
+                      "see 'playground labels stats', or pass --include-stale", file=sys.stderr)
+    write_export(rows, args.out if args.out is not None else sys.stdout, args.format)
+    if args.out is not None:
+        print(f"exported {len(rows)} row(s) to {args.out}", file=sys.stderr)
+    return 0
+
+
+@_guard
+def run_stats(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    with _open(args, create=False) as store:
+        names = store.annotators()
+        labels = store.labels()
+        lines = [f"label store: {store.url} (schema {store.schema_version}, {store.backend})",
+                 f"annotators: {len(names)}; current labels: {len(labels)}"]
+        by = Counter((l.annotator, l.dimension) for l in labels)
+        dims = sorted({d for _, d in by})
+        if names:
+            width = max(len(n) for n in names + ["annotator"])
+            lines.append(f"  {'annotator':<{width}}  " + "  ".join(f"{d:>9}" for d in dims) + "      total")
+            for n in names:
+                lines.append(f"  {n:<{width}}  " + "  ".join(f"{by[(n, d)]:>9}" for d in dims)
+                             + f"  {sum(by[(n, d)] for d in dims):>9}")
+        try:
+            catalog = _load_catalog(args)
+        except Exception as exc:
+            lines.append(f"progress: unavailable (cannot load the units: {exc})")
+            print("\n".join(lines))
+            return 0
+        progress = store.progress(catalog, annotator=args.annotator)
+        o = progress.overall
+        who = f"annotator {args.annotator}" if args.annotator else "any annotator"
+        lines.append(f"progress ({who}): {o.labelled_units}/{o.total_units} units fully labelled "
+                     f"({100 * o.unit_fraction:.0f}%), {o.labelled_pairs}/{o.total_pairs} unit-dimension pairs "
+                     f"({100 * o.pair_fraction:.0f}%), {o.stale_pairs} pair(s) with only stale labels")
+        for cid, c in progress.cases.items():
+            lines.append(f"  {cid}: {c.labelled_units}/{c.total_units} units, {c.labelled_pairs}/{c.total_pairs} pairs"
+                         + (f", {c.stale_pairs} stale" if c.stale_pairs else ""))
+        stale = store.stale(catalog, annotator=args.annotator)
+        reasons = Counter(s.reason for s in stale)
+        lines.append(f"stale labels: {len(stale)} (text changed: {reasons['changed']}, unit gone: {reasons['orphaned']})")
+        ties = [c for c in store.consensus(catalog=catalog) if c.status == "tie"]
+        lines.append(f"consensus ties: {len(ties)}")
+    print("\n".join(lines))
+    return 0
+
+
+@_guard
+def run_history(args: argparse.Namespace) -> int:
+    with _open(args, create=False) as store:
+        events = store.history(args.unit_id, dimension=args.dimension, annotator=args.annotator)
+    if args.format == "jsonl":
+        from dataclasses import asdict
+
+        for e in events:
+            sys.stdout.write(json.dumps(asdict(e), ensure_ascii=False) + "\n")
+        return 0
+    if not events:
+        print(f"no events for unit {args.unit_id}")
+        return 0
+    show = lambda v: "-" if v is None else str(v)  # noqa: E731
+    for e in events:
+        extra = f" (undoes event {e.undoes})" if e.undoes else ""
+        extra += f"  note: {e.note!r}" if e.note else ""
+        print(f"{e.event_id:>6}  {e.created_at}  {e.annotator}  {e.dimension}  "
+              f"{show(e.old_value)} -> {show(e.new_value)}  {e.action}{extra}  text {e.text_hash}")
+    return 0
+
+
+@_guard
+def run_migrate(args: argparse.Namespace) -> int:
+    from ..store import migrate_store
+    from ..store.postgres import redact
+
+    counts = migrate_store(args.source, args.target)
+    print(f"copied {counts['annotators']} annotator(s), {counts['events']} event(s), {counts['labels']} label(s) "
+          f"from {redact(args.source)} into {redact(args.target)}; verified identical")
+    return 0

@@ -1,0 +1,70 @@
+"""The label store: where every label a person sets lives — durable, multi-annotator, auditable.
+
+One interface (:class:`LabelStore`, opened with :func:`open_store`), two backends:
+
+* **SQLite** (default): one file — ``--db PATH``, ``sqlite:///abs/path.db``,
+  ``$PLAYGROUND_DB``, else ``user_data_dir("rag-label-playground")/labels.db``.
+  WAL mode, ``synchronous=FULL``, ``BEGIN IMMEDIATE`` per user action, bounded
+  busy waits with retries, so several Voila kernels (one per browser tab) can
+  write one file at once.
+* **PostgreSQL**: ``postgresql://user@host/dbname`` (psycopg 3) for a class or a
+  team across machines.  Same schema, same behaviour; event times are server
+  time, and the later of two concurrent writers of one label wins.
+
+Plain SQL, not SQLAlchemy Core: the store issues about twenty statements, all
+of them standard SQL both databases accept (``ON CONFLICT``, ``RETURNING``);
+the few real differences (transactions and their retries, locking, the clock,
+id allocation, timestamp types) need backend-specific handling that an ORM
+layer would not hide anyway (``BEGIN IMMEDIATE`` and ``busy_timeout`` on
+SQLite, advisory locks and ``lock_timeout`` on PostgreSQL).  A tiny dialect
+layer (:mod:`.base`) keeps them in one place, with one dependency fewer and
+every statement visible for review.
+
+What is stored (schema in :mod:`.schema`): annotators (a name, created on
+first use), the current label of each (annotator, unit, dimension) with the
+unit's text hash at labelling time, and every change as an append-only event
+(who, when, old and new value, action ``set``/``clear``/``undo``/``import``,
+and an optional free-text ``note`` such as who adjudicated).
+The current-label view is written in the same transaction as its event;
+:meth:`LabelStore.verify` replays the log to prove it.
+
+**Identity is not authentication.**  An annotator is whatever name a person
+types; the store keeps names verbatim (SQL parameters only) and anyone who can
+open the store can write under any name.  Protect the file or the database
+role instead; dashboards can open the store with ``read_only=True``, which
+refuses every write (:class:`ReadOnlyStoreError`) and, on PostgreSQL, also
+makes the session read-only.  Give dashboard users a read-only database role.
+
+Consensus is derived on demand (:meth:`LabelStore.consensus`, majority over
+annotators, ties reported with status ``tie`` and no value); it is never
+written back.  The name ``consensus`` is reserved for exported consensus rows:
+labels stored under it (e.g. after importing such an export) never vote.
+
+Stale labels: a label whose unit's text hash differs from the catalog's is
+kept and reported (:meth:`LabelStore.stale`, reason ``changed``), as is one
+whose unit vanished (``orphaned``); progress, consensus with a catalog,
+exports with a catalog and golden exports never count them as current.
+"""
+from .core import (
+    CONSENSUS_ANNOTATOR, ENV_VAR, LabelStore, default_db_path, majority, open_store, parse_url,
+)
+from .errors import (
+    InvalidLabelError, LabelImportError, ReadOnlyStoreError, SchemaVersionError, StoreBusyError, StoreError,
+)
+from .io import (
+    COLUMNS, FORMATS, ConsensusExport, GoldenExport, consensus_export, export_golden, export_rows, format_rows,
+    import_file, migrate_store, validate_file, write_export,
+)
+from .schema import CURRENT_VERSION
+from .types import (
+    ACTIONS, CaseProgress, ConsensusRow, Event, ImportReport, Progress, StaleLabel, StoredLabel,
+)
+
+__all__ = [
+    "ACTIONS", "COLUMNS", "CONSENSUS_ANNOTATOR", "CURRENT_VERSION", "ENV_VAR", "FORMATS",
+    "CaseProgress", "ConsensusExport", "ConsensusRow", "Event", "GoldenExport", "ImportReport",
+    "InvalidLabelError", "LabelImportError", "LabelStore", "Progress", "ReadOnlyStoreError",
+    "SchemaVersionError", "StaleLabel", "StoreBusyError", "StoreError", "StoredLabel",
+    "consensus_export", "default_db_path", "export_golden", "export_rows", "format_rows", "import_file",
+    "majority", "migrate_store", "open_store", "parse_url", "validate_file", "write_export",
+]

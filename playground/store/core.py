@@ -1,0 +1,680 @@
+"""The label store: one interface, SQLite or PostgreSQL behind it (see :mod:`playground.store`)."""
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..model import DIMENSIONS, UNIT_DIMENSIONS, UNIT_KINDS, Unit
+from .base import Backend, Cursor
+from .errors import InvalidLabelError, ReadOnlyStoreError, SchemaVersionError, StoreError
+from .schema import CURRENT_VERSION, MIGRATIONS, TABLES, current_ddl
+from .types import CaseProgress, ConsensusRow, Event, Progress, StaleLabel, StoredLabel
+
+#: Environment variable naming the store (a path, ``sqlite:///...`` or ``postgresql://...``).
+ENV_VAR = "PLAYGROUND_DB"
+APP_NAME = "rag-label-playground"
+#: Labels under this annotator name (e.g. an imported consensus export) never vote in consensus.
+CONSENSUS_ANNOTATOR = "consensus"
+MAX_NAME_LENGTH = 200
+
+_EVENT_COLUMNS = (
+    "e.event_id, a.name, e.unit_kind, e.unit_id, e.dimension, e.old_value, e.new_value, e.text_hash,"
+    " e.created_at, e.action, e.case_id, e.old_text_hash, e.batch_id, e.undoes, e.note"
+)
+_UPSERT_LABEL = (
+    "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (annotator_id, unit_id, dimension) DO UPDATE SET unit_kind = excluded.unit_kind,"
+    " case_id = excluded.case_id, value = excluded.value, text_hash = excluded.text_hash,"
+    " updated_at = excluded.updated_at, event_id = excluded.event_id"
+)
+_INSERT_EVENT = (
+    "INSERT INTO events (event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension,"
+    " old_value, new_value, old_text_hash, text_hash, action, undoes, created_at, note)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_DELETE_LABEL = "DELETE FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?"
+#: Full-table dumps, ordered by primary key (timestamps at these column positions).
+_DUMP = {
+    "meta": ("SELECT key, value FROM meta ORDER BY key", ()),
+    "annotators": ("SELECT annotator_id, name, created_at FROM annotators ORDER BY annotator_id", (2,)),
+    "events": (
+        "SELECT event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension, old_value, new_value,"
+        " old_text_hash, text_hash, action, undoes, created_at, note FROM events ORDER BY event_id",
+        (13,),
+    ),
+    "labels": (
+        "SELECT annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id"
+        " FROM labels ORDER BY annotator_id, unit_id, dimension",
+        (7,),
+    ),
+}
+
+
+def check_annotator(annotator: Any) -> str:
+    """The annotator name, verbatim, after checking it is usable; else :class:`InvalidLabelError`."""
+    if not isinstance(annotator, str) or not annotator.strip():
+        raise InvalidLabelError(f"annotator name must be a non-empty string, got {annotator!r}")
+    if "\x00" in annotator:
+        raise InvalidLabelError("annotator name must not contain NUL characters")
+    if len(annotator) > MAX_NAME_LENGTH:
+        raise InvalidLabelError(f"annotator name is longer than {MAX_NAME_LENGTH} characters")
+    return annotator
+
+
+def check_value(value: Any) -> int | None:
+    """1, 0 or None (bools count as 1/0); anything else raises :class:`InvalidLabelError`."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int) and value in (0, 1):
+        return int(value)
+    raise InvalidLabelError(f"label value must be 1, 0 or None (to clear), got {value!r}")
+
+
+MAX_NOTE_LENGTH = 10_000
+
+
+def check_note(note: Any) -> None:
+    if note is None:
+        return
+    if not isinstance(note, str) or "\x00" in note or len(note) > MAX_NOTE_LENGTH:
+        raise InvalidLabelError(f"a note must be text without NUL characters, at most {MAX_NOTE_LENGTH} characters")
+
+
+def check_unit(unit: Any, dimension: str) -> None:
+    if not isinstance(unit, Unit):
+        raise InvalidLabelError(f"expected a playground.model.Unit, got {type(unit).__name__}")
+    if unit.unit_kind not in UNIT_KINDS:
+        raise InvalidLabelError(f"unknown unit kind {unit.unit_kind!r} (known: {', '.join(UNIT_KINDS)})")
+    if not unit.unit_id or "\x00" in unit.unit_id:
+        raise InvalidLabelError(f"bad unit id {unit.unit_id!r}")
+    allowed = [d for d in unit.dimensions if d in UNIT_DIMENSIONS[unit.unit_kind]]
+    if dimension not in allowed:
+        raise InvalidLabelError(
+            f"dimension {dimension!r} is not labelled on {unit.unit_kind} {unit.unit_id} (it takes: {', '.join(allowed)})"
+        )
+    if not isinstance(unit.text_hash, str) or not unit.text_hash:
+        raise InvalidLabelError(f"unit {unit.unit_id} has no text hash")
+
+
+def majority(yes: int, no: int) -> tuple[int | None, str]:
+    """``(value, status)`` of a vote: status ``single``, ``unanimous``, ``majority`` or ``tie`` (value None)."""
+    if yes == no:
+        return None, "tie"
+    value = 1 if yes > no else 0
+    return value, "single" if yes + no == 1 else ("unanimous" if min(yes, no) == 0 else "majority")
+
+
+class LabelStore:
+    """Annotators, their labels and every change to them (see the package docstring).
+
+    Open with :func:`open_store`; one store object per process (it owns one
+    connection).  Use as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, backend: Backend, *, create: bool = True):
+        self._b = backend
+        self.read_only = backend.read_only
+        self._create = create
+        #: name -> annotator_id of annotators seen in committed transactions (rows are never deleted).
+        self._annotator_ids: dict[str, int] = {}
+        self.schema_version = self._prepare_schema()
+
+    # --- basics ---------------------------------------------------------------------------------
+    @property
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._b.dialect
+
+    @property
+    def url(self) -> str:
+        """Where the store lives (passwords redacted)."""
+        return self._b.display
+
+    def close(self) -> None:
+        self._b.close()
+
+    def __enter__(self) -> "LabelStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"LabelStore({self.url!r}{', read_only=True' if self.read_only else ''})"
+
+    def _write(self, fn):
+        if self.read_only:
+            raise ReadOnlyStoreError(f"the label store {self.url} is open read-only; nothing was written")
+        return self._b.write(fn)
+
+    # --- schema ----------------------------------------------------------------------------------
+    @staticmethod
+    def _version(cur: Cursor, tables: set[str], where: str) -> int | None:
+        if "meta" not in tables:
+            ours = tables & set(TABLES)
+            if ours:
+                raise StoreError(f"{where} has tables {sorted(ours)} but no schema version: not a label store")
+            return None
+        raw = cur.scalar("SELECT value FROM meta WHERE key = 'schema_version'")
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            raise StoreError(f"{where}: unreadable schema version {raw!r}") from None
+
+    def _prepare_schema(self) -> int:
+        b = self._b
+
+        def inspect(cur: Cursor) -> tuple[set[str], int | None]:
+            tables = b.table_names(cur)
+            return tables, self._version(cur, tables, b.display)
+
+        tables, version = b.read(inspect)
+        if version is not None and version > CURRENT_VERSION:
+            raise SchemaVersionError(version, CURRENT_VERSION)
+        if version == CURRENT_VERSION:
+            return version
+        if version is None and not self._create:
+            raise StoreError(f"no label store at {b.display} (it is empty) and creating one was not asked for")
+        if self.read_only:
+            if version is None:
+                raise StoreError(f"{b.display} is not a label store yet (it is empty) and it is open read-only")
+            raise StoreError(
+                f"the label store {b.display} is at schema {version} and needs migrating to {CURRENT_VERSION}; "
+                "open it once without read-only to migrate it"
+            )
+        if version is None and b.dialect == "sqlite" and tables:
+            raise StoreError(f"{b.display} is a SQLite database but not a label store (tables: {', '.join(sorted(tables))})")
+        if version is not None:
+            b.before_migration(version)
+
+        def upgrade(cur: Cursor) -> int:
+            b.lock_schema(cur)
+            tables = b.table_names(cur)
+            found = self._version(cur, tables, b.display)  # again, inside the lock: another process may have done it
+            if found is None:
+                for stmt in current_ddl(b.dialect):
+                    cur.execute(stmt)
+                return CURRENT_VERSION
+            if found > CURRENT_VERSION:
+                raise SchemaVersionError(found, CURRENT_VERSION)
+            for target, migrate in MIGRATIONS:
+                if target > found:
+                    migrate(b, cur)
+                    cur.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(target),))
+            return CURRENT_VERSION
+
+        return b.write(upgrade)
+
+    # --- annotators ---------------------------------------------------------------------------------
+    def _annotator_id(self, cur: Cursor, name: str, create: bool) -> int | None:
+        cached = self._annotator_ids.get(name)
+        if cached is not None:
+            return cached
+        aid = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
+        if aid is None and create:
+            cur.execute(
+                "INSERT INTO annotators (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                (name, self._b.now(cur)),
+            )
+            aid = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
+        return aid
+
+    def annotators(self) -> list[str]:
+        """Every annotator name ever used, sorted."""
+        return sorted(self._b.read(lambda cur: [r[0] for r in cur.execute("SELECT name FROM annotators").fetchall()]))
+
+    # --- writing --------------------------------------------------------------------------------------
+    def _event(self, row: tuple) -> Event:
+        (eid, name, kind, uid, dim, old, new, thash, created, action, case_id, old_hash, batch, undoes, note) = row
+        return Event(eid, name, kind, uid, dim, old, new, thash, self._b.ts_out(created), action, case_id,
+                     old_hash, batch, undoes, note)
+
+    def _append(self, cur: Cursor, aid: int, name: str, kind: str, uid: str, case_id: str, dim: str,
+                old: tuple[int | None, str | None], new_value: int | None, new_hash: str, action: str,
+                undoes: int | None = None, note: str | None = None) -> Event:
+        """Append one event (its own batch) and bring the current-label row in line with it."""
+        b = self._b
+        now, eid = b.stamp(cur)  # after the annotator lock: later writers get later times and ids
+        batch = eid
+        cur.execute(_INSERT_EVENT, (eid, batch, aid, kind, uid, case_id, dim, old[0], new_value, old[1], new_hash,
+                                    action, undoes, now, note))
+        if new_value is None:
+            cur.execute(_DELETE_LABEL, (aid, uid, dim))
+        else:
+            cur.execute(_UPSERT_LABEL, (aid, uid, dim, kind, case_id, new_value, new_hash, now, eid))
+        return Event(eid, name, kind, uid, dim, old[0], new_value, new_hash, b.ts_out(now), action, case_id,
+                     old[1], batch, undoes, note)
+
+    def set_label(self, annotator: str, unit: Unit, dimension: str, value: int | None, *,
+                  note: str | None = None) -> Event | None:
+        """Set (1/0) or clear (``None``) ``annotator``'s label of ``unit`` on ``dimension``.
+
+        One transaction: the event and the current label are written together,
+        durably, before this returns.  The unit's ``text_hash`` is stored with
+        the label.  Returns the new :class:`Event`, or ``None`` when nothing
+        changed: the same value on the same text again, or clearing a label
+        that is not there.  Setting the same value on a unit whose text changed
+        is a change (it re-confirms a stale label on the new text).  ``note``
+        is optional free text kept verbatim with the event (not with the
+        label); a note alone does not make a change.
+        """
+        check_annotator(annotator)
+        check_unit(unit, dimension)
+        value = check_value(value)
+        check_note(note)
+
+        def tx(cur: Cursor) -> Event | None:
+            aid = self._annotator_id(cur, annotator, create=value is not None)
+            if aid is None:
+                return None
+            self._b.lock_annotators(cur, [aid])
+            row = cur.execute(
+                "SELECT value, text_hash FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?",
+                (aid, unit.unit_id, dimension),
+            ).fetchone()
+            old = (row[0], row[1]) if row else (None, None)
+            if old == (value, unit.text_hash) or (value is None and row is None):
+                return None  # nothing changes, nothing is written (a new annotator always changes something)
+            return self._append(cur, aid, annotator, unit.unit_kind, unit.unit_id, unit.case_id, dimension, old, value,
+                                unit.text_hash, "clear" if value is None else "set", note=note), aid
+
+        result = self._write(tx)
+        if result is None:
+            return None
+        event, aid = result
+        self._annotator_ids[annotator] = aid  # committed: safe to remember
+        return event
+
+    def undo(self, annotator: str) -> Event | None:
+        """Revert ``annotator``'s most recent change that has not been undone yet.
+
+        The rule: an annotator's history is a stack of their own events (sets,
+        clears and imported rows, one label each).  ``undo`` takes the latest
+        event that is not an undo and that no undo has reverted yet, and
+        appends an ``undo`` event restoring the label exactly as it was before
+        (value and text hash, or no label).  Undo events are never undone
+        themselves, so calling ``undo`` again walks further back — there is no
+        redo (set the label again instead).  Other annotators' labels are never
+        touched.  Returns the undo event, or ``None`` when there is nothing left.
+        """
+        check_annotator(annotator)
+
+        def tx(cur: Cursor) -> Event | None:
+            aid = self._annotator_id(cur, annotator, create=False)
+            if aid is None:
+                return None
+            self._b.lock_annotators(cur, [aid])
+            target = cur.execute(
+                f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
+                " WHERE e.annotator_id = ? AND e.action <> 'undo'"
+                " AND NOT EXISTS (SELECT 1 FROM events u WHERE u.undoes = e.event_id)"
+                " ORDER BY e.event_id DESC LIMIT 1",
+                (aid,),
+            ).fetchone()
+            if target is None:
+                return None
+            ev = self._event(target)
+            row = cur.execute(
+                "SELECT value, text_hash FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?",
+                (aid, ev.unit_id, ev.dimension),
+            ).fetchone()
+            current = (row[0], row[1]) if row else (None, None)
+            restore_hash = (ev.old_text_hash or ev.text_hash) if ev.old_value is not None else ev.text_hash
+            return self._append(cur, aid, annotator, ev.unit_kind, ev.unit_id, ev.case_id, ev.dimension, current,
+                                ev.old_value, restore_hash, "undo", undoes=ev.event_id)
+
+        return self._write(tx)
+
+    def write_rows(self, rows: list[tuple[str, Unit, str, int]], action: str = "import"
+                   ) -> tuple[int, int, list[str], int | None]:
+        """Write many ``(annotator, unit, dimension, value)`` in ONE transaction (used by imports).
+
+        Rows are assumed validated (see :func:`playground.store.import_file`);
+        each that changes a label appends one event with ``action``, all
+        sharing one ``batch_id``.  Returns ``(changed, unchanged, new_annotators, batch_id)``.
+        """
+        if action not in ("import", "set"):
+            raise InvalidLabelError(f"bulk writes record 'import' or 'set' events, not {action!r}")
+        for name, unit, dim, value in rows:
+            check_annotator(name)
+            check_unit(unit, dim)
+            if check_value(value) is None:
+                raise InvalidLabelError("imported values must be 1 or 0")
+        names = sorted({r[0] for r in rows})
+        b = self._b
+
+        def tx(cur: Cursor) -> tuple[int, int, list[str], int | None]:
+            ids: dict[str, int] = {}
+            created: list[str] = []
+            for name in names:
+                existed = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
+                ids[name] = existed if existed is not None else self._annotator_id(cur, name, create=True)
+                if existed is None:
+                    created.append(name)
+            b.lock_annotators(cur, ids.values())
+            current: dict[tuple, tuple] = {}
+            for name, aid in ids.items():
+                for uid, dim, value, thash in cur.execute(
+                    "SELECT unit_id, dimension, value, text_hash FROM labels WHERE annotator_id = ?", (aid,)
+                ).fetchall():
+                    current[(aid, uid, dim)] = (value, thash)
+            changes = []
+            for name, unit, dim, value in rows:
+                key = (ids[name], unit.unit_id, dim)
+                old = current.get(key, (None, None))
+                if old != (int(value), unit.text_hash):
+                    changes.append((key, old, name, unit, dim, int(value)))
+                    current[key] = (int(value), unit.text_hash)
+            if not changes:
+                return 0, len(rows), created, None
+            now = b.now(cur)
+            eids = b.next_event_ids(cur, len(changes))
+            batch = eids[0]
+            cur.executemany(_INSERT_EVENT, [
+                (eid, batch, key[0], unit.unit_kind, unit.unit_id, unit.case_id, dim, old[0], value, old[1],
+                 unit.text_hash, action, None, now, None)
+                for eid, (key, old, name, unit, dim, value) in zip(eids, changes)
+            ])
+            cur.executemany(_UPSERT_LABEL, [
+                (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, now, eid)
+                for eid, (key, old, name, unit, dim, value) in zip(eids, changes)
+            ])
+            return len(changes), len(rows) - len(changes), created, batch
+
+        return self._write(tx)
+
+    # --- reading ------------------------------------------------------------------------------------------
+    def history(self, unit_id: str, dimension: str | None = None, annotator: str | None = None) -> list[Event]:
+        """Every event of ``unit_id`` (optionally one dimension / annotator), oldest first."""
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id WHERE e.unit_id = ?"
+        params: list[Any] = [unit_id]
+        if dimension is not None:
+            sql += " AND e.dimension = ?"
+            params.append(dimension)
+        if annotator is not None:
+            sql += " AND a.name = ?"
+            params.append(annotator)
+        sql += " ORDER BY e.event_id"
+        return [self._event(r) for r in self._b.read(lambda cur: cur.execute(sql, params).fetchall())]
+
+    def events(self, annotator: str | None = None, after: int = 0) -> list[Event]:
+        """The event log (optionally one annotator's, and only ids above ``after``), oldest first."""
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id WHERE e.event_id > ?"
+        params: list[Any] = [after]
+        if annotator is not None:
+            sql += " AND a.name = ?"
+            params.append(annotator)
+        sql += " ORDER BY e.event_id"
+        return [self._event(r) for r in self._b.read(lambda cur: cur.execute(sql, params).fetchall())]
+
+    def labels(self, annotator: str | None = None, unit_ids: Iterable[str] | None = None,
+               case_id: str | None = None) -> list[StoredLabel]:
+        """Current labels, sorted by (unit_id, dimension, annotator); filters combine with AND."""
+        base = ("SELECT a.name, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value, l.text_hash, l.updated_at"
+                " FROM labels l JOIN annotators a ON a.annotator_id = l.annotator_id WHERE 1 = 1")
+        params: list[Any] = []
+        if annotator is not None:
+            base += " AND a.name = ?"
+            params.append(annotator)
+        if case_id is not None:
+            base += " AND l.case_id = ?"
+            params.append(case_id)
+        wanted = None if unit_ids is None else sorted(set(unit_ids))
+
+        def q(cur: Cursor) -> list[tuple]:
+            if wanted is None:
+                return cur.execute(base, params).fetchall()
+            rows: list[tuple] = []
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i:i + 500]
+                sql = base + f" AND l.unit_id IN ({', '.join('?' * len(chunk))})"
+                rows += cur.execute(sql, params + chunk).fetchall()
+            return rows
+
+        out = [StoredLabel(n, k, u, c, d, v, h, self._b.ts_out(t)) for n, k, u, c, d, v, h, t in self._b.read(q)]
+        out.sort(key=lambda l: (l.unit_id, l.dimension, l.annotator))
+        return out
+
+    def stale(self, catalog: Mapping[str, Unit], annotator: str | None = None) -> list[StaleLabel]:
+        """Labels whose unit text changed (``changed``) or whose unit is not in ``catalog`` (``orphaned``).
+
+        They stay in the store untouched; setting the label again on the
+        current text (even to the same value) makes it current.
+        """
+        out = []
+        for l in self.labels(annotator=annotator):
+            unit = catalog.get(l.unit_id)
+            if unit is None:
+                out.append(StaleLabel(l.annotator, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value,
+                                      l.text_hash, None, "orphaned", l.updated_at))
+            elif unit.text_hash != l.text_hash:
+                out.append(StaleLabel(l.annotator, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value,
+                                      l.text_hash, unit.text_hash, "changed", l.updated_at))
+        return out
+
+    def current_labels(self, catalog: Mapping[str, Unit], annotator: str | None = None) -> list[StoredLabel]:
+        """Labels that still apply: unit in ``catalog`` with the same text hash (stale ones left out)."""
+        return [l for l in self.labels(annotator=annotator)
+                if (u := catalog.get(l.unit_id)) is not None and u.text_hash == l.text_hash]
+
+    def progress(self, catalog: Mapping[str, Unit], annotator: str | None = None) -> Progress:
+        """Labelled / total (unit, dimension) pairs and units, per case and overall.
+
+        A pair is labelled when ``annotator`` (or, with ``None``, any annotator)
+        has a current, non-stale label on it; a unit when all its dimensions
+        are.  ``stale_pairs`` counts pairs whose only labels are stale.
+        """
+        fresh: set[tuple[str, str]] = set()
+        stale: set[tuple[str, str]] = set()
+        for l in self.labels(annotator=annotator):
+            unit = catalog.get(l.unit_id)
+            if unit is None:
+                continue
+            (fresh if unit.text_hash == l.text_hash else stale).add((l.unit_id, l.dimension))
+        counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+        for unit in catalog.values():
+            c = counts[unit.case_id]
+            dims = [d for d in unit.dimensions if d in DIMENSIONS]
+            done = sum((unit.unit_id, d) in fresh for d in dims)
+            c[0] += bool(dims) and done == len(dims)
+            c[1] += 1
+            c[2] += done
+            c[3] += len(dims)
+            c[4] += sum((unit.unit_id, d) in stale and (unit.unit_id, d) not in fresh for d in dims)
+        cases = {cid: CaseProgress(cid, *v) for cid, v in sorted(counts.items())}
+        overall = CaseProgress("", *(sum(c[i] for c in counts.values()) for i in range(5)))
+        return Progress(annotator, overall, cases)
+
+    def consensus(self, dimension: str | None = None, catalog: Mapping[str, Unit] | None = None,
+                  unit_ids: Iterable[str] | None = None) -> list[ConsensusRow]:
+        """Majority over annotators for each labelled (unit, dimension), sorted by unit and dimension.
+
+        Every annotator's current label is one vote, except labels under the
+        reserved name ``consensus`` (derived rows, e.g. an imported consensus
+        export), which never vote.  With a ``catalog``, stale and orphaned
+        labels do not vote either.  A tie is a row with ``status == "tie"``
+        and ``value is None``: reported, never broken.  Consensus is always
+        derived on demand, never stored.
+        """
+        votes: dict[tuple[str, str], list] = {}
+        for l in self.labels(unit_ids=unit_ids):
+            if l.annotator == CONSENSUS_ANNOTATOR or (dimension is not None and l.dimension != dimension):
+                continue
+            if catalog is not None:
+                unit = catalog.get(l.unit_id)
+                if unit is None or unit.text_hash != l.text_hash:
+                    continue
+            v = votes.setdefault((l.unit_id, l.dimension), [l.unit_kind, l.case_id, 0, 0])
+            v[2 if l.value == 1 else 3] += 1
+        out = []
+        for (uid, dim), (kind, case_id, yes, no) in sorted(votes.items()):
+            value, status = majority(yes, no)
+            out.append(ConsensusRow(kind, uid, case_id, dim, value, status, yes, no))
+        return out
+
+    # --- auditing --------------------------------------------------------------------------------------------
+    def dump(self) -> dict[str, list[tuple]]:
+        """Every row of every table, in primary-key order, timestamps as canonical strings.
+
+        Two stores with equal dumps hold exactly the same content; used to
+        verify copies and that rejected imports changed nothing.
+        """
+        def q(cur: Cursor) -> dict[str, list[tuple]]:
+            out = {}
+            for table, (sql, ts_cols) in _DUMP.items():
+                rows = []
+                for row in cur.execute(sql).fetchall():
+                    row = list(row)
+                    for i in ts_cols:
+                        row[i] = self._b.ts_out(row[i])
+                    rows.append(tuple(row))
+                out[table] = rows
+            return out
+
+        return self._b.read(q)
+
+    def verify(self) -> list[str]:
+        """Check the current-label view against a replay of the event log; return every mismatch.
+
+        Also checks each event's ``old_value`` against the previous event of the
+        same label (an unbroken chain) and that every undo names a real event.
+        An empty list means the store is consistent.
+        """
+        data = self.dump()
+        problems: list[str] = []
+        state: dict[tuple, tuple] = {}
+        ids = set()
+        for (eid, batch, aid, kind, uid, case_id, dim, old, new, old_hash, thash, action, undoes, _ts, _note) in data["events"]:
+            key = (aid, uid, dim)
+            prev = state.get(key)
+            prev_value = prev[0] if prev else None
+            if old != prev_value:
+                problems.append(f"event {eid}: old value {old!r} but the label was {prev_value!r}")
+            if undoes is not None and undoes not in ids:
+                problems.append(f"event {eid}: undoes unknown event {undoes}")
+            ids.add(eid)
+            state[key] = (new, thash, eid, kind, case_id) if new is not None else None
+            if state[key] is None:
+                del state[key]
+        actual = {(aid, uid, dim): (value, thash, eid, kind, case_id)
+                  for aid, uid, dim, kind, case_id, value, thash, _t, eid in data["labels"]}
+        for key in sorted(set(state) | set(actual), key=str):
+            if state.get(key) != actual.get(key):
+                problems.append(f"label {key}: events say {state.get(key)!r}, labels table has {actual.get(key)!r}")
+        return problems
+
+    def integrity_check(self) -> list[str]:
+        """The backend's own check (SQLite ``PRAGMA integrity_check``) plus :meth:`verify`."""
+        problems = []
+        if self.backend == "sqlite":
+            rows = self._b.read(lambda cur: cur.execute("PRAGMA integrity_check").fetchall())
+            problems += [r[0] for r in rows if r[0] != "ok"]
+        return problems + self.verify()
+
+    def copy_from(self, source: "LabelStore") -> dict[str, int]:
+        """Copy every row of ``source`` into this (empty) store exactly, ids and timestamps included.
+
+        Refuses when this store already holds annotators, events or labels.
+        Verifies afterwards that both dumps are equal.  Returns row counts.
+        """
+        data = source.dump()
+        b = self._b
+
+        def tx(cur: Cursor) -> None:
+            for table in ("annotators", "events", "labels"):
+                if cur.scalar(f"SELECT COUNT(*) FROM {table}"):
+                    raise StoreError(f"the target store {self.url} is not empty ({table} has rows); copy into an empty store")
+            ts = b.ts_in
+            cur.executemany("INSERT INTO annotators (annotator_id, name, created_at) VALUES (?, ?, ?)",
+                            [(i, n, ts(t)) for i, n, t in data["annotators"]])
+            cur.executemany(_INSERT_EVENT, [(*r[:13], ts(r[13]), r[14]) for r in data["events"]])
+            cur.executemany(
+                "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*r[:7], ts(r[7]), r[8]) for r in data["labels"]],
+            )
+            b.reset_sequences(cur)
+
+        self._write(tx)
+        copied = self.dump()
+        if copied != data:
+            diff = [t for t in data if data[t] != copied[t]]
+            raise StoreError(f"copy verification failed: tables {diff} differ between {source.url} and {self.url}")
+        return {t: len(rows) for t, rows in data.items()}
+
+
+# --- opening -----------------------------------------------------------------------------------------------
+
+
+def default_db_path() -> Path:
+    """``user_data_dir("rag-label-playground")/labels.db`` (platformdirs)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME, appauthor=False)) / "labels.db"
+
+
+def parse_url(url: str | os.PathLike | None) -> tuple[str, str | Path]:
+    """``("sqlite", Path)`` or ``("postgresql", url)`` for a store location (see :func:`open_store`)."""
+    if url is None:
+        url = os.environ.get(ENV_VAR) or None
+    if url is None:
+        return "sqlite", default_db_path()
+    if isinstance(url, os.PathLike):
+        return "sqlite", Path(url).expanduser()
+    text = str(url).strip()
+    if not text:
+        raise StoreError("empty label store location")
+    lower = text.lower()
+    if lower.startswith(("postgresql://", "postgres://", "postgresql+psycopg://")):
+        return "postgresql", text.replace("postgresql+psycopg://", "postgresql://", 1)
+    if lower.startswith("sqlite:"):
+        rest = text[len("sqlite:"):]
+        if rest.startswith("//"):
+            rest = rest[2:]  # sqlite:///abs/path -> /abs/path ; sqlite://rel.db -> rel.db
+        if rest.startswith("//"):
+            rest = rest[1:]  # sqlite:////abs/path -> /abs/path
+        if not rest:
+            raise StoreError(f"no file path in {text!r}")
+        return "sqlite", Path(rest).expanduser()
+    if "://" in text:
+        raise StoreError(f"unsupported label store URL {text!r}: use a file path, sqlite:///path or postgresql://...")
+    return "sqlite", Path(text).expanduser()
+
+
+def open_store(url: str | os.PathLike | None = None, *, read_only: bool = False, create: bool = True,
+               busy_timeout: float | None = None, retries: int | None = None) -> LabelStore:
+    """Open (creating or migrating as needed) the label store at ``url``.
+
+    ``url``: ``None`` → ``$PLAYGROUND_DB`` → ``user_data_dir("rag-label-playground")/labels.db``;
+    a plain path or ``sqlite:///abs/path.db`` → SQLite; ``postgresql://user@host/db`` → PostgreSQL.
+    ``read_only=True`` refuses every write (:class:`ReadOnlyStoreError`) — for dashboards.
+    ``create=False`` refuses to create a new SQLite file (for commands that only read).
+    ``busy_timeout`` (seconds per attempt) and ``retries`` bound the waits for other writers.
+    """
+    kind, where = parse_url(url)
+    opts: dict[str, Any] = {}
+    if busy_timeout is not None:
+        opts["busy_timeout"] = busy_timeout
+    if retries is not None:
+        opts["retries"] = retries
+    if kind == "postgresql":
+        from .postgres import PostgresBackend
+
+        backend: Backend = PostgresBackend(str(where), read_only=read_only, create=create, **opts)
+    else:
+        from .sqlite import SQLiteBackend
+
+        path = Path(where)
+        if url is None and not os.environ.get(ENV_VAR) and create and not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        backend = SQLiteBackend(path, read_only=read_only, create=create, **opts)
+    try:
+        return LabelStore(backend, create=create)
+    except BaseException:
+        backend.close()
+        raise

@@ -1,0 +1,206 @@
+"""PostgreSQL backend (psycopg 3, plain SQL).
+
+* One connection per store object, autocommit off by ``conn.transaction()``
+  blocks: one transaction per user action.  Session time zone UTC.
+* Writers of the same annotator are serialised with a transaction-scoped
+  advisory lock on the annotator id (two browser tabs of one person), so the
+  event chain of every label stays exact and the later writer — by server
+  time, ``clock_timestamp()`` taken after the lock — is the current label.
+  Different annotators never wait for each other.
+* Bounded waits: ``lock_timeout`` on the session and a bounded retry on
+  lock timeouts, serialisation failures and deadlocks; then
+  :class:`StoreBusyError`.  A lost connection is reported (the change may or
+  may not have been committed: check the history) and the next call reconnects.
+* Read-only stores set ``default_transaction_read_only`` on the session, so
+  even a bug cannot write.
+* The schema is the first schema on the connection's ``search_path`` (e.g.
+  ``?options=-csearch_path%3Dclass_a`` in the URL keeps several stores in one
+  database).
+"""
+from __future__ import annotations
+
+import os
+import random
+import re
+import threading
+import time
+from datetime import datetime
+from typing import Any, Callable, Iterable, TypeVar
+
+from .base import Backend, Cursor
+from .errors import StoreBusyError, StoreError
+from .schema import canonical_timestamp
+
+T = TypeVar("T")
+
+#: First key of the two-int advisory locks this store takes ("PL").
+_LOCK_CLASS = 0x504C
+_SCHEMA_LOCK = 0
+
+
+def redact(url: str) -> str:
+    """The URL with any password replaced by ``***``."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+
+
+def _translate(sql: str) -> str:
+    return sql.replace("?", "%s")
+
+
+class PostgresBackend(Backend):
+    dialect = "postgresql"
+
+    def __init__(self, url: str, *, read_only: bool = False, create: bool = True,
+                 busy_timeout: float = 10.0, retries: int = 4, connect_timeout: int = 10):
+        try:
+            import psycopg
+        except ImportError as exc:  # pragma: no cover - psycopg is a dependency
+            raise StoreError("the PostgreSQL backend needs psycopg 3: pip install 'psycopg[binary]'") from exc
+        self._psycopg = psycopg
+        self.url = url
+        self.display = redact(url)
+        self.read_only = read_only
+        self.create = create
+        self.busy_timeout = busy_timeout
+        self.retries = retries
+        self.connect_timeout = connect_timeout
+        self._lock = threading.RLock()
+        self._conn = None
+        self._pid = -1
+        self._connect()
+
+    # --- connection ----------------------------------------------------------------------------
+    def _connect(self):
+        psycopg = self._psycopg
+        try:
+            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout,
+                                   application_name="rag-label-playground")
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot connect to the PostgreSQL label store {self.display}: {str(exc).strip()}") from exc
+        try:
+            conn.execute("SET TIME ZONE 'UTC'")
+            conn.execute(f"SET lock_timeout = {int(self.busy_timeout * 1000)}")
+            if self.read_only:
+                conn.execute("SET default_transaction_read_only = on")
+        except psycopg.Error as exc:
+            conn.close()
+            raise StoreError(f"cannot set up the PostgreSQL session {self.display}: {exc}") from exc
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    def connection(self):
+        if self._conn is None or self._pid != os.getpid() or self._conn.closed or self._conn.broken:
+            if self._conn is not None and self._pid == os.getpid():
+                try:
+                    self._conn.close()
+                except Exception:
+                    pass
+            self._conn = None
+            return self._connect()
+        return self._conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+
+    # --- transactions ---------------------------------------------------------------------------------
+    def _run(self, fn: Callable[[Cursor], T], read: bool) -> T:
+        errors = self._psycopg.errors
+        retryable = (errors.SerializationFailure, errors.DeadlockDetected, errors.LockNotAvailable)
+        what = "reading" if read else "writing"
+        start = time.monotonic()
+        delay = 0.05
+        reconnected = False
+        with self._lock:
+            n = 0
+            while True:
+                conn = self.connection()
+                began = False
+                try:
+                    with conn.transaction():
+                        began = True
+                        with conn.cursor() as raw:
+                            if read:
+                                raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                            return fn(Cursor(raw, _translate))
+                except retryable as exc:
+                    if n == self.retries:
+                        raise StoreBusyError(
+                            f"the PostgreSQL label store {self.display} stayed busy for {time.monotonic() - start:.1f} s "
+                            f"through {self.retries + 1} attempts while {what} ({type(exc).__name__}); "
+                            "nothing was saved — try again"
+                        ) from exc
+                    n += 1
+                    time.sleep(delay * (0.5 + random.random()))
+                    delay = min(delay * 2, 1.0)
+                except errors.ReadOnlySqlTransaction as exc:
+                    from .errors import ReadOnlyStoreError
+
+                    raise ReadOnlyStoreError(f"the label store {self.display} is open read-only") from exc
+                except self._psycopg.OperationalError as exc:
+                    if conn.broken or conn.closed:
+                        # A connection that died while idle (server restart, idle timeout) fails at BEGIN:
+                        # nothing was sent, so one fresh connection and one more try are safe.  Reads are
+                        # always safe to repeat.  A write that died after BEGIN may or may not be committed.
+                        if (read or not began) and not reconnected:
+                            reconnected = True
+                            continue
+                        raise StoreError(
+                            f"lost the connection to the PostgreSQL label store {self.display} while {what}: "
+                            f"{str(exc).strip()}" + ("; the change may or may not have been saved — check the "
+                                                     "label's history" if not read else "")
+                        ) from exc
+                    raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: {str(exc).strip()}") from exc
+                except self._psycopg.Error as exc:
+                    raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: {str(exc).strip()}") from exc
+
+    def write(self, fn: Callable[[Cursor], T]) -> T:
+        return self._run(fn, read=False)
+
+    def read(self, fn: Callable[[Cursor], T]) -> T:
+        return self._run(fn, read=True)
+
+    # --- schema ------------------------------------------------------------------------------------------
+    def table_names(self, cur: Cursor) -> set[str]:
+        cur.execute(
+            "SELECT table_name FROM information_schema.tables"
+            " WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+        )
+        return {r[0] for r in cur.fetchall()}
+
+    def current_schema(self, cur: Cursor) -> str | None:
+        return cur.scalar("SELECT current_schema()")
+
+    def lock_schema(self, cur: Cursor) -> None:
+        cur.execute("SELECT pg_advisory_xact_lock(?::integer, ?::integer)", (_LOCK_CLASS, _SCHEMA_LOCK))
+
+    def reset_sequences(self, cur: Cursor) -> None:
+        for table, column in (("annotators", "annotator_id"), ("events", "event_id")):
+            cur.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'),"
+                f" COALESCE((SELECT MAX({column}) FROM {table}), 0) + 1, false)"
+            )
+
+    # --- values -------------------------------------------------------------------------------------------
+    def now(self, cur: Cursor) -> datetime:
+        return cur.scalar("SELECT clock_timestamp()")
+
+    def ts_in(self, canonical: str) -> datetime:
+        return datetime.fromisoformat(canonical)
+
+    def ts_out(self, value: Any) -> str:
+        return canonical_timestamp(value)
+
+    def next_event_ids(self, cur: Cursor, n: int) -> list[int]:
+        cur.execute("SELECT nextval(pg_get_serial_sequence('events', 'event_id')) FROM generate_series(1, ?::integer)", (n,))
+        return sorted(r[0] for r in cur.fetchall())
+
+    def stamp(self, cur: Cursor) -> tuple[datetime, int]:
+        row = cur.execute("SELECT clock_timestamp(), nextval(pg_get_serial_sequence('events', 'event_id'))").fetchone()
+        return row[0], row[1]
+
+    def lock_annotators(self, cur: Cursor, annotator_ids: Iterable[int]) -> None:
+        for aid in sorted(set(annotator_ids)):
+            cur.execute("SELECT pg_advisory_xact_lock(?::integer, ?::integer)", (_LOCK_CLASS + 1, aid))

@@ -1,0 +1,163 @@
+"""Values the label store hands out: frozen dataclasses, comparable and hashable."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: The actions an event records.  ``set``/``clear`` come from :meth:`LabelStore.set_label`,
+#: ``undo`` from :meth:`LabelStore.undo`, ``import`` from :func:`playground.store.import_file`.
+ACTIONS: tuple[str, ...] = ("set", "clear", "undo", "import")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One change of one label, as appended to the event log (never updated, never deleted).
+
+    ``old_value``/``new_value`` are 1, 0 or ``None`` (no label).  ``text_hash``
+    is the unit's text hash the new state rests on; ``old_text_hash`` the one
+    of the label it replaced (``None`` when there was none).  ``created_at`` is
+    a UTC ISO-8601 string (server time on PostgreSQL).  ``batch_id`` groups the
+    events of one user action (an import writes many); ``undoes`` is the id of
+    the event an ``undo`` event reverted.
+    """
+
+    event_id: int
+    annotator: str
+    unit_kind: str
+    unit_id: str
+    dimension: str
+    old_value: int | None
+    new_value: int | None
+    text_hash: str
+    created_at: str
+    action: str
+    case_id: str = ""
+    old_text_hash: str | None = None
+    batch_id: int | None = None
+    undoes: int | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredLabel:
+    """A current label: the state the events of (annotator, unit, dimension) add up to."""
+
+    annotator: str
+    unit_kind: str
+    unit_id: str
+    case_id: str
+    dimension: str
+    value: int
+    text_hash: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class StaleLabel:
+    """A label whose unit text changed (``reason == "changed"``) or whose unit is gone (``"orphaned"``).
+
+    Stale labels are kept, never deleted and never counted as current judgements.
+    """
+
+    annotator: str
+    unit_kind: str
+    unit_id: str
+    case_id: str
+    dimension: str
+    value: int
+    stored_hash: str
+    current_hash: str | None
+    reason: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class ConsensusRow:
+    """Majority over annotators for one (unit, dimension).
+
+    ``status`` is ``single`` (one annotator), ``unanimous``, ``majority`` or
+    ``tie``; a tie has ``value is None`` — it is reported, never broken.
+    """
+
+    unit_kind: str
+    unit_id: str
+    case_id: str
+    dimension: str
+    value: int | None
+    status: str
+    yes: int
+    no: int
+
+    @property
+    def annotators(self) -> int:
+        return self.yes + self.no
+
+
+@dataclass(frozen=True)
+class CaseProgress:
+    """Labelled versus total units and (unit, dimension) pairs of one case (or of everything)."""
+
+    case_id: str
+    labelled_units: int
+    total_units: int
+    labelled_pairs: int
+    total_pairs: int
+    stale_pairs: int = 0
+
+    @property
+    def unit_fraction(self) -> float:
+        return self.labelled_units / self.total_units if self.total_units else 0.0
+
+    @property
+    def pair_fraction(self) -> float:
+        return self.labelled_pairs / self.total_pairs if self.total_pairs else 0.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Progress over a catalog of units, overall and per case (see :meth:`LabelStore.progress`)."""
+
+    annotator: str | None
+    overall: CaseProgress
+    cases: dict[str, CaseProgress] = field(default_factory=dict, compare=False, hash=False)
+
+    # Convenience mirrors of the overall figures.
+    @property
+    def labelled_units(self) -> int:
+        return self.overall.labelled_units
+
+    @property
+    def total_units(self) -> int:
+        return self.overall.total_units
+
+    @property
+    def labelled_pairs(self) -> int:
+        return self.overall.labelled_pairs
+
+    @property
+    def total_pairs(self) -> int:
+        return self.overall.total_pairs
+
+    @property
+    def stale_pairs(self) -> int:
+        return self.overall.stale_pairs
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import wrote: ``rows`` read, ``changed`` (an event each), ``unchanged`` (already so)."""
+
+    source: str
+    fmt: str
+    rows: int
+    changed: int
+    unchanged: int
+    annotators: tuple[str, ...]
+    new_annotators: tuple[str, ...]
+    batch_id: int | None = None
+
+    def summary(self) -> str:
+        return (
+            f"imported {self.rows} row(s) from {self.source}: {self.changed} changed, "
+            f"{self.unchanged} already so; annotators: {', '.join(self.annotators) or '-'}"
+            + (f" (new: {', '.join(self.new_annotators)})" if self.new_annotators else "")
+        )
