@@ -1,0 +1,486 @@
+"""``playground calibrate ragtruth | golden | store | external | annotators | adjudicate``.
+
+Each subcommand prints its tables; ``--out DIR`` also writes them as CSV plus
+PNG charts (threshold sweep, reliability, PPI intervals, confusion matrix).
+All figures are rounded and deterministic (the cross-validation's cluster
+bootstrap is seeded, ``--seed``).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+DB_HELP = ("label store: a SQLite file path, sqlite:///abs/path.db or postgresql://user@host/dbname "
+           "(default: $PLAYGROUND_DB, else labels.db under the user's data directory)")
+
+
+def _common(p: argparse.ArgumentParser, folds: bool = True) -> None:
+    if folds:
+        p.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)")
+        p.add_argument("--seed", type=int, default=0, help="seed of the fold shuffle and the bootstrap (default 0)")
+        p.add_argument("--boot", type=int, default=None, metavar="N",
+                       help="bootstrap resamples for the cross-validated kappa interval")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help="also write CSV tables and PNG charts here")
+
+
+def _run_opts(p: argparse.ArgumentParser, required: bool = False) -> None:
+    p.add_argument("--run", type=Path, required=required, default=None, metavar="RUN_DIR",
+                   help="harness run folder (playground harness run --out RUN_DIR)"
+                   + ("" if required else "; default: run the default configuration now, in a temporary folder"))
+    p.add_argument("--root", type=Path, default=None, metavar="DIR",
+                   help="folder holding corpus/ and golden/ (default: the repository)")
+
+
+def _ppi_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--width", type=float, default=0.10,
+                   help="target width of the PPI interval for 'labels needed' (default 0.10)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    cal = subparsers.add_parser(
+        "calibrate", help="human labels versus automatic scorers; annotators versus each other",
+        description="Can this automatic scorer be trusted, where, and at which threshold? Compare automatic labels "
+        "(harness, judge, an external tool's CSV) with human ones (label store, consensus, the golden answer key, "
+        "RAGTruth) per dimension: rates with Wilson intervals, agreement, Cohen's kappa with interval, base rate, "
+        "MCC, PABAK, confusion matrix, disagreements; threshold sweeps with grouped cross-validation; reliability "
+        "bins; prediction-powered estimates.",
+    )
+    cal.set_defaults(func=lambda args: cal.print_help() or 2)
+    sub = cal.add_subparsers(dest="calibrate_command", metavar="SUBCOMMAND")
+
+    p = sub.add_parser(
+        "ragtruth", help="the support scorer against RAGTruth's human hallucination labels",
+        description="Score every claim of a RAGTruth claim file against its evidence with the project's support "
+        "scorer and with a plain word-coverage baseline; report in-sample figures at the default floor and at the "
+        "best floor, and out-of-sample figures from cross-validation grouped by source (kappa with a cluster "
+        "bootstrap 95%% interval, balanced accuracy, F1 of the hallucinated class, the floors chosen per fold).",
+    )
+    p.add_argument("file", type=Path, nargs="?", default=None, metavar="FILE",
+                   help="claims.jsonl (default: ../shared/data/ragtruth/claims.jsonl beside the repository)")
+    p.add_argument("--floor", type=float, default=None, help="default floor to report (default: the scorer's)")
+    _common(p)
+    p.set_defaults(func=run_ragtruth)
+
+    p = sub.add_parser(
+        "golden", help="harness labels against the golden set's answer key, per dimension",
+        description="Compare a harness run's automatic labels with the authored answer key (claims: supported, "
+        "correct; facts: covered; passages: from an expected source) — calibration with no human labels yet. "
+        "The PPI table is a what-if: only a deterministic --ppi-share of the key counts as labelled.",
+    )
+    _run_opts(p)
+    _ppi_opts(p)
+    p.add_argument("--ppi-share", type=float, default=0.2, metavar="F",
+                   help="share of the key treated as human-labelled in the PPI what-if (default 0.2)")
+    _common(p)
+    p.set_defaults(func=run_golden)
+
+    p = sub.add_parser(
+        "store", help="human labels from the label store against a harness run",
+        description="Compare one annotator's labels (--annotator) or the consensus (default: majority of "
+        "annotators, adjudicated labels first, ties left out) with a harness run's automatic labels. Stale labels "
+        "(unit text changed) are left out. PPI uses every automatic label plus the human subset.",
+    )
+    _run_opts(p)
+    p.add_argument("--annotator", default=None, metavar="NAME", help="one annotator (default: the consensus)")
+    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
+    p.add_argument("--judge", action="store_true", help="use the run's judge verdicts instead of the harness")
+    _ppi_opts(p)
+    _common(p)
+    p.set_defaults(func=run_store)
+
+    p = sub.add_parser(
+        "external", help="an external tool's per-unit scores (CSV) against human labels",
+        description="Calibrate any scorer (RAGAS- or DeepEval-style) on the playground's units: FILE is a CSV with "
+        "unit_id and score and/or label (1/0), optionally dimension. Human side: --human key (the golden answer key), "
+        "ragtruth (RAGTruth claims; unit ids as 'playground import ragtruth' writes them) or store (--annotator or "
+        "the consensus). Every bad row is listed with its row number and nothing is computed.",
+    )
+    p.add_argument("file", type=Path, metavar="FILE", help="CSV: unit_id, score, label[, dimension]")
+    p.add_argument("--dimension", default=None, choices=("relevant", "supported", "correct", "covered"),
+                   help="dimension of every row (when the file has no dimension column)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="the tool's own threshold (default: implied by its labels, else 0.5)")
+    p.add_argument("--human", choices=("key", "ragtruth", "store"), default="key", help="human side (default key)")
+    p.add_argument("--ragtruth", type=Path, default=None, metavar="FILE", help="RAGTruth claims file for --human ragtruth")
+    p.add_argument("--annotator", default=None, metavar="NAME", help="--human store: one annotator (default consensus)")
+    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
+    p.add_argument("--root", type=Path, default=None, metavar="DIR", help="folder holding corpus/ and golden/")
+    p.add_argument("--name", default=None, help="name of the scorer in the tables (default: external:<file stem>)")
+    _ppi_opts(p)
+    _common(p)
+    p.set_defaults(func=run_external)
+
+    p = sub.add_parser(
+        "annotators", help="annotators versus each other, the adjudication queue, accuracy against the key",
+        description="Pairwise Cohen's kappa, Fleiss' kappa and Krippendorff's alpha over shared units (per dimension "
+        "and over all), each annotator's agreement with the majority of the others, the units where annotators "
+        "disagree (settle them with 'playground calibrate adjudicate'), and each annotator's accuracy against the "
+        "golden answer key (teaching).",
+    )
+    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
+    p.add_argument("--root", type=Path, default=None, metavar="DIR", help="folder holding corpus/ and golden/")
+    p.add_argument("--limit", type=int, default=20, help="rows of the adjudication queue to print (default 20)")
+    _common(p, folds=False)
+    p.set_defaults(func=run_annotators)
+
+    p = sub.add_parser(
+        "adjudicate", help="settle a disagreement: write the consensus label of one unit",
+        description="Write VALUE (1 or 0; 'clear' withdraws) as the 'consensus' label of UNIT_ID on DIMENSION. "
+        "Consensus labels never vote; 'playground calibrate store' uses them before the majority.",
+    )
+    p.add_argument("unit_id", metavar="UNIT_ID")
+    p.add_argument("dimension", choices=("relevant", "supported", "correct", "covered"))
+    p.add_argument("value", choices=("1", "0", "clear"))
+    p.add_argument("--adjudicator", required=True, metavar="NAME", help="who settles it")
+    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
+    p.add_argument("--root", type=Path, default=None, metavar="DIR", help="folder holding corpus/ and golden/")
+    p.set_defaults(func=run_adjudicate)
+
+
+# --- output helpers ---------------------------------------------------------------------------------
+
+
+def _err(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def _table(frame, columns=None, title: str = "") -> str:
+    import pandas as pd
+
+    f = frame if columns is None else frame[[c for c in columns if c in frame.columns]]
+    if title:
+        print(title)
+    if len(f) == 0:
+        print("  (none)")
+        return ""
+    f = f.astype(object).map(_cell)
+    with pd.option_context("display.width", 250, "display.max_columns", 40, "display.max_colwidth", 60):
+        text = f.to_string(index=False)
+    print("\n".join("  " + line for line in text.splitlines()))
+    return text
+
+
+def _cell(v) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def _fmt(x, pct: bool = False) -> str:
+    if x is None:
+        return "—"
+    return f"{x:.1%}" if pct else f"{x:.3f}"
+
+
+def _ci(low, high) -> str:
+    return "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+
+
+def _print_report(report, *, ppi_title: str = "") -> None:
+    print(f"human: {report.human.name} ({report.human.note or report.human.kind}); automatic: {report.auto.name}")
+    print()
+    print("human versus automatic, on the units both labelled:")
+    for d in report.dimensions:
+        c = report.comparisons[d]
+        k = c.kappa
+        print(f"  {d} (n={c.n}, automatic threshold {c.threshold if c.threshold is not None else '—'}):")
+        print(f"    human rate {c.human_rate}   automatic rate {c.auto_rate}")
+        print(f"    agreement {_fmt(c.agreement, True)} (base rate {_fmt(c.base_rate, True)})   "
+              f"kappa {_fmt(k.kappa)}{_ci(k.low, k.high)}   MCC {_fmt(c.mcc)}   PABAK {_fmt(c.pabak)}   "
+              f"F1(no) {_fmt(c.f1_no)}   balanced accuracy {_fmt(c.balanced_accuracy)}")
+        (a, b), (e, f) = c.confusion
+        print(f"    confusion (rows human, columns automatic): no/no {a}  no/yes {b}  yes/no {e}  yes/yes {f}")
+        if k.reason or k.note:
+            print(f"    note: {k.reason or k.note}")
+        if c.human_only or c.auto_only:
+            print(f"    not compared: {c.human_only} human-only, {c.auto_only} automatic-only units")
+    print()
+    print("threshold calibration (best = highest kappa; F1 of the 'no' class):")
+    for d in report.dimensions:
+        s = report.sweeps[d].summary()
+        t = report.sweeps[d]
+        if t.binary:
+            print(f"  {d}: the score is binary, nothing to sweep")
+            continue
+        print(f"  {d}: default {s['default_threshold']} -> kappa {_fmt(s['default_kappa'])}"
+              f"{_ci(s['default_kappa_low'], s['default_kappa_high'])}, F1 {_fmt(s['default_f1'])};  "
+              f"best {s['best_threshold']} -> kappa {_fmt(s['best_kappa'])}"
+              f"{_ci(s['best_kappa_low'], s['best_kappa_high'])}, F1 {_fmt(s['best_f1'])}")
+        if t.cv is not None:
+            print(f"    out of sample ({t.cv.folds}-fold CV by {t.group_by}, {t.cv.n_groups} groups): kappa "
+                  f"{_fmt(t.cv.kappa)}{_ci(t.cv.kappa_low, t.cv.kappa_high)}, balanced accuracy "
+                  f"{_fmt(t.cv.balanced_accuracy)}, F1 {_fmt(t.cv.f1)}; fold thresholds {s['cv_fold_thresholds']}")
+        elif t.cv_reason:
+            print(f"    no cross-validation: {t.cv_reason}")
+        if t.warning:
+            print(f"    WARNING: {t.warning}")
+    print()
+    _table(report.ppi, ["dimension", "n_labelled", "n_unlabelled", "human_rate", "human_low", "human_high",
+                        "auto_rate", "ppi_rate", "ppi_low", "ppi_high", "labels_needed", "more_labels", "note"],
+           ppi_title or "prediction-powered estimates (human-only Wilson interval, automatic-only rate, PPI interval):")
+    dis = report.disagreements()
+    print()
+    print(f"disagreements: {len(dis)} unit(s)" + (" (first 10; all in disagreements.csv with --out)" if len(dis) > 10 else ""))
+    if len(dis):
+        _table(dis.head(10), ["dimension", "unit_id", "human", "auto", "score", "link"])
+
+
+def _write(report, out: Path | None, extra: dict | None = None) -> None:
+    if out is None:
+        return
+    from ..calibrate import write_tables
+    from ..ui.calibration import write_charts
+
+    tables = report.tables()
+    tables.update(extra or {})
+    written = write_tables(tables, out)
+    charts = write_charts(report, out)
+    print(f"\nwrote {len(written)} table(s) and {len(charts)} chart(s) to {out}/")
+
+
+def _guard(fn):
+    def wrapper(args: argparse.Namespace) -> int:
+        from ..calibrate import CalibrationInputError
+        from ..ragtruth import RagTruthError
+        from ..store import LabelImportError, StoreError
+
+        try:
+            return fn(args)
+        except (CalibrationInputError, RagTruthError, LabelImportError) as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+        except StoreError as exc:
+            return _err(str(exc))
+        except FileNotFoundError as exc:
+            return _err(f"no such file: {exc.filename}")
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _boot(args, default: int) -> int:
+    return default if getattr(args, "boot", None) is None else args.boot
+
+
+def _harness_run(args) -> Path:
+    """The run folder: ``--run``, or a fresh run of the default configuration in a temporary folder."""
+    if args.run is not None:
+        if not (args.run / "units.csv").is_file():
+            raise FileNotFoundError(2, "no units.csv", str(args.run / "units.csv"))
+        return args.run
+    from ..harness.config import load_config
+    from ..harness.run import run_harness
+
+    tmp = Path(tempfile.mkdtemp(prefix="playground-calibrate-"))
+    print(f"no --run given: running the harness with the default configuration in {tmp} ...", file=sys.stderr)
+    run_harness(load_config(None), tmp, root=args.root, progress=False)
+    return tmp
+
+
+def _open_store(db, **kw):
+    from ..store import open_store
+
+    return open_store(db, **kw)
+
+
+# --- handlers ----------------------------------------------------------------------------------------
+
+
+@_guard
+def run_ragtruth(args: argparse.Namespace) -> int:
+    """The support scorer and a plain-coverage baseline against RAGTruth's human labels."""
+    from ..calibrate import calibrate_ragtruth, default_ragtruth_path, write_tables
+
+    path = args.file or default_ragtruth_path()
+    if not Path(path).is_file():
+        return _err(f"no RAGTruth claim file at {path}: pass FILE (see shared/data/ragtruth/README.md)")
+    rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=_boot(args, 2000), floor=args.floor)
+    print(f"RAGTruth: {rt.n} claims ({rt.hallucinated} hallucinated, {rt.hallucinated / rt.n:.1%}) in "
+          f"{rt.responses} responses of {rt.sources} sources — {path}")
+    print("positive class = supported (not hallucinated); F1, precision, recall are of the hallucinated class; "
+          f"kappa intervals: in-sample asymptotic 95%, out-of-sample cluster bootstrap over sources "
+          f"({rt.n_boot} resamples, seed {rt.seed})")
+    print()
+    _table(rt.table(), ["scorer", "evaluation", "floor", "kappa", "kappa_low", "kappa_high", "balanced_accuracy",
+                        "f1_hallucinated", "precision_hallucinated", "recall_hallucinated"])
+    print()
+    _table(rt.by_task(), None, "out of sample, by task type (pooled held-out predictions; asymptotic intervals):")
+    sup = rt.scorer("support scorer")
+    print()
+    print(f"support scorer: default floor {sup.default_floor:g}, best floor in-sample {sup.best.threshold:g}, "
+          f"floors chosen per fold {' '.join(f'{t:g}' for t in sup.cv.fold_thresholds)}; out-of-sample kappa "
+          f"{_fmt(sup.cv.kappa)}{_ci(sup.cv.kappa_low, sup.cv.kappa_high)}")
+    print("caveat: the shared sample is not random and is enriched for hallucinations (see its README): read "
+          "agreement off it, not prevalence or per-model error rates.")
+    if args.out is not None:
+        from ..ui.calibration import write_ragtruth_charts
+
+        written = write_tables(rt.tables(), args.out)
+        charts = write_ragtruth_charts(rt, args.out)
+        print(f"\nwrote {len(written)} table(s) and {len(charts)} chart(s) to {args.out}/")
+    return 0
+
+
+@_guard
+def run_golden(args: argparse.Namespace) -> int:
+    """Harness labels against the golden answer key."""
+    from ..calibrate import auto_from_run, calibrate, key_from_run, ppi_by_dimension
+
+    run = _harness_run(args)
+    key = key_from_run(run)
+    auto = auto_from_run(run)
+    report = calibrate(key, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000))
+    _print_report(report, ppi_title="")
+    share = args.ppi_share
+    whatif = ppi_by_dimension(key.subsample(share), auto, report.dimensions, width=args.width)
+    truth = {d: report.comparisons[d].human_rate.rate for d in report.dimensions}
+    whatif.insert(len(whatif.columns) - 1, "key_rate", [round(truth[d], 4) for d in whatif["dimension"]])
+    print()
+    _table(whatif, ["dimension", "n_labelled", "n_unlabelled", "human_rate", "human_low", "human_high", "auto_rate",
+                    "ppi_rate", "ppi_low", "ppi_high", "key_rate", "labels_needed", "more_labels"],
+           f"PPI what-if: only {share:.0%} of the key labelled (deterministic subsample); key_rate = the full key's rate:")
+    _write(report, args.out, {"ppi_whatif": whatif})
+    return 0
+
+
+def _catalog(root):
+    from ..units import load_catalog
+
+    return load_catalog(root)
+
+
+@_guard
+def run_store(args: argparse.Namespace) -> int:
+    """Store labels (one annotator or the consensus) against a harness run (or its judge)."""
+    from ..calibrate import auto_from_run, calibrate, human_consensus, human_from_store, judge_from_run
+
+    run = _harness_run(args)
+    auto = judge_from_run(run) if args.judge else auto_from_run(run)
+    if auto is None:
+        return _err(f"the run {run} has no judge verdicts (enable the judge in its configuration)")
+    catalog = _catalog(args.root)
+    with _open_store(args.db, create=False, read_only=True) as store:
+        if args.annotator is not None and args.annotator not in store.annotators():
+            return _err(f"no annotator {args.annotator!r} in {store.url} (known: {', '.join(store.annotators()) or '-'})")
+        human = human_from_store(store, args.annotator, catalog) if args.annotator else human_consensus(store, catalog)
+    if len(human) == 0:
+        return _err("no current human labels to compare with (label some units in the playground first)")
+    report = calibrate(human, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000))
+    _print_report(report)
+    _write(report, args.out)
+    return 0
+
+
+@_guard
+def run_external(args: argparse.Namespace) -> int:
+    """An external tool's per-unit scores against human labels."""
+    from ..calibrate import (auto_from_csv, calibrate, default_ragtruth_path, human_consensus, human_from_store,
+                             key_from_dataset, ragtruth_human)
+
+    if args.human == "ragtruth":
+        from ..importers.ragtruth import claim_unit
+        from ..ragtruth import load_ragtruth
+
+        sample = load_ragtruth(args.ragtruth or default_ragtruth_path())
+        human = ragtruth_human(sample)
+        catalog = {u.unit_id: u for u in map(claim_unit, sample.records)}
+    elif args.human == "key":
+        from ..golden import load_dataset
+
+        human = key_from_dataset(load_dataset(args.root))
+        catalog = _catalog(args.root)
+    else:
+        catalog = _catalog(args.root)
+        with _open_store(args.db, create=False, read_only=True) as store:
+            human = human_from_store(store, args.annotator, catalog) if args.annotator else human_consensus(store, catalog)
+    auto = auto_from_csv(args.file, dimension=args.dimension, name=args.name, catalog=catalog, threshold=args.threshold)
+    dims = [d for d in auto.dimensions() if d in human.dimensions()]
+    if not dims:
+        return _err(f"the scores' dimension(s) {', '.join(auto.dimensions())} have no {args.human} labels")
+    report = calibrate(human, auto, dims, folds=args.folds, seed=args.seed, width=args.width,
+                       n_boot=_boot(args, 1000), link_base=None if args.human == "ragtruth" else "")
+    if all(report.comparisons[d].n == 0 for d in dims):
+        return _err("no unit of the scores file has a human label: do the unit ids match "
+                    f"({'playground import ragtruth' if args.human == 'ragtruth' else 'playground units'})?")
+    _print_report(report)
+    _write(report, args.out)
+    return 0
+
+
+@_guard
+def run_annotators(args: argparse.Namespace) -> int:
+    """Annotators versus each other, the adjudication queue and accuracy against the key."""
+    import pandas as pd
+
+    from ..calibrate import (CONSENSUS, accuracy_against_key, adjudication_queue, annotator_agreement,
+                             key_from_dataset, write_tables)
+    from ..golden import load_dataset
+
+    catalog = _catalog(args.root)
+    with _open_store(args.db, create=False, read_only=True) as store:
+        labels = store.current_labels(catalog)
+        queue = adjudication_queue(store, catalog)
+    people = sorted({l.annotator for l in labels if l.annotator != CONSENSUS})
+    print(f"annotators with current labels: {len(people)} ({', '.join(people) or '-'})")
+    if len(people) < 2:
+        print("agreement between annotators needs at least two of them on shared units")
+    dims = sorted({l.dimension for l in labels})
+    results = [annotator_agreement(labels, d) for d in dims] + [annotator_agreement(labels)]
+    summary = pd.DataFrame([r.summary() for r in results])
+    print()
+    _table(summary, None, "agreement over shared units (items = unit and dimension):")
+    pairs = pd.concat([r.pairwise.assign(dimension=r.dimension or "all") for r in results], ignore_index=True)
+    majority = pd.concat([r.vs_majority.assign(dimension=r.dimension or "all") for r in results], ignore_index=True)
+    print()
+    _table(pairs, ["dimension", "annotator_a", "annotator_b", "n_shared", "agreement", "kappa", "kappa_low",
+                   "kappa_high", "pabak"], "pairwise Cohen's kappa:")
+    print()
+    _table(majority, ["dimension", "annotator", "n", "agreement", "kappa", "kappa_low", "kappa_high"],
+           "each annotator against the majority of the others:")
+    print()
+    open_q = queue[queue["adjudicated"].isna()] if len(queue) else queue
+    print(f"adjudication queue: {len(queue)} disagreement(s), {len(open_q)} not yet adjudicated "
+          "(settle with: playground calibrate adjudicate UNIT_ID DIMENSION 1|0 --adjudicator NAME)")
+    if len(queue):
+        _table(queue.head(args.limit), ["unit_id", "dimension", "status", "votes", "adjudicated"])
+    key = key_from_dataset(load_dataset(args.root))
+    people_labels = [l for l in labels if l.annotator != CONSENSUS]
+    acc = accuracy_against_key(people_labels, key)
+    by_variant = accuracy_against_key(people_labels, key, by="variant")
+    print()
+    _table(acc, None, "accuracy against the golden answer key (teaching; per authored variant with --out):")
+    if args.out is not None:
+        written = write_tables({"annotators": summary, "pairwise": pairs, "vs_majority": majority,
+                                "adjudication_queue": queue, "accuracy_against_key": acc,
+                                "accuracy_by_variant": by_variant}, args.out)
+        print(f"\nwrote {len(written)} table(s) to {args.out}/")
+    return 0
+
+
+@_guard
+def run_adjudicate(args: argparse.Namespace) -> int:
+    """Write one consensus label."""
+    from ..calibrate import adjudicate
+
+    catalog = _catalog(args.root)
+    unit = catalog.get(args.unit_id)
+    if unit is None:
+        return _err(f"unknown unit {args.unit_id!r} (see 'playground units')")
+    value = None if args.value == "clear" else int(args.value)
+    try:
+        with _open_store(args.db) as store:
+            event = adjudicate(store, unit, args.dimension, value, args.adjudicator)
+    except ValueError as exc:
+        return _err(str(exc))
+    if event is None:
+        print(f"{args.unit_id} {args.dimension}: consensus already {args.value}; nothing changed")
+    else:
+        print(f"{args.unit_id} {args.dimension}: consensus {'cleared' if value is None else value} "
+              f"(adjudicated by {args.adjudicator})")
+    return 0

@@ -1,0 +1,560 @@
+"""Calibration: hand-computed figures on small fixtures, a sweep with a known best threshold,
+PPI coverage in a seeded simulation, annotators, adjudication, external scores, RAGTruth and the CLI."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from playground import calibrate as C
+from playground.model import Unit
+
+REPO = Path(__file__).resolve().parent.parent
+MINI = REPO / "tests" / "data" / "mini"
+RAGTRUTH = C.default_ragtruth_path()
+needs_ragtruth = pytest.mark.skipif(not RAGTRUTH.is_file(), reason="shared RAGTruth sample not present")
+Z = 1.959963984540054
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """Wilson interval written out by hand (independent of statsmodels)."""
+    p = k / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z / (1 + Z * Z / n) * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def human(values: dict[str, int], dimension: str = "supported", cases: dict[str, str] | None = None,
+          name: str = "alice", **extra) -> C.HumanLabelling:
+    rows = [{"unit_id": u, "unit_kind": "claim", "case_id": (cases or {}).get(u, "GC-0001"), "response_id": "",
+             "dimension": dimension, "value": v, **{k: f(u) for k, f in extra.items()}} for u, v in values.items()]
+    frame = pd.DataFrame(rows)
+    return C.HumanLabelling(name, frame)
+
+
+def auto(scores: dict[str, float], threshold: float, dimension: str = "supported", labels: dict | None = None,
+         grid=None, cases: dict[str, str] | None = None) -> C.AutoLabelling:
+    frame = pd.DataFrame([{"unit_id": u, "dimension": dimension, "score": s,
+                           "label": (labels or {}).get(u, int(s >= threshold)),
+                           "case_id": (cases or {}).get(u, "")} for u, s in scores.items()])
+    return C.auto_from_frame(frame, "scorer", {dimension: threshold}, {dimension: grid} if grid else None)
+
+
+# --------------------------------------------------------------------------- compare
+
+
+@pytest.fixture
+def ten():
+    # human: 6 yes, 4 no; automatic: 5 of the 6 yes, 1 of the 4 no.
+    h = {f"u{i}": v for i, v in enumerate([1, 1, 1, 1, 1, 1, 0, 0, 0, 0])}
+    s = {f"u{i}": v for i, v in enumerate([0.9, 0.8, 0.9, 0.7, 0.95, 0.2, 0.6, 0.1, 0.3, 0.0])}
+    cases = {f"u{i}": f"GC-000{i // 2 + 1}" for i in range(10)}
+    return human(h, cases=cases), auto(s, 0.5)
+
+
+def test_compare_hand_computed(ten):
+    h, a = ten
+    c = C.compare(h, a, "supported")
+    # confusion rows human, columns automatic: h0a0 3, h0a1 1, h1a0 1, h1a1 5
+    assert c.confusion == ((3, 1), (1, 5))
+    assert c.n == 10 and c.human_only == 0 and c.auto_only == 0
+    assert c.agreement == pytest.approx(0.8)
+    # p_e = 0.6*0.6 + 0.4*0.4 = 0.52; kappa = (0.8 - 0.52) / 0.48
+    assert c.kappa.kappa == pytest.approx(0.28 / 0.48)
+    assert c.base_rate == pytest.approx(0.6)  # always "yes": 6 of 10
+    assert c.pabak == pytest.approx(0.6)  # 2 * 0.8 - 1
+    assert c.mcc == pytest.approx((5 * 3 - 1 * 1) / math.sqrt(6 * 6 * 4 * 4))
+    assert c.f1_no == pytest.approx(2 * 3 / (2 * 3 + 1 + 1))
+    assert c.balanced_accuracy == pytest.approx((5 / 6 + 3 / 4) / 2)
+    assert (c.human_rate.successes, c.human_rate.n, c.human_rate.rate) == (6, 10, 0.6)
+    assert (c.human_rate.low, c.human_rate.high) == pytest.approx(wilson(6, 10), abs=1e-9)
+    assert (c.auto_rate.low, c.auto_rate.high) == pytest.approx(wilson(6, 10), abs=1e-9)
+    # the kappa interval is statsmodels' asymptotic one, clipped to [-1, 1]
+    from statsmodels.stats.inter_rater import cohens_kappa as sm
+
+    ref = sm(np.array([[3, 1], [1, 5]]))
+    assert (c.kappa.low, c.kappa.high) == pytest.approx((ref.kappa_low, min(1.0, ref.kappa_upp)))
+    assert c.threshold == 0.5
+    dis = c.disagreements
+    assert list(dis["unit_id"]) == ["u5", "u6"]
+    assert list(dis["human"]) == [1, 0] and list(dis["auto"]) == [0, 1]
+    assert list(dis["link"]) == ["?case=GC-0003", "?case=GC-0004"]
+    row = c.figures()
+    assert row["kappa"] == round(0.28 / 0.48, 4) and row["h1a1"] == 5
+
+
+def test_compare_only_shared_units_and_links():
+    h = human({"a": 1, "b": 0, "c": 1})
+    a = auto({"b": 0.1, "c": 0.9, "d": 0.5}, 0.5)
+    c = C.compare(h, a, "supported", link_base=None)
+    assert (c.n, c.human_only, c.auto_only) == (2, 1, 1)
+    assert c.agreement == 1.0 and c.disagreements.empty
+    assert C.case_link("GC-0012") == "?case=GC-0012"
+    assert C.case_link("GC 1/2", "playground.ipynb") == "playground.ipynb?case=GC%201%2F2"
+    empty = C.compare(h, a, "relevant")
+    assert empty.n == 0 and empty.kappa.kappa is None and empty.human_rate.rate is None
+
+
+def test_labelling_rejects_two_labels_of_one_unit():
+    frame = pd.DataFrame([{"unit_id": "a", "unit_kind": "claim", "case_id": "", "response_id": "",
+                           "dimension": "supported", "value": 1}] * 2)
+    with pytest.raises(ValueError, match="two labels"):
+        C.HumanLabelling("x", frame)
+
+
+# --------------------------------------------------------------------------- thresholds
+
+
+def crafted(cases: int = 10):
+    """Per case: scores 0.1 (no), 0.52 (no), 0.62 (yes), 0.9 (yes)."""
+    h, s, g = {}, {}, {}
+    for c in range(cases):
+        for j, (score, value) in enumerate(((0.1, 0), (0.52, 0), (0.62, 1), (0.9, 1))):
+            u = f"c{c}-u{j}"
+            h[u], s[u], g[u] = value, score, f"GC-{c:04d}"
+    return human(h, cases=g), auto(s, 0.3, grid=C.COARSE_GRID, cases=g)
+
+
+def test_threshold_sweep_finds_the_known_best_threshold():
+    h, a = crafted(10)
+    t = C.threshold_sweep(h, a, "supported", folds=5, n_boot=200)
+    # Perfect separation for any threshold in (0.52, 0.62]: grid points 0.55 and 0.60 tie at kappa 1;
+    # the tie goes to the one closest to the default 0.3, i.e. 0.55.
+    assert t.best.threshold == 0.55 and t.best.kappa == pytest.approx(1.0)
+    assert next(r for r in t.rows if r.threshold == 0.6).kappa == pytest.approx(1.0)
+    # At the default 0.3: predicted yes = 30 (0.52, 0.62, 0.9), TP 20, FP 10, TN 10, FN 0.
+    d = t.default
+    assert (d.threshold, d.tp, d.fp, d.tn, d.fn) == (0.3, 20, 10, 10, 0)
+    assert d.kappa == pytest.approx(0.5)  # p_o 0.75, p_e (30*20 + 10*20) / 1600 = 0.5
+    assert d.f1 == pytest.approx(20 / 30)  # "no" class: TP 10, FN 10 -> 2*10 / (20 + 10)
+    assert t.cv is not None and t.cv.kappa == pytest.approx(1.0)
+    assert set(t.cv.fold_thresholds) == {0.55}
+    assert t.group_by == "case_id" and t.cv.n_groups == 10
+    assert "small labelled set" in t.warning and "40 labelled units" in t.warning
+    summary = t.summary()
+    assert summary["best_threshold"] == 0.55 and summary["default_kappa"] == 0.5
+    frame = t.frame()
+    assert list(frame["threshold"]) == list(C.COARSE_GRID)
+
+
+def test_small_set_warning_rules():
+    assert C.small_set_warning(100, 20) == ""
+    assert "99 labelled units" in C.small_set_warning(99, 40)
+    assert "19 of the minority class" in C.small_set_warning(500, 19)
+    h, a = crafted(30)  # 120 units, 60 of each class
+    assert C.threshold_sweep(h, a, "supported", n_boot=50).warning == ""
+
+
+def test_sweep_without_groups_or_with_one_class():
+    h = human({"a": 1, "b": 1, "c": 1}, cases={"a": "X", "b": "X", "c": "X"})
+    a = auto({"a": 0.2, "b": 0.5, "c": 0.9}, 0.5)
+    t = C.threshold_sweep(h, a, "supported")
+    assert t.cv is None and "2 groups" in t.cv_reason
+    h2 = human({"a": 1, "b": 1, "c": 1}, cases={"a": "X", "b": "Y", "c": "Z"})
+    t2 = C.threshold_sweep(h2, a, "supported")
+    assert t2.cv is None and "one class" in t2.cv_reason
+
+
+def test_sweep_grid_for_scores_outside_unit_interval():
+    h = human({"a": 0, "b": 0, "c": 1, "d": 1}, cases={"a": "1", "b": "2", "c": "3", "d": "4"})
+    a = auto({"a": -3.0, "b": -1.0, "c": 2.0, "d": 5.0}, 0.0)
+    t = C.threshold_sweep(h, a, "supported", n_boot=20)
+    assert t.thresholds == (-3.0, -1.0, 0.0, 2.0, 5.0)
+    assert t.best.threshold == 0.0 and t.best.kappa == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- reliability
+
+
+def test_reliability_hand_computed():
+    scores = [0.05, 0.15, 0.15, 0.3, 0.7, 0.95, 0.95, 0.95, 1.0]
+    labels = [0, 0, 1, 1, 0, 1, 1, 0, 1]
+    r = C.reliability(scores, labels, bins=10)
+    assert list(r["bin"]) == [0, 1, 3, 7, 9]  # 0.3 falls in [0.3, 0.4), 0.7 in [0.7, 0.8), 1.0 in the last bin
+    assert list(r["n"]) == [1, 2, 1, 1, 4]
+    assert list(r["yes"]) == [0, 1, 1, 0, 3]
+    last = r.iloc[-1]
+    assert last["mean_score"] == pytest.approx(0.9625) and last["yes_rate"] == 0.75
+    assert (last["low"], last["high"]) == pytest.approx(wilson(3, 4), abs=1e-4)
+    assert r.iloc[1]["bin_low"] == 0.1 and r.iloc[1]["bin_high"] == 0.2
+    assert C.reliability([], [], 5).empty
+    wide = C.reliability([0.0, 10.0], [0, 1], bins=2)
+    assert list(wide["bin_low"]) == [0.0, 5.0]
+
+
+# --------------------------------------------------------------------------- PPI
+
+
+def test_ppi_labels_needed_hand_computed():
+    # 100 unlabelled units, half automatic yes: var = 0.5*0.5*100/99; 4 labelled with one rectifier of 1.
+    units = {f"u{i:03d}": 0.9 if i % 2 == 0 else 0.1 for i in range(100)}
+    units.update({"l0": 0.9, "l1": 0.9, "l2": 0.1, "l3": 0.1})
+    a = auto(units, 0.5)
+    h = human({"l0": 1, "l1": 0, "l2": 0, "l3": 0})
+    row = C.ppi_by_dimension(h, a, width=0.4).iloc[0]
+    assert (row["n_labelled"], row["n_unlabelled"]) == (4, 100)
+    s_f2 = 0.25 * 100 / 99
+    diff = np.array([0, -1, 0, 0])
+    s_r2 = diff.var(ddof=1)
+    assert row["rectifier"] == pytest.approx(-0.25)
+    assert row["ppi_rate"] == pytest.approx(0.5 - 0.25)
+    se = math.sqrt(s_f2 / 100 + s_r2 / 4)
+    assert (row["ppi_low"], row["ppi_high"]) == pytest.approx((max(0.0, 0.25 - Z * se), 0.25 + Z * se), abs=1e-4)
+    budget = (0.2 / Z) ** 2 - s_f2 / 100
+    assert row["labels_needed"] == math.ceil(s_r2 / budget)
+    assert row["more_labels"] == row["labels_needed"] - 4
+    assert row["auto_rate"] == pytest.approx(52 / 104)
+    assert (row["human_low"], row["human_high"]) == pytest.approx(wilson(1, 4), abs=1e-4)
+    narrow = C.ppi_by_dimension(h, a, width=0.05).iloc[0]
+    assert narrow["labels_needed"] is None and "out of reach" in narrow["note"]
+
+
+def test_ppi_covers_the_true_rate_in_about_95_percent_of_draws():
+    """Seeded simulation: a biased scorer on 1,000 units, 150 of them labelled by people; 600 draws.
+
+    Each call of ``ppi_by_dimension`` carries four independent draws (one per dimension)."""
+    rng = np.random.default_rng(20240601)
+    true_rate, N, n, calls = 0.3, 1000, 150, 150
+    ids = [f"u{i}" for i in range(N + n)]
+    dims = ("relevant", "supported", "correct", "covered")
+    covered = auto_near = total = 0
+    widths, human_widths = [], []
+    for _ in range(calls):
+        autos, humans = [], []
+        for d in dims:
+            y = (rng.random(N + n) < true_rate).astype(int)
+            # the scorer says yes to 95% of true yes and to 10% of true no: biased upwards (rate 0.355)
+            f = np.where(y == 1, rng.random(N + n) < 0.95, rng.random(N + n) < 0.10).astype(int)
+            autos.append(pd.DataFrame({"unit_id": ids, "dimension": d, "score": f.astype(float), "label": f}))
+            humans.append(pd.DataFrame({"unit_id": ids[:n], "unit_kind": "claim", "case_id": "", "response_id": "",
+                                        "dimension": d, "value": y[:n]}))
+        a = C.auto_from_frame(pd.concat(autos, ignore_index=True), "sim", {d: 0.5 for d in dims})
+        h = C.HumanLabelling("sim", pd.concat(humans, ignore_index=True))
+        t = C.ppi_by_dimension(h, a)
+        assert list(t["n_labelled"]) == [n] * 4 and list(t["n_unlabelled"]) == [N] * 4
+        covered += int(((t["ppi_low"] <= true_rate) & (true_rate <= t["ppi_high"])).sum())
+        auto_near += int(((t["auto_rate"] - true_rate).abs() < 0.02).sum())
+        total += len(t)
+        widths += list(t["ppi_width"])
+        human_widths += list(t["human_width"])
+    coverage = covered / total
+    assert total == 600
+    assert 0.92 <= coverage <= 0.975, coverage  # 95% nominal; binomial SE 0.009 at 600 draws (seeded: 0.93)
+    assert auto_near / total < 0.05  # trusting the scorer alone is biased
+    assert np.mean(widths) < 0.9 * np.mean(human_widths)  # the automatic labels narrow the interval
+
+
+def test_subsample_is_deterministic_and_nested():
+    h = human({f"u{i}": i % 2 for i in range(50)})
+    a, b = h.subsample(0.2), h.subsample(0.2)
+    assert list(a.frame["unit_id"]) == list(b.frame["unit_id"]) and len(a) == 10
+    assert set(a.frame["unit_id"]) <= set(h.subsample(0.5).frame["unit_id"])
+    assert set(h.subsample(0.2, seed=1).frame["unit_id"]) != set(a.frame["unit_id"])
+
+
+# --------------------------------------------------------------------------- annotators
+
+
+def three_annotators():
+    items = ["i1", "i2", "i3", "i4"]
+    votes = {"a": [1, 1, 0, 0], "b": [1, 0, 0, 0], "c": [1, 1, 0, 1]}
+    return {ann: {(u, "relevant"): v for u, v in zip(items, vs)} for ann, vs in votes.items()}
+
+
+def test_annotator_agreement_hand_computed():
+    labels = three_annotators()
+    labels["consensus"] = {("i1", "relevant"): 0}  # derived labels never count as an annotator
+    r = C.annotator_agreement(labels)
+    assert r.annotators == ["a", "b", "c"] and r.n_items == 4 and r.n_shared == 4
+    # Fleiss: P_i = 1, 1/3, 1, 1/3 -> P = 2/3; p_yes = 6/12 -> P_e = 0.5; kappa = 1/3
+    assert r.fleiss.value == pytest.approx(1 / 3)
+    # Krippendorff (nominal): o_01 = 2, n_0 = n_1 = 6, n = 12 -> 1 - 11 * 2 / 36
+    assert r.krippendorff.value == pytest.approx(1 - 22 / 36)
+    pw = {(x, y): k for x, y, k in zip(r.pairwise["annotator_a"], r.pairwise["annotator_b"], r.pairwise["kappa"])}
+    assert pw == {("a", "b"): 0.5, ("a", "c"): 0.5, ("b", "c"): 0.2}
+    vm = r.vs_majority.set_index("annotator")
+    # a vs majority(b, c): items i1 (1) and i3 (0) only (i2, i4 are ties) -> 2/2
+    assert vm.loc["a", "n"] == 2 and vm.loc["a", "agreement"] == 1.0
+    assert vm.loc["b", "n"] == 3 and vm.loc["b", "agreement"] == pytest.approx(round(2 / 3, 4))
+    assert vm.loc["c", "n"] == 3 and vm.loc["c", "agreement"] == pytest.approx(round(2 / 3, 4))
+    assert C.annotator_agreement(labels, "supported").n_items == 0
+
+
+def test_accuracy_against_key_hand_computed():
+    key = human({"u1": 1, "u2": 0, "u3": 1, "u4": 0}, name="answer key", variant=lambda u: "v1" if u < "u3" else "v2")
+    labels = {"alice": {("u1", "supported"): 1, ("u2", "supported"): 1, ("u3", "supported"): 1,
+                        ("u4", "supported"): 0, ("zz", "supported"): 1},
+              "bob": {("u1", "supported"): 0}}
+    acc = C.accuracy_against_key(labels, key).set_index("annotator")
+    assert acc.loc["alice", "n"] == 4 and acc.loc["alice", "correct"] == 3 and acc.loc["alice", "accuracy"] == 0.75
+    assert (acc.loc["alice", "low"], acc.loc["alice", "high"]) == pytest.approx(wilson(3, 4), abs=1e-4)
+    assert acc.loc["alice", "kappa"] == 0.5  # p_o 0.75, p_e (2*3 + 2*1) / 16 = 0.5
+    assert acc.loc["bob", "accuracy"] == 0.0
+    by = C.accuracy_against_key(labels, key, by="variant")
+    alice = by[by["annotator"] == "alice"].set_index("variant")
+    assert alice.loc["v1", "accuracy"] == 0.5 and alice.loc["v2", "accuracy"] == 1.0
+
+
+@pytest.fixture
+def store(tmp_path):
+    from playground.store import open_store
+
+    s = open_store(tmp_path / "labels.db")
+    yield s
+    s.close()
+
+
+def claim_unit(uid: str, case: str = "GC-0001") -> Unit:
+    return Unit("claim", uid, case, "GC-0001-R1", ("supported", "correct"), f"text of {uid}", f"h-{uid}")
+
+
+def test_adjudication_queue_and_consensus(store):
+    u1, u2, u3 = claim_unit("u1"), claim_unit("u2", "GC-0002"), claim_unit("u3")
+    catalog = {u.unit_id: u for u in (u1, u2, u3)}
+    for ann, unit, v in (("alice", u1, 1), ("bob", u1, 0), ("alice", u2, 1), ("bob", u2, 1), ("carol", u2, 0),
+                         ("alice", u3, 1), ("bob", u3, 1)):
+        store.set_label(ann, unit, "supported", v)
+    q = C.adjudication_queue(store, catalog)
+    assert list(q["unit_id"]) == ["u1", "u2"]  # ties first; unanimous u3 is not queued
+    assert list(q["status"]) == ["tie", "majority"] and q.iloc[1]["majority"] == 1
+    assert q.iloc[0]["votes"] == "alice=1, bob=0" and q.iloc[0]["adjudicated"] is None
+    assert q.iloc[1]["link"] == "?case=GC-0002" and q.iloc[0]["text"] == "text of u1"
+    cons = C.human_consensus(store, catalog)
+    assert cons.labels("supported") == {"u2": 1, "u3": 1}  # the tie is left out
+    with pytest.raises(ValueError):
+        C.adjudicate(store, u1, "supported", 0, "consensus")
+    with pytest.raises(ValueError):
+        C.adjudicate(store, u1, "supported", 0, "  ")
+    ev = C.adjudicate(store, u1, "supported", 0, "dana")
+    assert ev is not None and ev.annotator == C.CONSENSUS
+    assert C.adjudicate(store, u1, "supported", 0, "dana") is None  # nothing changed
+    q2 = C.adjudication_queue(store, catalog)
+    assert q2.iloc[-1]["unit_id"] == "u1" and q2.iloc[-1]["adjudicated"] == 0  # settled ones go last
+    assert len(C.adjudication_queue(store, catalog, include_adjudicated=False)) == 1
+    assert C.human_consensus(store, catalog).labels("supported") == {"u1": 0, "u2": 1, "u3": 1}
+    # an adjudication overrides a majority too, and the consensus name never votes
+    C.adjudicate(store, u2, "supported", 0, "dana")
+    assert C.human_consensus(store, catalog).labels("supported")["u2"] == 0
+    assert [c.value for c in store.consensus() if c.unit_id == "u1"] == [None]
+    alice = C.human_from_store(store, "alice", catalog)
+    assert alice.labels("supported") == {"u1": 1, "u2": 1, "u3": 1}
+    agree = C.annotator_agreement(store.labels(), "supported")
+    assert "consensus" not in agree.annotators
+    assert C.CONSENSUS == __import__("playground.store", fromlist=["CONSENSUS_ANNOTATOR"]).CONSENSUS_ANNOTATOR
+
+
+# --------------------------------------------------------------------------- external scores
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_auto_from_csv_reads_and_infers(tmp_path):
+    p = write(tmp_path / "ragas.csv", "unit_id,score,label,dimension\nu1,0.9,1,supported\nu2,0.2,0,supported\n"
+                                      "u3,0.7,,supported\nu4,,yes,supported\nu1,0.4,0,relevant\n")
+    a = C.auto_from_csv(p)
+    assert a.name == "external:ragas"
+    assert a.thresholds == {"relevant": 0.5, "supported": 0.9}  # implied by u1/u2: lowest yes score
+    f = a.frame.set_index(["unit_id", "dimension"])
+    assert f.loc[("u3", "supported"), "label"] == 0  # 0.7 < 0.9
+    assert f.loc[("u4", "supported"), "score"] == 1.0  # a label without a score
+    b = C.auto_from_csv(write(tmp_path / "s.csv", "unit_id,score\nu1,0.6\n"), dimension="covered", threshold=0.5)
+    assert b.frame.iloc[0]["label"] == 1 and b.thresholds == {"covered": 0.5}
+
+
+def test_auto_from_csv_reports_every_bad_row(tmp_path):
+    p = write(tmp_path / "bad.csv", "unit_id,score,label\nu1,0.9,1\nu2,high,1\nu3,0.5,2\n,0.1,0\nu1,0.3,0\n"
+                                    "u5,,\nu6,nan,1\n")
+    with pytest.raises(C.CalibrationInputError) as err:
+        C.auto_from_csv(p, dimension="supported")
+    rows = [n for n, _ in err.value.problems]
+    assert rows == [2, 3, 4, 5, 6, 7]
+    text = str(err.value)
+    assert "row 2: score must be a number" in text and "row 3: label must be 1 or 0" in text
+    assert "duplicate of row 1" in text and "neither a score nor a label" in text and "finite" in text
+    with pytest.raises(C.CalibrationInputError, match="dimension"):
+        C.auto_from_csv(write(tmp_path / "nodim.csv", "unit_id,score\nu1,0.5\n"))
+    with pytest.raises(C.CalibrationInputError, match="unit_id"):
+        C.auto_from_csv(write(tmp_path / "noid.csv", "id,score\nu1,0.5\n"), dimension="supported")
+    catalog = {"u1": claim_unit("u1")}
+    with pytest.raises(C.CalibrationInputError) as err:
+        C.auto_from_csv(write(tmp_path / "cat.csv", "unit_id,score,label,dimension\nu1,0.5,1,covered\nu9,0.5,1,"
+                                                    "supported\nu1,0.5,1,supported\n"), catalog=catalog)
+    assert [n for n, _ in err.value.problems] == [1, 2]
+    assert "does not take dimension 'covered'" in str(err.value) and "unknown unit 'u9'" in str(err.value)
+
+
+# --------------------------------------------------------------------------- golden set, run folders
+
+
+@pytest.fixture(scope="module")
+def mini_run(tmp_path_factory):
+    from playground.harness.config import load_config
+    from playground.harness.run import run_harness
+
+    out = tmp_path_factory.mktemp("run")
+    run_harness(load_config(None), out, root=MINI, progress=False)
+    return out
+
+
+def test_key_and_harness_from_a_run(mini_run):
+    from playground.golden import load_dataset
+
+    key_run = C.key_from_run(mini_run)
+    key_ds = C.key_from_dataset(load_dataset(MINI))
+    claims_facts = key_run.frame[key_run.frame["unit_kind"] != "passage"]
+    assert sorted(zip(claims_facts["unit_id"], claims_facts["dimension"], claims_facts["value"])) == \
+        sorted(zip(key_ds.frame["unit_id"], key_ds.frame["dimension"], key_ds.frame["value"]))
+    assert set(key_ds.frame["variant"]) and key_ds.kind == "key"
+    a = C.auto_from_run(mini_run)
+    assert a.name == "harness:default" and a.thresholds["supported"] == 0.7
+    report = C.calibrate(key_run, a, n_boot=50)
+    assert set(report.dimensions) <= {"relevant", "supported", "correct", "covered"}
+    assert report.comparisons["supported"].n == len(key_ds.labels("supported"))
+    assert set(report.tables()) >= {"comparison", "thresholds", "disagreements", "ppi", "sweep_supported"}
+    assert C.judge_from_run(mini_run) is None
+    with pytest.raises(C.CalibrationInputError, match="units.csv"):
+        C.auto_from_run(mini_run / "checkpoints")
+
+
+def test_write_tables_is_deterministic(mini_run, tmp_path):
+    report = C.calibrate(C.key_from_run(mini_run), C.auto_from_run(mini_run), n_boot=50)
+    a = C.write_tables(report.tables(), tmp_path / "a")
+    b = C.write_tables(C.calibrate(C.key_from_run(mini_run), C.auto_from_run(mini_run), n_boot=50).tables(),
+                       tmp_path / "b")
+    assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+
+
+def test_judge_from_run_reads_verdicts(tmp_path):
+    import json
+
+    (tmp_path / "cases.jsonl").write_text(json.dumps({"case_id": "GC-0001", "responses": [
+        {"response_id": "GC-0001-R1", "judge": {"judge_model": "llama3.1:8b", "claims": [
+            {"index": 0, "claim_id": "GC-0001-R1:c0:aaaa", "supported": 1, "reason": ""},
+            {"index": 1, "claim_id": "GC-0001-R1:c1:bbbb", "supported": 0, "reason": ""}]}},
+        {"response_id": "GC-0001-R2", "judge": None}]}) + "\n")
+    j = C.judge_from_run(tmp_path)
+    assert j.name == "judge:llama3.1:8b" and list(j.frame["label"]) == [1, 0]
+
+
+# --------------------------------------------------------------------------- RAGTruth
+
+
+def test_plain_coverage_by_hand():
+    assert C.plain_coverage("The cat sat on the mat.", ["a cat on a mat"]) == pytest.approx(2 / 3)
+    assert C.plain_coverage("the of and", "anything") == 1.0
+
+
+@needs_ragtruth
+def test_calibrate_ragtruth_figures():
+    from playground.ragtruth import evaluate_support, load_ragtruth
+
+    rt = C.calibrate_ragtruth(RAGTRUTH, n_boot=300)
+    assert (rt.n, rt.hallucinated, rt.sources, rt.responses) == (334, 63, 23, 58)
+    table = rt.table()
+    assert len(table) == 6 and list(table["scorer"].unique()) == ["plain coverage", "support scorer"]
+    sup = rt.scorer("support scorer")
+    ev = evaluate_support(load_ragtruth(RAGTRUTH).records, n_boot=300)
+    assert sup.default.kappa == pytest.approx(ev.at_floor.kappa)
+    assert sup.cv.kappa == pytest.approx(ev.cv.kappa)
+    assert sup.cv.fold_thresholds == ev.cv.fold_thresholds
+    # grouped by source: a source's claims are all in one fold
+    assert sup.sweep.group_by == "source_id" and sup.cv.n_groups == 23
+    assert sup.best.kappa >= sup.default.kappa
+    assert list(rt.by_task()["task_type"]) == ["QA", "Summary", "QA", "Summary"]
+    again = C.calibrate_ragtruth(RAGTRUTH, n_boot=300)
+    pd.testing.assert_frame_equal(table, again.table())
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def cli(*argv) -> int:
+    from playground.cli import main
+
+    return main(list(argv))
+
+
+@needs_ragtruth
+def test_cli_calibrate_ragtruth(capsys, tmp_path):
+    assert cli("calibrate", "ragtruth", "--boot", "200", "--out", str(tmp_path / "out")) == 0
+    out = capsys.readouterr().out
+    assert "support scorer" in out and "plain coverage" in out and "out-of-sample, 5-fold CV by source" in out
+    assert (tmp_path / "out" / "ragtruth.csv").is_file() and (tmp_path / "out" / "ragtruth_floor.png").is_file()
+    assert cli("calibrate", "ragtruth", str(tmp_path / "missing.jsonl")) == 1
+    assert "no RAGTruth claim file" in capsys.readouterr().err
+
+
+def test_cli_calibrate_golden_and_external(capsys, tmp_path, mini_run):
+    assert cli("calibrate", "golden", "--run", str(mini_run), "--boot", "50", "--out", str(tmp_path / "g")) == 0
+    out = capsys.readouterr().out
+    assert "human versus automatic" in out and "kappa" in out and "PPI what-if" in out
+    assert (tmp_path / "g" / "comparison.csv").is_file() and (tmp_path / "g" / "confusion_supported.png").is_file()
+    key = C.key_from_run(mini_run).frame
+    claims = key[key["dimension"] == "supported"]
+    scores = tmp_path / "scores.csv"
+    scores.write_text("unit_id,score,label\n" + "".join(f"{u},0.8,1\n" for u in claims["unit_id"]))
+    assert cli("calibrate", "external", str(scores), "--dimension", "supported", "--root", str(MINI),
+               "--boot", "50") == 0
+    assert "external:scores" in capsys.readouterr().out
+    bad = tmp_path / "bad.csv"
+    bad.write_text("unit_id,score,label\nGC-0001-R1:c0:xxxx,0.5,1\nGC-0001-R1:c1:yyyy,oops,1\n")
+    assert cli("calibrate", "external", str(bad), "--dimension", "supported", "--root", str(MINI)) == 1
+    err = capsys.readouterr().err
+    assert "row 1: unknown unit" in err and "row 2:" in err and "score must be a number" in err
+
+
+def test_cli_annotators_and_adjudicate(capsys, tmp_path):
+    from playground.store import open_store
+    from playground.units import load_catalog
+
+    catalog = load_catalog(MINI)
+    claims = [u for u in catalog.values() if u.unit_kind == "claim"]
+    db = tmp_path / "labels.db"
+    with open_store(db) as s:
+        for i, u in enumerate(claims):
+            s.set_label("alice", u, "supported", 1)
+            s.set_label("bob", u, "supported", i % 2)
+    assert cli("calibrate", "annotators", "--db", str(db), "--root", str(MINI), "--out", str(tmp_path / "a")) == 0
+    out = capsys.readouterr().out
+    assert "pairwise Cohen's kappa" in out and "adjudication queue" in out and "alice" in out
+    assert (tmp_path / "a" / "adjudication_queue.csv").is_file()
+    target = claims[0].unit_id
+    assert cli("calibrate", "adjudicate", target, "supported", "1", "--adjudicator", "dana", "--db", str(db),
+               "--root", str(MINI)) == 0
+    with open_store(db) as s:
+        assert [l.value for l in s.labels(annotator="consensus")] == [1]
+    assert cli("calibrate", "adjudicate", "nope", "supported", "1", "--adjudicator", "dana", "--db", str(db),
+               "--root", str(MINI)) == 1
+    assert cli("calibrate", "annotators", "--db", str(tmp_path / "none.db"), "--root", str(MINI)) == 1
+
+
+def test_cli_calibrate_store(capsys, tmp_path, mini_run):
+    from playground.store import open_store
+    from playground.units import load_catalog
+
+    catalog = load_catalog(MINI)
+    db = tmp_path / "labels.db"
+    assert cli("calibrate", "store", "--run", str(mini_run), "--root", str(MINI), "--db", str(db)) == 1
+    assert "error:" in capsys.readouterr().err  # no store yet: said so, not created
+    assert not db.exists()
+    with open_store(db) as s:
+        for u in catalog.values():
+            for d in u.dimensions:
+                s.set_label("alice", u, d, 1)
+    assert cli("calibrate", "store", "--run", str(mini_run), "--root", str(MINI), "--db", str(db),
+               "--annotator", "alice", "--boot", "20") == 0
+    out = capsys.readouterr().out
+    assert "human: alice" in out and "supported (n=" in out
+    assert cli("calibrate", "store", "--run", str(mini_run), "--root", str(MINI), "--db", str(db), "--boot", "20") == 0
+    assert "human: consensus" in capsys.readouterr().out
+    assert cli("calibrate", "store", "--run", str(mini_run), "--root", str(MINI), "--db", str(db),
+               "--annotator", "zed") == 1
+    assert "no annotator 'zed'" in capsys.readouterr().err
+    assert cli("calibrate", "store", "--run", str(mini_run), "--root", str(MINI), "--db", str(db), "--judge") == 1
+    assert "no judge verdicts" in capsys.readouterr().err
