@@ -1176,14 +1176,14 @@ def adjudicate(store: Any, unit: Any, dimension: str, value: int | None, adjudic
     label is stored under the store's reserved name ``consensus`` (which
     never votes), in one transaction; ``value=None`` withdraws an
     adjudication.  Returns the store's event (None when nothing changed).
-    The store's event log has no field for the adjudicator's name yet, so it
-    is checked but not recorded.
+    The adjudicator's name is recorded in the event's note
+    (``adjudicated by NAME``), so the history shows who settled it.
     """
     if not isinstance(adjudicator, str) or not adjudicator.strip():
         raise ValueError("an adjudication needs the adjudicator's name")
     if adjudicator.strip() == CONSENSUS:
         raise ValueError(f"'{CONSENSUS}' is the reserved name of adjudicated labels; adjudicate under your own name")
-    return store.set_label(CONSENSUS, unit, dimension, value)
+    return store.set_label(CONSENSUS, unit, dimension, value, note=f"adjudicated by {adjudicator.strip()}")
 
 
 def accuracy_against_key(labels: Any, key: HumanLabelling, *, by: str | None = None,

@@ -27,5 +27,18 @@ def dataset_units(dataset: Dataset, config=None) -> list[Unit]:
 
 
 def load_catalog(root: str | Path | None = None, config=None) -> dict[str, Unit]:
-    """``unit_id → Unit`` for the dataset at ``root`` (default: the repository's own)."""
-    return {u.unit_id: u for u in dataset_units(load_dataset(root), config)}
+    """``unit_id → Unit`` for the dataset at ``root`` (default: the repository's own).
+
+    Units of data sets imported into ``root/imported/*.dataset.json`` (by
+    ``playground import ragtruth``) are included, so their labels count as
+    known units rather than orphans.
+    """
+    from . import REPO_ROOT
+
+    dataset = load_dataset(root)
+    catalog = {u.unit_id: u for u in dataset_units(dataset, config)}
+    for path in sorted((Path(root) if root is not None else REPO_ROOT).glob("imported/*.dataset.json")):
+        from .importers.ragtruth import load_imported
+
+        catalog.update(load_imported(path).catalog())
+    return catalog

@@ -330,6 +330,7 @@ def test_adjudication_queue_and_consensus(store):
         C.adjudicate(store, u1, "supported", 0, "  ")
     ev = C.adjudicate(store, u1, "supported", 0, "dana")
     assert ev is not None and ev.annotator == C.CONSENSUS
+    assert store.history("u1", "supported")[-1].note == "adjudicated by dana"  # who settled it is kept
     assert C.adjudicate(store, u1, "supported", 0, "dana") is None  # nothing changed
     q2 = C.adjudication_queue(store, catalog)
     assert q2.iloc[-1]["unit_id"] == "u1" and q2.iloc[-1]["adjudicated"] == 0  # settled ones go last

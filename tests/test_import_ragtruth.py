@@ -155,3 +155,18 @@ def test_cli_import(tmp_path, capsys):
     assert "line 4: invalid JSON" in err and "line 9:" in err and "nothing was imported" in err
     assert not (tmp_path / "bad-out").exists() and not (tmp_path / "b.db").exists()
     assert cli("import", "ragtruth", str(tmp_path / "absent.jsonl")) == 1
+
+
+def test_imported_units_join_the_catalog(tmp_path, mini_root):
+    """Labels of an imported data set are known units in `labels stats`, not orphans."""
+    from playground.importers.ragtruth import import_ragtruth
+    from playground.units import load_catalog
+
+    sample = Path(__file__).resolve().parents[2] / "shared" / "data" / "ragtruth" / "claims.jsonl"
+    if not sample.is_file():
+        pytest.skip(f"shared RAGTruth sample not found at {sample}")
+    before = load_catalog(mini_root)
+    import_ragtruth(sample, mini_root / "imported", None)
+    after = load_catalog(mini_root)
+    added = set(after) - set(before)
+    assert len(added) == 334 and all(u.startswith("RT-") for u in added)
