@@ -1,0 +1,137 @@
+"""The labelling playground's user interface: session state (no widgets), ipywidgets views, matplotlib charts.
+
+``notebooks/playground.ipynb`` is two lines::
+
+    from playground.ui import launch
+    launch()
+
+:func:`launch` reads its settings from the environment that ``playground
+serve`` sets: ``PLAYGROUND_ROOT`` (corpus/ and golden/), ``PLAYGROUND_DB``
+(the label store), ``PLAYGROUND_READ_ONLY`` (instructor dashboard); and from
+the page's URL: ``?annotator=NAME`` (a bookmark keeps the name) and
+``?reveal=1`` (show the harness's labels before labelling, for teaching),
+``?case=GC-0007[&response=GC-0007-R2]`` (open on one case, e.g. from a link on
+the calibration page).
+Under JupyterHub the name defaults to ``JUPYTERHUB_USER`` (the hub's login).
+
+Under Voila the query string reaches the kernel as the ``QUERY_STRING``
+environment variable; with preheated kernels (``playground serve --preheat``)
+:func:`voila.utils.get_query_string` waits for the request that claims the
+kernel, so the slow part (loading data, running the harness) happens before
+anyone asks for the page.
+
+Heavy modules (ipywidgets, matplotlib, the harness) are imported only when
+needed: ``import playground.ui`` itself is cheap.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+__all__ = ["launch", "query_params", "LabelSession", "PlaygroundApp"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "LabelSession":
+        from .session import LabelSession
+
+        return LabelSession
+    if name == "PlaygroundApp":
+        from .views import PlaygroundApp
+
+        return PlaygroundApp
+    raise AttributeError(name)
+
+
+def query_params() -> dict[str, str]:
+    """The page's query parameters (first value of each), or ``{}`` outside Voila."""
+    if os.environ.get("VOILA_PREHEAT") == "True":
+        from voila.utils import get_query_string  # waits for the request that claims this kernel
+
+        query = get_query_string() or ""
+    else:
+        query = os.environ.get("QUERY_STRING", "")
+    return {k: v[0] for k, v in parse_qs(query, keep_blank_values=False).items() if v}
+
+
+def _flag(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def launch(root: str | None = None, db: str | None = None, *, read_only: bool | None = None,
+           annotator: str | None = None, reveal: bool | None = None, display: bool = True):
+    """Build the playground page and display it; returns the :class:`~playground.ui.views.PlaygroundApp`.
+
+    Arguments override the environment (``PLAYGROUND_ROOT``, ``PLAYGROUND_DB``,
+    ``PLAYGROUND_READ_ONLY``) and the URL (``annotator``, ``reveal``).  Data or
+    store problems are shown on the page as text, not as a traceback.
+    """
+    t0 = time.perf_counter()
+    from ..errors import DataError
+    from ..store import StoreError
+    from .session import session_from_env
+
+    try:
+        session = session_from_env(root, db, read_only)
+    except (DataError, StoreError, OSError) as exc:
+        return _show_error(exc, display)
+    t_session = time.perf_counter() - t0
+    _log(f"playground: session ready in {t_session:.2f}s ({len(session.case_ids)} cases, "
+         f"{len(session.catalog)} units)")
+    params = query_params()  # after the slow part: with preheated kernels this waits for the request
+    t_page = time.perf_counter()
+    from .views import PlaygroundApp
+
+    name = annotator if annotator is not None else (params.get("annotator") or os.environ.get("JUPYTERHUB_USER"))
+    show = reveal if reveal is not None else _flag(params.get("reveal"))
+    case = params.get("case")
+    if case:  # a link to one case (e.g. from the calibration page's disagreements)
+        if case in session.dataset.cases:
+            response = params.get("response")
+            session.go_to(case, response if response in {r.response_id for r in session.responses[case]} else None)
+    app = PlaygroundApp(session, annotator=None, reveal=show)
+    if name and not session.read_only:
+        app._guard(app._start, name)
+        if app.name is not None and session.annotator is None:
+            app.name.value = ""
+    if case and case not in session.dataset.cases:
+        app.say(f"The link names case {case!r}, which this dataset does not have.", error=True)
+    app.timings["session"] = t_session
+    app.timings["launch"] = time.perf_counter() - t0
+    _log(f"playground: page for {session.annotator or 'a new visitor'!r} built in "
+         f"{time.perf_counter() - t_page:.2f}s")
+    if display:
+        from IPython.display import display as show_widget
+
+        show_widget(app.widget)
+    return app
+
+
+def _log(line: str) -> None:
+    """A line for the server's log (the kernel's own stderr, not the page)."""
+    stream = sys.__stderr__ or sys.stderr
+    try:
+        print(line, file=stream, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _show_error(exc: BaseException, display: bool):
+    import html
+
+    from ..errors import DataError
+
+    text = exc.report() if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
+    body = ("<div style='color:#cf222e;font-weight:600'>The playground cannot start.</div>"
+            f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>")
+    if display:
+        import ipywidgets as W
+        from IPython.display import display as show_widget
+
+        widget = W.HTML(body)
+        widget.add_class("pg-error")
+        show_widget(widget)
+    return None

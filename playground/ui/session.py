@@ -1,0 +1,889 @@
+"""The state of one labelling page, without widgets: what the playground shows and does.
+
+A :class:`LabelSession` holds one person's view of the dataset: which case
+and which response (scenario) is on screen, their labels, the four rates with
+Wilson intervals for the case on screen and pooled over everything they
+labelled, the weighted composite, the diagnosis and their agreement with the
+automatic harness.  Every method is plain Python (no ipywidgets, IPython or
+matplotlib), so the whole behaviour of the page is testable with pytest; the
+views in :mod:`playground.ui.views` only draw it.
+
+At start the session runs the harness once on the default configuration
+(retrieval, then :func:`playground.harness.run.score_case` for every case),
+which gives the retrieved passages people label and the automatic label of
+every unit.  Labels live in the label store: every change is written at once
+(:meth:`LabelSession.set_label`), and kept in memory in a
+:class:`~playground.metrics.RateCounter`, so a toggle recomputes in well under
+a millisecond plus the store write (see ``bench/bench_session.py``).
+
+What is pooled
+--------------
+* ``this case``: the passages of the case on screen plus the claims and facts
+  of the response on screen (the scenario).
+* ``all labelled``: every current label of this annotator, over all cases and
+  responses (a micro-average: a case with many claims weighs more).
+* A read-only session (instructor dashboard) shows one annotator's labels or,
+  with ``annotator=None``, the **consensus** of all annotators (majority per
+  unit and dimension; ties are left out and counted in :attr:`Scores.ties`).
+  Pooling raw labels of several people would count one unit several times.
+
+Blind labelling
+---------------
+By default the harness's automatic label of a (unit, dimension) stays hidden
+until this annotator has labelled that (unit, dimension), so it cannot anchor
+the human judgement; the harness decision of a response stays hidden until
+every unit of the response is labelled.  ``reveal_all=True`` (instructors,
+teaching demos, read-only dashboards) shows everything.
+
+Stale labels
+------------
+A stored label whose unit text changed since (``text_hash`` differs) is not
+a current judgement: it is kept in the store, left out of every rate and
+shown beside the toggle as "earlier label (text changed)".  Setting the label
+again makes it current.
+"""
+from __future__ import annotations
+
+import os
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from ..golden import Dataset, passage_unit, response_units
+from ..metrics import (
+    DEFAULT_THRESHOLDS, DIMENSION_ORDER, Agreement, Composite, DimensionRate, Diagnosis, RateCounter, agreement,
+    composite, diagnose, rate_from_counts,
+)
+from ..model import DIMENSION_NAMES, Case, Passage, Response, Unit
+
+#: Statuses of a case for one annotator.
+STATUSES: tuple[str, ...] = ("unlabelled", "partial", "done")
+#: Verdicts of the harness decision.
+VERDICTS: tuple[str, ...] = ("ACCEPT", "REVIEW", "REJECT")
+#: Names a person cannot label under: the store's derived consensus rows and the harness itself.
+RESERVED_NAMES: frozenset[str] = frozenset({"consensus", "harness"})
+MAX_NAME = 60
+#: Label dimensions in display order, and the evaluation dimension each one feeds.
+LABEL_DIMENSIONS: tuple[str, ...] = ("relevant", "supported", "correct", "covered")
+EVAL_OF: dict[str, str] = dict(DIMENSION_NAMES)
+LABEL_OF: dict[str, str] = {v: k for k, v in DIMENSION_NAMES.items()}
+#: The question each label answers, for the page.
+QUESTIONS: dict[str, str] = {
+    "relevant": "relevant to the question?",
+    "supported": "supported by the retrieved passages?",
+    "correct": "correct against the reference?",
+    "covered": "covered by the response?",
+}
+DEFAULT_WEIGHTS: dict[str, float] = {d: 0.25 for d in DIMENSION_ORDER}
+
+
+class SessionError(ValueError):
+    """A request the session cannot honour (no annotator, read-only, unknown unit ...); the message is for people."""
+
+
+def validate_annotator(name: Any) -> str:
+    """The annotator name a person typed, tidied (NFC, surrounding and repeated spaces removed).
+
+    Raises :class:`SessionError` with a message for the page when it is empty,
+    too long, holds control characters, or is a reserved name.  A name is an
+    identity, not authentication: anyone can type any name.
+    """
+    if not isinstance(name, str):
+        raise SessionError("Type your name first.")
+    name = " ".join(unicodedata.normalize("NFC", name).split())
+    if not name:
+        raise SessionError("Type your name first.")
+    if len(name) > MAX_NAME:
+        raise SessionError(f"That name is longer than {MAX_NAME} characters; use a shorter one.")
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise SessionError("A name cannot contain control characters.")
+    if name.lower() in RESERVED_NAMES:
+        raise SessionError(f"'{name}' is reserved; choose another name.")
+    return name
+
+
+@dataclass(frozen=True)
+class ViewUnit:
+    """A unit as the page shows it: its position, text and what the harness said."""
+
+    unit: Unit
+    kind: str           # passage | claim | fact
+    index: int          # 0-based position among its kind on the page
+    title: str = ""     # passage: article title and locator; fact: fact id
+    detail: str = ""    # passage: rank and retrieval score
+    passage: Passage | None = None
+
+
+@dataclass(frozen=True)
+class LabelChange:
+    """One change of one label, as the session applied it."""
+
+    unit_id: str
+    dimension: str
+    old: int | None
+    new: int | None
+    case_id: str
+    response_id: str
+    action: str  # set | clear | undo
+    #: True when the store's previous value was not what this page showed (another tab changed it).
+    conflict: bool = False
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    """A case in the case list, with this annotator's progress on it."""
+
+    case_id: str
+    case_type: str
+    query: str
+    status: str
+    labelled_units: int
+    total_units: int
+    labelled_pairs: int
+    total_pairs: int
+    disagreements: int
+    verdicts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Labelled versus total units and (unit, dimension) pairs."""
+
+    labelled_units: int
+    total_units: int
+    labelled_pairs: int
+    total_pairs: int
+    stale: int = 0
+
+    @property
+    def fraction(self) -> float:
+        return self.labelled_units / self.total_units if self.total_units else 0.0
+
+
+@dataclass(frozen=True)
+class CaseFilter:
+    """Which cases the case list shows; ``None``/``False`` means no restriction."""
+
+    case_type: str | None = None
+    status: str | None = None
+    verdict: str | None = None
+    disagreement: bool = False
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Everything the score panel shows, recomputed after each change."""
+
+    current: dict[str, DimensionRate]
+    pooled: dict[str, DimensionRate]
+    composite_current: Composite | None
+    composite_pooled: Composite | None
+    composite_error: str
+    diagnosis_current: Diagnosis
+    diagnosis_pooled: Diagnosis
+    agreement: dict[str, Agreement]
+    progress: Progress
+    weights: dict[str, float]
+    normalised_weights: dict[str, float]
+    gates: dict[str, float]
+    ties: int = 0
+
+
+# --- the harness, once ----------------------------------------------------------------------------
+
+
+def compute_harness(dataset: Dataset, config=None) -> tuple[dict[str, list], dict[str, dict]]:
+    """Retrieve and score every case on ``config`` (default configuration): ``(hits, results)`` by case id.
+
+    Authored responses and BM25 only: the playground never calls a model.
+    """
+    from ..harness.config import load_config
+    from ..harness.retrieve import retrieve_cases
+    from ..harness.run import score_case
+
+    config = config or load_config()
+    hits = retrieve_cases(dataset, config)
+    results = {cid: score_case(dataset.cases[cid], hits[cid], dataset.responses_for(cid), config)
+               for cid in sorted(dataset.cases)}
+    return hits, results
+
+
+# --- the session ------------------------------------------------------------------------------------
+
+
+class LabelSession:
+    """One page's state: see the module docstring.
+
+    ``dataset``: the validated corpus and golden set; ``store``: an open
+    :class:`~playground.store.LabelStore`; ``config``: the harness
+    configuration (default ``configs/default.yaml``); ``annotator``: a name
+    (validated) or None until the person gives one; ``harness_results``:
+    precomputed ``score_case`` results by case id (computed when None);
+    ``reveal_all``: show automatic labels before labelling.
+    """
+
+    def __init__(self, dataset: Dataset, store, config=None, annotator: str | None = None,
+                 harness_results: Mapping[str, dict] | None = None, *, reveal_all: bool = False,
+                 hits: Mapping[str, list] | None = None):
+        self.dataset = dataset
+        self.store = store
+        self.read_only = bool(getattr(store, "read_only", False))
+        self.reveal_all = reveal_all or self.read_only
+        if hits is None or harness_results is None:
+            computed_hits, computed = compute_harness(dataset, config)
+            hits = hits if hits is not None else computed_hits
+            harness_results = harness_results if harness_results is not None else computed
+        self.results: dict[str, dict] = dict(harness_results)
+        self.passages: dict[str, list[Passage]] = {cid: [h.passage for h in hits.get(cid, [])] for cid in dataset.cases}
+        self._hits = {cid: list(hits.get(cid, [])) for cid in dataset.cases}
+        self.case_ids: list[str] = sorted(dataset.cases)
+        self._build_catalog()
+        self.weights: dict[str, float] = dict(DEFAULT_WEIGHTS)
+        self.gates: dict[str, float] = {}
+        self.thresholds: dict[str, float] = dict(DEFAULT_THRESHOLDS)
+        self.filter = CaseFilter()
+        self.case_id: str | None = self.case_ids[0] if self.case_ids else None
+        self.response_id: str | None = self._first_response(self.case_id)
+        self.annotator: str | None = None
+        self._ties: set[tuple[str, str]] = set()
+        self._reset_labels()
+        if annotator is not None or self.read_only:
+            self.set_annotator(annotator)
+        else:
+            self.refresh()
+
+    # --- catalog and automatic labels ---------------------------------------------------------------
+    def _build_catalog(self) -> None:
+        ds = self.dataset
+        self.catalog: dict[str, Unit] = {}
+        self.responses: dict[str, list[Response]] = {}
+        self._view_units: dict[tuple[str, str], list[ViewUnit]] = {}
+        self._case_units: dict[str, list[str]] = {}
+        self._response_units: dict[str, list[str]] = {}
+        self._group: dict[str, tuple[str, str]] = {}
+        self.auto: dict[tuple[str, str], int] = {}
+        self.auto_score: dict[tuple[str, str], float | None] = {}
+        self.key: dict[tuple[str, str], int | None] = {}
+        self.decisions: dict[str, dict] = {}
+        self.variants: dict[str, str] = {}
+        for cid in self.case_ids:
+            case = ds.cases[cid]
+            result = self.results.get(cid)
+            if result is None:
+                raise SessionError(f"no harness result for case {cid}")
+            passage_rows = {p["unit_id"]: p for p in result["passages"]}
+            case_units: list[ViewUnit] = []
+            for i, hit in enumerate(self._hits[cid]):
+                unit = passage_unit(case, hit.passage)
+                row = passage_rows.get(unit.unit_id, {})
+                self._add(unit, cid, "")
+                self.auto[(unit.unit_id, "relevant")] = int(row.get("relevant", 0))
+                self.auto_score[(unit.unit_id, "relevant")] = row.get("relevance")
+                self.key[(unit.unit_id, "relevant")] = (
+                    None if "from_expected_source" not in row else int(bool(row["from_expected_source"])))
+                loc = hit.passage.locator
+                title = hit.passage.title or loc.slug
+                case_units.append(ViewUnit(
+                    unit, "passage", i, f"{title} — {loc.heading} ({loc.tenant}/{loc.slug})",
+                    f"rank {hit.rank}, BM25 {hit.score:.2f}"
+                    + (f", updated {hit.passage.updated}" if hit.passage.updated else ""), hit.passage))
+            self._case_units[cid] = [v.unit.unit_id for v in case_units]
+            responses = sorted(ds.responses_for(cid), key=lambda r: r.response_id)
+            self.responses[cid] = responses
+            scored = {r["response_id"]: r for r in result["responses"]}
+            self._view_units[(cid, "")] = case_units
+            for response in responses:
+                rid = response.response_id
+                self.variants[rid] = response.variant
+                rrow = scored.get(rid, {"claims": [], "facts": [], "decision": None})
+                self.decisions[rid] = rrow.get("decision") or {}
+                claims = {c["unit_id"]: c for c in rrow["claims"]}
+                facts = {f["unit_id"]: f for f in rrow["facts"]}
+                units = []
+                ci = fi = 0
+                fact_of = {f"{rid}::{f.fact_id}": f for f in case.reference_facts}
+                for unit in response_units(case, response):
+                    self._add(unit, cid, rid)
+                    if unit.unit_kind == "claim":
+                        c = claims.get(unit.unit_id, {})
+                        for dim, score in (("supported", "support"), ("correct", "correctness")):
+                            self.auto[(unit.unit_id, dim)] = int(c.get(dim, 0))
+                            self.auto_score[(unit.unit_id, dim)] = c.get(score)
+                            self.key[(unit.unit_id, dim)] = c.get(f"key_{dim}")
+                        units.append(ViewUnit(unit, "claim", ci))
+                        ci += 1
+                    else:
+                        f = facts.get(unit.unit_id, {})
+                        self.auto[(unit.unit_id, "covered")] = int(f.get("covered", 0))
+                        self.auto_score[(unit.unit_id, "covered")] = None
+                        self.key[(unit.unit_id, "covered")] = f.get("key_covered")
+                        fact = fact_of.get(unit.unit_id)
+                        units.append(ViewUnit(unit, "fact", fi, fact.fact_id if fact else ""))
+                        fi += 1
+                self._response_units[rid] = [v.unit.unit_id for v in units]
+                self._view_units[(cid, rid)] = units
+
+    def _add(self, unit: Unit, case_id: str, response_id: str) -> None:
+        self.catalog[unit.unit_id] = unit
+        self._group[unit.unit_id] = (case_id, response_id)
+
+    def _first_response(self, case_id: str | None) -> str | None:
+        if case_id is None:
+            return None
+        responses = self.responses.get(case_id) or []
+        return responses[0].response_id if responses else None
+
+    # --- annotator and labels ------------------------------------------------------------------------
+    def set_annotator(self, name: str | None) -> str | None:
+        """Label (or, read-only, view) as ``name``; loads their labels from the store.
+
+        ``None`` is allowed only on a read-only session: the consensus of all
+        annotators.  Returns the tidied name.
+        """
+        if name is None:
+            if not self.read_only:
+                raise SessionError("Type your name first.")
+            self.annotator = None
+        else:
+            self.annotator = validate_annotator(name)
+        self.refresh()
+        return self.annotator
+
+    @property
+    def can_label(self) -> bool:
+        return self.annotator is not None and not self.read_only
+
+    def known_annotators(self) -> list[str]:
+        return self.store.annotators()
+
+    def annotator_progress(self) -> list[tuple[str, Progress]]:
+        """Every annotator's progress on this dataset (for an instructor's dashboard), by name."""
+        out = []
+        for name in self.known_annotators():
+            if name.lower() in RESERVED_NAMES:
+                continue
+            p = self.store.progress(self.catalog, annotator=name)
+            out.append((name, Progress(p.labelled_units, p.total_units, p.labelled_pairs, p.total_pairs,
+                                       p.stale_pairs)))
+        return out
+
+    def _reset_labels(self) -> None:
+        self.counter = RateCounter(self._group)
+        self.labels: dict[tuple[str, str], int] = {}
+        self.stale: dict[tuple[str, str], int] = {}
+        self._by_dim: dict[str, dict[str, int]] = {d: {} for d in LABEL_DIMENSIONS}
+        self._agreement_cache: dict[str, Agreement] = {}
+        self._case_stats: dict[str, tuple] = {}
+        self._ties = set()
+
+    def refresh(self) -> None:
+        """Reload this annotator's labels (or the consensus) from the store: another tab's changes appear."""
+        self._reset_labels()
+        if self.annotator is None and self.read_only:
+            for row in self.store.consensus(catalog=self.catalog):
+                if row.value is None:
+                    self._ties.add((row.unit_id, row.dimension))
+                else:
+                    self._put(row.unit_id, row.dimension, row.value)
+        elif self.annotator is not None:
+            for label in self.store.labels(annotator=self.annotator):
+                unit = self.catalog.get(label.unit_id)
+                if unit is None or label.dimension not in unit.dimensions:
+                    continue  # orphaned: a unit of another configuration or dataset
+                if unit.text_hash != label.text_hash:
+                    self.stale[(label.unit_id, label.dimension)] = label.value
+                    continue
+                self._put(label.unit_id, label.dimension, label.value)
+        for cid in self.case_ids:
+            self._case_stats[cid] = self._compute_case_stats(cid)
+
+    def refresh_case(self, case_id: str | None = None) -> int:
+        """Reload one case's labels from the store (cheap: one query); returns how many changed.
+
+        The page calls it when a case comes on screen, so a second tab's
+        changes show up without a full :meth:`refresh`.
+        """
+        cid = case_id or self.case_id
+        if cid is None or (self.annotator is None and not self.read_only):
+            return 0
+        ids = list(self._case_units.get(cid, []))
+        for r in self.responses.get(cid, []):
+            ids += self._response_units.get(r.response_id, [])
+        fresh: dict[tuple[str, str], int] = {}
+        stale: dict[tuple[str, str], int] = {}
+        if self.annotator is None:
+            here = set(ids)
+            self._ties -= {k for k in self._ties if k[0] in here}
+            for row in self.store.consensus(catalog=self.catalog, unit_ids=ids):
+                if row.value is None:
+                    self._ties.add((row.unit_id, row.dimension))
+                else:
+                    fresh[(row.unit_id, row.dimension)] = row.value
+        else:
+            for label in self.store.labels(annotator=self.annotator, case_id=cid):
+                unit = self.catalog.get(label.unit_id)
+                if unit is None or label.dimension not in unit.dimensions:
+                    continue
+                target = fresh if unit.text_hash == label.text_hash else stale
+                target[(label.unit_id, label.dimension)] = label.value
+        changed = 0
+        for uid, dim in self._pairs(ids):
+            key = (uid, dim)
+            new = fresh.get(key)
+            if self.labels.get(key) != new:
+                self._put(uid, dim, new)
+                changed += 1
+            if key in stale and new is None:
+                self.stale[key] = stale[key]
+            elif key not in stale:
+                self.stale.pop(key, None)
+        if changed:
+            self._case_stats[cid] = self._compute_case_stats(cid)
+        return changed
+
+    @property
+    def ties(self) -> int:
+        """Consensus only: (unit, dimension) pairs whose annotators are split evenly (left out of every rate)."""
+        return len(self._ties)
+
+    def _put(self, unit_id: str, dimension: str, value: int | None) -> None:
+        key = (unit_id, dimension)
+        if value is None:
+            self.labels.pop(key, None)
+            self._by_dim[dimension].pop(unit_id, None)
+        else:
+            self.labels[key] = int(value)
+            self._by_dim[dimension][unit_id] = int(value)
+            self.stale.pop(key, None)
+        self.counter.set(unit_id, dimension, value)
+        self._agreement_cache.pop(dimension, None)
+
+    def label(self, unit_id: str, dimension: str) -> int | None:
+        """This annotator's current label (1, 0) or None."""
+        return self.labels.get((unit_id, dimension))
+
+    def stale_label(self, unit_id: str, dimension: str) -> int | None:
+        """An earlier label of this unit whose text has changed since, or None."""
+        return self.stale.get((unit_id, dimension))
+
+    def _unit(self, unit_id: str, dimension: str) -> Unit:
+        unit = self.catalog.get(unit_id)
+        if unit is None:
+            raise SessionError(f"unknown unit {unit_id!r}")
+        if dimension not in unit.dimensions:
+            raise SessionError(f"{unit.unit_kind} units are not labelled on {dimension!r}")
+        return unit
+
+    def set_label(self, unit_id: str, dimension: str, value: int | None) -> LabelChange | None:
+        """Save ``value`` (1, 0, or None to clear) at once; returns the change, or None if nothing changed."""
+        if self.read_only:
+            raise SessionError("This page is read-only (an instructor dashboard): labels cannot be changed here.")
+        if self.annotator is None:
+            raise SessionError("Type your name first: labels are saved under it.")
+        if value is not None and value not in (0, 1):
+            raise SessionError(f"a label is 1 (yes), 0 (no) or None (clear), not {value!r}")
+        unit = self._unit(unit_id, dimension)
+        shown = self.label(unit_id, dimension)
+        event = self.store.set_label(self.annotator, unit, dimension, None if value is None else int(value))
+        if event is None:
+            # Nothing changed in the store; make sure the page agrees with it.
+            if shown != (None if value is None else int(value)):
+                self._apply(unit_id, dimension, value)
+            return None
+        self._apply(unit_id, dimension, event.new_value)
+        cid, rid = self._group[unit_id]
+        return LabelChange(unit_id, dimension, event.old_value, event.new_value, cid, rid, event.action,
+                           conflict=event.old_value != shown)
+
+    def _apply(self, unit_id: str, dimension: str, value: int | None) -> None:
+        self._put(unit_id, dimension, value)
+        cid = self._group[unit_id][0]
+        self._case_stats[cid] = self._compute_case_stats(cid)
+
+    def undo(self) -> LabelChange | None:
+        """Revert this annotator's last change (in the store, whichever tab made it); None when nothing is left."""
+        if self.read_only:
+            raise SessionError("This page is read-only: nothing to undo.")
+        if self.annotator is None:
+            raise SessionError("Type your name first.")
+        event = self.store.undo(self.annotator)
+        if event is None:
+            return None
+        unit = self.catalog.get(event.unit_id)
+        if unit is None:
+            self.refresh()
+            return LabelChange(event.unit_id, event.dimension, event.old_value, event.new_value, event.case_id, "",
+                               "undo")
+        if event.new_value is not None and event.text_hash != unit.text_hash:
+            self.refresh()  # restored a label of older text: it is stale, not current
+        else:
+            self._apply(event.unit_id, event.dimension, event.new_value)
+        cid, rid = self._group[event.unit_id]
+        return LabelChange(event.unit_id, event.dimension, event.old_value, event.new_value, cid, rid, "undo")
+
+    def describe(self, unit_id: str) -> str:
+        """A short name of a unit for messages: ``claim 2 of GC-0001 (confident hallucination)``."""
+        if unit_id not in self._group:
+            return unit_id
+        cid, rid = self._group[unit_id]
+        for vu in self._view_units.get((cid, rid), []):
+            if vu.unit.unit_id == unit_id:
+                where = f" of {cid}" + (f" ({self.variants[rid].replace('_', ' ')})" if rid else "")
+                return f"{vu.kind} {vu.index + 1}{where}"
+        return unit_id
+
+    # --- what the harness said (blind until labelled) ------------------------------------------------------
+    def revealed(self, unit_id: str, dimension: str) -> bool:
+        return self.reveal_all or (unit_id, dimension) in self.labels
+
+    def auto_label(self, unit_id: str, dimension: str) -> int | None:
+        """The harness's label, or None while it is hidden (blind mode, not labelled yet)."""
+        if not self.revealed(unit_id, dimension):
+            return None
+        return self.auto.get((unit_id, dimension))
+
+    def auto_detail(self, unit_id: str, dimension: str) -> dict[str, Any] | None:
+        """``{label, score, key}`` of the harness and the authored answer key; None while hidden."""
+        if not self.revealed(unit_id, dimension):
+            return None
+        return {"label": self.auto.get((unit_id, dimension)), "score": self.auto_score.get((unit_id, dimension)),
+                "key": self.key.get((unit_id, dimension))}
+
+    def decision(self, response_id: str | None = None) -> dict | None:
+        """The harness decision of the response, or None while hidden (blind and not fully labelled)."""
+        rid = response_id or self.response_id
+        if rid is None:
+            return None
+        if not self.reveal_all:
+            cid = self._group_of_response(rid)
+            if any(self.label(u, d) is None for u, d in self._pairs(self._view_ids(cid, rid))):
+                return None
+        return self.decisions.get(rid)
+
+    def _group_of_response(self, response_id: str) -> str:
+        ids = self._response_units.get(response_id)
+        if ids:
+            return self._group[ids[0]][0]
+        for cid, rs in self.responses.items():
+            if any(r.response_id == response_id for r in rs):
+                return cid
+        raise SessionError(f"unknown response {response_id!r}")
+
+    # --- cases: list, filters, navigation -------------------------------------------------------------------
+    def _view_ids(self, case_id: str, response_id: str | None) -> list[str]:
+        ids = list(self._case_units.get(case_id, []))
+        if response_id:
+            ids += self._response_units.get(response_id, [])
+        return ids
+
+    def _pairs(self, unit_ids: Iterable[str]):
+        for uid in unit_ids:
+            for d in self.catalog[uid].dimensions:
+                yield uid, d
+
+    def _compute_case_stats(self, case_id: str) -> tuple[int, int, int, int, int]:
+        ids = list(self._case_units.get(case_id, []))
+        for r in self.responses.get(case_id, []):
+            ids += self._response_units.get(r.response_id, [])
+        lu = lp = tp = dis = 0
+        for uid in ids:
+            dims = self.catalog[uid].dimensions
+            done = 0
+            for d in dims:
+                v = self.labels.get((uid, d))
+                if v is not None:
+                    done += 1
+                    if v != self.auto.get((uid, d)):
+                        dis += 1
+            lu += done == len(dims)
+            lp += done
+            tp += len(dims)
+        return lu, len(ids), lp, tp, dis
+
+    def case_row(self, case_id: str) -> CaseRow:
+        case = self.dataset.cases[case_id]
+        lu, tu, lp, tp, dis = self._case_stats[case_id]
+        status = "unlabelled" if lp == 0 else ("done" if lp == tp else "partial")
+        verdicts = tuple((self.decisions.get(r.response_id) or {}).get("verdict", "") for r in self.responses[case_id])
+        return CaseRow(case_id, case.case_type, case.query, status, lu, tu, lp, tp, dis, verdicts)
+
+    def case_types(self) -> list[str]:
+        return sorted({c.case_type for c in self.dataset.cases.values()})
+
+    def set_filter(self, case_type: str | None = None, status: str | None = None, verdict: str | None = None,
+                   disagreement: bool = False) -> list[CaseRow]:
+        """Restrict the case list; returns the visible cases.  The case on screen does not change."""
+        if case_type is not None and case_type not in self.case_types():
+            raise SessionError(f"unknown case type {case_type!r}")
+        if status is not None and status not in STATUSES:
+            raise SessionError(f"unknown status {status!r} (known: {', '.join(STATUSES)})")
+        if verdict is not None and verdict not in VERDICTS:
+            raise SessionError(f"unknown verdict {verdict!r} (known: {', '.join(VERDICTS)})")
+        self.filter = CaseFilter(case_type, status, verdict, bool(disagreement))
+        return self.cases()
+
+    def _matches(self, row: CaseRow, f: CaseFilter) -> bool:
+        return ((f.case_type is None or row.case_type == f.case_type)
+                and (f.status is None or row.status == f.status)
+                and (f.verdict is None or f.verdict in row.verdicts)
+                and (not f.disagreement or row.disagreements > 0))
+
+    def cases(self, flt: CaseFilter | None = None) -> list[CaseRow]:
+        """The cases the list shows (under the current filter, or ``flt``), in case id order."""
+        f = flt or self.filter
+        return [row for cid in self.case_ids if self._matches(row := self.case_row(cid), f)]
+
+    def visible_ids(self) -> list[str]:
+        return [r.case_id for r in self.cases()]
+
+    @property
+    def case(self) -> Case | None:
+        return self.dataset.cases.get(self.case_id) if self.case_id else None
+
+    @property
+    def response(self) -> Response | None:
+        if self.response_id is None or self.case_id is None:
+            return None
+        return next((r for r in self.responses[self.case_id] if r.response_id == self.response_id), None)
+
+    def go_to(self, case_id: str, response_id: str | None = None) -> None:
+        """Show ``case_id`` with ``response_id`` (default: its first response)."""
+        if case_id not in self.dataset.cases:
+            raise SessionError(f"unknown case {case_id!r}")
+        if response_id is not None and response_id not in {r.response_id for r in self.responses[case_id]}:
+            raise SessionError(f"case {case_id} has no response {response_id!r}")
+        self.case_id = case_id
+        self.response_id = response_id or self._first_response(case_id)
+
+    def select_response(self, response_id: str) -> None:
+        """The scenario switch: show another response (variant) of the same case."""
+        if self.case_id is None:
+            raise SessionError("no case on screen")
+        self.go_to(self.case_id, response_id)
+
+    def scenarios(self) -> list[tuple[str, str]]:
+        """``(response_id, variant)`` of the case on screen, for the scenario switch."""
+        return [(r.response_id, r.variant) for r in self.responses.get(self.case_id or "", [])]
+
+    def _step(self, delta: int) -> str | None:
+        visible = self.visible_ids()
+        if not visible:
+            return None
+        if self.case_id in visible:
+            i = visible.index(self.case_id) + delta
+            if not 0 <= i < len(visible):
+                return None
+            target = visible[i]
+        else:  # the case on screen is filtered out: go to the nearest visible one in that direction
+            pos = self.case_ids.index(self.case_id) if self.case_id in self.case_ids else -1
+            after = [c for c in visible if self.case_ids.index(c) > pos]
+            before = [c for c in visible if self.case_ids.index(c) < pos]
+            target = (after[0] if after else None) if delta > 0 else (before[-1] if before else None)
+            if target is None:
+                return None
+        self.go_to(target)
+        return target
+
+    def next_case(self) -> str | None:
+        """Move to the next case in the list; None (and no move) at the end."""
+        return self._step(+1)
+
+    def prev_case(self) -> str | None:
+        """Move to the previous case in the list; None (and no move) at the start."""
+        return self._step(-1)
+
+    def has_unlabelled(self, case_id: str, response_id: str | None) -> bool:
+        return any(self.label(u, d) is None for u, d in self._pairs(self._view_ids(case_id, response_id)))
+
+    def next_unlabelled(self) -> tuple[str, str | None] | None:
+        """Move to the next (case, response) of the list, after the one on screen, with an unlabelled unit.
+
+        Wraps around; the view on screen comes last.  Returns ``(case_id,
+        response_id)`` or None when everything visible is labelled (no move).
+        """
+        views = [v for cid in self.visible_ids()
+                 for v in ([(cid, r.response_id) for r in self.responses[cid]] or [(cid, None)])]
+        if not views:
+            return None
+        here = (self.case_id, self.response_id)
+        start = views.index(here) + 1 if here in views else 0
+        if here not in views and self.case_id in self.case_ids:
+            pos = self.case_ids.index(self.case_id)
+            start = next((i for i, (c, _) in enumerate(views) if self.case_ids.index(c) > pos), 0)
+        for i in range(len(views)):
+            cid, rid = views[(start + i) % len(views)]
+            if self.has_unlabelled(cid, rid):
+                self.go_to(cid, rid)
+                return cid, rid
+        return None
+
+    # --- the case on screen --------------------------------------------------------------------------------
+    def view_units(self, kind: str | None = None) -> list[ViewUnit]:
+        """Units on screen: the case's passages, then the response's claims and facts (optionally one kind)."""
+        if self.case_id is None:
+            return []
+        units = list(self._view_units.get((self.case_id, ""), []))
+        if self.response_id:
+            units += self._view_units.get((self.case_id, self.response_id), [])
+        return [u for u in units if kind is None or u.kind == kind]
+
+    def view_progress(self, case_id: str | None = None, response_id: str | None = None) -> Progress:
+        """Progress on one view (default: the one on screen)."""
+        cid = case_id or self.case_id
+        rid = response_id if case_id else self.response_id
+        ids = self._view_ids(cid, rid) if cid else []
+        lu = lp = tp = 0
+        for uid in ids:
+            dims = self.catalog[uid].dimensions
+            done = sum(self.label(uid, d) is not None for d in dims)
+            lu += done == len(dims)
+            lp += done
+            tp += len(dims)
+        return Progress(lu, len(ids), lp, tp)
+
+    # --- scores ---------------------------------------------------------------------------------------------
+    def rates_current(self) -> dict[str, DimensionRate]:
+        """The four rates over the view on screen (its passages plus the response's claims and facts)."""
+        if self.case_id is None:
+            return self.counter.rates(("", ""))
+        groups = [(self.case_id, "")] + ([(self.case_id, self.response_id)] if self.response_id else [])
+        return self._rates_of(groups)
+
+    def rates_response(self, response_id: str) -> dict[str, DimensionRate]:
+        """Rates of one response of the case on screen (its claims and facts plus the case's passages)."""
+        cid = self._group_of_response(response_id)
+        return self._rates_of([(cid, ""), (cid, response_id)])
+
+    def _rates_of(self, groups) -> dict[str, DimensionRate]:
+        succ = [0] * 4
+        n = [0] * 4
+        for g in groups:
+            for i, (s, m) in enumerate(self.counter.counts(g).values()):
+                succ[i] += s
+                n[i] += m
+        return {d: rate_from_counts(d, succ[i], n[i], self.counter.confidence) for i, d in enumerate(DIMENSION_ORDER)}
+
+    def rates_pooled(self) -> dict[str, DimensionRate]:
+        """The four rates over every current label of this annotator (or the consensus)."""
+        return self.counter.rates()
+
+    def set_weights(self, weights: Mapping[str, float]) -> None:
+        """Composite weights (any non-negative numbers; normalised over dimensions with data)."""
+        w = dict(self.weights)
+        for d, v in weights.items():
+            if d not in DIMENSION_ORDER:
+                raise SessionError(f"unknown dimension {d!r}")
+            v = float(v)
+            if not v >= 0:
+                raise SessionError(f"a weight cannot be negative ({d}: {v})")
+            w[d] = v
+        self.weights = w
+
+    def set_gate(self, dimension: str, floor: float | None) -> None:
+        """A hard gate: the composite is gated when ``dimension`` is below ``floor`` (None removes it)."""
+        if dimension not in DIMENSION_ORDER:
+            raise SessionError(f"unknown dimension {dimension!r}")
+        if floor is None:
+            self.gates.pop(dimension, None)
+        else:
+            floor = float(floor)
+            if not 0.0 <= floor <= 1.0:
+                raise SessionError("a gate floor is between 0 and 1")
+            self.gates[dimension] = floor
+
+    def normalised_weights(self) -> dict[str, float]:
+        """The weights as shares of their total (what the sliders mean), before dropping dimensions without data."""
+        total = sum(self.weights.values())
+        return {d: (self.weights[d] / total if total > 0 else 0.0) for d in DIMENSION_ORDER}
+
+    def composite(self, rates: Mapping[str, DimensionRate]) -> Composite | None:
+        """The weighted composite of ``rates`` with the session's weights and gates (None if all weights are 0)."""
+        try:
+            return composite(rates, self.weights, self.gates)
+        except ValueError:
+            return None
+
+    def agreement(self) -> dict[str, Agreement]:
+        """Human (reference) versus harness, per dimension, on the units this annotator labelled."""
+        out = {}
+        for label_dim in LABEL_DIMENSIONS:
+            cached = self._agreement_cache.get(label_dim)
+            if cached is None:
+                human = self._by_dim[label_dim]
+                harness = {u: self.auto[(u, label_dim)] for u in human if (u, label_dim) in self.auto}
+                cached = self._agreement_cache[label_dim] = agreement(human, harness)
+            out[EVAL_OF[label_dim]] = cached
+        return out
+
+    def progress(self) -> Progress:
+        """Overall progress of this annotator: units with every dimension labelled / all units."""
+        lu = tu = lp = tp = 0
+        for stats in self._case_stats.values():
+            lu += stats[0]
+            tu += stats[1]
+            lp += stats[2]
+            tp += stats[3]
+        return Progress(lu, tu, lp, tp, len(self.stale))
+
+    def scores(self) -> Scores:
+        """Everything the score panel shows (rates, composite, diagnosis, agreement, progress)."""
+        current = self.rates_current()
+        pooled = self.rates_pooled()
+        cc = self.composite(current)
+        cp = self.composite(pooled)
+        error = "" if cc is not None else "Every weight is 0: give at least one dimension a weight."
+        return Scores(
+            current, pooled, cc, cp, error, diagnose(current, self.thresholds), diagnose(pooled, self.thresholds),
+            self.agreement(), self.progress(), dict(self.weights), self.normalised_weights(), dict(self.gates),
+            self.ties,
+        )
+
+    # --- export ---------------------------------------------------------------------------------------------
+    def export_rows(self, scope: str = "mine") -> list[dict]:
+        """Label rows (``annotator, unit_kind, unit_id, dimension, value``): ``mine``, ``all`` or ``consensus``.
+
+        Stale labels are left out (the five columns cannot say a label is stale).
+        """
+        from ..store import export_rows
+
+        if scope == "mine":
+            if self.annotator is None:
+                raise SessionError("Type your name first (or choose an annotator) to export their labels.")
+            return export_rows(self.store, annotator=self.annotator, catalog=self.catalog)
+        if scope == "all":
+            return export_rows(self.store, catalog=self.catalog)
+        if scope == "consensus":
+            return export_rows(self.store, consensus=True, catalog=self.catalog)
+        raise SessionError(f"unknown export scope {scope!r} (mine, all, consensus)")
+
+    def export_text(self, fmt: str = "csv", scope: str = "mine") -> tuple[str, str, int]:
+        """``(filename, text, rows)`` of an export, for a download link."""
+        from ..store import format_rows
+
+        if fmt not in ("csv", "jsonl"):
+            raise SessionError(f"unknown export format {fmt!r} (csv, jsonl)")
+        rows = self.export_rows(scope)
+        who = self.annotator if scope == "mine" else scope
+        safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in (who or "labels")).strip("-") or "labels"
+        return f"labels-{safe}.{fmt}", format_rows(rows, fmt), len(rows)
+
+
+def session_from_env(root: str | os.PathLike | None = None, db: str | None = None, read_only: bool | None = None,
+                     annotator: str | None = None, reveal_all: bool = False) -> LabelSession:
+    """A session on ``$PLAYGROUND_ROOT`` (or the repository's data) and ``$PLAYGROUND_DB``.
+
+    ``read_only`` defaults to ``$PLAYGROUND_READ_ONLY`` (``1``/``true``/``yes``).
+    """
+    from ..golden import load_dataset
+    from ..store import open_store
+
+    root = root or os.environ.get("PLAYGROUND_ROOT") or None
+    if read_only is None:
+        read_only = env_flag("PLAYGROUND_READ_ONLY")
+    dataset = load_dataset(root)
+    store = open_store(db or None, read_only=read_only)
+    return LabelSession(dataset, store, annotator=annotator, reveal_all=reveal_all)
+
+
+def env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
