@@ -29,7 +29,10 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+
+if TYPE_CHECKING:  # the sweep module is imported lazily where it is used
+    from .sweep import CVResult, SweepRow
 
 __all__ = [
     "FIELD_TYPES",

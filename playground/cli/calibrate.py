@@ -12,8 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-DB_HELP = ("label store: a SQLite file path, sqlite:///abs/path.db or postgresql://user@host/dbname "
-           "(default: $PLAYGROUND_DB, else labels.db under the user's data directory)")
+from .options import add_db, add_root
 
 
 def _common(p: argparse.ArgumentParser, folds: bool = True) -> None:
@@ -29,8 +28,7 @@ def _run_opts(p: argparse.ArgumentParser, required: bool = False) -> None:
     p.add_argument("--run", type=Path, required=required, default=None, metavar="RUN_DIR",
                    help="harness run folder (playground harness run --out RUN_DIR)"
                    + ("" if required else "; default: run the default configuration now, in a temporary folder"))
-    p.add_argument("--root", type=Path, default=None, metavar="DIR",
-                   help="folder holding corpus/ and golden/ (default: the repository)")
+    add_root(p)
 
 
 def _ppi_opts(p: argparse.ArgumentParser) -> None:
@@ -84,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _run_opts(p)
     p.add_argument("--annotator", default=None, metavar="NAME", help="one annotator (default: the consensus)")
-    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
+    add_db(p)
     p.add_argument("--judge", action="store_true", help="use the run's judge verdicts instead of the harness")
     _ppi_opts(p)
     _common(p)
@@ -105,8 +103,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--human", choices=("key", "ragtruth", "store"), default="key", help="human side (default key)")
     p.add_argument("--ragtruth", type=Path, default=None, metavar="FILE", help="RAGTruth claims file for --human ragtruth")
     p.add_argument("--annotator", default=None, metavar="NAME", help="--human store: one annotator (default consensus)")
-    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
-    p.add_argument("--root", type=Path, default=None, metavar="DIR", help="folder holding corpus/ and golden/")
+    add_db(p)
+    add_root(p)
     p.add_argument("--name", default=None, help="name of the scorer in the tables (default: external:<file stem>)")
     _ppi_opts(p)
     _common(p)
@@ -119,8 +117,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "disagree (settle them with 'playground calibrate adjudicate'), and each annotator's accuracy against the "
         "golden answer key (teaching).",
     )
-    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
-    p.add_argument("--root", type=Path, default=None, metavar="DIR", help="folder holding corpus/ and golden/")
+    add_db(p)
+    add_root(p)
     p.add_argument("--limit", type=int, default=20, help="rows of the adjudication queue to print (default 20)")
     _common(p, folds=False)
     p.set_defaults(func=run_annotators)
@@ -134,8 +132,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("dimension", choices=("relevant", "supported", "correct", "covered"))
     p.add_argument("value", choices=("1", "0", "clear"))
     p.add_argument("--adjudicator", required=True, metavar="NAME", help="who settles it")
-    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
-    p.add_argument("--root", type=Path, default=None, metavar="DIR", help="folder holding corpus/ and golden/")
+    add_db(p)
+    add_root(p)
     p.set_defaults(func=run_adjudicate)
 
 

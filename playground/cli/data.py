@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from pathlib import Path
+
+from .options import add_root
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "counts per tenant, case type and response variant; or exit 1 with every problem listed, each with "
         "its file, line and case/fact id.",
     )
-    check.add_argument("--root", type=Path, default=None, help="folder holding corpus/ and golden/ (default: the repository)")
+    add_root(check)
     check.set_defaults(func=run_check)
     data.set_defaults(func=lambda args: data.print_help() or 2)
 

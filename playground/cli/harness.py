@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from .options import add_root
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     harness = subparsers.add_parser("harness", help="score every unit automatically; compare runs; gate CI on a baseline")
@@ -22,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     run.add_argument("--config", type=Path, default=None, help="configuration YAML (default: configs/default.yaml)")
     run.add_argument("--out", type=Path, required=True, help="run folder to write (created if absent)")
-    run.add_argument("--root", type=Path, default=None, help="folder holding corpus/ and golden/ (default: the repository)")
+    add_root(run)
     run.add_argument("--sample", type=int, default=None, metavar="N", help="score a fixed, deterministic sample of N cases")
     run.add_argument("--resume", action="store_true", help="keep finished cases of an interrupted run in --out and do the rest")
     run.add_argument("--cache", type=Path, default=None, help="model-call cache file (default: OUT/.cache/ollama.db)")

@@ -5,8 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-DB_HELP = ("label store for the human labels: a SQLite file path, sqlite:///abs/path.db or "
-           "postgresql://user@host/dbname (default: $PLAYGROUND_DB, else labels.db under the user's data directory)")
+from .options import DB_HELP, add_db
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", type=Path, metavar="FILE", help="RAGTruth claims (.jsonl)")
     p.add_argument("--out", type=Path, default=Path("imported"), metavar="DIR",
                    help="folder for ragtruth.dataset.json (default: ./imported)")
-    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
+    add_db(p, "label store for the human labels: " + DB_HELP.removeprefix("label store: "))
     p.add_argument("--annotator", default=None, metavar="NAME", help="annotator name of the labels (default ragtruth-human)")
     p.add_argument("--no-labels", action="store_true", help="write the data set file only, no labels into the store")
     p.add_argument("--dry-run", action="store_true", help="validate and report; write nothing")

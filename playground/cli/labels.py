@@ -14,17 +14,14 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-DB_HELP = ("label store: a SQLite file path, sqlite:///abs/path.db or postgresql://user@host/dbname "
-           "(default: $PLAYGROUND_DB, else labels.db under the user's data directory)")
+from .options import add_db as _add_db
+from .options import add_root
+
 ROOT_HELP = "folder holding corpus/ and golden/, whose units labels refer to (default: the repository)"
 
 
-def _add_db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", default=None, metavar="PATH|URL", help=DB_HELP)
-
-
 def _add_root(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", type=Path, default=None, metavar="DIR", help=ROOT_HELP)
+    add_root(p, ROOT_HELP)
     p.add_argument("--config", type=Path, default=None, metavar="FILE",
                    help="harness configuration deciding which passages are retrieved (default configuration)")
 

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .options import add_db, add_root
+
 NOTEBOOKS = ("playground", "calibrate", "harness")
 
 DESCRIPTION = """\
@@ -68,11 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8866, help="port to listen on (default 8866)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for a class)")
-    p.add_argument("--db", default=None, metavar="PATH|URL",
-                   help="label store: a SQLite file, sqlite:///path or postgresql://... "
-                        "(default $PLAYGROUND_DB, else the user data directory)")
-    p.add_argument("--root", type=Path, default=None, metavar="DIR",
-                   help="folder holding corpus/ and golden/ (default: the repository's own)")
+    add_db(p)
+    add_root(p)
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.add_argument("--read-only", action="store_true",
                    help="instructor dashboard: show every annotator's labels and their consensus, change nothing")

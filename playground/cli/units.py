@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from .options import add_root
+
 COLUMNS = ("unit_kind", "unit_id", "case_id", "response_id", "dimensions", "text_hash", "text")
 
 
@@ -18,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "claims of every response, and reference facts per response. Columns: " + ", ".join(COLUMNS)
         + ". dimensions is space-separated (relevant | supported correct | covered).",
     )
-    units.add_argument("--root", type=Path, default=None, help="folder holding corpus/ and golden/ (default: the repository)")
+    add_root(units)
     units.add_argument("--format", choices=("csv", "jsonl"), default="csv")
     units.add_argument("--config", type=Path, default=None, help="harness configuration deciding the retrieved passages")
     units.set_defaults(func=run_units)

@@ -185,6 +185,16 @@ class JudgeResult:
             "retried": self.retried,
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "JudgeResult":
+        """The inverse of :meth:`to_dict` (a run's checkpoints store judge results as dicts)."""
+        return cls(
+            case_id=data["case_id"], response_id=data["response_id"], judge_model=data["judge_model"],
+            **{name: data[name] for name in SCORE_NAMES},
+            claims=tuple(ClaimSupport(c["index"], c["claim_id"], c["supported"], c["reason"]) for c in data["claims"]),
+            prompt_hash=data["prompt_hash"], retried=data.get("retried", False),
+        )
+
 
 # --------------------------------------------------------------------------- prompt
 

@@ -40,11 +40,11 @@ from typing import Any, Callable, Iterable, Sequence
 import yaml
 
 from ..claims import split_claims
-from ..golden import Dataset, load_dataset, passage_unit, response_units
-from ..metrics import DIMENSION_ORDER, RETRIEVAL_METRICS, rates_from_labels, retrieval_summary
+from ..golden import Dataset, load_dataset, passage_unit
+from ..metrics import DIMENSION_ORDER, RETRIEVAL_METRICS, rates_from_labels
 from ..model import Case, Label, Passage, Response
 from . import score as S
-from .assertions import ASSERTIONS, check_assertions, summarise
+from .assertions import AssertionResult, check_assertions, summarise
 from .config import Config
 from .decide import Signals, decide, flags
 from .retrieve import Hit, build_retriever, case_query, retrieve_cases
@@ -408,8 +408,6 @@ def build_report(config: Config, fingerprint: str, results: Sequence[dict], samp
     for c in results:
         for r in c["responses"]:
             key = f"{c['case_id']}/{r['response_id']}"
-            from .assertions import AssertionResult
-
             res = [AssertionResult(a["name"], a["status"], a["detail"]) for a in r["assertions"]]
             everything[key] = res
             if _gated(c, r):
@@ -461,25 +459,12 @@ def build_report(config: Config, fingerprint: str, results: Sequence[dict], samp
         "by_variant": per_variant,
     }
     if model_stats is not None:
-        from .judge import generation_metrics, JudgeResult
+        from .judge import JudgeResult, generation_metrics
 
-        judged = sum(1 for c in results if any(r.get("judge") for r in c["responses"]))
+        judged = [JudgeResult.from_dict(r["judge"]) for c in results for r in c["responses"] if r.get("judge")]
         report["models"] = dict(sorted(model_stats.items()))
-        report["judge"] = _judge_summary(results, judged)
+        report["judge"] = generation_metrics(judged, len(results))
     return report
-
-
-def _judge_summary(results: Sequence[dict], judged_cases: int) -> dict:
-    """The judge's generation metrics, or 'skipped' when it ran on < 25% of cases."""
-    total = len(results)
-    if total == 0 or judged_cases / total < 0.25:
-        return {"skipped": True, "judged_cases": judged_cases, "cases": total,
-                "reason": f"the judge ran on {judged_cases} of {total} cases, below the 25% minimum: no generation metrics"}
-    judged = [r["judge"] for c in results for r in c["responses"] if r.get("judge")]
-    out = {"skipped": False, "judged_cases": judged_cases, "cases": total, "judged_responses": len(judged)}
-    for key in ("faithfulness", "citation_accuracy", "answer_relevance"):
-        out[key] = _mean([j[key] for j in judged])
-    return out
 
 
 def _csv(rows: list[dict], columns: Sequence[str]) -> str:
