@@ -6,13 +6,14 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8866
+HOST ?= 127.0.0.1
 DB ?=
 PYTEST_ARGS ?=
 
 .PHONY: serve test bench check clean-notebooks help
 
 help:
-	@echo "make serve   start the labelling playground (Voila) on http://127.0.0.1:$(PORT)"
+	@echo "make serve   start the labelling playground (Voila) on http://$(HOST):$(PORT) (DB=labels.db to choose the store)"
 	@echo "make test    run the whole test suite (browser tests need /usr/bin/chromium)"
 	@echo "make bench   run the benchmarks in bench/ and print their tables"
 	@echo "make check   validate the shipped corpus and golden set"
@@ -24,7 +25,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 serve: $(STAMP)
-	$(BIN)/playground serve --port $(PORT) $(if $(DB),--db $(DB),)
+	$(BIN)/playground serve --host $(HOST) --port $(PORT) $(if $(DB),--db $(DB),)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
