@@ -116,6 +116,16 @@ def test_reading_commands_never_create_a_store(tmp_path, capsys):
     assert not (tmp_path / "typo.db").exists()
 
 
+def test_init_creates_then_is_idempotent(tmp_path, capsys):
+    path = tmp_path / "new.db"
+    code, out, _ = run(["labels", "init", "--db", str(path)], capsys)
+    assert code == 0 and path.is_file() and "schema 2" in out and "0 annotator(s)" in out
+    code, out, _ = run(["labels", "init", "--db", str(path)], capsys)
+    assert code == 0 and "label store ready" in out
+    code, _, err = run(["labels", "stats", "--db", str(path)], capsys)
+    assert code == 0, err  # a reading command now finds the store
+
+
 def test_errors_are_one_line(tmp_path, capsys):
     notdb = tmp_path / "notes.txt"
     notdb.write_text("hello " * 200)

@@ -71,6 +71,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_export)
 
     p = sub.add_parser(
+        "init", help="create the store (or migrate it to this version's schema) and say where it is",
+        description="Create the label store at --db, or migrate an older one forward, and print its location, "
+        "backend and schema version. Other commands that only read never create a store; run this once for a "
+        "shared PostgreSQL database as a role that may create tables, then grant the annotators' role access.",
+    )
+    _add_db(p)
+    p.set_defaults(func=run_init)
+
+    p = sub.add_parser(
         "stats", help="annotators, label counts, progress, stale labels and ties",
         description="Print the store's annotators and label counts per dimension, then progress (labelled / "
         "total units and unit-dimension pairs, overall and per case) against the data's units, stale and "
@@ -212,6 +221,14 @@ def run_export(args: argparse.Namespace) -> int:
     write_export(rows, args.out if args.out is not None else sys.stdout, args.format)
     if args.out is not None:
         print(f"exported {len(rows)} row(s) to {args.out}", file=sys.stderr)
+    return 0
+
+
+@_guard
+def run_init(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        print(f"label store ready: {store.url} ({store.backend}, schema {store.schema_version}); "
+              f"{len(store.annotators())} annotator(s)")
     return 0
 
 
