@@ -27,8 +27,6 @@ Run ``python bench/bench_metrics.py`` (``make bench``).  Prints a table.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import sys
 import time
@@ -43,6 +41,8 @@ import numpy as np  # noqa: E402
 from playground.metrics import RateCounter, rates_by_group, rates_from_labels  # noqa: E402
 from playground.model import CASE_TYPES, Label  # noqa: E402
 from playground.stats import _wilson_cached  # noqa: E402
+
+from machine import describe, pin_one_core  # noqa: E402  (bench/machine.py)
 
 PASSAGES, CLAIMS, FACTS = 8, 7, 5
 UNITS_PER_CASE = PASSAGES + CLAIMS + FACTS
@@ -121,15 +121,6 @@ def time_full(labels, case_of, type_of, flips) -> list[float]:
     return times
 
 
-def pin_one_core() -> str:
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpus[0]})
-        return f"pinned to CPU {cpus[0]}"
-    except (AttributeError, OSError):  # not Linux
-        return "not pinned"
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--changes", type=int, default=2000, help="label changes per incremental run")
@@ -139,10 +130,8 @@ def main(argv=None) -> int:
 
     pinned = pin_one_core()
     print("Recompute the four dimensions with 95% Wilson intervals after one label change")
-    print(f"machine: {platform.platform()} | {platform.machine()} | "
-          f"{platform.processor() or 'unknown processor'} | cpu count {os.cpu_count()} | "
-          f"{pinned}")
-    print(f"python {platform.python_version()} | seed {args.seed} | "
+    print(f"machine: {describe()}; {pinned}")
+    print(f"seed {args.seed} | "
           f"{UNITS_PER_CASE} units ({PASSAGES} passages, {CLAIMS} claims, {FACTS} facts) "
           f"per case")
     print("each recompute: record the change, then rates pooled + changed case + its case type")

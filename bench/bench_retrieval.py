@@ -6,8 +6,6 @@ vocabulary with one identifier. Prints a table with the machine.
 """
 from __future__ import annotations
 
-import os
-import platform
 import random
 import statistics
 import sys
@@ -18,6 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playground.harness.retrieve import BM25Retriever  # noqa: E402
 from playground.model import Locator, Passage  # noqa: E402
+
+from machine import describe, pin_one_core  # noqa: E402  (bench/machine.py)
 
 
 def corpus(n_chunks: int, rng: random.Random) -> tuple[list[Passage], list[str]]:
@@ -34,10 +34,7 @@ def corpus(n_chunks: int, rng: random.Random) -> tuple[list[Passage], list[str]]
 
 
 def main() -> int:
-    try:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    except (AttributeError, OSError):
-        pass
+    pinned = pin_one_core()
     rng = random.Random(7)
     passages, queries = corpus(10_000, rng)
     t0 = time.perf_counter()
@@ -49,8 +46,7 @@ def main() -> int:
         retriever.search(q, "t1", k=5)
         times.append(time.perf_counter() - t)
     total = sum(times)
-    print(f"machine: {platform.platform()}, {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} cpus, python {platform.python_version()}, pinned to 1 core")
+    print(f"machine: {describe()}; {pinned}")
     print(f"{'corpus':<28} {'index build s':>14} {'queries':>8} {'queries/s':>10} {'median ms':>10} {'p95 ms':>8}")
     p95 = sorted(times)[int(0.95 * len(times))]
     print(f"{'10,000 chunks (2 tenants)':<28} {build:>14.2f} {len(queries):>8} {len(queries) / total:>10.0f} "

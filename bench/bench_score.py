@@ -28,8 +28,6 @@ Target: >= 2,000 responses per second on the ``corpus`` workload.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import sys
 import time
@@ -38,6 +36,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playground.harness import score  # noqa: E402
+
+from machine import describe, pin_one_core  # noqa: E402  (bench/machine.py)
 
 SEED = 20240601
 TARGET = 2000
@@ -128,21 +128,6 @@ def score_response(r: dict) -> float:
     return sig.groundedness + sum(rel) + sum(corr) + cov
 
 
-def _machine() -> str:
-    model = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    cpus = os.cpu_count()
-    return (f"{model or 'unknown CPU'}; {cpus} logical CPU(s); {platform.system()} "
-            f"{platform.release()}; Python {platform.python_version()} "
-            f"({platform.python_implementation()})")
-
-
 def _rate(data: list[dict], warmup: int, repeats: int) -> tuple[float, float]:
     """(best, median) responses per CPU-second over ``repeats`` slices."""
     for r in data[:warmup]:
@@ -167,16 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=SEED)
     args = ap.parse_args(argv)
-    pinned = "not pinned"
-    if hasattr(os, "sched_setaffinity"):
-        cpu = max(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cpu})
-        pinned = f"pinned to CPU {cpu}"
-    try:
-        load = "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:  # pragma: no cover
-        load = "load average unknown"
-    print(f"machine: {_machine()} ({pinned}; {load})")
+    print(f"machine: {describe()}; {pin_one_core()}")
     ok = True
     for workload in ("corpus", "fresh"):
         data = make_responses(args.warmup + args.responses, args.seed, workload=workload)

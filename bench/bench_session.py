@@ -22,8 +22,6 @@ Run ``python bench/bench_session.py [--toggles N] [--root DIR]`` (``make bench``
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import statistics
 import sys
@@ -35,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from machine import describe  # noqa: E402  (bench/machine.py)
+
 TARGET_MS = 50.0
 
 
@@ -42,19 +42,6 @@ def summary(name: str, seconds: list[float]) -> tuple[str, float, float, float, 
     ms = sorted(s * 1000 for s in seconds)
     p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
     return name, statistics.fmean(ms), statistics.median(ms), p95, ms[-1]
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{platform.system()} {platform.release()}, {cpu}, {os.cpu_count()} CPU(s), "
-            f"Python {platform.python_version()}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     n_claims = sum(1 for u in session.catalog.values() if u.unit_kind == "claim")
     print(f"data: {len(dataset.cases)} cases, {len(dataset.responses)} responses, {len(session.catalog)} units "
           f"({n_claims} claims), {len(pairs)} (unit, dimension) pairs")
-    print(f"machine: {machine()}")
+    print(f"machine: {describe()}")
     print(f"start: imports {t_import:.2f} s, load data {t_load:.2f} s, session (harness on every case + catalog) "
           f"{t_session:.2f} s\n")
 

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
-import os
-import platform
 import sqlite3
 import statistics
 import sys
@@ -36,6 +34,8 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from machine import describe  # noqa: E402  (bench/machine.py)
 
 TARGET_ONE_WRITER = 500.0
 
@@ -105,24 +105,7 @@ def check_store(url: str, expected: int) -> None:
 
 
 def machine() -> list[str]:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    mem = ""
-    try:
-        kb = int(Path("/proc/meminfo").read_text().split()[1])
-        mem = f", {kb / 1024 / 1024:.0f} GiB RAM"
-    except (OSError, ValueError, IndexError):
-        pass
-    return [
-        f"machine: {platform.system()} {platform.release()} {platform.machine()}, {os.cpu_count()} cores ({cpu}){mem}",
-        f"python {platform.python_version()}, SQLite {sqlite3.sqlite_version}",
-    ]
+    return [f"machine: {describe()}", f"SQLite {sqlite3.sqlite_version}"]
 
 
 def main(argv: list[str] | None = None) -> int:
