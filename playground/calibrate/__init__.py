@@ -1,0 +1,147 @@
+"""Calibration: can this automatic scorer be trusted, where, and at which threshold?
+
+Data frames in, figures out; no widgets, no plotting (charts live in
+:mod:`playground.ui.calibration`).  Every statistic comes from
+:mod:`playground.stats`, :mod:`playground.metrics` and :mod:`playground.sweep`;
+this module pairs labellings and arranges the figures.
+
+Two kinds of labelling of the same units
+========================================
+:class:`HumanLabelling` — one 0/1 label per (unit, dimension), frame columns
+:data:`HUMAN_COLUMNS`:
+
+* one annotator's labels from the label store (:func:`human_from_store`);
+* the consensus of the store's annotators, adjudicated labels first
+  (:func:`human_consensus`);
+* the golden set's authored answer key, a ready-made careful annotator
+  (:func:`key_from_dataset` for claims and facts; :func:`key_from_run` adds
+  passages, whose "key" is the gold *from an expected source*);
+* RAGTruth's human hallucination labels (:func:`ragtruth_human`).
+
+:class:`AutoLabelling` — per (unit, dimension) a continuous ``score`` and
+the automatic ``label`` (0/1), frame columns :data:`AUTO_COLUMNS`, plus the
+current default threshold of each dimension's score:
+
+* a harness run folder's ``units.csv`` (:func:`auto_from_run`);
+* the Ollama judge's per-claim verdicts in a run's ``cases.jsonl``
+  (:func:`judge_from_run`);
+* an external tool's per-unit scores from CSV — a RAGAS- or DeepEval-style
+  scorer on the same units (:func:`auto_from_csv`);
+* the deterministic support scorer or the plain-coverage baseline on
+  RAGTruth claims (:func:`ragtruth_auto`).
+
+Figures
+=======
+* :func:`compare` — on the units both labelled: human and automatic rates with
+  Wilson intervals, percent agreement, Cohen's kappa with its interval, the
+  base rate (accuracy of always predicting the human majority class), MCC,
+  PABAK, F1 of the "no" class, balanced accuracy, the confusion matrix and the
+  disagreeing units with a link to their case in the playground.
+* :func:`threshold_sweep` — kappa and F1 against the score threshold, the
+  default marked, the best (highest kappa) reported, with a small-set warning
+  (:func:`small_set_warning`) and a grouped cross-validated figure.
+* :func:`reliability` — score bins against the human "yes" rate per bin.
+* :func:`ppi_by_dimension` — human-only, automatic-only and
+  prediction-powered rates, and the human labels needed for a chosen width.
+* :func:`annotator_agreement`, :func:`adjudication_queue`,
+  :func:`adjudicate`, :func:`accuracy_against_key` — annotators versus each
+  other and versus the answer key.
+* :func:`calibrate_ragtruth` — the support scorer (and a plain-coverage
+  baseline) against RAGTruth's human labels, in-sample and out of sample.
+
+Conventions: labels are 0/1 with 1 = yes (relevant, supported, correct,
+covered); the automatic label at threshold ``t`` is ``score >= t``; F1 is
+for the "no" class (unsupported, irrelevant, incorrect, missing: what a gate
+must catch) unless asked otherwise.  Every table is sorted with explicit
+tie-breaks and its floats rounded to :data:`DECIMALS` places, so the same
+input gives the same bytes.
+
+Modules
+=======
+One job each; this package re-exports every name, so import from
+``playground.calibrate``:
+
+* :mod:`.tables` — rounding and ordering rules of every table, :func:`write_tables`;
+* :mod:`.labellings` — :class:`HumanLabelling`, :class:`AutoLabelling`, their
+  columns and :class:`CalibrationInputError`;
+* :mod:`.store_labels` — an annotator's labels and the consensus from the label store;
+* :mod:`.answer_key` — the golden set's answer key (from the dataset or a run folder);
+* :mod:`.run_folder` — a harness run's ``units.csv`` and judge verdicts;
+* :mod:`.external_csv` — an external tool's scores from CSV;
+* :mod:`.comparison` — human versus automatic on one dimension;
+* :mod:`.thresholds` — threshold sweeps, the small-set warning, reliability bins;
+* :mod:`.ppi` — prediction-powered estimates by dimension;
+* :mod:`.annotators` — annotator agreement, adjudication, accuracy against the key;
+* :mod:`.ragtruth` — the RAGTruth labellings and calibration;
+* :mod:`.report` — :func:`calibrate`, the whole report of one pair of labellings.
+"""
+from __future__ import annotations
+
+# Every name the single-module ``playground.calibrate`` defined is importable from the package, the private
+# helpers too (``playground.ui.calibration`` uses ``_dim_key``): hence the imports beyond ``__all__``.
+from .annotators import (  # noqa: F401
+    AnnotatorAgreement,
+    _by_annotator,
+    accuracy_against_key,
+    adjudicate,
+    adjudication_queue,
+    annotator_agreement,
+)
+from .answer_key import key_from_dataset, key_from_run  # noqa: F401
+from .comparison import Comparison, Rate, case_link, compare, paired  # noqa: F401
+from .external_csv import _implied_threshold, auto_from_csv  # noqa: F401
+from .labellings import (  # noqa: F401
+    AUTO_COLUMNS,
+    BINARY_THRESHOLD,
+    COARSE_GRID,
+    CONSENSUS,
+    HUMAN_COLUMNS,
+    AutoLabelling,
+    CalibrationInputError,
+    HumanLabelling,
+    _auto_frame,
+    _human_frame,
+    auto_from_frame,
+    human_from_labels,
+)
+from .ppi import _unreachable, ppi_by_dimension  # noqa: F401
+from .ragtruth import (  # noqa: F401
+    RagTruthCalibration,
+    ScorerFigures,
+    _figures,
+    _records,
+    _WORD_RE,
+    calibrate_ragtruth,
+    default_ragtruth_path,
+    plain_coverage,
+    ragtruth_auto,
+    ragtruth_human,
+)
+from .report import CalibrationReport, calibrate  # noqa: F401
+from .run_folder import _RUN_COLUMNS, _read_units_csv, _run_thresholds, auto_from_run, judge_from_run  # noqa: F401
+from .store_labels import _current, _with_response, human_consensus, human_from_store  # noqa: F401
+from .tables import DECIMALS, _ORDER, _dim_key, _r, _round_frame, write_tables  # noqa: F401
+from .thresholds import (  # noqa: F401
+    SMALL_MINORITY,
+    SMALL_N,
+    ThresholdCalibration,
+    _grid_for,
+    _kappa_ci,
+    reliability,
+    reliability_for,
+    small_set_warning,
+    threshold_sweep,
+)
+
+__all__ = [
+    "DECIMALS", "HUMAN_COLUMNS", "AUTO_COLUMNS", "CONSENSUS", "SMALL_N", "SMALL_MINORITY",
+    "CalibrationInputError", "HumanLabelling", "AutoLabelling", "Rate", "Comparison",
+    "ThresholdCalibration", "AnnotatorAgreement", "ScorerFigures", "RagTruthCalibration",
+    "CalibrationReport",
+    "human_from_labels", "human_from_store", "human_consensus", "key_from_dataset", "key_from_run",
+    "auto_from_run", "judge_from_run", "auto_from_csv", "auto_from_frame",
+    "ragtruth_human", "ragtruth_auto", "plain_coverage",
+    "case_link", "paired", "compare", "small_set_warning", "threshold_sweep", "reliability",
+    "reliability_for", "ppi_by_dimension", "annotator_agreement", "adjudication_queue", "adjudicate",
+    "accuracy_against_key", "calibrate", "calibrate_ragtruth", "default_ragtruth_path", "write_tables",
+]

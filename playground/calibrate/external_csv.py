@@ -1,0 +1,127 @@
+"""An external tool's per-unit scores (a RAGAS- or DeepEval-style scorer) from CSV.
+
+Rule per row: a missing label is ``score >= t``, a missing score is the
+label.  Per dimension ``t`` is the ``threshold`` given, else the threshold
+the rows' labels imply (the lowest "yes" score, when every "no" score is
+below it: ``label == (score >= t)``), else 0.5.  Every bad row is reported
+(data rows numbered from 1, the header is row 0) and a file with any
+problem is rejected whole (:class:`~.labellings.CalibrationInputError`).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..model import DIMENSIONS
+from .labellings import BINARY_THRESHOLD, AutoLabelling, CalibrationInputError, _auto_frame
+
+
+def _implied_threshold(scores: Sequence[float], labels: Sequence[int]) -> float | None:
+    """The threshold the labels imply, if ``label == (score >= t)`` for some t: the lowest "yes" score."""
+    yes = [s for s, l in zip(scores, labels) if l == 1]
+    no = [s for s, l in zip(scores, labels) if l == 0]
+    if yes and (not no or max(no) < min(yes)):
+        return float(min(yes))
+    return None
+
+
+def auto_from_csv(path: str | Path, *, dimension: str | None = None, name: str | None = None,
+                  catalog: Mapping[str, Any] | None = None, threshold: float | None = None) -> AutoLabelling:
+    """An external tool's per-unit scores: CSV with ``unit_id`` and ``score`` and/or ``label``.
+
+    Optional columns: ``dimension`` (else ``dimension=`` applies to every row),
+    ``unit_kind``, ``case_id``, ``response_id``.  ``score``: a finite number;
+    ``label``: 1/0 (also true/false, yes/no).  A row may leave one of them
+    empty: a missing label is ``score >= threshold``, a missing score is the
+    label.  ``threshold`` (the tool's own cut-off) defaults to the one the
+    labels imply when they are exactly ``score >= t``, else 0.5.  With a
+    ``catalog`` (``unit_id -> Unit``) unknown unit ids and dimensions a unit
+    does not take are errors, and unit kind, case and response are filled in.
+    Every bad row is reported (data rows numbered from 1, header = row 0); a
+    file with any problem is rejected whole.
+    """
+    source = str(path)
+    problems: list[tuple[int, str]] = []
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CalibrationInputError([(0, f"cannot read the file: {exc}")], source) from None
+    reader = csv.DictReader(io.StringIO(text))
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    reader.fieldnames = header
+    if "unit_id" not in header:
+        problems.append((0, "missing column 'unit_id' (expected unit_id, score, label[, dimension])"))
+    if "score" not in header and "label" not in header:
+        problems.append((0, "needs a 'score' or a 'label' column (or both)"))
+    if "dimension" not in header and dimension is None:
+        problems.append((0, "no 'dimension' column: say which dimension the scores are for"))
+    if dimension is not None and dimension not in DIMENSIONS:
+        problems.append((0, f"unknown dimension {dimension!r} (known: {', '.join(DIMENSIONS)})"))
+    if problems:
+        raise CalibrationInputError(problems, source)
+    rows, seen = [], {}
+    for n, rec in enumerate(reader, start=1):
+        if None in rec:
+            problems.append((n, f"more fields than the header has columns ({len(header)})"))
+            continue
+        rec = {k: (v or "").strip() for k, v in rec.items()}
+        why = []
+        uid = rec.get("unit_id", "")
+        dim = rec.get("dimension") or dimension or ""
+        if not uid:
+            why.append("empty unit_id")
+        if dim not in DIMENSIONS:
+            why.append(f"unknown dimension {dim!r}")
+        score = label = None
+        if rec.get("score"):
+            try:
+                score = float(rec["score"])
+                if not math.isfinite(score):
+                    why.append(f"score must be finite, got {rec['score']!r}")
+            except ValueError:
+                why.append(f"score must be a number, got {rec['score']!r}")
+        if rec.get("label"):
+            label = {"1": 1, "0": 0, "true": 1, "false": 0, "yes": 1, "no": 0}.get(rec["label"].lower())
+            if label is None:
+                why.append(f"label must be 1 or 0, got {rec['label']!r}")
+        elif not rec.get("score"):
+            why.append("neither a score nor a label")
+        unit = None
+        if catalog is not None and uid:
+            unit = catalog.get(uid)
+            if unit is None:
+                why.append(f"unknown unit {uid!r}")
+            elif dim in DIMENSIONS and dim not in unit.dimensions:
+                why.append(f"unit {uid} ({unit.unit_kind}) does not take dimension {dim!r}")
+        if uid and dim:
+            if (uid, dim) in seen:
+                why.append(f"duplicate of row {seen[(uid, dim)]} (same unit and dimension)")
+            else:
+                seen[(uid, dim)] = n
+        if why:
+            problems.append((n, "; ".join(why)))
+            continue
+        rows.append({"unit_id": uid, "dimension": dim, "score": score, "label": label,
+                     "unit_kind": unit.unit_kind if unit is not None else rec.get("unit_kind", ""),
+                     "case_id": unit.case_id if unit is not None else rec.get("case_id", ""),
+                     "response_id": unit.response_id if unit is not None else rec.get("response_id", "")})
+    if not rows and not problems:
+        problems.append((0, "no data rows"))
+    if problems:
+        raise CalibrationInputError(problems, source)
+    thresholds: dict[str, float] = {}
+    for dim in sorted({r["dimension"] for r in rows}):
+        mine = [r for r in rows if r["dimension"] == dim]
+        both = [r for r in mine if r["score"] is not None and r["label"] is not None]
+        t = threshold if threshold is not None else _implied_threshold([r["score"] for r in both],
+                                                                       [r["label"] for r in both])
+        thresholds[dim] = BINARY_THRESHOLD if t is None else float(t)
+        for r in mine:
+            if r["label"] is None:
+                r["label"] = int(r["score"] >= thresholds[dim])
+            if r["score"] is None:
+                r["score"] = float(r["label"])
+    return AutoLabelling(name or f"external:{Path(path).stem}", _auto_frame(rows), thresholds, source)

@@ -1,0 +1,244 @@
+"""The support scorer, beside a plain-coverage baseline, against RAGTruth's human labels.
+
+* Human labelling (:func:`ragtruth_human`): ``supported = not hallucinated``
+  per claim, grouped by source id (claims of one source share the question or
+  article).
+* Automatic labellings (:func:`ragtruth_auto`): the claim's support score
+  against its non-empty evidence, label ``round(score, 6) >= floor`` (default
+  ``DEFAULT_SUPPORT_FLOOR``, candidates ``SUPPORT_FLOOR_GRID``).  The
+  baseline :func:`plain_coverage` is ``|claim words in the context| / |claim
+  words|`` over distinct lower-cased words minus stopwords (1.0 when none).
+* :func:`calibrate_ragtruth`: per scorer, kappa, balanced accuracy and F1 /
+  precision / recall of the *hallucinated* class in-sample at the default and
+  the best floor, and out of sample by cross-validation grouped by source id
+  (per task type too), kappa with a cluster-bootstrap interval.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..stats import balanced_accuracy, cohens_kappa, f1_score
+from ..sweep import CVResult, SweepRow
+from .comparison import paired
+from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
+from .tables import _r
+from .thresholds import ThresholdCalibration, threshold_sweep
+
+_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def plain_coverage(claim: str, context: Sequence[str] | str) -> float:
+    """Baseline support score: share of the claim's distinct lower-cased words (letters/digits, minus the
+    scorer's stopword list) that occur as words in the context; 1.0 when the claim has none.
+
+    No claim cleaning, no stemming, no rule for numbers or names: what the
+    project's :func:`playground.harness.score.support` is measured against.
+    """
+    from ..harness.tokens import STOPWORDS
+
+    words = [w for w in dict.fromkeys(_WORD_RE.findall(claim.lower())) if w not in STOPWORDS]
+    if not words:
+        return 1.0
+    texts = [context] if isinstance(context, str) else list(context)
+    ctx = set(_WORD_RE.findall("\n".join(texts).lower()))
+    return sum(1 for w in words if w in ctx) / len(words)
+
+
+def default_ragtruth_path() -> Path:
+    """``<repo>/../shared/data/ragtruth/claims.jsonl`` (the shared RAGTruth sample)."""
+    from .. import REPO_ROOT
+
+    return REPO_ROOT.parent / "shared" / "data" / "ragtruth" / "claims.jsonl"
+
+
+def _records(sample_or_path: Any) -> list:
+    from ..ragtruth import RagTruthSample, load_ragtruth
+
+    if isinstance(sample_or_path, (str, Path)):
+        return list(load_ragtruth(sample_or_path).records)
+    if isinstance(sample_or_path, RagTruthSample):
+        return list(sample_or_path.records)
+    return list(sample_or_path)
+
+
+def ragtruth_human(sample_or_path: Any) -> HumanLabelling:
+    """RAGTruth's human labels: ``supported = not hallucinated`` per claim unit (ids as the importer's).
+
+    Extra columns: ``group`` (the source id: claims of one source share the
+    question or article, so cross-validation must keep them together),
+    ``task_type``.
+    """
+    from ..importers.ragtruth import HUMAN_ANNOTATOR, claim_unit
+
+    rows = []
+    for r in _records(sample_or_path):
+        u = claim_unit(r)
+        rows.append({"unit_id": u.unit_id, "unit_kind": "claim", "case_id": u.case_id, "response_id": u.response_id,
+                     "dimension": "supported", "value": int(r.supported), "group": r.source_id,
+                     "task_type": r.task_type})
+    return HumanLabelling(HUMAN_ANNOTATOR, _human_frame(rows, ("group", "task_type")), "ragtruth",
+                          "RAGTruth human span annotations mapped to claims (supported = not hallucinated)")
+
+
+def ragtruth_auto(sample_or_path: Any, scorer: str | Callable[[str, Sequence[str]], float] = "support",
+                  floor: float | None = None, name: str | None = None) -> AutoLabelling:
+    """Score every RAGTruth claim against its non-empty evidence.
+
+    ``scorer``: ``"support"`` (:func:`playground.harness.score.support`),
+    ``"plain"`` (:func:`plain_coverage`) or a callable ``(claim, context) ->
+    score``.  ``floor`` defaults to ``DEFAULT_SUPPORT_FLOOR``; candidate
+    floors are ``SUPPORT_FLOOR_GRID``.
+    """
+    from ..harness import score as S
+    from ..importers.ragtruth import claim_unit
+
+    fn = {"support": S.support, "plain": plain_coverage}.get(scorer, scorer) if isinstance(scorer, str) else scorer
+    if isinstance(fn, str):
+        raise ValueError(f"unknown scorer {scorer!r} (known: support, plain)")
+    label = name or {"support": "support scorer", "plain": "plain coverage"}.get(scorer if isinstance(scorer, str) else "",
+                                                                                getattr(fn, "__name__", "scorer"))
+    floor = S.DEFAULT_SUPPORT_FLOOR if floor is None else float(floor)
+    rows = []
+    for r in _records(sample_or_path):
+        u = claim_unit(r)
+        s = float(fn(r.claim, r.context))
+        rows.append({"unit_id": u.unit_id, "unit_kind": "claim", "case_id": u.case_id, "response_id": u.response_id,
+                     "dimension": "supported", "score": round(s, 6), "label": int(round(s, 6) >= floor)})
+    return AutoLabelling(label, _auto_frame(rows), {"supported": floor}, "ragtruth",
+                         {"supported": tuple(S.SUPPORT_FLOOR_GRID)})
+
+
+@dataclass(frozen=True, eq=False)
+class ScorerFigures:
+    """One scorer on RAGTruth: in-sample at the default floor and at the best floor, and out of sample.
+
+    ``sweep``: the :class:`ThresholdCalibration` over ``SUPPORT_FLOOR_GRID``
+    (F1, precision, recall of the *hallucinated* class), whose ``cv`` is the
+    cross-validation grouped by source id; ``by_task``: out-of-sample figures
+    per task type (the pooled held-out predictions restricted to it).
+    """
+
+    name: str
+    scores: tuple[float, ...]
+    sweep: ThresholdCalibration
+    by_task: pd.DataFrame
+
+    @property
+    def default_floor(self) -> float:
+        return self.sweep.default_threshold
+
+    @property
+    def default(self) -> SweepRow:
+        return self.sweep.default
+
+    @property
+    def best(self) -> SweepRow:
+        return self.sweep.best
+
+    @property
+    def cv(self) -> CVResult:
+        return self.sweep.cv
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Three rounded rows: in-sample at the default floor, in-sample at the best floor, out of sample."""
+        t = self.sweep
+        d, b, cv = t.default, t.best, t.cv
+        base = {"scorer": self.name}
+        return [
+            {**base, "evaluation": "in-sample, default floor", "floor": f"{d.threshold:g}", "kappa": _r(d.kappa),
+             "kappa_low": _r(t.default_kappa_ci[0]), "kappa_high": _r(t.default_kappa_ci[1]),
+             "balanced_accuracy": _r(d.balanced_accuracy), "f1_hallucinated": _r(d.f1),
+             "precision_hallucinated": _r(d.precision), "recall_hallucinated": _r(d.recall)},
+            {**base, "evaluation": "in-sample, best floor", "floor": f"{b.threshold:g}", "kappa": _r(b.kappa),
+             "kappa_low": _r(t.best_kappa_ci[0]), "kappa_high": _r(t.best_kappa_ci[1]),
+             "balanced_accuracy": _r(b.balanced_accuracy), "f1_hallucinated": _r(b.f1),
+             "precision_hallucinated": _r(b.precision), "recall_hallucinated": _r(b.recall)},
+            {**base, "evaluation": f"out-of-sample, {cv.folds}-fold CV by source",
+             "floor": " ".join(f"{x:g}" for x in cv.fold_thresholds), "kappa": _r(cv.kappa),
+             "kappa_low": _r(cv.kappa_low), "kappa_high": _r(cv.kappa_high),
+             "balanced_accuracy": _r(cv.balanced_accuracy), "f1_hallucinated": _r(cv.f1),
+             "precision_hallucinated": _r(cv.precision), "recall_hallucinated": _r(cv.recall)},
+        ]
+
+
+@dataclass(frozen=True, eq=False)
+class RagTruthCalibration:
+    """The support scorer and a plain-coverage baseline against RAGTruth's human labels."""
+
+    path: str
+    n: int
+    hallucinated: int
+    sources: int
+    responses: int
+    folds: int
+    seed: int
+    n_boot: int
+    scorers: tuple[ScorerFigures, ...]
+    human: HumanLabelling
+    autos: tuple[AutoLabelling, ...]
+
+    def table(self) -> pd.DataFrame:
+        """One row per scorer and evaluation (see :meth:`ScorerFigures.rows`)."""
+        return pd.DataFrame([r for s in self.scorers for r in s.rows()])
+
+    def by_task(self) -> pd.DataFrame:
+        return pd.concat([s.by_task for s in self.scorers], ignore_index=True)
+
+    def scorer(self, name: str) -> ScorerFigures:
+        return next(s for s in self.scorers if s.name == name)
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by file stem (for ``--out``)."""
+        out = {"ragtruth": self.table(), "ragtruth_by_task": self.by_task()}
+        for s in self.scorers:
+            out[f"sweep_{s.name.replace(' ', '_')}"] = s.sweep.frame()
+        return out
+
+
+def _figures(human: HumanLabelling, auto: AutoLabelling, folds: int, seed: int, n_boot: int,
+             confidence: float) -> ScorerFigures:
+    t = threshold_sweep(human, auto, "supported", folds=folds, seed=seed, n_boot=n_boot, confidence=confidence)
+    p = paired(human, auto, "supported")
+    hv = p["human"].astype(int).to_numpy()
+    task = dict(zip(human.frame["unit_id"], human.frame["task_type"]))
+    tasks = np.array([task[u] for u in p["unit_id"]])
+    trows = []
+    for name in sorted(set(tasks)):
+        m = tasks == name
+        h, pr = hv[m].tolist(), t.cv.predicted[m].astype(int).tolist()
+        k = cohens_kappa(h, pr, confidence)
+        trows.append({"scorer": auto.name, "task_type": name, "n": int(m.sum()), "hallucinated": h.count(0),
+                      "cv_kappa": _r(k.kappa), "cv_kappa_low": _r(k.low), "cv_kappa_high": _r(k.high),
+                      "cv_balanced_accuracy": _r(balanced_accuracy(h, pr)),
+                      "cv_f1_hallucinated": _r(f1_score(h, pr, positive=0))})
+    return ScorerFigures(auto.name, tuple(float(x) for x in p["score"]), t, pd.DataFrame(trows))
+
+
+def calibrate_ragtruth(sample_or_path: Any = None, *, folds: int = 5, seed: int = 0, n_boot: int = 2000,
+                       floor: float | None = None, confidence: float = 0.95) -> RagTruthCalibration:
+    """The deterministic support scorer against RAGTruth's human labels, beside a plain-coverage baseline.
+
+    For each scorer: in-sample kappa (with its interval), balanced accuracy and
+    F1 of the hallucinated class at the default floor (``floor``, default
+    ``DEFAULT_SUPPORT_FLOOR``) and at the best floor of ``SUPPORT_FLOOR_GRID``;
+    then out of sample: ``folds``-fold cross-validation grouped by source id
+    (claims of one source share the question or article), the floor chosen on
+    the training folds, pooled held-out predictions, kappa with a cluster
+    bootstrap interval (``n_boot`` resamples of sources, ``seed``).
+    """
+    path = default_ragtruth_path() if sample_or_path is None else sample_or_path
+    records = _records(path)
+    human = ragtruth_human(records)
+    autos = (ragtruth_auto(records, "plain", floor), ragtruth_auto(records, "support", floor))
+    figs = tuple(_figures(human, a, folds, seed, n_boot, confidence) for a in autos)
+    return RagTruthCalibration(
+        str(path) if isinstance(path, (str, Path)) else "", len(records), sum(r.label for r in records),
+        len({r.source_id for r in records}), len({r.response_id for r in records}), folds, seed, n_boot, figs,
+        human, autos,
+    )
