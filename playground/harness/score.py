@@ -370,7 +370,8 @@ def _claim_view(claim: str) -> _ClaimView:
     all_content = [t for t in a.content if t not in DISCOURSE_WORDS]
     content = tuple(dict.fromkeys(all_content))
     ids = a.identifiers
-    keys = tuple(None if t in ids else match_key(t) for t in content)
+    keys = tuple(None if t in ids else match_key(t) for t in content) if ids else \
+        tuple(map(match_key, content))
     return _ClaimView(text, tuple(removed), a, content, keys, tuple(sorted(a.numbers)),
                       tuple(sorted(ids)), tuple((n, match_key(n)) for n in sorted(a.names)),
                       abstained, len(all_content))
@@ -567,7 +568,7 @@ def answer_correct(response_text: str, accepted: Sequence[str], *,
 @lru_cache(maxsize=4_096)
 def _query_keys(query: str) -> tuple[str, ...]:
     """Match keys of the query's distinct content tokens (identifiers whole)."""
-    return tuple(dict.fromkeys(match_key(t) for t in analyze(query).content))
+    return tuple(dict.fromkeys(map(match_key, analyze(query).content)))
 
 
 def relevance(query: str, passage_text: str) -> float:
@@ -613,7 +614,7 @@ def context_quality(query: str, passages: "Sequence[str] | Context") -> float:
 @lru_cache(maxsize=8_192)
 def _content_keys(text: str) -> frozenset[str]:
     """Match keys of the content tokens of a response or sentence."""
-    return frozenset(match_key(t) for t in analyze(text).content)
+    return frozenset(map(match_key, analyze(text).content))
 
 
 def _answer_relevance(query: str, response_keys: frozenset[str]) -> float:
