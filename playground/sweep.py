@@ -144,23 +144,35 @@ def sweep(scores: Sequence[float], human: Sequence[bool], thresholds: Sequence[f
     return _rows_from_counts(ts, tp, fp, fn, tn, f1_class)
 
 
-def best_row(rows: Sequence[SweepRow], default: float = 0.70) -> SweepRow:
-    """The row with the highest kappa; ties (1e-12) -> closest to ``default``,
-    then the lower threshold.  When no kappa is defined, the row closest to
-    ``default`` (then lower)."""
+#: What "best" means when a threshold is chosen: the highest Cohen's kappa (agreement
+#: beyond chance), or the highest balanced accuracy (mean of the two classes' recalls,
+#: i.e. Youden's J + 1/2: the threshold that best *spots* the minority class).
+CRITERIA: tuple[str, ...] = ("kappa", "balanced_accuracy")
+
+
+def best_row(rows: Sequence[SweepRow], default: float = 0.70, criterion: str = "kappa") -> SweepRow:
+    """The row with the highest ``criterion`` (kappa or balanced accuracy);
+    ties (1e-12) -> closest to ``default``, then the lower threshold.  When the
+    criterion is defined on no row, the row closest to ``default`` (then lower)."""
+    if criterion not in CRITERIA:
+        raise ValueError(f"unknown criterion {criterion!r} (choose from {', '.join(CRITERIA)})")
     if not rows:
         raise ValueError("no sweep rows")
-    defined = [r for r in rows if r.kappa is not None and math.isfinite(r.kappa)]
+
+    def value(r: SweepRow) -> float | None:
+        return getattr(r, criterion)
+
+    defined = [r for r in rows if value(r) is not None and math.isfinite(value(r))]
     pool = defined or list(rows)
-    top = max(r.kappa for r in defined) if defined else None
+    top = max(value(r) for r in defined) if defined else None
     if top is not None:
-        pool = [r for r in defined if r.kappa >= top - _TIE]
+        pool = [r for r in defined if value(r) >= top - _TIE]
     return min(pool, key=lambda r: (round(abs(r.threshold - default), 12), r.threshold))
 
 
-def best_threshold(scores, human, thresholds=None, default: float = 0.70) -> float:
-    """Threshold of :func:`best_row` over :func:`sweep` (max kappa, tie-breaks there)."""
-    return best_row(sweep(scores, human, thresholds), default).threshold
+def best_threshold(scores, human, thresholds=None, default: float = 0.70, criterion: str = "kappa") -> float:
+    """Threshold of :func:`best_row` over :func:`sweep` (max ``criterion``, tie-breaks there)."""
+    return best_row(sweep(scores, human, thresholds), default, criterion).threshold
 
 
 def metrics_at(scores, human, threshold: float, *, f1_class: bool = True) -> SweepRow:
@@ -286,6 +298,8 @@ class CVResult:
     f1_class: bool = True
     seed: int = 0
     n_boot: int = 0
+    #: What the folds maximised when choosing their threshold (see :data:`CRITERIA`).
+    criterion: str = "kappa"
 
     def summary(self) -> str:
         def f(x):
@@ -313,12 +327,12 @@ def _bacc(pred: np.ndarray, h: np.ndarray) -> float | None:
 def grouped_cv(scores: Sequence[float], human: Sequence[bool], groups: Sequence[Hashable],
                folds: int = 5, *, thresholds: Sequence[float] | None = None,
                default: float = 0.70, seed: int = 0, f1_class: bool = True,
-               n_boot: int = 2000, confidence: float = 0.95) -> CVResult:
-    """Grouped cross-validation of the kappa-best threshold.
+               n_boot: int = 2000, confidence: float = 0.95, criterion: str = "kappa") -> CVResult:
+    """Grouped cross-validation of the best threshold by ``criterion`` (kappa or balanced accuracy).
 
     Folds come from :func:`assign_folds` (by group; ``seed`` fixes the
-    shuffle).  For each fold the best threshold (:func:`best_row`, max kappa,
-    ties -> closest to ``default``, then lower) is chosen on the other folds
+    shuffle).  For each fold the best threshold (:func:`best_row`, max
+    ``criterion``, ties -> closest to ``default``, then lower) is chosen on the other folds
     and applied to the held-out fold; the held-out predictions are pooled and
     compared with the human labels.  Intervals: cluster bootstrap (resample
     groups with replacement, ``n_boot`` times, ``numpy.random.default_rng(seed)``;
@@ -338,12 +352,12 @@ def grouped_cv(scores: Sequence[float], human: Sequence[bool], groups: Sequence[
     for f in range(k):
         test = fidx == f
         train = ~test
-        t = best_row(sweep(s[train], h[train], thresholds, f1_class=f1_class), default).threshold
+        t = best_row(sweep(s[train], h[train], thresholds, f1_class=f1_class), default, criterion).threshold
         fold_ts.append(t)
         sizes.append(int(test.sum()))
         pred[test] = s[test] >= t
     full_rows = sweep(s, h, thresholds, f1_class=f1_class)
-    rec_row = best_row(full_rows, default)
+    rec_row = best_row(full_rows, default, criterion)
     oof = _row(float("nan"), int((pred & h).sum()), int((pred & ~h).sum()),
                int((~pred & h).sum()), int((~pred & ~h).sum()), s.size, f1_class)
     kappa, klo_a, khi_a = kappa_interval(h, pred, confidence)
@@ -378,5 +392,5 @@ def grouped_cv(scores: Sequence[float], human: Sequence[bool], groups: Sequence[
         balanced_accuracy_high=bhi, f1=oof.f1, precision=oof.precision, recall=oof.recall,
         agreement=oof.agreement, recommended=rec_row.threshold,
         threshold_spread=(min(fold_ts), max(fold_ts)), in_sample=rec_row,
-        at_default=default_row, f1_class=f1_class, seed=seed, n_boot=n_boot,
+        at_default=default_row, f1_class=f1_class, seed=seed, n_boot=n_boot, criterion=criterion,
     )

@@ -458,7 +458,11 @@ def test_calibrate_ragtruth_figures():
     rt = C.calibrate_ragtruth(RAGTRUTH, n_boot=300)
     assert (rt.n, rt.hallucinated, rt.sources, rt.responses) == (334, 63, 23, 58)
     table = rt.table()
-    assert len(table) == 6 and list(table["scorer"].unique()) == ["plain coverage", "support scorer"]
+    # per scorer: default floor, then best floor in-sample and out of sample for each criterion
+    assert len(table) == 10 and list(table["scorer"].unique()) == ["plain coverage", "support scorer"]
+    assert [e for e in table["evaluation"] if "out-of-sample" in e][:2] == [
+        "out-of-sample, 5-fold CV by source, floor by balanced accuracy",
+        "out-of-sample, 5-fold CV by source, floor by kappa"]
     sup = rt.scorer("support scorer")
     ev = evaluate_support(load_ragtruth(RAGTRUTH).records, n_boot=300)
     assert sup.default.kappa == pytest.approx(ev.at_floor.kappa)
@@ -466,7 +470,8 @@ def test_calibrate_ragtruth_figures():
     assert sup.cv.fold_thresholds == ev.cv.fold_thresholds
     # grouped by source: a source's claims are all in one fold
     assert sup.sweep.group_by == "source_id" and sup.cv.n_groups == 23
-    assert sup.best.kappa >= sup.default.kappa
+    assert sup.best.balanced_accuracy >= sup.default.balanced_accuracy
+    assert sup.alternative.criterion == "kappa" and sup.alternative.best.kappa >= sup.best.kappa
     assert list(rt.by_task()["task_type"]) == ["QA", "Summary", "QA", "Summary"]
     again = C.calibrate_ragtruth(RAGTRUTH, n_boot=300)
     pd.testing.assert_frame_equal(table, again.table())

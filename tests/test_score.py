@@ -263,9 +263,11 @@ def test_response_signals_show_a_confident_hallucination():
 
 # --------------------------------------------------------------------------- RAGTruth regression
 
-#: Out-of-sample kappa of support() on the shared sample (5-fold CV grouped by
-#: source, seed 0, floor grid 0.05..0.95), as reached; the test allows a margin.
-RAGTRUTH_CV_KAPPA = 0.417
+#: Out-of-sample figures of support() on the shared sample (5-fold CV grouped by
+#: source, seed 0, floor grid 0.05..0.95, floor chosen for balanced accuracy), as
+#: reached; the test allows a margin.
+RAGTRUTH_CV_KAPPA = 0.393
+RAGTRUTH_CV_BALANCED_ACCURACY = 0.766
 
 
 @pytest.mark.skipif(not SHARED.is_file(), reason=f"shared RAGTruth sample not found at {SHARED}")
@@ -274,10 +276,14 @@ def test_ragtruth_out_of_sample_kappa_does_not_regress():
 
     ev = evaluate_support(load_ragtruth(SHARED).records, n_boot=0)
     assert ev.floor == S.DEFAULT_SUPPORT_FLOOR
+    assert ev.cv.criterion == "balanced_accuracy"
     assert ev.cv.kappa >= RAGTRUTH_CV_KAPPA - 0.03
-    assert ev.cv.balanced_accuracy >= 0.67
+    assert ev.cv.balanced_accuracy >= RAGTRUTH_CV_BALANCED_ACCURACY - 0.02
     assert ev.cv.recommended == S.DEFAULT_SUPPORT_FLOOR  # the default is the CV-chosen floor
-    assert ev.at_floor.kappa >= 0.45
+    assert ev.at_floor.kappa >= 0.40 and ev.at_floor.balanced_accuracy >= 0.75
+    # the kappa-maximising floor, reported beside it, trades hallucination recall for kappa
+    by_kappa = evaluate_support(load_ragtruth(SHARED).records, n_boot=0, criterion="kappa")
+    assert by_kappa.cv.kappa >= 0.38 and by_kappa.cv.recall < ev.cv.recall
 
 
 def test_contracted_refusals_are_abstentions():

@@ -172,3 +172,18 @@ def test_grouped_cv_separable_data_is_perfect():
     cv = grouped_cv(scores, human, groups, folds=5, n_boot=20)
     assert cv.kappa == pytest.approx(1.0)
     assert cv.balanced_accuracy == pytest.approx(1.0)
+
+
+def test_best_row_by_balanced_accuracy():
+    # 2 "no" and 8 "yes"; scores put both "no" low, but one "yes" (0.2) below them.
+    scores = [0.1, 0.3, 0.2, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+    human = [False, False, True, True, True, True, True, True, True, True]
+    rows = sweep(scores, human, [0.15, 0.25, 0.35])
+    by = {r.threshold: r for r in rows}
+    # at 0.35: tp 7, fn 1, tn 2, fp 0 → BA (7/8 + 2/2)/2 = 0.9375; at 0.25: tp 7, tn 1 → (7/8 + 1/2)/2 = 0.6875
+    assert by[0.35].balanced_accuracy == pytest.approx(0.9375)
+    assert best_row(rows, criterion="balanced_accuracy").threshold == 0.35
+    with pytest.raises(ValueError, match="unknown criterion"):
+        best_row(rows, criterion="accuracy")
+    cv = grouped_cv(scores, human, list(range(10)), folds=2, n_boot=0, criterion="balanced_accuracy")
+    assert cv.criterion == "balanced_accuracy"

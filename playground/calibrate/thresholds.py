@@ -61,7 +61,7 @@ class ThresholdCalibration:
     ``rows``: one :class:`playground.sweep.SweepRow` per candidate threshold
     (F1, precision and recall of the "no" class unless ``f1_class`` is True);
     ``default``/``best``: the rows of the current default threshold and of the
-    highest kappa (ties: closest to the default, then lower);
+    highest ``criterion`` (ties: closest to the default, then lower);
     ``default_kappa_ci``/``best_kappa_ci``: Cohen's kappa intervals of those
     two rows; ``cv``: grouped cross-validation (None with fewer than two
     groups or one human class, ``cv_reason`` says why); ``warning``: see
@@ -85,6 +85,8 @@ class ThresholdCalibration:
     group_by: str
     binary: bool = False
     f1_class: bool = False
+    #: What "best" maximises: ``kappa`` or ``balanced_accuracy`` (:data:`playground.sweep.CRITERIA`).
+    criterion: str = "kappa"
 
     def frame(self) -> pd.DataFrame:
         """The sweep as a rounded table (one row per threshold)."""
@@ -139,13 +141,14 @@ def _kappa_ci(human: Sequence[int], scores: np.ndarray, t: float | None, confide
 def threshold_sweep(human: HumanLabelling, auto: AutoLabelling, dimension: str, *,
                     thresholds: Sequence[float] | None = None, default: float | None = None, folds: int = 5,
                     seed: int = 0, f1_class: bool = False, n_boot: int = 1000,
-                    confidence: float = 0.95) -> ThresholdCalibration:
+                    confidence: float = 0.95, criterion: str = "kappa") -> ThresholdCalibration:
     """Sweep the threshold of ``dimension``'s score against the human labels (see :class:`ThresholdCalibration`).
 
     Candidates: ``thresholds``, else the labelling's grid for the dimension,
     else 0.00..1.00 step 0.01 (scores outside [0, 1]: their distinct values);
     the default threshold is always added.  The best threshold is the highest
-    kappa (:func:`playground.sweep.best_row`).  The cross-validated figure is
+    ``criterion`` — kappa, or balanced accuracy for a detector whose job is to
+    spot the minority class (:func:`playground.sweep.best_row`).  The cross-validated figure is
     :func:`playground.sweep.grouped_cv` grouped by the human labelling's
     ``group`` column (RAGTruth: source id), else by case id: the threshold is
     chosen on the other folds and applied to each held-out fold.
@@ -162,10 +165,10 @@ def threshold_sweep(human: HumanLabelling, auto: AutoLabelling, dimension: str, 
     if n == 0:
         return ThresholdCalibration(dimension, 0, 0, grid, (), default, None, None, (None, None), (None, None),
                                     None, "no units labelled by both", small_set_warning(0, 0), group_by, binary,
-                                    f1_class)
+                                    f1_class, criterion)
     rows = tuple(sweep(scores, hv.astype(bool), grid, f1_class=f1_class))
     ref = default if default is not None else BINARY_THRESHOLD
-    best = best_row(rows, ref)
+    best = best_row(rows, ref, criterion)
     drow = next((r for r in rows if default is not None and abs(r.threshold - default) < 1e-9), None)
     cv, reason = None, ""
     n_groups = p["group"].nunique()
@@ -175,13 +178,14 @@ def threshold_sweep(human: HumanLabelling, auto: AutoLabelling, dimension: str, 
         reason = "the human labels use one class only: kappa is not defined"
     else:
         cv = grouped_cv(scores, hv.astype(bool), p["group"].astype(str).tolist(), folds=folds, thresholds=grid,
-                        default=ref, seed=seed, f1_class=f1_class, n_boot=n_boot, confidence=confidence)
+                        default=ref, seed=seed, f1_class=f1_class, n_boot=n_boot, confidence=confidence,
+                        criterion=criterion)
     if binary:
         reason = (reason + "; " if reason else "") + "the score is binary (0/1): every threshold in (0, 1] is the same"
     return ThresholdCalibration(
         dimension, n, minority, grid, rows, default, drow, best,
         _kappa_ci(hv.tolist(), scores, default, confidence), _kappa_ci(hv.tolist(), scores, best.threshold, confidence),
-        cv, reason, small_set_warning(n, minority), group_by, bool(binary), f1_class,
+        cv, reason, small_set_warning(n, minority), group_by, bool(binary), f1_class, criterion,
     )
 
 

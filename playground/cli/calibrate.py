@@ -58,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("file", type=Path, nargs="?", default=None, metavar="FILE",
                    help="claims.jsonl (default: ../shared/data/ragtruth/claims.jsonl beside the repository)")
     p.add_argument("--floor", type=float, default=None, help="default floor to report (default: the scorer's)")
+    p.add_argument("--criterion", choices=("balanced_accuracy", "kappa"), default="balanced_accuracy",
+                   help="what the chosen floor maximises (default balanced_accuracy: spotting hallucinated claims); "
+                   "the other criterion is reported beside it")
     _common(p)
     p.set_defaults(func=run_ragtruth)
 
@@ -298,7 +301,8 @@ def run_ragtruth(args: argparse.Namespace) -> int:
     path = args.file or default_ragtruth_path()
     if not Path(path).is_file():
         return _err(f"no RAGTruth claim file at {path}: pass FILE (see shared/data/ragtruth/README.md)")
-    rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=_boot(args, 2000), floor=args.floor)
+    rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=_boot(args, 2000), floor=args.floor,
+                            criterion=args.criterion)
     print(f"RAGTruth: {rt.n} claims ({rt.hallucinated} hallucinated, {rt.hallucinated / rt.n:.1%}) in "
           f"{rt.responses} responses of {rt.sources} sources — {path}")
     print("positive class = supported (not hallucinated); F1, precision, recall are of the hallucinated class; "
@@ -311,9 +315,11 @@ def run_ragtruth(args: argparse.Namespace) -> int:
     _table(rt.by_task(), None, "out of sample, by task type (pooled held-out predictions; asymptotic intervals):")
     sup = rt.scorer("support scorer")
     print()
-    print(f"support scorer: default floor {sup.default_floor:g}, best floor in-sample {sup.best.threshold:g}, "
-          f"floors chosen per fold {' '.join(f'{t:g}' for t in sup.cv.fold_thresholds)}; out-of-sample kappa "
-          f"{_fmt(sup.cv.kappa)}{_ci(sup.cv.kappa_low, sup.cv.kappa_high)}")
+    print(f"support scorer: default floor {sup.default_floor:g}, best floor in-sample by "
+          f"{args.criterion.replace('_', ' ')} {sup.best.threshold:g}, floors chosen per fold "
+          f"{' '.join(f'{t:g}' for t in sup.cv.fold_thresholds)}; out-of-sample kappa "
+          f"{_fmt(sup.cv.kappa)}{_ci(sup.cv.kappa_low, sup.cv.kappa_high)}, balanced accuracy "
+          f"{_fmt(sup.cv.balanced_accuracy)}{_ci(sup.cv.balanced_accuracy_low, sup.cv.balanced_accuracy_high)}")
     print("caveat: the shared sample is not random and is enriched for hallucinations (see its README): read "
           "agreement off it, not prevalence or per-model error rates.")
     if args.out is not None:

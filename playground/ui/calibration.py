@@ -592,7 +592,8 @@ class CalibrationApp:
         head = (f"<div>{rt.n} claims from {rt.responses} responses to {rt.sources} sources; {rt.hallucinated} marked "
                 f"hallucinated by RAGTruth's annotators. Out of sample (5-fold cross-validation grouped by source), "
                 f"the support scorer agrees with them at kappa <b>{cv.kappa:.3f}</b> [{cv.kappa_low:.3f}, "
-                f"{cv.kappa_high:.3f}]; floors chosen per fold: {' '.join(f'{t:g}' for t in cv.fold_thresholds)} "
+                f"{cv.kappa_high:.3f}], balanced accuracy <b>{cv.balanced_accuracy:.3f}</b>; floors chosen per fold "
+                f"for {cv.criterion.replace('_', ' ')}: {' '.join(f'{t:g}' for t in cv.fold_thresholds)} "
                 f"(default {sup.default_floor:g}).</div>"
                 "<div class='pc-muted'>F1, precision and recall are of the hallucinated class. The sample is "
                 "enriched for hallucinations and not random: read agreement, not prevalence, off it.</div>")
