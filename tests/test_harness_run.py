@@ -184,3 +184,29 @@ def test_cli_bad_config_lists_problems(tmp_path, capsys):
     assert main(["harness", "run", "--config", str(bad), "--out", str(tmp_path / "o")]) == 1
     err = capsys.readouterr().err
     assert "unknown key 'typo'" in err and "'retrieval.method' must be one of bm25, hybrid" in err
+
+
+def test_gate_checks_each_case_type():
+    """A drop confined to one case type fails even when the overall figure stays within 5%."""
+    base = _report({"recall_at_k": 1.0})
+    base["metrics"]["by_case_type"] = {"multi_turn": {"recall_at_k": 1.0}, "normal": {"recall_at_k": 1.0}}
+    baseline = baseline_from_report(base)
+    assert baseline["by_case_type"]["multi_turn"] == {"recall_at_k": 1.0}
+    run = _report({"recall_at_k": 0.97})  # -3% overall: within tolerance
+    run["metrics"]["by_case_type"] = {"multi_turn": {"recall_at_k": 0.818}, "normal": {"recall_at_k": 1.0}}
+    result = gate(run, baseline)
+    assert not result.passed
+    assert result.regressions == ["[multi_turn] recall_at_k: 1.0000 → 0.8180 (-18.2%, tolerance 5%)"]
+    # a sampled run without any multi_turn case: that type is reported, not failed
+    del run["metrics"]["by_case_type"]["multi_turn"]
+    sampled = gate(run, baseline)
+    assert sampled.passed and any("not checked" in line for line in sampled.lines)
+
+
+def test_forgetting_the_conversation_fails_the_gate(repo_root, tmp_path):
+    """configs/no-history.yaml drops multi-turn retrieval: the committed baseline's gate catches it."""
+    base = json.loads((repo_root / "golden" / "baseline.json").read_text())
+    report = run_harness(load_config(repo_root / "configs" / "no-history.yaml"), tmp_path / "run", progress=False)
+    result = gate(report, base)
+    assert not result.passed
+    assert any(r.startswith("[multi_turn] recall_at_k") for r in result.regressions)

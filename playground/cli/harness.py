@@ -163,5 +163,6 @@ def run_baseline(args: argparse.Namespace) -> int:
     path = args.out or _default_baseline()
     data = baseline_from_report(load_report(args.run))
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"baseline written to {path} ({len(data['metrics'])} metrics)")
+    print(f"baseline written to {path} ({len(data['metrics'])} metrics overall and per case type, "
+          f"{len(data['by_case_type'])} case types)")
     return 0

@@ -3,7 +3,9 @@
 Gate rule (``playground harness gate RUN --baseline FILE``):
 
 * every metric in :data:`GATED_METRICS` is compared with the committed
-  baseline's value *overall*; a metric regresses when it moves the wrong way
+  baseline's value overall *and per case type* (the harness is deterministic,
+  so a drop confined to one case type — multi-turn retrieval, say — is real,
+  not noise); a metric regresses when it moves the wrong way
   by more than ``max_relative_drop`` (default 5%) of the baseline value:
   ``new < base × (1 − tol)`` for higher-is-better metrics,
   ``new > base × (1 + tol)`` for lower-is-better ones (with a baseline of 0,
@@ -11,6 +13,7 @@ Gate rule (``playground harness gate RUN --baseline FILE``):
 * any failing hard assertion in the run fails the gate (the run's own
   ``gated_failures`` count, see ``run.py`` for which responses it covers);
 * a metric the baseline has but the run lacks fails (it cannot be checked);
+  a case type the run has no case of (a ``--sample`` run) is reported, not checked;
   a metric the run has but the baseline lacks is reported, not gated;
 * no baseline file is a pass with a notice.
 """
@@ -50,15 +53,19 @@ def load_report(run_dir: str | Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def _gated(metrics: dict) -> dict:
+    return {m: metrics[m] for m in GATED_METRICS if metrics.get(m) is not None}
+
+
 def baseline_from_report(report: dict) -> dict:
-    """The part of a report a baseline keeps: gated overall metrics and the config that produced them."""
-    overall = report["metrics"]["overall"]
+    """The part of a report a baseline keeps: gated metrics overall and per case type, and what produced them."""
     return {
         "config_name": report["config"]["name"],
         "config_fingerprint": report["config_fingerprint"],
         "data_fingerprint": report["data_fingerprint"],
         "max_relative_drop": report["config"]["gate"]["max_relative_drop"],
-        "metrics": {m: overall[m] for m in GATED_METRICS if overall.get(m) is not None},
+        "metrics": _gated(report["metrics"]["overall"]),
+        "by_case_type": {t: _gated(m) for t, m in sorted(report["metrics"]["by_case_type"].items())},
     }
 
 
@@ -76,27 +83,35 @@ def gate(report: dict, baseline: dict | None, max_relative_drop: float | None = 
         result.notice = "no baseline: the gate passes on hard assertions alone (commit one with `playground harness baseline`)"
         result.lines.append(result.notice)
         return result
-    overall = report["metrics"]["overall"]
-    result.lines.append(f"{'metric':<26} {'baseline':>9} {'run':>9} {'change':>8}  verdict")
-    for metric, base in sorted(baseline["metrics"].items()):
-        higher = GATED_METRICS.get(metric, True)
-        new = overall.get(metric)
-        if new is None:
-            result.passed = False
-            result.regressions.append(f"{metric}: in the baseline but missing from the run")
-            result.lines.append(f"{metric:<26} {base:>9.4f} {'—':>9} {'':>8}  MISSING")
+    scopes = [("overall", baseline["metrics"], report["metrics"]["overall"])]
+    scopes += [(t, m, report["metrics"]["by_case_type"].get(t, {}))
+               for t, m in sorted(baseline.get("by_case_type", {}).items())]
+    result.lines.append(f"{'scope':<17} {'metric':<26} {'baseline':>9} {'run':>9} {'change':>8}  verdict")
+    for scope, base_metrics, run_metrics in scopes:
+        prefix = "" if scope == "overall" else f"[{scope}] "
+        if scope != "overall" and scope not in report["metrics"]["by_case_type"]:
+            result.lines.append(f"{scope:<17} (no case of this type in the run — a --sample run?): not checked")
             continue
-        change = (new - base) / base if base else (0.0 if new == base else float("inf") * (1 if new > base else -1))
-        worse = new < base * (1 - tol) - 1e-12 if higher else new > base * (1 + tol) + 1e-12
-        verdict = "REGRESSED" if worse else ("improved" if (new > base if higher else new < base) else "ok")
-        if worse:
-            result.passed = False
-            result.regressions.append(f"{metric}: {base:.4f} → {new:.4f} ({change:+.1%}, tolerance {tol:.0%})")
-        change_text = f"{change:+.1%}" if abs(change) != float("inf") else "new"
-        result.lines.append(f"{metric:<26} {base:>9.4f} {new:>9.4f} {change_text:>8}  {verdict}")
+        for metric, base in sorted(base_metrics.items()):
+            higher = GATED_METRICS.get(metric, True)
+            new = run_metrics.get(metric)
+            if new is None:
+                result.passed = False
+                result.regressions.append(f"{prefix}{metric}: in the baseline but missing from the run")
+                result.lines.append(f"{scope:<17} {metric:<26} {base:>9.4f} {'—':>9} {'':>8}  MISSING")
+                continue
+            change = (new - base) / base if base else (0.0 if new == base else float("inf") * (1 if new > base else -1))
+            worse = new < base * (1 - tol) - 1e-12 if higher else new > base * (1 + tol) + 1e-12
+            verdict = "REGRESSED" if worse else ("improved" if (new > base if higher else new < base) else "ok")
+            if worse:
+                result.passed = False
+                result.regressions.append(f"{prefix}{metric}: {base:.4f} → {new:.4f} ({change:+.1%}, tolerance {tol:.0%})")
+            change_text = f"{change:+.1%}" if abs(change) != float("inf") else "new"
+            result.lines.append(f"{scope:<17} {metric:<26} {base:>9.4f} {new:>9.4f} {change_text:>8}  {verdict}")
+    overall = report["metrics"]["overall"]
     for metric in sorted(set(GATED_METRICS) - set(baseline["metrics"])):
         if overall.get(metric) is not None:
-            result.lines.append(f"{metric:<26} {'—':>9} {overall[metric]:>9.4f} {'':>8}  not in baseline")
+            result.lines.append(f"{'overall':<17} {metric:<26} {'—':>9} {overall[metric]:>9.4f} {'':>8}  not in baseline")
     if baseline.get("data_fingerprint") and baseline["data_fingerprint"] != report["data_fingerprint"]:
         result.lines.append("note: the golden data changed since the baseline was made")
     return result
