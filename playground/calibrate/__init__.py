@@ -110,7 +110,6 @@ from .ragtruth import (  # noqa: F401
     ScorerFigures,
     _figures,
     _records,
-    _WORD_RE,
     calibrate_ragtruth,
     default_ragtruth_path,
     plain_coverage,

@@ -15,7 +15,6 @@
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -23,6 +22,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from ..ragtruth import plain_token_coverage
 from ..stats import balanced_accuracy, cohens_kappa, f1_score
 from ..sweep import CRITERIA, CVResult, SweepRow
 from .comparison import paired
@@ -30,24 +30,11 @@ from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .tables import _r
 from .thresholds import ThresholdCalibration, threshold_sweep
 
-_WORD_RE = re.compile(r"[a-z0-9]+")
 
 
-def plain_coverage(claim: str, context: Sequence[str] | str) -> float:
-    """Baseline support score: share of the claim's distinct lower-cased words (letters/digits, minus the
-    scorer's stopword list) that occur as words in the context; 1.0 when the claim has none.
-
-    No claim cleaning, no stemming, no rule for numbers or names: what the
-    project's :func:`playground.harness.score.support` is measured against.
-    """
-    from ..harness.tokens import STOPWORDS
-
-    words = [w for w in dict.fromkeys(_WORD_RE.findall(claim.lower())) if w not in STOPWORDS]
-    if not words:
-        return 1.0
-    texts = [context] if isinstance(context, str) else list(context)
-    ctx = set(_WORD_RE.findall("\n".join(texts).lower()))
-    return sum(1 for w in words if w in ctx) / len(words)
+#: The baseline support score (the calibration issue's plain token coverage): one
+#: definition, in :mod:`playground.ragtruth`, serves the loader's evaluation and this module.
+plain_coverage = plain_token_coverage
 
 
 def default_ragtruth_path() -> Path:
