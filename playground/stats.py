@@ -506,6 +506,19 @@ def _as_rates(values: Iterable, name: str) -> np.ndarray:
     return arr
 
 
+def _ppi_inputs(auto_unlabelled: Sequence, auto_labelled: Sequence,
+                human_labelled: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three PPI inputs as float arrays, checked: rates in [0, 1], human labels 0/1, paired lengths."""
+    f_u = _as_rates(auto_unlabelled, "auto_unlabelled")
+    f_l = _as_rates(auto_labelled, "auto_labelled")
+    y = np.asarray(_binary(human_labelled, "human_labelled"), dtype=float)
+    if len(f_l) != len(y):
+        raise ValueError(
+            f"auto_labelled and human_labelled must have the same length, "
+            f"got {len(f_l)} and {len(y)}")
+    return f_u, f_l, y
+
+
 def ppi_mean(auto_unlabelled: Sequence, auto_labelled: Sequence, human_labelled: Sequence,
              confidence: float = 0.95) -> PPIResult:
     """Prediction-powered inference (Angelopoulos et al., Science 2023) for a rate.
@@ -530,13 +543,7 @@ def ppi_mean(auto_unlabelled: Sequence, auto_labelled: Sequence, human_labelled:
     is.  Undefined (``estimate`` None) when there are no human labels.
     """
     c = _check_confidence(confidence)
-    f_u = _as_rates(auto_unlabelled, "auto_unlabelled")
-    f_l = _as_rates(auto_labelled, "auto_labelled")
-    y = np.asarray(_binary(human_labelled, "human_labelled"), dtype=float)
-    if len(f_l) != len(y):
-        raise ValueError(
-            f"auto_labelled and human_labelled must have the same length, "
-            f"got {len(f_l)} and {len(y)}")
+    f_u, f_l, y = _ppi_inputs(auto_unlabelled, auto_labelled, human_labelled)
     n, big_n = len(y), len(f_u)
     human_ci = wilson_interval(int(y.sum()), n, c)
     human_mean = float(y.mean()) if n else None
@@ -596,13 +603,7 @@ def ppi_labels_needed(auto_unlabelled: Sequence, auto_labelled: Sequence,
     c = _check_confidence(confidence)
     if not (isinstance(width, numbers.Real) and 0 < width <= 2 and math.isfinite(width)):
         raise ValueError(f"width must be a number in (0, 2], got {width!r}")
-    f_u = _as_rates(auto_unlabelled, "auto_unlabelled")
-    f_l = _as_rates(auto_labelled, "auto_labelled")
-    y = np.asarray(_binary(human_labelled, "human_labelled"), dtype=float)
-    if len(f_l) != len(y):
-        raise ValueError(
-            f"auto_labelled and human_labelled must have the same length, "
-            f"got {len(f_l)} and {len(y)}")
+    f_u, f_l, y = _ppi_inputs(auto_unlabelled, auto_labelled, human_labelled)
     if len(y) < 2 or len(f_u) < 2:
         return None
     s_f2 = _sample_var(f_u)
