@@ -54,7 +54,7 @@ from ..metrics import (
     DEFAULT_THRESHOLDS, DIMENSION_ORDER, Agreement, Composite, DimensionRate, Diagnosis, RateCounter, agreement,
     composite, diagnose, rate_from_counts,
 )
-from ..model import DIMENSION_NAMES, Case, Passage, Response, Unit
+from ..model import DIMENSION_NAMES, DIMENSIONS, Case, Passage, Response, Unit
 
 #: Statuses of a case for one annotator.
 STATUSES: tuple[str, ...] = ("unlabelled", "partial", "done")
@@ -63,10 +63,6 @@ VERDICTS: tuple[str, ...] = ("ACCEPT", "REVIEW", "REJECT")
 #: Names a person cannot label under: the store's derived consensus rows and the harness itself.
 RESERVED_NAMES: frozenset[str] = frozenset({"consensus", "harness"})
 MAX_NAME = 60
-#: Label dimensions in display order, and the evaluation dimension each one feeds.
-LABEL_DIMENSIONS: tuple[str, ...] = ("relevant", "supported", "correct", "covered")
-EVAL_OF: dict[str, str] = dict(DIMENSION_NAMES)
-LABEL_OF: dict[str, str] = {v: k for k, v in DIMENSION_NAMES.items()}
 #: The question each label answers, for the page.
 QUESTIONS: dict[str, str] = {
     "relevant": "relevant to the question?",
@@ -371,7 +367,7 @@ class LabelSession:
         self.counter = RateCounter(self._group)
         self.labels: dict[tuple[str, str], int] = {}
         self.stale: dict[tuple[str, str], int] = {}
-        self._by_dim: dict[str, dict[str, int]] = {d: {} for d in LABEL_DIMENSIONS}
+        self._by_dim: dict[str, dict[str, int]] = {d: {} for d in DIMENSIONS}
         self._agreement_cache: dict[str, Agreement] = {}
         self._case_stats: dict[str, tuple] = {}
         self._ties = set()
@@ -806,13 +802,13 @@ class LabelSession:
     def agreement(self) -> dict[str, Agreement]:
         """Human (reference) versus harness, per dimension, on the units this annotator labelled."""
         out = {}
-        for label_dim in LABEL_DIMENSIONS:
+        for label_dim in DIMENSIONS:
             cached = self._agreement_cache.get(label_dim)
             if cached is None:
                 human = self._by_dim[label_dim]
                 harness = {u: self.auto[(u, label_dim)] for u in human if (u, label_dim) in self.auto}
                 cached = self._agreement_cache[label_dim] = agreement(human, harness)
-            out[EVAL_OF[label_dim]] = cached
+            out[DIMENSION_NAMES[label_dim]] = cached
         return out
 
     def progress(self) -> Progress:
