@@ -110,10 +110,14 @@ def score_passages(case: Case, hits: Sequence[Hit], config: Config) -> list[dict
     return rows
 
 
-def score_response(case: Case, hits: Sequence[Hit], response: Response, config: Config, passage_rows: list[dict]) -> dict[str, Any]:
-    """Every automatic label and signal for one response, plus decision, flags and assertions."""
+def score_response(case: Case, hits: Sequence[Hit], response: Response, config: Config, passage_rows: list[dict],
+                   context: S.Context | None = None) -> dict[str, Any]:
+    """Every automatic label and signal for one response, plus decision, flags and assertions.
+
+    ``context``: the retrieved passages tokenised once (:class:`score.Context`); built here when None.
+    """
     passages = [h.passage for h in hits]
-    context = S.Context(passages)
+    context = context if context is not None else S.Context(passages)
     floor = config["scoring.support_floor"]
     cfloor = config["scoring.correctness_floor"]
     query = case_query(case, config["retrieval.use_history"])
@@ -208,12 +212,14 @@ def score_case(case: Case, hits: Sequence[Hit], responses: Sequence[Response], c
         retrieved.append(match[0] if match else str(hit.passage.locator))
     scores = retrieval_scores(case.case_id, case.case_type, retrieved, expected, k)
     passage_rows = score_passages(case, hits, config)
+    context = S.Context([h.passage for h in hits])  # shared by every response of the case
     return {
         "case_id": case.case_id, "case_type": case.case_type, "tenant": case.tenant, "query": case.query,
         "expected_sources": expected,
         "retrieval": {"retrieved": retrieved, "metrics": {m: _r(getattr(scores, m)) for m in RETRIEVAL_METRICS}},
         "passages": passage_rows,
-        "responses": [score_response(case, hits, r, config, passage_rows) for r in sorted(responses, key=lambda r: r.response_id)],
+        "responses": [score_response(case, hits, r, config, passage_rows, context)
+                      for r in sorted(responses, key=lambda r: r.response_id)],
     }
 
 
