@@ -10,18 +10,19 @@ HOST ?= 127.0.0.1
 DB ?=
 PYTEST_ARGS ?=
 
-.PHONY: serve test bench check clean-notebooks help
+.PHONY: serve test bench check lint clean-notebooks help
 
 help:
 	@echo "make serve   start the labelling playground (Voila) on http://$(HOST):$(PORT) (DB=labels.db to choose the store)"
 	@echo "make test    run the whole test suite (browser tests need /usr/bin/chromium)"
 	@echo "make bench   run the benchmarks in bench/ and print their tables"
 	@echo "make check   validate the shipped corpus and golden set"
+	@echo "make lint    ruff and mypy as configured in pyproject.toml (CI runs it before the tests)"
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,lint]"
 	@touch $(STAMP)
 
 serve: $(STAMP)
@@ -32,6 +33,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; echo; done
+
+lint: $(STAMP)
+	$(BIN)/ruff check playground tests bench
+	$(BIN)/mypy
 
 check: $(STAMP)
 	$(BIN)/playground data check

@@ -14,10 +14,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from playground.harness.retrieve import BM25Retriever  # noqa: E402
-from playground.model import Locator, Passage  # noqa: E402
+from machine import describe, pin_one_core
 
-from machine import describe, pin_one_core  # noqa: E402  (bench/machine.py)
+from playground.harness.retrieve import BM25Retriever
+from playground.model import Locator, Passage
 
 
 def corpus(n_chunks: int, rng: random.Random) -> tuple[list[Passage], list[str]]:

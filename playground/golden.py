@@ -36,8 +36,21 @@ from .claims import split_claims
 from .corpus import Corpus, read_corpus
 from .errors import DataError, Problem
 from .model import (
-    CASE_TYPES, VARIANTS, Case, Claim, ClaimKey, Fact, Locator, Passage, Response, Turn, Unit,
-    UNIT_DIMENSIONS, fact_unit_id, passage_unit_id, short_hash,
+    CASE_TYPES,
+    UNIT_DIMENSIONS,
+    VARIANTS,
+    Case,
+    Claim,
+    ClaimKey,
+    Fact,
+    Locator,
+    Passage,
+    Response,
+    Turn,
+    Unit,
+    fact_unit_id,
+    passage_unit_id,
+    short_hash,
 )
 
 _CASE_ID = re.compile(r"^GC-\d{4}$")

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any
 
 from playground.model import DIMENSION_NAMES
 from playground.stats import (
@@ -40,37 +41,37 @@ from playground.stats import (
 )
 
 __all__ = [
-    "DIMENSION_ORDER",
-    "DIMENSION_LABELS",
-    "LABEL_DIMENSION",
     "CAUSES",
-    "DEFAULT_THRESHOLDS",
     "COMPOSITE_LABEL",
-    "DimensionRate",
-    "rate_from_counts",
-    "rates_from_labels",
-    "rates_by_group",
-    "RateCounter",
-    "Composite",
-    "composite",
-    "Failure",
-    "Diagnosis",
-    "diagnose",
-    "recall_at_k",
-    "precision_at_k",
-    "hit_at_k",
-    "ndcg_at_k",
-    "reciprocal_rank",
+    "DEFAULT_THRESHOLDS",
+    "DIMENSION_LABELS",
+    "DIMENSION_ORDER",
+    "LABEL_DIMENSION",
     "RETRIEVAL_METRICS",
+    "Agreement",
+    "Composite",
+    "Diagnosis",
+    "DimensionRate",
+    "Failure",
+    "MultiRater",
+    "PairAgreement",
+    "RateCounter",
     "RetrievalScores",
     "RetrievalSummary",
+    "agreement",
+    "composite",
+    "diagnose",
+    "hit_at_k",
+    "multi_rater",
+    "ndcg_at_k",
+    "precision_at_k",
+    "rate_from_counts",
+    "rates_by_group",
+    "rates_from_labels",
+    "recall_at_k",
+    "reciprocal_rank",
     "retrieval_scores",
     "retrieval_summary",
-    "Agreement",
-    "agreement",
-    "PairAgreement",
-    "MultiRater",
-    "multi_rater",
 ]
 
 #: The four evaluation dimensions, in the order every output lists them.
@@ -251,7 +252,7 @@ class RateCounter:
 
     @classmethod
     def from_labels(cls, labels: Iterable, group_of_unit=None,
-                    confidence: float = 0.95) -> "RateCounter":
+                    confidence: float = 0.95) -> RateCounter:
         """A counter loaded with ``labels`` (a later label of a unit replaces an earlier one)."""
         counter = cls(group_of_unit, confidence)
         for label in labels:
@@ -725,7 +726,7 @@ class RetrievalSummary:
 
 def _means(rows: Sequence[RetrievalScores]) -> dict[str, float | None]:
     if not rows:
-        return {m: None for m in RETRIEVAL_METRICS}
+        return dict.fromkeys(RETRIEVAL_METRICS)
     return {m: sum(getattr(r, m) for r in rows) / len(rows) for m in RETRIEVAL_METRICS}
 
 

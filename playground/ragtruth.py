@@ -27,9 +27,10 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the sweep module is imported lazily where it is used
     from .sweep import CVResult, SweepRow
@@ -40,10 +41,10 @@ __all__ = [
     "RagTruthRecord",
     "RagTruthSample",
     "SupportEvaluation",
+    "evaluate_support",
+    "group_by_response",
     "load_ragtruth",
     "parse_ragtruth_lines",
-    "group_by_response",
-    "evaluate_support",
     "plain_token_coverage",
 ]
 
@@ -344,8 +345,8 @@ class SupportEvaluation:
     n: int
     positives: int
     floor: float
-    at_floor: "SweepRow"
-    cv: "CVResult"
+    at_floor: SweepRow
+    cv: CVResult
     scores: tuple[float, ...]
 
     def summary(self) -> str:

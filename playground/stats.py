@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
-from typing import Iterable, Sequence
 
 import numpy as np
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
@@ -30,22 +30,22 @@ from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 __all__ = [
-    "z_value",
-    "wilson_interval",
+    "AgreementStat",
     "KappaResult",
+    "PPIResult",
+    "balanced_accuracy",
     "cohens_kappa",
     "confusion_matrix",
-    "percent_agreement",
-    "pabak",
-    "matthews_corrcoef",
     "f1_score",
-    "balanced_accuracy",
-    "AgreementStat",
     "fleiss_kappa",
     "krippendorff_alpha",
-    "PPIResult",
-    "ppi_mean",
+    "matthews_corrcoef",
+    "pabak",
+    "percent_agreement",
     "ppi_labels_needed",
+    "ppi_mean",
+    "wilson_interval",
+    "z_value",
 ]
 
 #: Variances at or below this are treated as exactly zero (floating-point noise).
@@ -78,9 +78,7 @@ def _binary(values: Iterable, name: str) -> list[int]:
     """Values as a list of 0/1 ints; ValueError naming the first bad value."""
     out = []
     for i, v in enumerate(values):
-        if isinstance(v, (bool, np.bool_)):
-            out.append(int(v))
-        elif isinstance(v, numbers.Real) and v in (0, 1):
+        if isinstance(v, (bool, np.bool_)) or (isinstance(v, numbers.Real) and v in (0, 1)):
             out.append(int(v))
         else:
             raise ValueError(f"{name}[{i}] = {v!r}: labels must be 0 or 1")

@@ -34,22 +34,22 @@ go to the threshold closest to ``default``, then to the lower threshold.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Hashable, Sequence
 
 import numpy as np
 
 __all__ = [
     "DEFAULT_GRID",
-    "SweepRow",
     "CVResult",
-    "sweep",
+    "SweepRow",
+    "assign_folds",
     "best_row",
     "best_threshold",
-    "metrics_at",
-    "assign_folds",
     "grouped_cv",
     "kappa_interval",
+    "metrics_at",
+    "sweep",
 ]
 
 #: Default candidate thresholds: 0.00..1.00 step 0.01.

@@ -103,7 +103,7 @@ class OllamaDouble:
 
     # -- control ------------------------------------------------------------------
 
-    def start(self) -> "OllamaDouble":
+    def start(self) -> OllamaDouble:
         double = self
 
         class Handler(_Handler):
@@ -122,7 +122,7 @@ class OllamaDouble:
             self._server.server_close()
             self._server = None
 
-    def __enter__(self) -> "OllamaDouble":
+    def __enter__(self) -> OllamaDouble:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -205,7 +205,7 @@ class _Handler(BaseHTTPRequestHandler):
     owner: OllamaDouble
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     # -- plumbing -----------------------------------------------------------------
@@ -257,12 +257,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- routes -------------------------------------------------------------------
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         begun = self._begin("GET")
         if begun is None:
             return
@@ -283,7 +283,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._error(404, "404 page not found")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         begun = self._begin("POST")
         if begun is None:
             return

@@ -8,7 +8,11 @@ import pytest
 
 from playground.golden import load_dataset
 from playground.harness.assertions import (
-    ASSERTIONS, AssertionResult, check_assertions, citation_markers, summarise,
+    ASSERTIONS,
+    AssertionResult,
+    check_assertions,
+    citation_markers,
+    summarise,
 )
 from playground.model import Locator, Passage
 

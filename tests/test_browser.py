@@ -13,9 +13,21 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_fixtures import (  # noqa: E402,F401  (fixtures are used by name)
-    ARTIFACTS, IMG, PAGE_TIMEOUT_MS, SCRIPT, XSS_CLAIMS, XSS_QUERY, browser, need_chromium, open_app, page, server,
-    start_server, stop_server, wait_for_log,
+from browser_fixtures import (  # noqa: F401  (fixtures are used by name)
+    ARTIFACTS,
+    IMG,
+    PAGE_TIMEOUT_MS,
+    SCRIPT,
+    XSS_CLAIMS,
+    XSS_QUERY,
+    browser,
+    need_chromium,
+    open_app,
+    page,
+    server,
+    start_server,
+    stop_server,
+    wait_for_log,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -231,7 +231,7 @@ def test_ppi_covers_the_true_rate_in_about_95_percent_of_draws():
             autos.append(pd.DataFrame({"unit_id": ids, "dimension": d, "score": f.astype(float), "label": f}))
             humans.append(pd.DataFrame({"unit_id": ids[:n], "unit_kind": "claim", "case_id": "", "response_id": "",
                                         "dimension": d, "value": y[:n]}))
-        a = C.auto_from_frame(pd.concat(autos, ignore_index=True), "sim", {d: 0.5 for d in dims})
+        a = C.auto_from_frame(pd.concat(autos, ignore_index=True), "sim", dict.fromkeys(dims, 0.5))
         h = C.HumanLabelling("sim", pd.concat(humans, ignore_index=True))
         t = C.ppi_by_dimension(h, a)
         assert list(t["n_labelled"]) == [n] * 4 and list(t["n_unlabelled"]) == [N] * 4

@@ -1,6 +1,7 @@
 """The claim splitter: sentences, with numbers, abbreviations and citation markers kept whole."""
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from playground.claims import split_claims
 

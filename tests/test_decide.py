@@ -6,11 +6,19 @@ import inspect
 import statistics
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from playground.harness.config import DEFAULTS
 from playground.harness.decide import (
-    RULES, THRESHOLD_KEYS, Decision, Signals, check_thresholds, decide, flags, review_queue,
+    RULES,
+    THRESHOLD_KEYS,
+    Decision,
+    Signals,
+    check_thresholds,
+    decide,
+    flags,
+    review_queue,
 )
 
 # Written out (not read from DEFAULTS) so that tuning the configuration does not

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from ollama_double import OllamaDouble
+from test_ollama import replies
+
 from playground.cli import main
 from playground.harness.config import config_from_dict
 from playground.harness.run import REPORT_FILES, run_harness
-from test_ollama import replies
 
 
 def _config(host: str, **judge) -> object:

@@ -99,9 +99,8 @@ def test_unit_ids_match_the_calibration():
 def test_store_refusal_writes_no_file(tmp_path):
     with open_store(tmp_path / "labels.db"):
         pass
-    with open_store(tmp_path / "labels.db", read_only=True) as store:
-        with pytest.raises(ReadOnlyStoreError):
-            RT.import_ragtruth(SAMPLE, tmp_path / "out", store)
+    with open_store(tmp_path / "labels.db", read_only=True) as store, pytest.raises(ReadOnlyStoreError):
+        RT.import_ragtruth(SAMPLE, tmp_path / "out", store)
     assert not (tmp_path / "out" / RT.DATASET_FILE).exists()
     assert list((tmp_path / "out").iterdir()) == []
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.corpus import chunk_by_heading, chunk_fixed, chunk_corpus, load_corpus
+from playground.corpus import chunk_by_heading, chunk_corpus, chunk_fixed, load_corpus
 from playground.errors import DataError
 from playground.golden import load_dataset
 from playground.model import Locator

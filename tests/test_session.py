@@ -14,7 +14,11 @@ from playground.metrics import DIMENSION_ORDER
 from playground.model import Unit
 from playground.store import open_store
 from playground.ui.session import (
-    LabelSession, SessionError, compute_harness, session_from_env, validate_annotator,
+    LabelSession,
+    SessionError,
+    compute_harness,
+    session_from_env,
+    validate_annotator,
 )
 from playground.units import dataset_units
 
@@ -184,7 +188,7 @@ def test_composite_uses_normalised_weights_and_gates(mini, db):
     assert c.gated and "faithfulness" in c.gate_failures[0]
     s.set_gate("faithfulness", None)
     assert not s.composite(s.rates_current()).gated
-    s.set_weights({d: 0 for d in DIMENSION_ORDER})
+    s.set_weights(dict.fromkeys(DIMENSION_ORDER, 0))
     assert s.composite(s.rates_current()) is None
     assert "weight" in s.scores().composite_error
     with pytest.raises(SessionError):
@@ -472,7 +476,7 @@ def test_session_from_env(monkeypatch, db):
 def _shipped():
     try:
         return load_dataset(REPO)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         pytest.skip(f"the shipped data does not load yet: {exc}")
 
 

@@ -10,8 +10,14 @@ from store_fixtures import catalog_of, claim, fact, passage, pg_server, store, s
 
 from playground.model import short_hash
 from playground.store import (
-    CURRENT_VERSION, InvalidLabelError, ReadOnlyStoreError, SchemaVersionError, StoreBusyError, StoreError,
-    open_store, parse_url,
+    CURRENT_VERSION,
+    InvalidLabelError,
+    ReadOnlyStoreError,
+    SchemaVersionError,
+    StoreBusyError,
+    StoreError,
+    open_store,
+    parse_url,
 )
 from playground.store.schema import V1_DDL, canonical_timestamp
 

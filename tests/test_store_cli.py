@@ -112,7 +112,7 @@ def test_stats_and_history(db, capsys):
 def test_reading_commands_never_create_a_store(tmp_path, capsys):
     for argv in (["labels", "stats"], ["labels", "export"], ["labels", "history", "x"]):
         code, out, err = run(argv + ["--db", str(tmp_path / "typo.db")], capsys)
-        assert code == 1 and err.startswith("error: no label store at") and "\n" == err[-1] and err.count("\n") == 1
+        assert code == 1 and err.startswith("error: no label store at") and err[-1] == "\n" and err.count("\n") == 1
     assert not (tmp_path / "typo.db").exists()
 
 

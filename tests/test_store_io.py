@@ -9,12 +9,30 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_fixtures import (  # noqa: F401
-    catalog_of, claim, fact, new_pg_schema, drop_pg_schema, passage, pg_server, store, store_url,
+    catalog_of,
+    claim,
+    drop_pg_schema,
+    fact,
+    new_pg_schema,
+    passage,
+    pg_server,
+    store,
+    store_url,
 )
 
 from playground.store import (
-    COLUMNS, LabelImportError, ReadOnlyStoreError, StoreError, consensus_export, export_golden, export_rows,
-    format_rows, import_file, migrate_store, open_store, write_export,
+    COLUMNS,
+    LabelImportError,
+    ReadOnlyStoreError,
+    StoreError,
+    consensus_export,
+    export_golden,
+    export_rows,
+    format_rows,
+    import_file,
+    migrate_store,
+    open_store,
+    write_export,
 )
 
 UNITS = [claim(i, case=i % 3) for i in range(6)] + [fact(i, case=i % 2) for i in range(3)] + [passage(i) for i in range(3)]
@@ -202,9 +220,8 @@ def test_import_into_read_only_store_is_refused(store_url, tmp_path):
         s.set_label("ann", UNITS[0], "supported", 1)
     path = tmp_path / "ok.csv"
     path.write_text(HEAD + GOOD)
-    with open_store(store_url, read_only=True) as ro:
-        with pytest.raises(ReadOnlyStoreError):
-            import_file(ro, path, CATALOG)
+    with open_store(store_url, read_only=True) as ro, pytest.raises(ReadOnlyStoreError):
+        import_file(ro, path, CATALOG)
 
 
 # --- consensus export ---------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from playground.ui.session import LabelSession, compute_harness
 from playground.ui.views import PlaygroundApp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_fixtures import IMG, XSS_CLAIMS, XSS_QUERY, make_data_root  # noqa: E402
+from browser_fixtures import IMG, XSS_CLAIMS, XSS_QUERY, make_data_root
 
 REPO = Path(__file__).resolve().parent.parent
 

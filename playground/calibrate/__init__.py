@@ -87,8 +87,8 @@ from .annotators import (  # noqa: F401
     adjudication_queue,
     annotator_agreement,
 )
-from .answer_key import key_from_dataset, key_from_run  # noqa: F401
-from .comparison import Comparison, Rate, case_link, compare, paired  # noqa: F401
+from .answer_key import key_from_dataset, key_from_run
+from .comparison import Comparison, Rate, case_link, compare, paired
 from .external_csv import _implied_threshold, auto_from_csv  # noqa: F401
 from .labellings import (  # noqa: F401
     AUTO_COLUMNS,
@@ -116,10 +116,10 @@ from .ragtruth import (  # noqa: F401
     ragtruth_auto,
     ragtruth_human,
 )
-from .report import CalibrationReport, calibrate  # noqa: F401
+from .report import CalibrationReport, calibrate
 from .run_folder import _RUN_COLUMNS, _read_units_csv, _run_thresholds, auto_from_run, judge_from_run  # noqa: F401
 from .store_labels import _current, _with_response, human_consensus, human_from_store  # noqa: F401
-from .tables import DECIMALS, _ORDER, _dim_key, _r, _round_frame, write_tables  # noqa: F401
+from .tables import _ORDER, DECIMALS, _dim_key, _r, _round_frame, write_tables  # noqa: F401
 from .thresholds import (  # noqa: F401
     SMALL_MINORITY,
     SMALL_N,
@@ -133,14 +133,48 @@ from .thresholds import (  # noqa: F401
 )
 
 __all__ = [
-    "DECIMALS", "HUMAN_COLUMNS", "AUTO_COLUMNS", "CONSENSUS", "SMALL_N", "SMALL_MINORITY",
-    "CalibrationInputError", "HumanLabelling", "AutoLabelling", "Rate", "Comparison",
-    "ThresholdCalibration", "AnnotatorAgreement", "ScorerFigures", "RagTruthCalibration",
+    "AUTO_COLUMNS",
+    "CONSENSUS",
+    "DECIMALS",
+    "HUMAN_COLUMNS",
+    "SMALL_MINORITY",
+    "SMALL_N",
+    "AnnotatorAgreement",
+    "AutoLabelling",
+    "CalibrationInputError",
     "CalibrationReport",
-    "human_from_labels", "human_from_store", "human_consensus", "key_from_dataset", "key_from_run",
-    "auto_from_run", "judge_from_run", "auto_from_csv", "auto_from_frame",
-    "ragtruth_human", "ragtruth_auto", "plain_coverage",
-    "case_link", "paired", "compare", "small_set_warning", "threshold_sweep", "reliability",
-    "reliability_for", "ppi_by_dimension", "annotator_agreement", "adjudication_queue", "adjudicate",
-    "accuracy_against_key", "calibrate", "calibrate_ragtruth", "default_ragtruth_path", "write_tables",
+    "Comparison",
+    "HumanLabelling",
+    "RagTruthCalibration",
+    "Rate",
+    "ScorerFigures",
+    "ThresholdCalibration",
+    "accuracy_against_key",
+    "adjudicate",
+    "adjudication_queue",
+    "annotator_agreement",
+    "auto_from_csv",
+    "auto_from_frame",
+    "auto_from_run",
+    "calibrate",
+    "calibrate_ragtruth",
+    "case_link",
+    "compare",
+    "default_ragtruth_path",
+    "human_consensus",
+    "human_from_labels",
+    "human_from_store",
+    "judge_from_run",
+    "key_from_dataset",
+    "key_from_run",
+    "paired",
+    "plain_coverage",
+    "ppi_by_dimension",
+    "ragtruth_auto",
+    "ragtruth_human",
+    "reliability",
+    "reliability_for",
+    "small_set_warning",
+    "threshold_sweep",
+    "write_tables",
 ]

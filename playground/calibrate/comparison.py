@@ -14,8 +14,9 @@ FP = h0a1, FN = h1a0, TP = h1a1) and ``n`` paired units:
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 from urllib.parse import quote
 
 import pandas as pd
@@ -62,7 +63,7 @@ class Rate:
     high: float | None
 
     @classmethod
-    def of(cls, values: Sequence[int], confidence: float = 0.95) -> "Rate":
+    def of(cls, values: Sequence[int], confidence: float = 0.95) -> Rate:
         k, n = int(sum(values)), len(values)
         ci = wilson_interval(k, n, confidence)
         return cls(k, n, k / n if n else None, ci[0] if ci else None, ci[1] if ci else None)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..model import DIMENSIONS
 from .labellings import BINARY_THRESHOLD, AutoLabelling, CalibrationInputError, _auto_frame

@@ -18,8 +18,9 @@ from: :mod:`.store_labels`, :mod:`.answer_key`, :mod:`.run_folder`,
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -78,7 +79,7 @@ class HumanLabelling:
         f = self.frame[self.frame["dimension"] == dimension]
         return dict(zip(f["unit_id"], f["value"].astype(int)))
 
-    def subsample(self, share: float, seed: int = 0) -> "HumanLabelling":
+    def subsample(self, share: float, seed: int = 0) -> HumanLabelling:
         """A deterministic ``share`` of the labelled units ("what if only this many were labelled?").
 
         Units are ordered by SHA-256 of ``seed:unit_id`` and the first

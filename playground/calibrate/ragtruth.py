@@ -15,9 +15,10 @@
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,8 +30,6 @@ from .comparison import paired
 from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .tables import _r
 from .thresholds import ThresholdCalibration, threshold_sweep
-
-
 
 #: The baseline support score (the calibration issue's plain token coverage): one
 #: definition, in :mod:`playground.ragtruth`, serves the loader's evaluation and this module.

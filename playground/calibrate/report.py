@@ -8,8 +8,8 @@ the results out as tables by file stem (for :func:`~.tables.write_tables`).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import pandas as pd
 

@@ -65,7 +65,7 @@ def auto_from_run(run_dir: str | Path) -> AutoLabelling:
     frame = _auto_frame({"unit_id": r["unit_id"], "unit_kind": r["unit_kind"], "case_id": r["case_id"],
                          "response_id": r["response_id"], "dimension": r["dimension"],
                          "score": float(r["score"]), "label": int(r["value"])} for r in rows)
-    grids = {d: COARSE_GRID for d in ("supported", "correct", "relevant")}
+    grids = dict.fromkeys(("supported", "correct", "relevant"), COARSE_GRID)
     return AutoLabelling(name, frame, _run_thresholds(run_dir), str(run_dir), grids)
 
 

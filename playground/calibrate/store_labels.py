@@ -8,7 +8,8 @@ are left out and each label gets its unit's response id.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .labellings import CONSENSUS, HumanLabelling, _human_frame, human_from_labels
 

@@ -384,8 +384,15 @@ def run_store(args: argparse.Namespace) -> int:
 @_guard
 def run_external(args: argparse.Namespace) -> int:
     """An external tool's per-unit scores against human labels."""
-    from ..calibrate import (auto_from_csv, calibrate, default_ragtruth_path, human_consensus, human_from_store,
-                             key_from_dataset, ragtruth_human)
+    from ..calibrate import (
+        auto_from_csv,
+        calibrate,
+        default_ragtruth_path,
+        human_consensus,
+        human_from_store,
+        key_from_dataset,
+        ragtruth_human,
+    )
 
     if args.human == "ragtruth":
         from ..importers.ragtruth import claim_unit
@@ -422,8 +429,14 @@ def run_annotators(args: argparse.Namespace) -> int:
     """Annotators versus each other, the adjudication queue and accuracy against the key."""
     import pandas as pd
 
-    from ..calibrate import (CONSENSUS, accuracy_against_key, adjudication_queue, annotator_agreement,
-                             key_from_dataset, write_tables)
+    from ..calibrate import (
+        CONSENSUS,
+        accuracy_against_key,
+        adjudication_queue,
+        annotator_agreement,
+        key_from_dataset,
+        write_tables,
+    )
     from ..golden import load_dataset
 
     catalog = _catalog(args.root)

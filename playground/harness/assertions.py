@@ -26,8 +26,9 @@ text against ``forbidden_text`` (the leak reached the user).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 from ..model import Case, Passage
 

@@ -32,15 +32,15 @@ GENERATED_VARIANT = "generated"
 #: What the model is told to say when the passages lack the answer.
 ABSTENTION_SENTENCE = "I cannot answer this from the knowledge base."
 
-SYSTEM_RULES = """You are the support assistant of a company knowledge base. Answer the user's question using ONLY the numbered passages given with it.
+SYSTEM_RULES = f"""You are the support assistant of a company knowledge base. Answer the user's question using ONLY the numbered passages given with it.
 
 Rules:
 1. Use only what the passages state. Do not add facts, numbers or names from your own knowledge.
 2. Cite the passage behind every sentence with its number in square brackets, e.g. [1] or [2][3]. Cite only passage numbers that exist.
-3. If the passages do not contain the answer, reply exactly: "{abstain}" Do not guess, and do not answer from another product or company.
+3. If the passages do not contain the answer, reply exactly: "{ABSTENTION_SENTENCE}" Do not guess, and do not answer from another product or company.
 4. If passages disagree, follow the one with the newer "updated" date and say that the older passage disagrees, citing both, e.g. "The limit is 10 [2]; the older passage [1] says 5, which is outdated."
 5. Keep identifiers, numbers, units and names exactly as written in the passages.
-6. Be concise: answer in a few sentences.""".format(abstain=ABSTENTION_SENTENCE)
+6. Be concise: answer in a few sentences."""
 
 
 def format_passage(number: int, passage: Passage) -> str:

@@ -186,7 +186,7 @@ class JudgeResult:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "JudgeResult":
+    def from_dict(cls, data: dict[str, Any]) -> JudgeResult:
         """The inverse of :meth:`to_dict` (a run's checkpoints store judge results as dicts)."""
         return cls(
             case_id=data["case_id"], response_id=data["response_id"], judge_model=data["judge_model"],

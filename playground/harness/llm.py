@@ -211,7 +211,7 @@ class ModelCache:
         )
 
     @classmethod
-    def for_run_dir(cls, run_dir: str | Path) -> "ModelCache":
+    def for_run_dir(cls, run_dir: str | Path) -> ModelCache:
         """The default cache of a run: ``<run_dir>/.cache/ollama.db``."""
         return cls(Path(run_dir) / DEFAULT_CACHE_RELPATH)
 
@@ -254,7 +254,7 @@ class ModelCache:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> "ModelCache":
+    def __enter__(self) -> ModelCache:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -333,7 +333,7 @@ class OllamaModels:
         self.client = client
 
     @classmethod
-    def from_config(cls, config: Any, cache: ModelCache | None = None, **kwargs: Any) -> "OllamaModels":
+    def from_config(cls, config: Any, cache: ModelCache | None = None, **kwargs: Any) -> OllamaModels:
         """Build from the ``ollama`` section of a harness config: ``{host, timeout, seed[, num_ctx]}``."""
         section = config["ollama"]
         return cls(
@@ -451,7 +451,7 @@ class OllamaModels:
                 f"Ollama at {self.host} did not answer within {_seconds(self.timeout)}",
                 "check that `ollama serve` is running and responsive, or raise --timeout",
             ) from None
-        except Exception as exc:  # noqa: BLE001 - translated below
+        except Exception as exc:
             raise self._final(exc, model="") from None
         missing: list[str] = []
         for model in wanted:
@@ -464,7 +464,7 @@ class OllamaModels:
                     missing.append(model)
                     continue
                 raise self._final(exc, model=model) from None
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise self._final(exc, model=model) from None
         if missing:
             raise ModelNotFound(missing)
@@ -480,7 +480,7 @@ class OllamaModels:
                 return call()
             except ModelError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - every failure is translated
+            except Exception as exc:
                 error = self._translate(exc, model=model)
                 if not isinstance(error, _Transient):
                     raise error from None

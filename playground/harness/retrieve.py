@@ -15,8 +15,8 @@ returned.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import bm25s
 import numpy as np
@@ -25,9 +25,7 @@ from ..model import Case, Passage
 
 #: A small English stopword list for index terms (retrieval only; the scorers keep their own).
 STOPWORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have how i if in into is it its
-    me my no not of on or our should so than that the their them then there these they this to was we were what
-    when where which who why will with would you your""".split()
+    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your"]
 )
 _TOKEN = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_.\-/{}$%]*[A-Za-z0-9_}%]|[A-Za-z0-9]")
 _PART = re.compile(r"[a-z0-9]+")

@@ -34,8 +34,9 @@ import io
 import json
 import os
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import yaml
 

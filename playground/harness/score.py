@@ -73,9 +73,10 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple
 
 from playground.harness.tokens import (
     Analysis,
@@ -87,36 +88,36 @@ from playground.harness.tokens import (
 )
 
 __all__ = [
-    "DEFAULT_SUPPORT_FLOOR",
-    "DEFAULT_RELEVANCE_THRESHOLD",
-    "SUPPORT_FLOOR_GRID",
-    "EXACT_MISS_SCORE",
-    "DISCOURSE_WORDS",
     "ABSTENTION_MAX_CONTENT",
-    "HEDGE_PATTERNS",
     "ABSTENTION_PATTERNS",
+    "DEFAULT_RELEVANCE_THRESHOLD",
+    "DEFAULT_SUPPORT_FLOOR",
+    "DISCOURSE_WORDS",
+    "EXACT_MISS_SCORE",
+    "HEDGE_PATTERNS",
     "PLEASANTRY_PATTERNS",
     "PREAMBLE_RE",
+    "SUPPORT_FLOOR_GRID",
     "Context",
-    "SupportDetail",
     "ResponseSignals",
+    "SupportDetail",
+    "answer_correct",
+    "answer_relevance",
+    "attribution",
     "clean_claim",
+    "context_quality",
+    "correctness",
+    "fact_covered",
+    "from_expected_source",
+    "groundedness",
+    "hedging",
+    "is_abstention",
+    "relevance",
+    "response_signals",
+    "signal_disagreement",
+    "specificity",
     "support",
     "support_detail",
-    "correctness",
-    "is_abstention",
-    "fact_covered",
-    "answer_correct",
-    "relevance",
-    "from_expected_source",
-    "hedging",
-    "specificity",
-    "answer_relevance",
-    "context_quality",
-    "groundedness",
-    "attribution",
-    "signal_disagreement",
-    "response_signals",
 ]
 
 #: Default support floor: chosen by grouped cross-validation on RAGTruth for
@@ -136,12 +137,7 @@ DEFAULT_RELEVANCE_THRESHOLD: float = 0.5
 #: Words about the answer itself rather than the world (dropped from the
 #: content tokens of claims): compared by stem.
 DISCOURSE_WORDS: frozenset[str] = frozenset(
-    stem(w) for w in """
-    passage passages context provided given based according mentioned mention states
-    stated summary article text source sources document documents excerpt excerpts
-    answer question following below above here word words tip tips step steps way ways
-    information
-    """.split()
+    stem(w) for w in ["passage", "passages", "context", "provided", "given", "based", "according", "mentioned", "mention", "states", "stated", "summary", "article", "text", "source", "sources", "document", "documents", "excerpt", "excerpts", "answer", "question", "following", "below", "above", "here", "word", "words", "tip", "tips", "step", "steps", "way", "ways", "information"]
 )
 
 #: Leading answer preambles removed from claims (up to the first colon of a
@@ -277,9 +273,9 @@ class Context:
     passages' keys (:func:`playground.harness.tokens.context_keys`).
     """
 
-    __slots__ = ("passages", "passage_keys", "keys", "_lowered")
+    __slots__ = ("_lowered", "keys", "passage_keys", "passages")
 
-    def __init__(self, context: "str | Sequence[str] | Context"):
+    def __init__(self, context: str | Sequence[str] | Context):
         if isinstance(context, Context):
             passages = context.passages
         elif isinstance(context, str):
@@ -319,7 +315,7 @@ class Context:
         return match_key(token) in self.keys
 
     @classmethod
-    def of(cls, context: "str | Sequence[str] | Context") -> "Context":
+    def of(cls, context: str | Sequence[str] | Context) -> Context:
         """``context`` itself if it is a Context, else a new one."""
         return context if isinstance(context, Context) else cls(context)
 
@@ -443,7 +439,7 @@ def _exact_ok(v: _ClaimView, ctx: Context) -> bool:
     return True
 
 
-def support(claim: str, context: "str | Sequence[str] | Context") -> float:
+def support(claim: str, context: str | Sequence[str] | Context) -> float:
     """Support score of ``claim`` by ``context`` in [0, 1] (module docstring):
     content-token coverage, or 0.0 when a number, identifier or capitalised
     name of the claim is missing from the context.  Supported when
@@ -462,7 +458,7 @@ def support(claim: str, context: "str | Sequence[str] | Context") -> float:
     return hit / len(v.content)
 
 
-def support_detail(claim: str, context: "str | Sequence[str] | Context") -> SupportDetail:
+def support_detail(claim: str, context: str | Sequence[str] | Context) -> SupportDetail:
     """:func:`support` with its evidence (:class:`SupportDetail`)."""
     ctx = Context.of(context)
     v = _claim_view(claim)
@@ -602,7 +598,7 @@ def from_expected_source(passage, expected_sources: Iterable) -> bool:
     return any((e.tenant, e.slug, slugify(e.heading)) == key for e in expected_sources)
 
 
-def context_quality(query: str, passages: "Sequence[str] | Context") -> float:
+def context_quality(query: str, passages: Sequence[str] | Context) -> float:
     """Mean :func:`relevance` of the retrieved passages to the query (0.0 when
     there are none): how much of what was retrieved is on topic."""
     texts = passages.passages if isinstance(passages, Context) else \
@@ -684,7 +680,7 @@ def specificity(text: str) -> float:
 # --------------------------------------------------------------------------- response level
 
 
-def groundedness(sentences: Sequence[str], context: "str | Sequence[str] | Context") -> float:
+def groundedness(sentences: Sequence[str], context: str | Sequence[str] | Context) -> float:
     """Mean :func:`support` of the response's sentences by the whole context
     (0.0 when there are no sentences)."""
     sents = [s for s in sentences if s and s.strip()]
@@ -694,7 +690,7 @@ def groundedness(sentences: Sequence[str], context: "str | Sequence[str] | Conte
     return sum(support(s, ctx) for s in sents) / len(sents)
 
 
-def attribution(sentences: Sequence[str], passages: "Sequence[str] | Context",
+def attribution(sentences: Sequence[str], passages: Sequence[str] | Context,
                 floor: float = DEFAULT_SUPPORT_FLOOR) -> float:
     """Share of sentences supported by a *single* passage (0.0 without sentences).
 
@@ -756,7 +752,7 @@ class ResponseSignals:
 
 
 def response_signals(query: str, response: str, sentences: Sequence[str],
-                     passages: "Sequence[str] | Context",
+                     passages: Sequence[str] | Context,
                      floor: float = DEFAULT_SUPPORT_FLOOR) -> ResponseSignals:
     """All response-level signals at once, tokenising the context once.
 

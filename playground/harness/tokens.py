@@ -84,16 +84,16 @@ from itertools import chain
 from typing import NamedTuple
 
 __all__ = [
-    "STOPWORDS",
     "NEGATIONS",
     "NON_NAME_CAPITALS",
     "NUMBER_WORDS",
     "PREFIX_LEN",
+    "STOPWORDS",
     "TOKEN_RE",
     "Analysis",
     "analyze",
-    "context_keys",
     "content_stems",
+    "context_keys",
     "identifier_present",
     "match_key",
     "number_value",
@@ -105,37 +105,18 @@ __all__ = [
 #: Fixed English stopword list (function words, auxiliaries, pronouns).
 #: Numbers are never stopwords.
 STOPWORDS: frozenset[str] = frozenset(
-    """
-    a about above after again against all almost also although always am among an and
-    another any anyone anything are aren't around as at be became because become been
-    before being below between both but by can cannot could couldn't did didn't do does
-    doesn't doing don't done down during each either else etc even ever every few for
-    from further get gets getting got had hadn't has hasn't have haven't having he her
-    here hers herself him himself his how however i if in into is isn't it it's its
-    itself just let like made make makes many may me might more most much must my
-    myself neither no nor not of off often on once one only or other others otherwise
-    our ours ourselves out over own per perhaps quite rather really same several shall
-    she should shouldn't since so some something such than that that's the their theirs
-    them themselves then there there's therefore these they this those though through
-    thus to too toward towards under until up upon us use used using very via was
-    wasn't we well were weren't what when where whether which while who whom whose why
-    will with within without won't would wouldn't yes yet you your yours yourself
-    yourselves i'm i've i'd i'll you're you've we're they're he's she's let's
-    """.split()
+    ["a", "about", "above", "after", "again", "against", "all", "almost", "also", "although", "always", "am", "among", "an", "and", "another", "any", "anyone", "anything", "are", "aren't", "around", "as", "at", "be", "became", "because", "become", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "done", "down", "during", "each", "either", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets", "getting", "got", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "however", "i", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "just", "let", "like", "made", "make", "makes", "many", "may", "me", "might", "more", "most", "much", "must", "my", "myself", "neither", "no", "nor", "not", "of", "off", "often", "on", "once", "one", "only", "or", "other", "others", "otherwise", "our", "ours", "ourselves", "out", "over", "own", "per", "perhaps", "quite", "rather", "really", "same", "several", "shall", "she", "should", "shouldn't", "since", "so", "some", "something", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "therefore", "these", "they", "this", "those", "though", "through", "thus", "to", "too", "toward", "towards", "under", "until", "up", "upon", "us", "use", "used", "using", "very", "via", "was", "wasn't", "we", "well", "were", "weren't", "what", "when", "where", "whether", "which", "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "won't", "would", "wouldn't", "yes", "yet", "you", "your", "yours", "yourself", "yourselves", "i'm", "i've", "i'd", "i'll", "you're", "you've", "we're", "they're", "he's", "she's", "let's"]
 )
 
 #: Negation words (stopwords for coverage; reported separately).
 NEGATIONS: frozenset[str] = frozenset(
-    "not no never none nothing nobody neither nor without cannot".split()
+    ["not", "no", "never", "none", "nothing", "nobody", "neither", "nor", "without", "cannot"]
 )
 
 #: Capitalised words that are not names even outside sentence starts: common
 #: title-case words of headings and list labels.
 NON_NAME_CAPITALS: frozenset[str] = frozenset(
-    """
-    step steps note tip tips example examples summary passage passages answer question
-    conclusion overall first second third finally additionally also however
-    """.split()
+    ["step", "steps", "note", "tip", "tips", "example", "examples", "summary", "passage", "passages", "answer", "question", "conclusion", "overall", "first", "second", "third", "finally", "additionally", "also", "however"]
 )
 
 #: Number words and their digit values.
@@ -231,9 +212,7 @@ def stem(word: str) -> str:
         return w
     if w.endswith("ies") and len(w) > 4:
         w = w[:-3] + "y"
-    elif w.endswith("sses"):
-        w = w[:-2]
-    elif w.endswith(("ches", "shes", "xes", "zes")):
+    elif w.endswith("sses") or w.endswith(("ches", "shes", "xes", "zes")):
         w = w[:-2]
     elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
         w = w[:-1]

@@ -42,29 +42,30 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..model import Claim, Label, Unit, short_hash
 from ..ragtruth import RagTruthError, RagTruthRecord, RagTruthSample, load_ragtruth
 
 __all__ = [
-    "HUMAN_ANNOTATOR",
+    "CASE_TYPES",
     "DATASET_FILE",
     "FORMAT",
-    "CASE_TYPES",
-    "ImportedDataset",
+    "HUMAN_ANNOTATOR",
     "ImportResult",
+    "ImportedDataset",
     "RagTruthError",
-    "case_id_of",
-    "response_id_of",
-    "passage_id_of",
-    "claim_unit_id",
-    "claim_unit",
     "build_dataset",
-    "load_imported",
+    "case_id_of",
+    "claim_unit",
+    "claim_unit_id",
     "import_ragtruth",
+    "load_imported",
+    "passage_id_of",
+    "response_id_of",
 ]
 
 #: Annotator name of RAGTruth's human labels in the label store.

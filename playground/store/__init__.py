@@ -46,18 +46,46 @@ whose unit vanished (``orphaned``); progress, consensus with a catalog,
 exports with a catalog and golden exports never count them as current.
 """
 from .core import (
-    CONSENSUS_ANNOTATOR, ENV_VAR, LabelStore, default_db_path, majority, open_store, parse_url,
+    CONSENSUS_ANNOTATOR,
+    ENV_VAR,
+    LabelStore,
+    default_db_path,
+    majority,
+    open_store,
+    parse_url,
 )
 from .errors import (
-    InvalidLabelError, LabelImportError, ReadOnlyStoreError, SchemaVersionError, StoreBusyError, StoreError,
+    InvalidLabelError,
+    LabelImportError,
+    ReadOnlyStoreError,
+    SchemaVersionError,
+    StoreBusyError,
+    StoreError,
 )
 from .io import (
-    COLUMNS, FORMATS, ConsensusExport, GoldenExport, consensus_export, export_golden, export_rows, format_rows,
-    import_file, migrate_store, validate_file, write_export,
+    COLUMNS,
+    FORMATS,
+    ConsensusExport,
+    GoldenExport,
+    consensus_export,
+    export_golden,
+    export_rows,
+    format_rows,
+    import_file,
+    migrate_store,
+    validate_file,
+    write_export,
 )
 from .schema import CURRENT_VERSION
 from .types import (
-    ACTIONS, CaseProgress, ConsensusRow, Event, ImportReport, Progress, StaleLabel, StoredLabel,
+    ACTIONS,
+    CaseProgress,
+    ConsensusRow,
+    Event,
+    ImportReport,
+    Progress,
+    StaleLabel,
+    StoredLabel,
 )
 
 __all__ = [

@@ -9,7 +9,8 @@ locking, timestamp types — is a handful of methods on :class:`Backend`.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -21,7 +22,7 @@ class Cursor:
         self.raw = raw
         self._translate = translate
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> "Cursor":
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
         self.raw.execute(self._translate(sql), tuple(params))
         return self
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..model import DIMENSIONS, UNIT_DIMENSIONS, UNIT_KINDS, Unit
 from .base import Backend, Cursor
@@ -138,7 +139,7 @@ class LabelStore:
     def close(self) -> None:
         self._b.close()
 
-    def __enter__(self) -> "LabelStore":
+    def __enter__(self) -> LabelStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -576,7 +577,7 @@ class LabelStore:
             problems += [r[0] for r in rows if r[0] != "ok"]
         return problems + self.verify()
 
-    def copy_from(self, source: "LabelStore") -> dict[str, int]:
+    def copy_from(self, source: LabelStore) -> dict[str, int]:
         """Copy every row of ``source`` into this (empty) store exactly, ids and timestamps included.
 
         Refuses when this store already holds annotators, events or labels.

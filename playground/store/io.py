@@ -15,9 +15,10 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Mapping
+from typing import IO, Any
 
 from ..model import UNIT_DIMENSIONS, UNIT_KINDS, Unit
 from .core import CONSENSUS_ANNOTATOR, MAX_NAME_LENGTH, LabelStore, open_store
@@ -317,7 +318,6 @@ def export_golden(store: LabelStore, dataset: Any, path: str | os.PathLike | IO[
     import yaml
 
     from ..golden import response_units
-
     from .core import majority
 
     by_unit: dict[str, list] = {}

@@ -24,9 +24,9 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 ENV_URL = "PLAYGROUND_TEST_POSTGRES"
 ENV_REQUIRE = "PLAYGROUND_REQUIRE_POSTGRES"

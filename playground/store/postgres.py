@@ -24,8 +24,9 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 from .base import Backend, Cursor
 from .errors import StoreBusyError, StoreError

@@ -35,8 +35,8 @@ is taken first (``<file>.schema<N>.bak``).
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
-from typing import Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
 
 from ..model import DIMENSIONS, UNIT_KINDS
 
@@ -168,8 +168,8 @@ def canonical_timestamp(value: object) -> str:
         text = str(value).strip().replace("Z", "+00:00")
         dt = datetime.fromisoformat(text)
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc).isoformat(timespec="microseconds")
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).isoformat(timespec="microseconds")
 
 
 def case_id_from_unit_id(unit_kind: str, unit_id: str) -> str:

@@ -18,9 +18,10 @@ import random
 import sqlite3
 import threading
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from .base import Backend, Cursor
@@ -189,7 +190,7 @@ class SQLiteBackend(Backend):
 
     # --- values ---------------------------------------------------------------------------------------
     def now(self, cur: Cursor) -> str:
-        return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        return datetime.now(UTC).isoformat(timespec="microseconds")
 
     def ts_out(self, value: Any) -> str:
         return value

@@ -31,7 +31,7 @@ import time
 from typing import Any
 from urllib.parse import parse_qs
 
-__all__ = ["launch", "query_params", "LabelSession", "PlaygroundApp"]
+__all__ = ["LabelSession", "PlaygroundApp", "launch", "query_params"]
 
 
 def __getattr__(name: str) -> Any:

@@ -34,8 +34,9 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -69,7 +70,7 @@ def png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def sweep_figure(tc: "C.ThresholdCalibration", title: str = "") -> Figure:
+def sweep_figure(tc: C.ThresholdCalibration, title: str = "") -> Figure:
     """Kappa and F1 (of the "no" class) against the threshold; the default and the best threshold marked."""
     fig, ax = _figure(5.8, 3.9)
     xs = [r.threshold for r in tc.rows]
@@ -155,7 +156,7 @@ def _nan(x) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
-def confusion_figure(comp: "C.Comparison", title: str = "") -> Figure:
+def confusion_figure(comp: C.Comparison, title: str = "") -> Figure:
     """The 2x2 confusion matrix (rows human, columns automatic) with counts."""
     fig = Figure(figsize=(3.2, 2.9), dpi=96)
     FigureCanvasAgg(fig)
@@ -175,7 +176,7 @@ def confusion_figure(comp: "C.Comparison", title: str = "") -> Figure:
     return fig
 
 
-def ragtruth_figure(rt: "C.RagTruthCalibration") -> Figure:
+def ragtruth_figure(rt: C.RagTruthCalibration) -> Figure:
     """Kappa against the support floor for every RAGTruth scorer; defaults and fold choices marked."""
     fig, ax = _figure(5.8, 3.4)
     colours = [ORANGE, BLUE, GREEN, RED]
@@ -203,7 +204,7 @@ def _save(fig: Figure, path: Path) -> Path:
     return path
 
 
-def write_charts(report: "C.CalibrationReport", out_dir: str | Path) -> list[Path]:
+def write_charts(report: C.CalibrationReport, out_dir: str | Path) -> list[Path]:
     """PNG charts of a :class:`~playground.calibrate.CalibrationReport` into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -218,7 +219,7 @@ def write_charts(report: "C.CalibrationReport", out_dir: str | Path) -> list[Pat
     return paths
 
 
-def write_ragtruth_charts(rt: "C.RagTruthCalibration", out_dir: str | Path) -> list[Path]:
+def write_ragtruth_charts(rt: C.RagTruthCalibration, out_dir: str | Path) -> list[Path]:
     """The RAGTruth floor sweep, and per scorer its sweep and reliability, into ``out_dir``."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -282,7 +283,7 @@ CSS = """
 """
 
 
-def _comparison_html(c: "C.Comparison") -> str:
+def _comparison_html(c: C.Comparison) -> str:
     k = c.kappa
     ci = "" if k.low is None else f" [{k.low:.3f}, {k.high:.3f}]"
     rows = [
@@ -301,7 +302,7 @@ def _comparison_html(c: "C.Comparison") -> str:
     return f"<table class='pc-table pc-big'>{body}</table>"
 
 
-def _sweep_html(t: "C.ThresholdCalibration") -> str:
+def _sweep_html(t: C.ThresholdCalibration) -> str:
     s = t.summary()
     parts = []
     if t.warning:
@@ -348,7 +349,7 @@ class Sources:
         self.messages: list[str] = []
 
     # --- RAGTruth
-    def ragtruth(self) -> "C.RagTruthCalibration | None":
+    def ragtruth(self) -> C.RagTruthCalibration | None:
         if "rt" not in self._cache:
             if not self.ragtruth_path.is_file():
                 self.messages.append(f"no RAGTruth claim file at {self.ragtruth_path}")
@@ -421,7 +422,7 @@ class Sources:
             self._cache["judge"] = C.judge_from_run(self.run_dir()) if self.run else None
         return self._cache["judge"]
 
-    def human(self, dataset: str, key: str) -> "C.HumanLabelling":
+    def human(self, dataset: str, key: str) -> C.HumanLabelling:
         ck = f"human:{dataset}:{key}"
         if ck not in self._cache:
             if key == "ragtruth":
@@ -435,7 +436,7 @@ class Sources:
                 self._cache[ck] = C.human_from_store(self.store(), key.split(":", 1)[1], self.catalog())
         return self._cache[ck]
 
-    def auto(self, dataset: str, key: str) -> "C.AutoLabelling":
+    def auto(self, dataset: str, key: str) -> C.AutoLabelling:
         if key.startswith("external:"):
             return self.external[key.split(":", 1)[1]]
         ck = f"auto:{dataset}:{key}"
@@ -449,7 +450,7 @@ class Sources:
                 self._cache[ck] = C.auto_from_run(self.run_dir())
         return self._cache[ck]
 
-    def add_external(self, name: str, content: bytes, dataset: str) -> "C.AutoLabelling":
+    def add_external(self, name: str, content: bytes, dataset: str) -> C.AutoLabelling:
         """Register an uploaded CSV of scores (validated; :class:`CalibrationInputError` lists bad rows)."""
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / (Path(name).name or "scores.csv")

@@ -8,7 +8,7 @@ update, so a redraw costs a few milliseconds plus the PNG encoding.
 from __future__ import annotations
 
 import io
-from typing import Mapping
+from collections.abc import Mapping
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure

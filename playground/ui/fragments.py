@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER, Agreement, Composite, DimensionRate, Diagnosis
+from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER, Agreement, Composite, Diagnosis, DimensionRate
 from .session import Scores
 
 

@@ -46,13 +46,23 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..golden import Dataset, passage_unit, response_units
 from ..metrics import (
-    DEFAULT_THRESHOLDS, DIMENSION_ORDER, Agreement, Composite, DimensionRate, Diagnosis, RateCounter, agreement,
-    composite, diagnose, rate_from_counts,
+    DEFAULT_THRESHOLDS,
+    DIMENSION_ORDER,
+    Agreement,
+    Composite,
+    Diagnosis,
+    DimensionRate,
+    RateCounter,
+    agreement,
+    composite,
+    diagnose,
+    rate_from_counts,
 )
 from ..model import DIMENSION_NAMES, DIMENSIONS, Case, Passage, Response, Unit
 
@@ -70,7 +80,7 @@ QUESTIONS: dict[str, str] = {
     "correct": "correct against the reference?",
     "covered": "covered by the response?",
 }
-DEFAULT_WEIGHTS: dict[str, float] = {d: 0.25 for d in DIMENSION_ORDER}
+DEFAULT_WEIGHTS: dict[str, float] = dict.fromkeys(DIMENSION_ORDER, 0.25)
 
 
 class SessionError(ValueError):

@@ -25,7 +25,8 @@ import base64
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import quote
 
 import ipywidgets as W
@@ -33,7 +34,14 @@ import ipywidgets as W
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER
 from .fragments import agreement_table, composite_html, diagnosis_html, esc, pct, rates_table
 from .session import (
-    QUESTIONS, STATUSES, VERDICTS, LabelChange, LabelSession, Scores, SessionError, ViewUnit,
+    QUESTIONS,
+    STATUSES,
+    VERDICTS,
+    LabelChange,
+    LabelSession,
+    Scores,
+    SessionError,
+    ViewUnit,
 )
 
 YES, NO, CLEAR = "yes", "no", "clear"
@@ -130,7 +138,7 @@ def _button(text: str, cls: str, tooltip: str = "", style: str = "", width: str 
 class UnitRow:
     """One labelled unit on the page (reused across cases): its text and a toggle per dimension."""
 
-    def __init__(self, app: "PlaygroundApp", kind: str, index: int, dimensions: tuple[str, ...]):
+    def __init__(self, app: PlaygroundApp, kind: str, index: int, dimensions: tuple[str, ...]):
         self.app = app
         self.kind = kind
         self.index = index
@@ -435,7 +443,7 @@ class PlaygroundApp:
             return fn(*args)
         except SessionError as exc:
             self.say(str(exc), error=True)
-        except Exception as exc:  # noqa: BLE001 - the page must stay usable
+        except Exception as exc:
             from ..store import StoreBusyError, StoreError
 
             if isinstance(exc, StoreBusyError):
@@ -450,7 +458,7 @@ class PlaygroundApp:
                 try:
                     self.session.refresh()
                     self.render_all()
-                except Exception:  # noqa: BLE001
+                except Exception:
                     pass
         return None
 
