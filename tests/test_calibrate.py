@@ -339,7 +339,8 @@ def test_adjudication_queue_and_consensus(store):
     # an adjudication overrides a majority too, and the consensus name never votes
     C.adjudicate(store, u2, "supported", 0, "dana")
     assert C.human_consensus(store, catalog).labels("supported")["u2"] == 0
-    assert [c.value for c in store.consensus() if c.unit_id == "u1"] == [None]
+    assert [(c.value, c.status, c.adjudicator) for c in store.consensus() if c.unit_id == "u1"] == [
+        (0, "adjudicated", "dana")]  # the store's consensus: an adjudicated tie is no longer a tie
     alice = C.human_from_store(store, "alice", catalog)
     assert alice.labels("supported") == {"u1": 1, "u2": 1, "u3": 1}
     agree = C.annotator_agreement(store.labels(), "supported")

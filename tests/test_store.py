@@ -75,13 +75,21 @@ def test_labels_queries_sorted_and_filtered(store):
 @pytest.mark.parametrize("args, message", [
     (("ann", claim(1), "covered", 1), "dimension 'covered'"),
     (("ann", claim(1), "relevant", 1), "dimension 'relevant'"),
-    (("ann", claim(1), "supported", 2), "must be 1, 0 or None"),
-    (("ann", claim(1), "supported", "1"), "must be 1, 0 or None"),
-    (("ann", claim(1), "supported", 1.0), "must be 1, 0 or None"),
+    (("ann", claim(1), "supported", 3), r"must be 1, 0, UNSURE \(2\) or None"),
+    (("ann", claim(1), "supported", "1"), r"must be 1, 0, UNSURE \(2\) or None"),
+    (("ann", claim(1), "supported", 1.0), r"must be 1, 0, UNSURE \(2\) or None"),
+    (("ann", claim(1), "supported", -1), r"must be 1, 0, UNSURE \(2\) or None"),
     (("   ", claim(1), "supported", 1), "non-empty"),
     (("", claim(1), "supported", 1), "non-empty"),
     ((None, claim(1), "supported", 1), "non-empty"),
-    (("a\x00b", claim(1), "supported", 1), "NUL"),
+    (("a\x00b", claim(1), "supported", 1), r"control or format characters \(U\+0000\)"),
+    (("tab\there", claim(1), "supported", 1), r"\(U\+0009\)"),
+    (("new\nline", claim(1), "supported", 1), r"\(U\+000A\)"),
+    (("bidi\u202eevil", claim(1), "supported", 1), r"\(U\+202E\)"),
+    (("line\u2028sep", claim(1), "supported", 1), r"\(U\+2028\)"),
+    (("a" * 65, claim(1), "supported", 1), "65 characters long, more than 64"),
+    (("consensus", claim(1), "supported", 1), "reserved name"),
+    ((" harness ", claim(1), "supported", 1), "reserved name"),
     (("ann", "not a unit", "supported", 1), "Unit"),
     (("ann", replace(claim(1), unit_kind="sentence"), "supported", 1), "unknown unit kind"),
 ])
@@ -95,7 +103,7 @@ def test_bad_arguments_are_refused_before_writing(store, args, message):
 
 @pytest.mark.parametrize("name", [
     "x'); DROP TABLE labels;--", "Robert\"); DELETE FROM events; --", "?", "%s", "%(name)s", "' OR 1=1 --",
-    " padded ", "Zoë 山田", "tab\there", "new\nline", "a" * 200, "NULL", "None", "0",
+    "Zoë 山田", "a" * 64, "NULL", "None", "0", "Consensus", "harness2", "=cmd|'/C calc'!A0",
 ])
 def test_names_are_stored_verbatim(store, name):
     u = claim(3)
@@ -106,26 +114,27 @@ def test_names_are_stored_verbatim(store, name):
     assert store.history(u.unit_id, annotator=name)[0].annotator == name
     assert store.undo(name).annotator == name
     assert store.labels(annotator=name) == [] and len(store.labels()) == 1
-    assert set(store.dump()) == {"meta", "annotators", "events", "labels"}  # every table still there
+    assert set(store.dump()) == {"meta", "annotators", "events", "labels", "comments", "assignments",
+                                 "datasets"}  # every table still there
 
 
 def test_notes_are_free_text_kept_verbatim_with_the_event(store):
     note = "adjudicated by x'); DROP TABLE events;-- ?%s\nsecond line ✓"
-    ev = store.set_label("consensus", claim(1), "supported", 1, note=note)
+    ev = store.set_label("ann", claim(1), "supported", 1, note=note)
     assert ev.note == note and store.history(claim(1).unit_id)[0].note == note
-    assert store.set_label("consensus", claim(1), "supported", 1, note="again") is None  # a note alone changes nothing
-    assert store.undo("consensus").note is None
+    assert store.set_label("ann", claim(1), "supported", 1, note="again") is None  # a note alone changes nothing
+    assert store.undo("ann").note is None
     with pytest.raises(InvalidLabelError, match="note"):
         store.set_label("ann", claim(1), "supported", 1, note="a\x00b")
     with pytest.raises(InvalidLabelError, match="note"):
         store.set_label("ann", claim(1), "supported", 1, note=42)
 
 
-def test_padded_names_are_different_annotators(store):
+def test_padded_names_are_the_same_annotator_stripped(store):
     store.set_label("bob", claim(1), "supported", 1)
-    store.set_label(" bob ", claim(1), "supported", 0)
-    assert store.annotators() == [" bob ", "bob"]
-    assert {l.annotator: l.value for l in store.labels()} == {"bob": 1, " bob ": 0}
+    store.set_label(" bob\u00a0", claim(1), "supported", 0)   # U+00A0 is white space: stripped too
+    assert store.annotators() == ["bob"]
+    assert {l.annotator: l.value for l in store.labels()} == {"bob": 0}
 
 
 # --- undo ---------------------------------------------------------------------------------------
@@ -211,7 +220,7 @@ def test_progress_per_case_and_overall(store):
     assert store.progress({}).total_units == 0 and store.progress({}).overall.unit_fraction == 0.0
 
 
-def test_consensus_majority_ties_and_reserved_name(store):
+def test_consensus_majority_ties_and_unsure(store):
     u1, u2, u3 = claim(1), claim(2), claim(3)
     for name, v in [("a", 1), ("b", 1), ("c", 0)]:
         store.set_label(name, u1, "supported", v)      # 2:1 majority
@@ -220,7 +229,7 @@ def test_consensus_majority_ties_and_reserved_name(store):
     store.set_label("a", u3, "correct", 0)              # single
     store.set_label("a", u2, "correct", 1)
     store.set_label("b", u2, "correct", 1)              # unanimous
-    store.set_label("consensus", u2, "supported", 1)    # never votes
+    store.set_label("c", u2, "supported", 2)            # unsure never votes
     rows = {(r.unit_id, r.dimension): r for r in store.consensus()}
     assert (rows[(u1.unit_id, "supported")].value, rows[(u1.unit_id, "supported")].status) == (1, "majority")
     tie = rows[(u2.unit_id, "supported")]

@@ -38,7 +38,7 @@ from playground.store import (
 UNITS = [claim(i, case=i % 3) for i in range(6)] + [fact(i, case=i % 2) for i in range(3)] + [passage(i) for i in range(3)]
 CATALOG = catalog_of(UNITS)
 EVIL = "x'); DROP TABLE labels;--"
-NAMES = ["ann", EVIL, 'quote "q", comma', " padded ", "Zoë", "NA", "007", "line\u2028sep", "cr\rname", "=cmd()"]
+NAMES = ["ann", EVIL, 'quote "q", comma', "Zoë", "NA", "007", "=cmd()", "+plus", "-minus", "@at", "'quoted"]
 
 
 def fill(store):

@@ -175,9 +175,7 @@ def adjudicate(store: Any, unit: Any, dimension: str, value: int | None, adjudic
     """
     if not isinstance(adjudicator, str) or not adjudicator.strip():
         raise ValueError("an adjudication needs the adjudicator's name")
-    if adjudicator.strip() == CONSENSUS:
-        raise ValueError(f"'{CONSENSUS}' is the reserved name of adjudicated labels; adjudicate under your own name")
-    return store.set_label(CONSENSUS, unit, dimension, value, note=f"adjudicated by {adjudicator.strip()}")
+    return store.adjudicate(unit, dimension, value, adjudicator)  # the store checks the name (reserved ones refused)
 
 
 def accuracy_against_key(labels: Any, key: HumanLabelling, *, by: str | None = None,

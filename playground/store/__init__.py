@@ -35,10 +35,26 @@ role instead; dashboards can open the store with ``read_only=True``, which
 refuses every write (:class:`ReadOnlyStoreError`) and, on PostgreSQL, also
 makes the session read-only.  Give dashboard users a read-only database role.
 
+Unsure answers are stored as :data:`UNSURE` (2): events as usual, never in a
+rate or a consensus vote (:meth:`LabelStore.labels` leaves them out unless
+``include_unsure=True``), counted by :meth:`LabelStore.unsure_counts`.
+Comments (one per annotator and unit) are ``comment`` events too.
+
 Consensus is derived on demand (:meth:`LabelStore.consensus`, majority over
-annotators, ties reported with status ``tie`` and no value); it is never
-written back.  The name ``consensus`` is reserved for exported consensus rows:
-labels stored under it (e.g. after importing such an export) never vote.
+annotators, ties reported with status ``tie`` and no value) unless someone
+adjudicated the item (:meth:`LabelStore.adjudicate`, status ``adjudicated``).
+Adjudications are stored under the reserved name ``consensus``;
+:data:`RESERVED_ANNOTATORS` (``consensus``, ``harness``) are never annotators
+(:func:`check_annotator` refuses them, :meth:`LabelStore.annotators` hides them).
+
+The store also keeps assignments (:class:`Assignment`: annotator queues and
+calibration samples, see :mod:`playground.assign`) and imported datasets
+(:meth:`LabelStore.put_dataset`, in one transaction with their labels).
+
+Safety: a SQLite file deleted or replaced while open makes the next write
+raise :class:`StoreGoneError` before anything is written; ``create=False``
+never creates a file; a foreign SQLite database is never modified; a file on
+read-only media opens read-only.
 
 Stale labels: a label whose unit's text hash differs from the catalog's is
 kept and reported (:meth:`LabelStore.stale`, reason ``changed``), as is one
@@ -48,7 +64,11 @@ exports with a catalog and golden exports never count them as current.
 from .core import (
     CONSENSUS_ANNOTATOR,
     ENV_VAR,
+    MAX_NAME_LENGTH,
+    RESERVED_ANNOTATORS,
     LabelStore,
+    annotator_problem,
+    check_annotator,
     default_db_path,
     majority,
     open_store,
@@ -61,6 +81,7 @@ from .errors import (
     SchemaVersionError,
     StoreBusyError,
     StoreError,
+    StoreGoneError,
 )
 from .io import (
     COLUMNS,
@@ -79,20 +100,28 @@ from .io import (
 from .schema import CURRENT_VERSION
 from .types import (
     ACTIONS,
+    UNSURE,
+    Assignment,
     CaseProgress,
+    Comment,
     ConsensusRow,
+    DatasetInfo,
     Event,
     ImportReport,
     Progress,
     StaleLabel,
+    StoredDataset,
     StoredLabel,
 )
 
 __all__ = [
-    "ACTIONS", "COLUMNS", "CONSENSUS_ANNOTATOR", "CURRENT_VERSION", "ENV_VAR", "FORMATS",
-    "CaseProgress", "ConsensusExport", "ConsensusRow", "Event", "GoldenExport", "ImportReport",
-    "InvalidLabelError", "LabelImportError", "LabelStore", "Progress", "ReadOnlyStoreError",
-    "SchemaVersionError", "StaleLabel", "StoreBusyError", "StoreError", "StoredLabel",
-    "consensus_export", "default_db_path", "export_golden", "export_rows", "format_rows", "import_file",
-    "majority", "migrate_store", "open_store", "parse_url", "validate_file", "write_export",
+    "ACTIONS", "COLUMNS", "CONSENSUS_ANNOTATOR", "CURRENT_VERSION", "ENV_VAR", "FORMATS", "MAX_NAME_LENGTH",
+    "RESERVED_ANNOTATORS", "UNSURE",
+    "Assignment", "CaseProgress", "Comment", "ConsensusExport", "ConsensusRow", "DatasetInfo", "Event",
+    "GoldenExport", "ImportReport", "InvalidLabelError", "LabelImportError", "LabelStore", "Progress",
+    "ReadOnlyStoreError", "SchemaVersionError", "StaleLabel", "StoreBusyError", "StoreError", "StoreGoneError",
+    "StoredDataset", "StoredLabel",
+    "annotator_problem", "check_annotator", "consensus_export", "default_db_path", "export_golden", "export_rows",
+    "format_rows", "import_file", "majority", "migrate_store", "open_store", "parse_url", "validate_file",
+    "write_export",
 ]

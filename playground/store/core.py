@@ -1,24 +1,57 @@
 """The label store: one interface, SQLite or PostgreSQL behind it (see :mod:`playground.store`)."""
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..model import DIMENSIONS, UNIT_DIMENSIONS, UNIT_KINDS, Unit
 from .base import Backend, Cursor
 from .errors import InvalidLabelError, ReadOnlyStoreError, SchemaVersionError, StoreError
 from .schema import CURRENT_VERSION, MIGRATIONS, TABLES, current_ddl
-from .types import CaseProgress, ConsensusRow, Event, Progress, StaleLabel, StoredLabel
+from .types import (
+    ASSIGNMENT_KINDS,
+    UNSURE,
+    Assignment,
+    CaseProgress,
+    Comment,
+    ConsensusRow,
+    DatasetInfo,
+    Event,
+    Progress,
+    StaleLabel,
+    StoredDataset,
+    StoredLabel,
+)
+
+__all__ = [
+    "APP_NAME", "CONSENSUS_ANNOTATOR", "ENV_VAR", "MAX_COMMENT_LENGTH", "MAX_NAME_LENGTH", "MAX_NOTE_LENGTH",
+    "RESERVED_ANNOTATORS", "LabelStore", "annotator_problem", "canonical_json", "check_annotator", "check_comment",
+    "check_note",
+    "check_unit", "check_value", "default_db_path", "majority", "open_store", "parse_url",
+]
+
+T = TypeVar("T")
 
 #: Environment variable naming the store (a path, ``sqlite:///...`` or ``postgresql://...``).
 ENV_VAR = "PLAYGROUND_DB"
 APP_NAME = "rag-label-playground"
-#: Labels under this annotator name (e.g. an imported consensus export) never vote in consensus.
+#: Adjudicated labels are stored under this reserved name; they never vote in consensus.
 CONSENSUS_ANNOTATOR = "consensus"
-MAX_NAME_LENGTH = 200
+#: Names no person may label under: ``consensus`` (adjudicated labels) and ``harness``
+#: (automatic judgements).  :meth:`LabelStore.annotators` never returns them and they never vote.
+RESERVED_ANNOTATORS = frozenset({"consensus", "harness"})
+MAX_NAME_LENGTH = 64
+MAX_COMMENT_LENGTH = 10_000
+#: Unicode categories an annotator name may not contain: controls, format characters
+#: (bidirectional overrides, zero-width characters), line/paragraph separators, surrogates.
+_BAD_NAME_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+_ADJUDICATED_BY = "adjudicated by "
 
 _EVENT_COLUMNS = (
     "e.event_id, a.name, e.unit_kind, e.unit_id, e.dimension, e.old_value, e.new_value, e.text_hash,"
@@ -38,7 +71,7 @@ _INSERT_EVENT = (
 )
 _DELETE_LABEL = "DELETE FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?"
 #: Full-table dumps, ordered by primary key (timestamps at these column positions).
-_DUMP = {
+_DUMP: dict[str, tuple[str, tuple[int, ...]]] = {
     "meta": ("SELECT key, value FROM meta ORDER BY key", ()),
     "annotators": ("SELECT annotator_id, name, created_at FROM annotators ORDER BY annotator_id", (2,)),
     "events": (
@@ -51,42 +84,121 @@ _DUMP = {
         " FROM labels ORDER BY annotator_id, unit_id, dimension",
         (7,),
     ),
+    "comments": (
+        "SELECT annotator_id, unit_id, unit_kind, case_id, text, updated_at, event_id FROM comments"
+        " ORDER BY annotator_id, unit_id",
+        (5,),
+    ),
+    "assignments": (
+        "SELECT name, kind, dataset, seed, overlap, queues, created_at FROM assignments ORDER BY name", (6,),
+    ),
+    "datasets": ("SELECT name, kind, payload, sha256, created_at FROM datasets ORDER BY name", (4,)),
 }
+_UPSERT_COMMENT = (
+    "INSERT INTO comments (annotator_id, unit_id, unit_kind, case_id, text, updated_at, event_id)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (annotator_id, unit_id) DO UPDATE SET unit_kind = excluded.unit_kind,"
+    " case_id = excluded.case_id, text = excluded.text, updated_at = excluded.updated_at,"
+    " event_id = excluded.event_id"
+)
 
 
-def check_annotator(annotator: Any) -> str:
-    """The annotator name, verbatim, after checking it is usable; else :class:`InvalidLabelError`."""
+def annotator_problem(annotator: Any, *, allow_reserved: bool = False) -> str | None:
+    """Why ``annotator`` is not a usable name, or ``None`` when it is (see :func:`check_annotator`)."""
     if not isinstance(annotator, str) or not annotator.strip():
-        raise InvalidLabelError(f"annotator name must be a non-empty string, got {annotator!r}")
-    if "\x00" in annotator:
-        raise InvalidLabelError("annotator name must not contain NUL characters")
-    if len(annotator) > MAX_NAME_LENGTH:
-        raise InvalidLabelError(f"annotator name is longer than {MAX_NAME_LENGTH} characters")
-    return annotator
+        return f"annotator name must be a non-empty string, got {annotator!r}"
+    name = annotator.strip()
+    bad = sorted({f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in _BAD_NAME_CATEGORIES})
+    if bad:
+        return f"annotator name {name!r} contains control or format characters ({', '.join(bad)})"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"annotator name is {len(name)} characters long, more than {MAX_NAME_LENGTH}"
+    if name in RESERVED_ANNOTATORS and not allow_reserved:
+        return f"{name!r} is a reserved name ({', '.join(sorted(RESERVED_ANNOTATORS))}); label under your own name"
+    return None
 
 
-def check_value(value: Any) -> int | None:
-    """1, 0 or None (bools count as 1/0); anything else raises :class:`InvalidLabelError`."""
+def check_annotator(annotator: Any, *, allow_reserved: bool = False) -> str:
+    """The annotator name, stripped of surrounding white space, if usable; else :class:`InvalidLabelError`.
+
+    The one rule for names everywhere (store, imports, the page): a non-empty
+    string after stripping, at most :data:`MAX_NAME_LENGTH` (64) characters,
+    no control or format characters (Unicode categories Cc, Cf, Zl, Zp, Cs),
+    and not one of :data:`RESERVED_ANNOTATORS`.
+    """
+    problem = annotator_problem(annotator, allow_reserved=allow_reserved)
+    if problem is not None:
+        raise InvalidLabelError(problem)
+    return str(annotator).strip()
+
+
+def check_value(value: Any, *, unsure: bool = True) -> int | None:
+    """1, 0, :data:`UNSURE` (2) or None (bools count as 1/0); anything else raises :class:`InvalidLabelError`."""
     if value is None:
         return None
     if isinstance(value, bool):
         return int(value)
-    if isinstance(value, int) and value in (0, 1):
+    if isinstance(value, int) and value in ((0, 1, UNSURE) if unsure else (0, 1)):
         return int(value)
-    raise InvalidLabelError(f"label value must be 1, 0 or None (to clear), got {value!r}")
+    allowed = "1, 0, UNSURE (2)" if unsure else "1, 0"
+    raise InvalidLabelError(f"label value must be {allowed} or None (to clear), got {value!r}")
+
+
+def canonical_json(payload: Any) -> str:
+    """``json.dumps`` with sorted keys, no spaces, UTF-8 kept, NaN refused: one text per value."""
+    try:
+        return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidLabelError(f"a dataset payload must be JSON-able: {exc}") from None
 
 
 MAX_NOTE_LENGTH = 10_000
 
 
 def check_note(note: Any) -> None:
+    """A note is ``None`` or text without NUL of at most :data:`MAX_NOTE_LENGTH` characters."""
     if note is None:
         return
     if not isinstance(note, str) or "\x00" in note or len(note) > MAX_NOTE_LENGTH:
         raise InvalidLabelError(f"a note must be text without NUL characters, at most {MAX_NOTE_LENGTH} characters")
 
 
+def check_comment(text: Any) -> str:
+    """A comment: text without NUL, stripped, at most :data:`MAX_COMMENT_LENGTH` characters (``""`` clears)."""
+    if text is None:
+        return ""
+    if not isinstance(text, str) or "\x00" in text:
+        raise InvalidLabelError(f"a comment must be text without NUL characters, got {type(text).__name__}")
+    text = text.strip()
+    if len(text) > MAX_COMMENT_LENGTH:
+        raise InvalidLabelError(f"a comment is at most {MAX_COMMENT_LENGTH} characters, got {len(text)}")
+    return text
+
+
+def _dataset_info(name: str, kind: str, digest: str, created: str, payload: Any) -> DatasetInfo:
+    summary = payload.get("summary") if isinstance(payload, dict) else None
+    summary = summary if isinstance(summary, dict) else {}
+
+    def count(key: str) -> int | None:
+        v = summary.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+    return DatasetInfo(name, kind, digest, created, count("cases"), count("units"))
+
+
+def _check_unit_identity(unit: Any) -> None:
+    if not isinstance(unit, Unit):
+        raise InvalidLabelError(f"expected a playground.model.Unit, got {type(unit).__name__}")
+    if unit.unit_kind not in UNIT_KINDS:
+        raise InvalidLabelError(f"unknown unit kind {unit.unit_kind!r} (known: {', '.join(UNIT_KINDS)})")
+    if not unit.unit_id or "\x00" in unit.unit_id:
+        raise InvalidLabelError(f"bad unit id {unit.unit_id!r}")
+    if not isinstance(unit.text_hash, str) or not unit.text_hash:
+        raise InvalidLabelError(f"unit {unit.unit_id} has no text hash")
+
+
 def check_unit(unit: Any, dimension: str) -> None:
+    """``unit`` is a :class:`Unit` with a known kind, an id, a text hash, and it takes ``dimension``."""
     if not isinstance(unit, Unit):
         raise InvalidLabelError(f"expected a playground.model.Unit, got {type(unit).__name__}")
     if unit.unit_kind not in UNIT_KINDS:
@@ -226,8 +338,9 @@ class LabelStore:
         return aid
 
     def annotators(self) -> list[str]:
-        """Every annotator name ever used, sorted."""
-        return sorted(self._b.read(lambda cur: [r[0] for r in cur.execute("SELECT name FROM annotators").fetchall()]))
+        """Every annotator name ever used, sorted; the reserved names (:data:`RESERVED_ANNOTATORS`) never."""
+        names = self._b.read(lambda cur: [r[0] for r in cur.execute("SELECT name FROM annotators").fetchall()])
+        return sorted(n for n in names if n not in RESERVED_ANNOTATORS)
 
     # --- writing --------------------------------------------------------------------------------------
     def _event(self, row: tuple) -> Event:
@@ -253,7 +366,7 @@ class LabelStore:
 
     def set_label(self, annotator: str, unit: Unit, dimension: str, value: int | None, *,
                   note: str | None = None) -> Event | None:
-        """Set (1/0) or clear (``None``) ``annotator``'s label of ``unit`` on ``dimension``.
+        """Set (1/0/:data:`UNSURE`) or clear (``None``) ``annotator``'s label of ``unit`` on ``dimension``.
 
         One transaction: the event and the current label are written together,
         durably, before this returns.  The unit's ``text_hash`` is stored with
@@ -262,9 +375,10 @@ class LabelStore:
         that is not there.  Setting the same value on a unit whose text changed
         is a change (it re-confirms a stale label on the new text).  ``note``
         is optional free text kept verbatim with the event (not with the
-        label); a note alone does not make a change.
+        label); a note alone does not make a change.  The name is checked
+        (and stripped) by :func:`check_annotator`; reserved names are refused.
         """
-        check_annotator(annotator)
+        annotator = check_annotator(annotator)
         check_unit(unit, dimension)
         value = check_value(value)
         check_note(note)
@@ -301,9 +415,10 @@ class LabelStore:
         (value and text hash, or no label).  Undo events are never undone
         themselves, so calling ``undo`` again walks further back — there is no
         redo (set the label again instead).  Other annotators' labels are never
-        touched.  Returns the undo event, or ``None`` when there is nothing left.
+        touched; comments are not label changes and are skipped.  Returns the
+        undo event, or ``None`` when there is nothing left.
         """
-        check_annotator(annotator)
+        annotator = check_annotator(annotator)
 
         def tx(cur: Cursor) -> Event | None:
             aid = self._annotator_id(cur, annotator, create=False)
@@ -312,7 +427,7 @@ class LabelStore:
             self._b.lock_annotators(cur, [aid])
             target = cur.execute(
                 f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
-                " WHERE e.annotator_id = ? AND e.action <> 'undo'"
+                " WHERE e.annotator_id = ? AND e.action NOT IN ('undo', 'comment')"
                 " AND NOT EXISTS (SELECT 1 FROM events u WHERE u.undoes = e.event_id)"
                 " ORDER BY e.event_id DESC LIMIT 1",
                 (aid,),
@@ -331,22 +446,38 @@ class LabelStore:
 
         return self._write(tx)
 
-    def write_rows(self, rows: list[tuple[str, Unit, str, int]], action: str = "import"
-                   ) -> tuple[int, int, list[str], int | None]:
+    def write_rows(self, rows: Sequence[tuple[str, Unit, str, int]], action: str = "import",
+                   comments: Sequence[tuple[str, Unit, str]] = ()) -> tuple[int, int, list[str], int | None]:
         """Write many ``(annotator, unit, dimension, value)`` in ONE transaction (used by imports).
 
-        Rows are assumed validated (see :func:`playground.store.import_file`);
-        each that changes a label appends one event with ``action``, all
-        sharing one ``batch_id``.  Returns ``(changed, unchanged, new_annotators, batch_id)``.
+        Each row that changes a label appends one event with ``action``, all
+        sharing one ``batch_id``; values are 1, 0 or :data:`UNSURE`.
+        ``comments`` are ``(annotator, unit, text)`` set in the same
+        transaction (a ``comment`` event each that changes one; ``""`` leaves
+        a comment as it is — imports never clear).  Returns ``(changed,
+        unchanged, new_annotators, batch_id)`` (comment events counted in ``changed``).
         """
+        return self._write(self._rows_tx(rows, action, comments))
+
+    def _rows_tx(self, rows: Sequence[tuple[str, Unit, str, int]], action: str,
+                 comments: Sequence[tuple[str, Unit, str]] = ()
+                 ) -> Callable[[Cursor], tuple[int, int, list[str], int | None]]:
+        """Validate ``rows`` now; return the transaction body that writes them (see :meth:`write_rows`)."""
         if action not in ("import", "set"):
             raise InvalidLabelError(f"bulk writes record 'import' or 'set' events, not {action!r}")
+        checked: list[tuple[str, Unit, str, int]] = []
         for name, unit, dim, value in rows:
-            check_annotator(name)
             check_unit(unit, dim)
-            if check_value(value) is None:
-                raise InvalidLabelError("imported values must be 1 or 0")
-        names = sorted({r[0] for r in rows})
+            v = check_value(value)
+            if v is None:
+                raise InvalidLabelError("imported values must be 1, 0 or UNSURE")
+            checked.append((check_annotator(name), unit, dim, v))
+        notes: list[tuple[str, Unit, str]] = []
+        for name, unit, text in comments:
+            _check_unit_identity(unit)
+            if check_comment(text):
+                notes.append((check_annotator(name), unit, check_comment(text)))
+        names = sorted({r[0] for r in checked} | {c[0] for c in notes})
         b = self._b
 
         def tx(cur: Cursor) -> tuple[int, int, list[str], int | None]:
@@ -354,40 +485,256 @@ class LabelStore:
             created: list[str] = []
             for name in names:
                 existed = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
-                ids[name] = existed if existed is not None else self._annotator_id(cur, name, create=True)
+                aid = existed if existed is not None else self._annotator_id(cur, name, create=True)
+                assert aid is not None
+                ids[name] = aid
                 if existed is None:
                     created.append(name)
             b.lock_annotators(cur, ids.values())
             current: dict[tuple, tuple] = {}
-            for name, aid in ids.items():
+            said: dict[tuple, str] = {}
+            for aid in ids.values():
                 for uid, dim, value, thash in cur.execute(
                     "SELECT unit_id, dimension, value, text_hash FROM labels WHERE annotator_id = ?", (aid,)
                 ).fetchall():
                     current[(aid, uid, dim)] = (value, thash)
+                for uid, text in cur.execute("SELECT unit_id, text FROM comments WHERE annotator_id = ?",
+                                             (aid,)).fetchall():
+                    said[(aid, uid)] = text
             changes = []
-            for name, unit, dim, value in rows:
+            for name, unit, dim, value in checked:
                 key = (ids[name], unit.unit_id, dim)
                 old = current.get(key, (None, None))
-                if old != (int(value), unit.text_hash):
-                    changes.append((key, old, name, unit, dim, int(value)))
-                    current[key] = (int(value), unit.text_hash)
-            if not changes:
-                return 0, len(rows), created, None
+                if old != (value, unit.text_hash):
+                    changes.append((key, old, unit, dim, value))
+                    current[key] = (value, unit.text_hash)
+            new_comments = []
+            for name, unit, text in notes:
+                ckey = (ids[name], unit.unit_id)
+                if said.get(ckey) != text:
+                    new_comments.append((ckey, unit, text))
+                    said[ckey] = text
+            if not changes and not new_comments:
+                return 0, len(checked), created, None
             now = b.now(cur)
-            eids = b.next_event_ids(cur, len(changes))
+            eids = b.next_event_ids(cur, len(changes) + len(new_comments))
             batch = eids[0]
             cur.executemany(_INSERT_EVENT, [
                 (eid, batch, key[0], unit.unit_kind, unit.unit_id, unit.case_id, dim, old[0], value, old[1],
                  unit.text_hash, action, None, now, None)
-                for eid, (key, old, name, unit, dim, value) in zip(eids, changes)
+                for eid, (key, old, unit, dim, value) in zip(eids, changes)
             ])
             cur.executemany(_UPSERT_LABEL, [
                 (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, now, eid)
-                for eid, (key, old, name, unit, dim, value) in zip(eids, changes)
+                for eid, (key, old, unit, dim, value) in zip(eids, changes)
             ])
-            return len(changes), len(rows) - len(changes), created, batch
+            ceids = eids[len(changes):]
+            cur.executemany(_INSERT_EVENT, [
+                (eid, batch, ckey[0], unit.unit_kind, unit.unit_id, unit.case_id, "", None, None, None,
+                 unit.text_hash, "comment", None, now, text)
+                for eid, (ckey, unit, text) in zip(ceids, new_comments)
+            ])
+            cur.executemany(_UPSERT_COMMENT, [
+                (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid)
+                for eid, (ckey, unit, text) in zip(ceids, new_comments)
+            ])
+            return len(changes) + len(new_comments), len(checked) - len(changes), created, batch
+
+        return tx
+
+    # --- comments ---------------------------------------------------------------------------------------
+    def set_comment(self, annotator: str, unit: Unit, text: str) -> Event | None:
+        """Set ``annotator``'s free-text comment on ``unit`` (``""`` clears it); a ``comment`` event.
+
+        One comment per (annotator, unit), kept verbatim (surrounding white
+        space stripped, at most :data:`MAX_COMMENT_LENGTH` characters, no NUL).
+        The event has ``dimension == ""`` and the new text in ``note``.
+        Returns ``None`` when nothing changed.
+        """
+        annotator = check_annotator(annotator)
+        _check_unit_identity(unit)
+        text = check_comment(text)
+
+        def tx(cur: Cursor) -> tuple[Event, int] | None:
+            aid = self._annotator_id(cur, annotator, create=bool(text))
+            if aid is None:
+                return None
+            self._b.lock_annotators(cur, [aid])
+            old = cur.scalar("SELECT text FROM comments WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id))
+            if old == text or (old is None and not text):
+                return None
+            now, eid = self._b.stamp(cur)
+            cur.execute(_INSERT_EVENT, (eid, eid, aid, unit.unit_kind, unit.unit_id, unit.case_id, "", None, None,
+                                        None, unit.text_hash, "comment", None, now, text))
+            if text:
+                cur.execute(_UPSERT_COMMENT, (aid, unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid))
+            else:
+                cur.execute("DELETE FROM comments WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id))
+            return Event(eid, annotator, unit.unit_kind, unit.unit_id, "", None, None, unit.text_hash,
+                         self._b.ts_out(now), "comment", unit.case_id, None, eid, None, text), aid
+
+        result = self._write(tx)
+        if result is None:
+            return None
+        self._annotator_ids[annotator] = result[1]
+        return result[0]
+
+    def comments(self, unit_ids: Iterable[str] | None = None, annotator: str | None = None) -> list[Comment]:
+        """Current comments, sorted by (unit_id, annotator); filters combine with AND."""
+        base = ("SELECT a.name, c.unit_kind, c.unit_id, c.case_id, c.text, c.updated_at"
+                " FROM comments c JOIN annotators a ON a.annotator_id = c.annotator_id WHERE 1 = 1")
+        params: list[Any] = []
+        if annotator is not None:
+            base += " AND a.name = ?"
+            params.append(annotator)
+        rows = self._b.read(lambda cur: self._chunked(cur, base, params, "c.unit_id", unit_ids))
+        out = [Comment(n, k, u, c, t, self._b.ts_out(ts)) for n, k, u, c, t, ts in rows]
+        out.sort(key=lambda c: (c.unit_id, c.annotator))
+        return out
+
+    @staticmethod
+    def _chunked(cur: Cursor, base: str, params: list[Any], column: str, ids: Iterable[str] | None) -> list[tuple]:
+        if ids is None:
+            return cur.execute(base, params).fetchall()
+        wanted = sorted(set(ids))
+        rows: list[tuple] = []
+        for i in range(0, len(wanted), 500):
+            chunk = wanted[i:i + 500]
+            rows += cur.execute(base + f" AND {column} IN ({', '.join('?' * len(chunk))})", params + chunk).fetchall()
+        return rows
+
+    # --- adjudication -----------------------------------------------------------------------------------
+    def adjudicate(self, unit: Unit, dimension: str, value: int | None, adjudicator: str) -> Event | None:
+        """Settle (unit, dimension): store ``value`` (1/0) as its consensus; ``None`` withdraws it.
+
+        The value is filed under the reserved annotator ``consensus`` with an
+        ``adjudicate`` event whose note is ``adjudicated by NAME``; it never
+        votes, and :meth:`consensus` reports the row as ``adjudicated`` with
+        that value whatever the votes say.  ``adjudicator`` follows
+        :func:`check_annotator`.  Returns ``None`` when nothing changed (the
+        same value on the same text is already the adjudication).
+        """
+        name = check_annotator(adjudicator)
+        check_unit(unit, dimension)
+        value = check_value(value, unsure=False)
+
+        def tx(cur: Cursor) -> Event | None:
+            aid = self._annotator_id(cur, CONSENSUS_ANNOTATOR, create=value is not None)
+            if aid is None:
+                return None
+            self._b.lock_annotators(cur, [aid])
+            row = cur.execute(
+                "SELECT value, text_hash FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?",
+                (aid, unit.unit_id, dimension),
+            ).fetchone()
+            old = (row[0], row[1]) if row else (None, None)
+            if old == (value, unit.text_hash) or (value is None and row is None):
+                return None
+            return self._append(cur, aid, CONSENSUS_ANNOTATOR, unit.unit_kind, unit.unit_id, unit.case_id, dimension,
+                                old, value, unit.text_hash, "adjudicate", note=_ADJUDICATED_BY + name)
 
         return self._write(tx)
+
+    def _adjudicators(self) -> dict[tuple[str, str], str | None]:
+        """(unit_id, dimension) -> adjudicator's name (from the consensus label's event note) or None."""
+        rows = self._b.read(lambda cur: cur.execute(
+            "SELECT l.unit_id, l.dimension, e.note FROM labels l JOIN annotators a ON a.annotator_id = l.annotator_id"
+            " JOIN events e ON e.event_id = l.event_id WHERE a.name = ?", (CONSENSUS_ANNOTATOR,)).fetchall())
+        return {(u, d): (n[len(_ADJUDICATED_BY):] if isinstance(n, str) and n.startswith(_ADJUDICATED_BY) else None)
+                for u, d, n in rows}
+
+    # --- assignments --------------------------------------------------------------------------------------
+    def save_assignment(self, assignment: Assignment) -> Assignment:
+        """Store ``assignment`` under its name (replacing one of that name); returns it with ``created_at``."""
+        a = assignment
+        if not isinstance(a.name, str) or not a.name.strip() or len(a.name) > 200:
+            raise InvalidLabelError(f"an assignment needs a name of 1 to 200 characters, got {a.name!r}")
+        if a.kind not in ASSIGNMENT_KINDS:
+            raise InvalidLabelError(f"assignment kind must be one of {', '.join(ASSIGNMENT_KINDS)}, got {a.kind!r}")
+        queues = {str(k): [str(u) for u in v] for k, v in a.queues.items()}
+        seed = json.dumps(a.seed)
+
+        def tx(cur: Cursor) -> Any:
+            now = self._b.now(cur) if not a.created_at else self._b.ts_in(a.created_at)
+            cur.execute(
+                "INSERT INTO assignments (name, kind, dataset, seed, overlap, queues, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET kind = excluded.kind,"
+                " dataset = excluded.dataset, seed = excluded.seed, overlap = excluded.overlap,"
+                " queues = excluded.queues, created_at = excluded.created_at",
+                (a.name, a.kind, a.dataset, seed, int(a.overlap), canonical_json(queues), now))
+            return now
+
+        created = self._b.ts_out(self._write(tx))
+        return Assignment(a.name, a.kind, a.dataset, a.seed, a.overlap, {k: tuple(v) for k, v in queues.items()},
+                          created)
+
+    def _assignment(self, row: tuple) -> Assignment:
+        name, kind, dataset, seed, overlap, queues, created = row
+        return Assignment(name, kind, dataset, json.loads(seed), int(overlap),
+                          {k: tuple(v) for k, v in json.loads(queues).items()}, self._b.ts_out(created))
+
+    def assignment(self, name: str) -> Assignment | None:
+        """The assignment saved under ``name``, or ``None``."""
+        row = self._b.read(lambda cur: cur.execute(
+            "SELECT name, kind, dataset, seed, overlap, queues, created_at FROM assignments WHERE name = ?",
+            (name,)).fetchone())
+        return None if row is None else self._assignment(row)
+
+    def assignments(self) -> list[Assignment]:
+        """Every saved assignment, sorted by name."""
+        rows = self._b.read(lambda cur: cur.execute(
+            "SELECT name, kind, dataset, seed, overlap, queues, created_at FROM assignments ORDER BY name").fetchall())
+        return [self._assignment(r) for r in rows]
+
+    # --- datasets -------------------------------------------------------------------------------------------
+    def put_dataset(self, name: str, kind: str, payload: dict[str, Any], *,
+                    label_rows: Sequence[tuple[str, Unit, str, int]] = (), replace: bool = False) -> DatasetInfo:
+        """Store a dataset (canonical JSON and its sha256) and its labels in ONE transaction: all or nothing.
+
+        ``label_rows`` are :meth:`write_rows` tuples, written as ``import``
+        events.  A dataset of that name already present is an error unless
+        ``replace=True`` (labels are never removed by a replace).
+        """
+        if not isinstance(name, str) or not name.strip() or len(name) > 200 or "\x00" in name:
+            raise InvalidLabelError(f"a dataset needs a name of 1 to 200 characters, got {name!r}")
+        if not isinstance(kind, str) or not kind:
+            raise InvalidLabelError(f"a dataset needs a kind, got {kind!r}")
+        if not isinstance(payload, dict):
+            raise InvalidLabelError(f"a dataset payload must be a JSON object (dict), got {type(payload).__name__}")
+        text = canonical_json(payload)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        write_labels = self._rows_tx(label_rows, "import") if label_rows else None
+
+        def tx(cur: Cursor) -> Any:
+            exists = cur.scalar("SELECT 1 FROM datasets WHERE name = ?", (name,))
+            if exists and not replace:
+                raise StoreError(f"a dataset named {name!r} is already in the label store {self.url}; "
+                                 "nothing was written (replace it explicitly)")
+            now = self._b.now(cur)
+            cur.execute("INSERT INTO datasets (name, kind, payload, sha256, created_at) VALUES (?, ?, ?, ?, ?)"
+                        " ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, payload = excluded.payload,"
+                        " sha256 = excluded.sha256, created_at = excluded.created_at",
+                        (name, kind, text, digest, now))
+            if write_labels is not None:
+                write_labels(cur)
+            return now
+
+        created = self._b.ts_out(self._write(tx))
+        return _dataset_info(name, kind, digest, created, payload)
+
+    def dataset(self, name: str) -> StoredDataset | None:
+        """The dataset stored under ``name`` (payload parsed back from JSON), or ``None``."""
+        row = self._b.read(lambda cur: cur.execute(
+            "SELECT name, kind, payload, sha256, created_at FROM datasets WHERE name = ?", (name,)).fetchone())
+        if row is None:
+            return None
+        return StoredDataset(row[0], row[1], json.loads(row[2]), row[3], self._b.ts_out(row[4]))
+
+    def datasets(self) -> list[DatasetInfo]:
+        """Every stored dataset, sorted by name (``cases``/``units`` from ``payload["summary"]``)."""
+        rows = self._b.read(lambda cur: cur.execute(
+            "SELECT name, kind, payload, sha256, created_at FROM datasets ORDER BY name").fetchall())
+        return [_dataset_info(n, k, h, self._b.ts_out(t), json.loads(p)) for n, k, p, h, t in rows]
 
     # --- reading ------------------------------------------------------------------------------------------
     def history(self, unit_id: str, dimension: str | None = None, annotator: str | None = None) -> list[Event]:
@@ -414,8 +761,13 @@ class LabelStore:
         return [self._event(r) for r in self._b.read(lambda cur: cur.execute(sql, params).fetchall())]
 
     def labels(self, annotator: str | None = None, unit_ids: Iterable[str] | None = None,
-               case_id: str | None = None) -> list[StoredLabel]:
-        """Current labels, sorted by (unit_id, dimension, annotator); filters combine with AND."""
+               case_id: str | None = None, include_unsure: bool = False) -> list[StoredLabel]:
+        """Current labels, sorted by (unit_id, dimension, annotator); filters combine with AND.
+
+        Unsure answers (value :data:`UNSURE`) are left out unless
+        ``include_unsure=True``, so every rate computed from these labels sees 1 and 0 only.
+        Labels of the reserved ``consensus`` name (adjudications) are included.
+        """
         base = ("SELECT a.name, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value, l.text_hash, l.updated_at"
                 " FROM labels l JOIN annotators a ON a.annotator_id = l.annotator_id WHERE 1 = 1")
         params: list[Any] = []
@@ -425,19 +777,10 @@ class LabelStore:
         if case_id is not None:
             base += " AND l.case_id = ?"
             params.append(case_id)
-        wanted = None if unit_ids is None else sorted(set(unit_ids))
-
-        def q(cur: Cursor) -> list[tuple]:
-            if wanted is None:
-                return cur.execute(base, params).fetchall()
-            rows: list[tuple] = []
-            for i in range(0, len(wanted), 500):
-                chunk = wanted[i:i + 500]
-                sql = base + f" AND l.unit_id IN ({', '.join('?' * len(chunk))})"
-                rows += cur.execute(sql, params + chunk).fetchall()
-            return rows
-
-        out = [StoredLabel(n, k, u, c, d, v, h, self._b.ts_out(t)) for n, k, u, c, d, v, h, t in self._b.read(q)]
+        if not include_unsure:
+            base += f" AND l.value <> {UNSURE}"
+        rows = self._b.read(lambda cur: self._chunked(cur, base, params, "l.unit_id", unit_ids))
+        out = [StoredLabel(n, k, u, c, d, v, h, self._b.ts_out(t)) for n, k, u, c, d, v, h, t in rows]
         out.sort(key=lambda l: (l.unit_id, l.dimension, l.annotator))
         return out
 
@@ -448,7 +791,7 @@ class LabelStore:
         current text (even to the same value) makes it current.
         """
         out = []
-        for l in self.labels(annotator=annotator):
+        for l in self.labels(annotator=annotator, include_unsure=True):
             unit = catalog.get(l.unit_id)
             if unit is None:
                 out.append(StaleLabel(l.annotator, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value,
@@ -458,23 +801,39 @@ class LabelStore:
                                       l.text_hash, unit.text_hash, "changed", l.updated_at))
         return out
 
-    def current_labels(self, catalog: Mapping[str, Unit], annotator: str | None = None) -> list[StoredLabel]:
-        """Labels that still apply: unit in ``catalog`` with the same text hash (stale ones left out)."""
-        return [l for l in self.labels(annotator=annotator)
+    def current_labels(self, catalog: Mapping[str, Unit], annotator: str | None = None,
+                       include_unsure: bool = False) -> list[StoredLabel]:
+        """Labels that still apply: unit in ``catalog`` with the same text hash (stale ones left out).
+
+        Unsure answers only with ``include_unsure=True`` (as :meth:`labels`).
+        """
+        return [l for l in self.labels(annotator=annotator, include_unsure=include_unsure)
                 if (u := catalog.get(l.unit_id)) is not None and u.text_hash == l.text_hash]
+
+    def unsure_counts(self, catalog: Mapping[str, Unit] | None = None) -> dict[tuple[str, str], int]:
+        """Number of unsure answers per (annotator, dimension); with a ``catalog``, current ones only.
+
+        Only keys with at least one unsure answer appear; reserved names never do.
+        """
+        labels = (self.labels(include_unsure=True) if catalog is None
+                  else self.current_labels(catalog, include_unsure=True))
+        counts = Counter((l.annotator, l.dimension) for l in labels
+                         if l.value == UNSURE and l.annotator not in RESERVED_ANNOTATORS)
+        return dict(sorted(counts.items()))
 
     def progress(self, catalog: Mapping[str, Unit], annotator: str | None = None) -> Progress:
         """Labelled / total (unit, dimension) pairs and units, per case and overall.
 
-        A pair is labelled when ``annotator`` (or, with ``None``, any annotator)
-        has a current, non-stale label on it; a unit when all its dimensions
-        are.  ``stale_pairs`` counts pairs whose only labels are stale.
+        A pair is labelled when ``annotator`` (or, with ``None``, any annotator
+        but the reserved names) has a current, non-stale label on it — an
+        unsure answer counts as answered here, it is the person's judgement;
+        a unit when all its dimensions are.  ``stale_pairs`` counts pairs whose only labels are stale.
         """
         fresh: set[tuple[str, str]] = set()
         stale: set[tuple[str, str]] = set()
-        for l in self.labels(annotator=annotator):
+        for l in self.labels(annotator=annotator, include_unsure=True):
             unit = catalog.get(l.unit_id)
-            if unit is None:
+            if unit is None or (annotator is None and l.annotator in RESERVED_ANNOTATORS):
                 continue
             (fresh if unit.text_hash == l.text_hash else stale).add((l.unit_id, l.dimension))
         counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
@@ -493,27 +852,44 @@ class LabelStore:
 
     def consensus(self, dimension: str | None = None, catalog: Mapping[str, Unit] | None = None,
                   unit_ids: Iterable[str] | None = None) -> list[ConsensusRow]:
-        """Majority over annotators for each labelled (unit, dimension), sorted by unit and dimension.
+        """Consensus of each labelled or adjudicated (unit, dimension), sorted by unit and dimension.
 
-        Every annotator's current label is one vote, except labels under the
-        reserved name ``consensus`` (derived rows, e.g. an imported consensus
-        export), which never vote.  With a ``catalog``, stale and orphaned
-        labels do not vote either.  A tie is a row with ``status == "tie"``
-        and ``value is None``: reported, never broken.  Consensus is always
-        derived on demand, never stored.
+        Every annotator's current 1/0 label is one vote; unsure answers and
+        the reserved names (:data:`RESERVED_ANNOTATORS`) never vote.  With a
+        ``catalog``, stale and orphaned labels (and adjudications) do not count
+        either.  An adjudication (:meth:`adjudicate`) decides: the row has
+        status ``adjudicated``, the adjudicated value and the adjudicator,
+        with the votes still counted in ``yes``/``no``.  Otherwise the
+        majority; a tie is a row with ``status == "tie"`` and ``value is
+        None``: reported, never broken.  Derived on demand, never stored.
         """
         votes: dict[tuple[str, str], list] = {}
+        settled: dict[tuple[str, str], StoredLabel] = {}
         for l in self.labels(unit_ids=unit_ids):
-            if l.annotator == CONSENSUS_ANNOTATOR or (dimension is not None and l.dimension != dimension):
+            if dimension is not None and l.dimension != dimension:
                 continue
             if catalog is not None:
                 unit = catalog.get(l.unit_id)
                 if unit is None or unit.text_hash != l.text_hash:
                     continue
+            if l.annotator == CONSENSUS_ANNOTATOR:
+                settled[(l.unit_id, l.dimension)] = l
+                continue
+            if l.annotator in RESERVED_ANNOTATORS:
+                continue
             v = votes.setdefault((l.unit_id, l.dimension), [l.unit_kind, l.case_id, 0, 0])
             v[2 if l.value == 1 else 3] += 1
+        who = self._adjudicators() if settled else {}
         out = []
-        for (uid, dim), (kind, case_id, yes, no) in sorted(votes.items()):
+        for key in sorted(set(votes) | set(settled)):
+            uid, dim = key
+            if key in settled:
+                s = settled[key]
+                yes, no = votes[key][2:] if key in votes else (0, 0)
+                out.append(ConsensusRow(s.unit_kind, uid, s.case_id, dim, s.value, "adjudicated", yes, no,
+                                        who.get(key)))
+                continue
+            kind, case_id, yes, no = votes[key]
             value, status = majority(yes, no)
             out.append(ConsensusRow(kind, uid, case_id, dim, value, status, yes, no))
         return out
@@ -550,7 +926,15 @@ class LabelStore:
         problems: list[str] = []
         state: dict[tuple, tuple] = {}
         ids = set()
-        for (eid, batch, aid, kind, uid, case_id, dim, old, new, old_hash, thash, action, undoes, _ts, _note) in data["events"]:
+        said: dict[tuple, tuple] = {}
+        for (eid, batch, aid, kind, uid, case_id, dim, old, new, old_hash, thash, action, undoes, _ts, note) in data["events"]:
+            if action == "comment":
+                ids.add(eid)
+                if note:
+                    said[(aid, uid)] = (note, eid)
+                else:
+                    said.pop((aid, uid), None)
+                continue
             key = (aid, uid, dim)
             prev = state.get(key)
             prev_value = prev[0] if prev else None
@@ -567,6 +951,10 @@ class LabelStore:
         for key in sorted(set(state) | set(actual), key=str):
             if state.get(key) != actual.get(key):
                 problems.append(f"label {key}: events say {state.get(key)!r}, labels table has {actual.get(key)!r}")
+        stored = {(aid, uid): (text, eid) for aid, uid, _k, _c, text, _t, eid in data["comments"]}
+        for key in sorted(set(said) | set(stored), key=str):
+            if said.get(key) != stored.get(key):
+                problems.append(f"comment {key}: events say {said.get(key)!r}, comments table has {stored.get(key)!r}")
         return problems
 
     def integrity_check(self) -> list[str]:
@@ -587,7 +975,7 @@ class LabelStore:
         b = self._b
 
         def tx(cur: Cursor) -> None:
-            for table in ("annotators", "events", "labels"):
+            for table in ("annotators", "events", "labels", "comments", "assignments", "datasets"):
                 if cur.scalar(f"SELECT COUNT(*) FROM {table}"):
                     raise StoreError(f"the target store {self.url} is not empty ({table} has rows); copy into an empty store")
             ts = b.ts_in
@@ -599,6 +987,11 @@ class LabelStore:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(*r[:7], ts(r[7]), r[8]) for r in data["labels"]],
             )
+            cur.executemany(_UPSERT_COMMENT, [(*r[:5], ts(r[5]), r[6]) for r in data["comments"]])
+            cur.executemany("INSERT INTO assignments (name, kind, dataset, seed, overlap, queues, created_at)"
+                            " VALUES (?, ?, ?, ?, ?, ?, ?)", [(*r[:6], ts(r[6])) for r in data["assignments"]])
+            cur.executemany("INSERT INTO datasets (name, kind, payload, sha256, created_at) VALUES (?, ?, ?, ?, ?)",
+                            [(*r[:4], ts(r[4])) for r in data["datasets"]])
             b.reset_sequences(cur)
 
         self._write(tx)

@@ -1,6 +1,11 @@
 """The label store's exceptions: one base class, each subclass with a message a person can act on."""
 from __future__ import annotations
 
+__all__ = [
+    "InvalidLabelError", "LabelImportError", "ReadOnlyStoreError", "SchemaVersionError", "StoreBusyError",
+    "StoreError", "StoreGoneError",
+]
+
 
 class StoreError(Exception):
     """Anything that went wrong in the label store; the message is meant for the person at the UI."""
@@ -20,6 +25,14 @@ class SchemaVersionError(StoreError):
             f"this label store was written by a newer version (schema {found}); "
             f"this code reads up to {supported} — upgrade the playground"
         )
+
+
+class StoreGoneError(StoreError):
+    """The SQLite file was deleted or replaced (another inode or device) since the store was opened.
+
+    Raised by the next write, before anything is written: the open connection
+    would otherwise write into a file nobody will read again.  Reopen the store.
+    """
 
 
 class ReadOnlyStoreError(StoreError):

@@ -1,6 +1,6 @@
 """Schema of the label store, per dialect, and its forward migrations.
 
-Tables (current version, :data:`CURRENT_VERSION` = 2):
+Tables (current version, :data:`CURRENT_VERSION` = 3):
 
 ``meta(key, value)``
     ``schema_version`` lives here.
@@ -16,7 +16,13 @@ old_value, new_value, old_text_hash, text_hash, action, undoes UNIQUE, created_a
 updated_at, event_id)``
     The current-label view: one row per (annotator, unit, dimension) that has a
     value, written in the same transaction as its event; ``event_id`` is that
-    event.  A cleared label has no row.
+    event.  A cleared label has no row.  ``value`` is 1, 0 or 2 (unsure).
+``comments(annotator_id, unit_id, unit_kind, case_id, text, updated_at, event_id)``
+    The current comment of each (annotator, unit); a cleared comment has no row.
+``assignments(name, kind, dataset, seed, overlap, queues, created_at)``
+    Saved queues and calibration samples (``seed`` and ``queues`` as JSON).
+``datasets(name, kind, payload, sha256, created_at)``
+    Imported datasets, canonical JSON and its sha256.
 
 Version history:
 
@@ -29,6 +35,11 @@ Version history:
    ``old_text_hash`` (undo that restores exactly), ``note``, ``labels.event_id``,
    append-only triggers, indexes, and canonical UTC ISO-8601 timestamps.
 
+3. Unsure answers (value 2 in ``events`` and ``labels``), actions ``comment``
+   (``dimension = ''``) and ``adjudicate``, and the ``comments``,
+   ``assignments`` and ``datasets`` tables.  Version 2's tables are shipped
+   as :func:`v2_ddl`.
+
 A migration is a function ``(backend, cursor) -> None`` run inside the same
 write transaction that bumps ``schema_version``; on SQLite a copy of the file
 is taken first (``<file>.schema<N>.bak``).
@@ -40,8 +51,13 @@ from datetime import UTC, datetime
 
 from ..model import DIMENSIONS, UNIT_KINDS
 
-CURRENT_VERSION = 2
-TABLES: tuple[str, ...] = ("meta", "annotators", "events", "labels")
+__all__ = [
+    "CURRENT_VERSION", "MIGRATIONS", "TABLES", "V1_DDL", "canonical_timestamp", "case_id_from_unit_id",
+    "current_ddl", "v2_ddl",
+]
+
+CURRENT_VERSION = 3
+TABLES: tuple[str, ...] = ("meta", "annotators", "events", "labels", "comments", "assignments", "datasets")
 
 _KINDS = ", ".join(f"'{k}'" for k in UNIT_KINDS)
 _DIMS = ", ".join(f"'{d}'" for d in DIMENSIONS)
@@ -84,7 +100,7 @@ V1_DDL: dict[str, list[str]] = {
     ],
 }
 
-# --- version 2 (current) -------------------------------------------------------------------
+# --- version 2 (the starting point of the 2 -> 3 migration; never changed) -------------------------------------------------------------------
 
 _TYPES = {
     "sqlite": {"id": "INTEGER PRIMARY KEY", "ref": "INTEGER", "int": "INTEGER", "text": "TEXT", "ts": "TEXT"},
@@ -140,8 +156,8 @@ def _v2_triggers(dialect: str) -> list[str]:
     ]
 
 
-def current_ddl(dialect: str) -> list[str]:
-    """Statements that create an empty store at :data:`CURRENT_VERSION` (``meta`` row included)."""
+def v2_ddl(dialect: str) -> list[str]:
+    """Statements that create an empty version-2 store (for migration tests; never changed)."""
     t = _TYPES[dialect]
     return [
         f"CREATE TABLE meta (key {t['text']} PRIMARY KEY, value {t['text']} NOT NULL)",
@@ -149,6 +165,80 @@ def current_ddl(dialect: str) -> list[str]:
         f" created_at {t['ts']} NOT NULL)",
         *_v2_tables(dialect),
         *_v2_triggers(dialect),
+        "INSERT INTO meta (key, value) VALUES ('schema_version', '2')",
+    ]
+
+
+# --- version 3 (current) -------------------------------------------------------------------
+
+_V3_ACTIONS = "'set', 'clear', 'undo', 'import', 'comment', 'adjudicate'"
+
+
+def _v3_label_tables(dialect: str) -> list[str]:
+    t = _TYPES[dialect]
+    return [
+        f"CREATE TABLE events (event_id {t['id']}, batch_id {t['ref']} NOT NULL,"
+        f" annotator_id {t['ref']} NOT NULL REFERENCES annotators(annotator_id),"
+        f" unit_kind {t['text']} NOT NULL CHECK (unit_kind IN ({_KINDS})),"
+        f" unit_id {t['text']} NOT NULL, case_id {t['text']} NOT NULL,"
+        f" dimension {t['text']} NOT NULL CHECK (dimension IN ({_DIMS}) OR (action = 'comment' AND dimension = '')),"
+        f" old_value {t['int']} CHECK (old_value IN (0, 1, 2)),"
+        f" new_value {t['int']} CHECK (new_value IN (0, 1, 2)),"
+        f" old_text_hash {t['text']}, text_hash {t['text']} NOT NULL,"
+        f" action {t['text']} NOT NULL CHECK (action IN ({_V3_ACTIONS})),"
+        f" undoes {t['ref']} UNIQUE REFERENCES events(event_id),"
+        f" created_at {t['ts']} NOT NULL, note {t['text']})",
+        "CREATE INDEX events_by_unit ON events (unit_id, dimension, event_id)",
+        "CREATE INDEX events_by_annotator ON events (annotator_id, event_id)",
+        f"CREATE TABLE labels (annotator_id {t['ref']} NOT NULL REFERENCES annotators(annotator_id),"
+        f" unit_id {t['text']} NOT NULL,"
+        f" dimension {t['text']} NOT NULL CHECK (dimension IN ({_DIMS})),"
+        f" unit_kind {t['text']} NOT NULL CHECK (unit_kind IN ({_KINDS})),"
+        f" case_id {t['text']} NOT NULL,"
+        f" value {t['int']} NOT NULL CHECK (value IN (0, 1, 2)),"
+        f" text_hash {t['text']} NOT NULL, updated_at {t['ts']} NOT NULL,"
+        f" event_id {t['ref']} NOT NULL REFERENCES events(event_id),"
+        " PRIMARY KEY (annotator_id, unit_id, dimension))",
+        "CREATE INDEX labels_by_unit ON labels (unit_id, dimension)",
+        "CREATE INDEX labels_by_case ON labels (case_id)",
+    ]
+
+
+def _v3_new_tables(dialect: str) -> list[str]:
+    t = _TYPES[dialect]
+    return [
+        f"CREATE TABLE comments (annotator_id {t['ref']} NOT NULL REFERENCES annotators(annotator_id),"
+        f" unit_id {t['text']} NOT NULL,"
+        f" unit_kind {t['text']} NOT NULL CHECK (unit_kind IN ({_KINDS})),"
+        f" case_id {t['text']} NOT NULL, text {t['text']} NOT NULL, updated_at {t['ts']} NOT NULL,"
+        f" event_id {t['ref']} NOT NULL REFERENCES events(event_id),"
+        " PRIMARY KEY (annotator_id, unit_id))",
+        f"CREATE TABLE assignments (name {t['text']} PRIMARY KEY,"
+        f" kind {t['text']} NOT NULL CHECK (kind IN ('queue', 'calibration_sample')),"
+        f" dataset {t['text']} NOT NULL, seed {t['text']} NOT NULL, overlap {t['int']} NOT NULL,"
+        f" queues {t['text']} NOT NULL, created_at {t['ts']} NOT NULL)",
+        f"CREATE TABLE datasets (name {t['text']} PRIMARY KEY, kind {t['text']} NOT NULL,"
+        f" payload {t['text']} NOT NULL, sha256 {t['text']} NOT NULL, created_at {t['ts']} NOT NULL)",
+    ]
+
+
+def _v3_triggers(dialect: str) -> list[str]:
+    if dialect == "sqlite":
+        return _v2_triggers(dialect)
+    return [_v2_triggers(dialect)[0].replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION", 1),
+            *_v2_triggers(dialect)[1:]]
+
+
+def current_ddl(dialect: str) -> list[str]:
+    """Statements that create an empty store at :data:`CURRENT_VERSION` (``meta`` row included)."""
+    t = _TYPES[dialect]
+    return [
+        f"CREATE TABLE meta (key {t['text']} PRIMARY KEY, value {t['text']} NOT NULL)",
+        f"CREATE TABLE annotators (annotator_id {t['id']}, name {t['text']} NOT NULL UNIQUE,"
+        f" created_at {t['ts']} NOT NULL)",
+        *_v3_label_tables(dialect),
+        *_v3_new_tables(dialect),
+        *_v3_triggers(dialect),
         f"INSERT INTO meta (key, value) VALUES ('schema_version', '{CURRENT_VERSION}')",
     ]
 
@@ -257,9 +347,35 @@ def _migrate_1_to_2(backend, cur) -> None:
     backend.reset_sequences(cur)
 
 
+_V2_EVENTS = ("event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension, old_value, new_value,"
+              " old_text_hash, text_hash, action, undoes, created_at, note")
+_V2_LABELS = "annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id"
+
+
+def _migrate_2_to_3(backend, cur) -> None:
+    """Version 2 → 3: rebuild ``events`` and ``labels`` with the wider checks, keep every row; add tables.
+
+    A rebuild rather than ``ALTER``: SQLite cannot change a CHECK constraint in
+    place.  Rows are copied verbatim (ids, timestamps, values).
+    """
+    dialect = backend.dialect
+    events = cur.execute(f"SELECT {_V2_EVENTS} FROM events ORDER BY event_id").fetchall()
+    labels = cur.execute(f"SELECT {_V2_LABELS} FROM labels").fetchall()
+    cur.execute("DROP TABLE labels")
+    cur.execute("DROP TABLE events")
+    for stmt in _v3_label_tables(dialect) + _v3_new_tables(dialect):
+        cur.execute(stmt)
+    cur.executemany(f"INSERT INTO events ({_V2_EVENTS}) VALUES ({', '.join('?' * 15)})", events)
+    cur.executemany(f"INSERT INTO labels ({_V2_LABELS}) VALUES ({', '.join('?' * 9)})", labels)
+    for stmt in _v3_triggers(dialect):
+        cur.execute(stmt)
+    backend.reset_sequences(cur)
+
+
 #: Ordered forward migrations: ``(target_version, function)``; each takes the store from
 #: ``target_version - 1`` to ``target_version``.
 MIGRATIONS: list[tuple[int, Callable]] = [
     (2, _migrate_1_to_2),
+    (3, _migrate_2_to_3),
 ]
 assert [v for v, _ in MIGRATIONS] == list(range(2, CURRENT_VERSION + 1))

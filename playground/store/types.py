@@ -2,17 +2,34 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "ACTIONS", "ASSIGNMENT_KINDS", "UNSURE", "Assignment", "CaseProgress", "Comment", "ConsensusRow",
+    "DatasetInfo", "Event", "ImportReport", "Progress", "StaleLabel", "StoredDataset", "StoredLabel",
+]
+
+#: The stored value of an "unsure" answer (1 = yes, 0 = no).  Unsure is counted in no rate
+#: and never votes in consensus; :meth:`LabelStore.unsure_counts` counts it.
+UNSURE = 2
 
 #: The actions an event records.  ``set``/``clear`` come from :meth:`LabelStore.set_label`,
-#: ``undo`` from :meth:`LabelStore.undo`, ``import`` from :func:`playground.store.import_file`.
-ACTIONS: tuple[str, ...] = ("set", "clear", "undo", "import")
+#: ``undo`` from :meth:`LabelStore.undo`, ``import`` from :func:`playground.store.import_file`,
+#: ``comment`` from :meth:`LabelStore.set_comment`, ``adjudicate`` from :meth:`LabelStore.adjudicate`.
+ACTIONS: tuple[str, ...] = ("set", "clear", "undo", "import", "comment", "adjudicate")
+
+#: Kinds of :class:`Assignment`.
+ASSIGNMENT_KINDS: tuple[str, ...] = ("queue", "calibration_sample")
 
 
 @dataclass(frozen=True)
 class Event:
     """One change of one label, as appended to the event log (never updated, never deleted).
 
-    ``old_value``/``new_value`` are 1, 0 or ``None`` (no label).  ``text_hash``
+    ``old_value``/``new_value`` are 1, 0, :data:`UNSURE` or ``None`` (no label).  A ``comment``
+    event has ``dimension == ""``, both values ``None`` and the new comment text in ``note``
+    (``""`` when cleared); an ``adjudicate`` event is filed under the reserved annotator
+    ``consensus`` with the adjudicator's name in ``note`` as ``adjudicated by NAME``.  ``text_hash``
     is the unit's text hash the new state rests on; ``old_text_hash`` the one
     of the label it replaced (``None`` when there was none).  ``created_at`` is
     a UTC ISO-8601 string (server time on PostgreSQL).  ``batch_id`` groups the
@@ -72,10 +89,13 @@ class StaleLabel:
 
 @dataclass(frozen=True)
 class ConsensusRow:
-    """Majority over annotators for one (unit, dimension).
+    """Majority over annotators for one (unit, dimension), or its adjudicated value.
 
-    ``status`` is ``single`` (one annotator), ``unanimous``, ``majority`` or
-    ``tie``; a tie has ``value is None`` — it is reported, never broken.
+    ``status`` is ``single`` (one annotator), ``unanimous``, ``majority``,
+    ``tie`` or ``adjudicated``.  A tie has ``value is None`` — it is reported,
+    never broken, until someone adjudicates it; an adjudicated row carries the
+    adjudicated value and the ``adjudicator``'s name (``None`` when the stored
+    consensus label does not say who), whatever the votes (``yes``/``no``) say.
     """
 
     unit_kind: str
@@ -86,6 +106,7 @@ class ConsensusRow:
     status: str
     yes: int
     no: int
+    adjudicator: str | None = None
 
     @property
     def annotators(self) -> int:
@@ -161,3 +182,57 @@ class ImportReport:
             f"{self.unchanged} already so; annotators: {', '.join(self.annotators) or '-'}"
             + (f" (new: {', '.join(self.new_annotators)})" if self.new_annotators else "")
         )
+
+
+@dataclass(frozen=True)
+class Comment:
+    """An annotator's current free-text comment on one unit (the latest ``comment`` event)."""
+
+    annotator: str
+    unit_kind: str
+    unit_id: str
+    case_id: str
+    text: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Who labels which units: per-annotator queues (``kind == "queue"``) or one calibration sample.
+
+    ``queues`` maps an annotator to unit ids in labelling order; a
+    ``calibration_sample`` has a single queue under the key ``"*"`` in
+    :func:`playground.sampling.ranked` order.  ``dataset`` names the dataset
+    the unit ids come from; ``seed`` the seed that drew it.
+    """
+
+    name: str
+    kind: str
+    dataset: str
+    seed: int | str
+    overlap: int
+    queues: dict[str, tuple[str, ...]] = field(hash=False)
+    created_at: str = ""
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """A dataset held in the store, without its payload (``cases``/``units`` from ``payload["summary"]``)."""
+
+    name: str
+    kind: str
+    sha256: str
+    created_at: str
+    cases: int | None = None
+    units: int | None = None
+
+
+@dataclass(frozen=True)
+class StoredDataset:
+    """A dataset held in the store: its JSON ``payload`` and the sha256 of its canonical JSON."""
+
+    name: str
+    kind: str
+    payload: dict[str, Any] = field(hash=False)
+    sha256: str = ""
+    created_at: str = ""
