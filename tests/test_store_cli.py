@@ -78,7 +78,7 @@ def test_import_good_file_and_bad_file(db, tmp_path, capsys):
     code, out, err = run(["labels", "import", str(bad), "--db", str(db)], capsys)
     assert code == 1
     assert "rejected, nothing was written: 2 problem(s)" in err and "row 1: unknown unit 'nope'" in err
-    assert "row 2: value must be 1 or 0, got '5'" in err and "Traceback" not in err
+    assert "row 2: value must be 1, 0 or unsure, got '5'" in err and "Traceback" not in err
     with open_store(db) as s:
         assert s.dump() == before
     code, out, err = run(["labels", "import", str(tmp_path / "missing.csv"), "--db", str(db)], capsys)
@@ -119,7 +119,7 @@ def test_reading_commands_never_create_a_store(tmp_path, capsys):
 def test_init_creates_then_is_idempotent(tmp_path, capsys):
     path = tmp_path / "new.db"
     code, out, _ = run(["labels", "init", "--db", str(path)], capsys)
-    assert code == 0 and path.is_file() and "schema 2" in out and "0 annotator(s)" in out
+    assert code == 0 and path.is_file() and "schema 3" in out and "0 annotator(s)" in out
     code, out, _ = run(["labels", "init", "--db", str(path)], capsys)
     assert code == 0 and "label store ready" in out
     code, _, err = run(["labels", "stats", "--db", str(path)], capsys)

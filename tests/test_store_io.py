@@ -22,6 +22,11 @@ from store_fixtures import (  # noqa: F401
 
 from playground.store import (
     COLUMNS,
+    EXPORT_COLUMNS,
+    UNSURE,
+    annotator_problem,
+    export_table,
+    format_bytes,
     LabelImportError,
     ReadOnlyStoreError,
     StoreError,
@@ -211,7 +216,7 @@ def test_problem_reasons_are_specific(store, tmp_path):
         import_file(store, path, CATALOG)
     (row, reason), = info.value.problems
     assert row == 1
-    assert "unit_kind 'fact' does not match" in reason and "value must be 1 or 0, got '2'" in reason
+    assert "unit_kind 'fact' does not match" in reason and "value must be 1, 0 or unsure, got '2'" in reason
     assert "dimension 'covered' is not labelled on a claim" in reason
 
 
@@ -241,9 +246,13 @@ def test_consensus_export_reports_ties_and_round_trips(store, tmp_path):
     assert export_rows(store, consensus=True) == result.rows
     path = tmp_path / "consensus.jsonl"
     write_export(result.rows, path, "jsonl")
-    import_file(store, path, CATALOG)                      # stored under 'consensus' ...
-    assert consensus_export(store).rows == result.rows      # ... which never votes
-    assert export_rows(store, annotator="consensus") == result.rows
+    before = store.dump()
+    with pytest.raises(LabelImportError, match="row 1: 'consensus' is a reserved name"):
+        import_file(store, path, CATALOG)                  # derived rows are not a person's labels
+    assert store.dump() == before
+    store.adjudicate(v, "correct", 0, "dana")              # settles the tie
+    settled = consensus_export(store)
+    assert settled.ties == [] and [r["value"] for r in settled.rows] == [1, 0]
 
 
 def test_export_with_catalog_leaves_stale_labels_out(store):
@@ -364,21 +373,29 @@ def test_migrate_refuses_missing_source_and_non_empty_target(tmp_path):
 
 # --- property: any names and labels round-trip -------------------------------------------------------------
 
-names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=12).filter(
-    lambda s: s.strip())
+names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1,
+                max_size=12).filter(lambda s: annotator_problem(s) is None)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(labels=st.lists(st.tuples(names, st.sampled_from(range(len(UNITS))), st.integers(0, 1)), max_size=15),
-       fmt=st.sampled_from(["csv", "jsonl"]))
+@given(labels=st.lists(st.tuples(names, st.sampled_from(range(len(UNITS))), st.integers(0, 2), names), max_size=15),
+       fmt=st.sampled_from(["csv", "jsonl", "parquet"]))
 def test_round_trip_property(tmp_path_factory, labels, fmt):
     d = tmp_path_factory.mktemp("prop")
-    with open_store(d / "a.db") as a, open_store(d / "b.db") as b:
-        for name, j, value in labels:
+    with open_store(d / "a.db") as a, open_store(d / "b.db") as b, open_store(d / "c.db") as c:
+        for name, j, value, comment in labels:
             unit = UNITS[j]
             a.set_label(name, unit, unit.dimensions[0], value)
-        rows = export_rows(a)
+            a.set_comment(name, unit, comment)
+        rows = export_rows(a)                      # the five older columns: 1/0 labels only
         write_export(rows, d / f"x.{fmt}", fmt)
         import_file(b, d / f"x.{fmt}", CATALOG)
         assert export_rows(b) == rows
         assert label_state(b) == label_state(a)
+        table = export_table(a, CATALOG)           # the full table: unsure answers and comments too
+        write_export(table, d / f"t.{fmt}", fmt)
+        import_file(c, d / f"t.{fmt}", CATALOG)
+        strip_time = lambda rows: [{k: v for k, v in r.items() if k != "time"} for r in rows]  # noqa: E731
+        assert strip_time(export_table(c, CATALOG)) == strip_time(table)
+        assert [(x.annotator, x.unit_id, x.text) for x in c.comments()] == [
+            (x.annotator, x.unit_id, x.text) for x in a.comments()]

@@ -85,12 +85,15 @@ from .errors import (
 )
 from .io import (
     COLUMNS,
+    EXPORT_COLUMNS,
     FORMATS,
     ConsensusExport,
     GoldenExport,
     consensus_export,
     export_golden,
     export_rows,
+    export_table,
+    format_bytes,
     format_rows,
     import_file,
     migrate_store,
@@ -115,13 +118,13 @@ from .types import (
 )
 
 __all__ = [
-    "ACTIONS", "COLUMNS", "CONSENSUS_ANNOTATOR", "CURRENT_VERSION", "ENV_VAR", "FORMATS", "MAX_NAME_LENGTH",
+    "ACTIONS", "COLUMNS", "CONSENSUS_ANNOTATOR", "EXPORT_COLUMNS", "CURRENT_VERSION", "ENV_VAR", "FORMATS", "MAX_NAME_LENGTH",
     "RESERVED_ANNOTATORS", "UNSURE",
     "Assignment", "CaseProgress", "Comment", "ConsensusExport", "ConsensusRow", "DatasetInfo", "Event",
     "GoldenExport", "ImportReport", "InvalidLabelError", "LabelImportError", "LabelStore", "Progress",
     "ReadOnlyStoreError", "SchemaVersionError", "StaleLabel", "StoreBusyError", "StoreError", "StoreGoneError",
     "StoredDataset", "StoredLabel",
     "annotator_problem", "check_annotator", "consensus_export", "default_db_path", "export_golden", "export_rows",
-    "format_rows", "import_file", "majority", "migrate_store", "open_store", "parse_url", "validate_file",
+    "export_table", "format_bytes", "format_rows", "import_file", "majority", "migrate_store", "open_store", "parse_url", "validate_file",
     "write_export",
 ]

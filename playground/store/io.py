@@ -1,9 +1,19 @@
-"""Export and import of labels: JSONL and CSV rows, golden-set YAML, store-to-store copies.
+"""Export and import of labels: CSV, JSONL and Parquet tables, golden-set YAML, store-to-store copies.
 
-Rows have exactly the columns :data:`COLUMNS` — ``annotator, unit_kind,
-unit_id, dimension, value`` with value 1 or 0 — in both formats.  Exports are
-sorted by (annotator, unit_id, dimension); export then import into an empty
-store gives back the same rows exactly.
+An export people can use on their own (:func:`export_table`) has the columns
+:data:`EXPORT_COLUMNS` — ``case_id, response_id, unit_kind, unit_id, text,
+dimension, value, comment, annotator, time`` — one row per label (``value``
+``1``, ``0`` or ``unsure``; text and response id from the catalog; the
+annotator's comment on the unit repeated on each of its rows; a comment on a
+unit without labels is a row with empty ``dimension`` and ``value``), sorted
+by (annotator, unit_id, dimension).  Every value is a string.  The older
+five-column rows (:data:`COLUMNS`, :func:`export_rows`) are still written and read.
+
+CSV cells that a spreadsheet would run as a formula — starting with ``=``,
+``+``, ``-``, ``@``, tab or carriage return (OWASP, CSV injection) — are
+written with a leading ``'``; so is a cell that starts with ``'`` itself, so
+the import can drop exactly one leading ``'`` before any of those characters
+and get the text back.
 
 An import is all-or-nothing: every row is validated against the unit catalog
 first, and one :class:`LabelImportError` lists every bad row; only a file
@@ -21,15 +31,31 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..model import UNIT_DIMENSIONS, UNIT_KINDS, Unit
-from .core import CONSENSUS_ANNOTATOR, MAX_NAME_LENGTH, LabelStore, open_store
+from .core import CONSENSUS_ANNOTATOR, RESERVED_ANNOTATORS, LabelStore, annotator_problem, open_store
 from .errors import LabelImportError
-from .types import ConsensusRow, ImportReport
+from .types import UNSURE, ConsensusRow, ImportReport
 
+__all__ = [
+    "COLUMNS", "EXPORT_COLUMNS", "FORMATS", "ConsensusExport", "GoldenExport", "ParsedFile", "consensus_export",
+    "detect_format", "export_golden", "export_rows", "export_table", "format_bytes", "format_rows", "import_file",
+    "migrate_store", "neutralise_cell", "validate_file", "write_export",
+]
+
+#: The five columns of the older label rows (value 1 or 0), still read and written.
 COLUMNS: tuple[str, ...] = ("annotator", "unit_kind", "unit_id", "dimension", "value")
-FORMATS: tuple[str, ...] = ("csv", "jsonl")
+#: The columns of an export people can use alone (see the module docstring).
+EXPORT_COLUMNS: tuple[str, ...] = ("case_id", "response_id", "unit_kind", "unit_id", "text", "dimension", "value",
+                                   "comment", "annotator", "time")
+FORMATS: tuple[str, ...] = ("csv", "jsonl", "parquet")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+_UNSURE_TEXT = "unsure"
 
 
 # --- export ------------------------------------------------------------------------------------
+
+
+def _value_text(value: int) -> str:
+    return _UNSURE_TEXT if value == UNSURE else str(int(value))
 
 
 @dataclass(frozen=True)
@@ -41,7 +67,10 @@ class ConsensusExport:
 
 
 def consensus_export(store: LabelStore, catalog: Mapping[str, Unit] | None = None) -> ConsensusExport:
-    """Majority rows under the annotator name ``consensus``; ties are returned apart, never broken."""
+    """Consensus rows (five columns) under the annotator name ``consensus``; ties apart, never broken.
+
+    An adjudicated item carries its adjudicated value (status ``adjudicated``).
+    """
     rows, ties = [], []
     for c in store.consensus(catalog=catalog):
         if c.value is None:
@@ -58,26 +87,94 @@ def export_rows(store: LabelStore, annotator: str | None = None, consensus: bool
     """Label rows with exactly :data:`COLUMNS`, sorted by (annotator, unit_id, dimension).
 
     ``annotator`` restricts to one person; ``consensus=True`` gives the
-    majority rows instead (ties left out — use :func:`consensus_export` to get
+    consensus rows instead (ties left out — use :func:`consensus_export` to get
     them).  With a ``catalog``, stale and orphaned labels are left out (the
     five columns cannot say a label is stale, and importing it would make it
-    look current); use :meth:`LabelStore.stale` to list them.
+    look current); use :meth:`LabelStore.stale` to list them.  Unsure answers
+    and the reserved names are not in these rows (see :func:`export_table`).
     """
     if consensus:
         return consensus_export(store, catalog).rows
     labels = store.labels(annotator=annotator) if catalog is None else store.current_labels(catalog, annotator)
-    rows = [{"annotator": l.annotator, "unit_kind": l.unit_kind, "unit_id": l.unit_id, "dimension": l.dimension,
-             "value": int(l.value)} for l in labels]
+    rows = [{"annotator": lb.annotator, "unit_kind": lb.unit_kind, "unit_id": lb.unit_id, "dimension": lb.dimension,
+             "value": int(lb.value)} for lb in labels if lb.annotator not in RESERVED_ANNOTATORS]
     rows.sort(key=lambda r: (r["annotator"], r["unit_id"], r["dimension"]))
     return rows
 
 
-def _atomic_text(path: Path, text: str) -> None:
+def _table_row(unit: Unit | None, kind: str, uid: str, case_id: str, dim: str, value: str, comment: str,
+               annotator: str, time: str) -> dict[str, str]:
+    return {"case_id": case_id, "response_id": unit.response_id if unit is not None else "", "unit_kind": kind,
+            "unit_id": uid, "text": unit.text if unit is not None else "", "dimension": dim, "value": value,
+            "comment": comment, "annotator": annotator, "time": time}
+
+
+def export_table(store: LabelStore, catalog: Mapping[str, Unit] | None = None, *, annotator: str | None = None,
+                 consensus: bool = False) -> list[dict[str, str]]:
+    """Rows with :data:`EXPORT_COLUMNS` (all strings), sorted by (annotator, unit_id, dimension).
+
+    ``annotator`` restricts to one person (reserved names never appear);
+    ``consensus=True`` gives one row per settled item under the annotator
+    ``consensus`` (majority or adjudication; ties left out; an adjudicated
+    row's comment says ``adjudicated by NAME``).  With a ``catalog``, stale
+    and orphaned labels are left out and ``text``/``response_id`` are filled
+    in; without one they are empty.  Unsure answers are rows with value
+    ``unsure``.  A pure function of the store and catalog: the page's download
+    calls it, then :func:`format_rows` / :func:`format_bytes`.
+    """
+    cat: Mapping[str, Unit] = catalog if catalog is not None else {}
+    rows: list[dict[str, str]] = []
+    if consensus:
+        times = {(lb.unit_id, lb.dimension): lb.updated_at for lb in store.labels(annotator=CONSENSUS_ANNOTATOR)}
+        for c in store.consensus(catalog=catalog):
+            if c.value is None:
+                continue
+            adjudicated = c.status == "adjudicated"
+            note = f"adjudicated by {c.adjudicator}" if adjudicated and c.adjudicator else ""
+            rows.append(_table_row(cat.get(c.unit_id), c.unit_kind, c.unit_id, c.case_id, c.dimension,
+                                   _value_text(c.value), note, CONSENSUS_ANNOTATOR,
+                                   times.get((c.unit_id, c.dimension), "") if adjudicated else ""))
+        return rows
+    labels = (store.labels(annotator=annotator, include_unsure=True) if catalog is None
+              else store.current_labels(catalog, annotator, include_unsure=True))
+    said = {(c.annotator, c.unit_id): c for c in store.comments(annotator=annotator)
+            if c.annotator not in RESERVED_ANNOTATORS}
+    with_rows: set[tuple[str, str]] = set()
+    for lb in labels:
+        if lb.annotator in RESERVED_ANNOTATORS:
+            continue
+        c = said.get((lb.annotator, lb.unit_id))
+        with_rows.add((lb.annotator, lb.unit_id))
+        rows.append(_table_row(cat.get(lb.unit_id), lb.unit_kind, lb.unit_id, lb.case_id, lb.dimension,
+                               _value_text(lb.value), c.text if c else "", lb.annotator, lb.updated_at))
+    for key, c in said.items():
+        if key not in with_rows:
+            rows.append(_table_row(cat.get(c.unit_id), c.unit_kind, c.unit_id, c.case_id, "", "", c.text,
+                                   c.annotator, c.updated_at))
+    rows.sort(key=lambda r: (r["annotator"], r["unit_id"], r["dimension"]))
+    return rows
+
+
+def neutralise_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet will not run: text starting with ``= + - @`` tab, CR or ``'`` gets a leading ``'``."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def _restore_cell(value: Any) -> Any:
+    """Undo :func:`neutralise_cell` (one ``'`` before a formula character or another ``'``)."""
+    if isinstance(value, str) and len(value) > 1 and value[0] == "'" and value[1:].startswith(_FORMULA_START):
+        return value[1:]
+    return value
+
+
+def _atomic_bytes(path: Path, data: bytes) -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -86,39 +183,86 @@ def _atomic_text(path: Path, text: str) -> None:
         raise
 
 
-def format_rows(rows: Iterable[Mapping[str, Any]], fmt: str = "csv") -> str:
-    """The rows as CSV (pandas, header first) or JSONL text."""
-    rows = [{c: r[c] for c in COLUMNS} for r in rows]
+def _atomic_text(path: Path, text: str) -> None:
+    _atomic_bytes(path, text.encode("utf-8"))
+
+
+def _columns_of(rows: list[Mapping[str, Any]], columns: Iterable[str] | None) -> tuple[str, ...]:
+    if columns is not None:
+        return tuple(columns)
+    if rows and not set(EXPORT_COLUMNS) <= set(rows[0]):
+        return COLUMNS
+    return EXPORT_COLUMNS
+
+
+def format_rows(rows: Iterable[Mapping[str, Any]], fmt: str = "csv", columns: Iterable[str] | None = None) -> str:
+    """The rows as CSV (pandas, header first, formula cells neutralised) or JSONL text.
+
+    Columns: ``columns`` if given, else :data:`EXPORT_COLUMNS` when the rows
+    have them (or there are none), else the older :data:`COLUMNS`.
+    """
+    listed = list(rows)
+    cols = _columns_of(listed, columns)
+    table = [{c: r[c] for c in cols} for r in listed]
     if fmt == "jsonl":
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in table)
     if fmt == "csv":
         import csv
 
         import pandas as pd
 
-        frame = pd.DataFrame(rows, columns=list(COLUMNS))
-        # Minimal quoting with "\n" line ends; a lone "\r" inside a name would then go unquoted and
+        table = [{c: neutralise_cell(v) for c, v in r.items()} for r in table]
+        frame = pd.DataFrame(table, columns=list(cols))
+        # Minimal quoting with "\n" line ends; a lone "\r" inside a field would then go unquoted and
         # split the row on reading, so such an export quotes every field instead.
-        carriage = any("\r" in str(v) for r in rows for v in r.values())
+        carriage = any("\r" in str(v) for r in table for v in r.values())
         return frame.to_csv(index=False, lineterminator="\n", quoting=csv.QUOTE_ALL if carriage else csv.QUOTE_MINIMAL)
+    if fmt == "parquet":
+        raise ValueError("parquet is binary: use format_bytes(rows, 'parquet')")
     raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
 
 
-def write_export(rows: Iterable[Mapping[str, Any]], path_or_stream: str | os.PathLike | IO[str], fmt: str = "csv") -> None:
-    """Write rows to a file (atomically: a reader never sees half a file) or a text stream."""
-    text = format_rows(rows, fmt)
+def format_bytes(rows: Iterable[Mapping[str, Any]], fmt: str = "csv", columns: Iterable[str] | None = None) -> bytes:
+    """The rows as file content: UTF-8 CSV/JSONL (:func:`format_rows`) or Parquet (pandas + pyarrow, string columns)."""
+    if fmt != "parquet":
+        return format_rows(rows, fmt, columns).encode("utf-8")
+    import pandas as pd
+
+    listed = list(rows)
+    cols = _columns_of(listed, columns)
+    frame = pd.DataFrame([{c: r[c] for c in cols} for r in listed], columns=list(cols))
+    frame = frame.astype({c: "string" for c in cols if c != "value" or cols == EXPORT_COLUMNS})
+    buf = io.BytesIO()
+    frame.to_parquet(buf, index=False, engine="pyarrow")
+    return buf.getvalue()
+
+
+def write_export(rows: Iterable[Mapping[str, Any]], path_or_stream: str | os.PathLike | IO[str],
+                 fmt: str = "csv") -> None:
+    """Write rows to a file (atomically: a reader never sees half a file) or a text stream.
+
+    Parquet to a stream goes to its binary ``buffer`` (``sys.stdout.buffer``).
+    """
+    data = format_bytes(rows, fmt)
     if hasattr(path_or_stream, "write"):
-        path_or_stream.write(text)
+        if fmt == "parquet":
+            target = getattr(path_or_stream, "buffer", None)
+            if target is None:
+                raise ValueError("parquet needs a file or a binary stream")
+            target.write(data)
+            target.flush()
+            return
+        path_or_stream.write(data.decode("utf-8"))
         if hasattr(path_or_stream, "flush"):
             path_or_stream.flush()
     else:
-        _atomic_text(Path(path_or_stream), text)
-
+        _atomic_bytes(Path(path_or_stream), data)
 
 # --- import --------------------------------------------------------------------------------------
 
 
 def detect_format(path: str | os.PathLike, fmt: str | None = None) -> str:
+    """``fmt`` if given (checked), else from the suffix (.csv/.txt, .jsonl/.ndjson/.json, .parquet) or the content."""
     if fmt:
         if fmt not in FORMATS:
             raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
@@ -128,8 +272,14 @@ def detect_format(path: str | os.PathLike, fmt: str | None = None) -> str:
         return "jsonl"
     if suffix in (".csv", ".txt"):
         return "csv"
-    head = Path(path).read_text(encoding="utf-8-sig", errors="replace").lstrip()[:1]
-    return "jsonl" if head == "{" else "csv"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    with open(path, "rb") as fh:
+        head = fh.read(4)
+    if head == b"PAR1":
+        return "parquet"
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff").lstrip()[:1]
+    return "jsonl" if text == "{" else "csv"
 
 
 def _read_csv(text: str, problems: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int, dict]]]:
@@ -144,6 +294,21 @@ def _read_csv(text: str, problems: list[tuple[int, str]]) -> tuple[list[str], li
         problems.append((0, f"malformed CSV: {str(exc).strip()}"))
         return [], []
     header = [str(c) for c in frame.columns]
+    records = [(i + 1, {k: _restore_cell(v) for k, v in rec.items()})
+               for i, rec in enumerate(frame.to_dict(orient="records"))]
+    return header, records
+
+
+def _read_parquet(path: str | os.PathLike, problems: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int, dict]]]:
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(path, engine="pyarrow")
+    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        problems.append((0, f"not a readable Parquet file: {str(exc).strip()}"))
+        return [], []
+    header = [str(c) for c in frame.columns]
+    frame = frame.astype(object).where(frame.notna(), "")
     return header, [(i + 1, rec) for i, rec in enumerate(frame.to_dict(orient="records"))]
 
 
@@ -167,102 +332,153 @@ def _read_jsonl(text: str, problems: list[tuple[int, str]]) -> list[tuple[int, d
 
 
 def _parse_value(raw: Any) -> int | None:
+    """1, 0 or :data:`UNSURE` from ``1``/``0`` (int or text) or ``unsure``; else None."""
     if isinstance(raw, bool):
         return None
     if isinstance(raw, int) and raw in (0, 1):
         return raw
     if isinstance(raw, str) and raw.strip() in ("0", "1"):
         return int(raw.strip())
+    if isinstance(raw, str) and raw.strip().lower() == _UNSURE_TEXT:
+        return UNSURE
     return None
 
 
 @dataclass
 class ParsedFile:
-    """Validated rows of one label file: ``(row_number, annotator, unit, dimension, value)``."""
+    """Validated rows of one label file: ``(row_number, annotator, unit, dimension, value)``, and comments.
+
+    ``comments``: ``(row_number, annotator, unit, text)``, one per (annotator, unit).
+    """
 
     source: str
     fmt: str
     rows: list[tuple[int, str, Unit, str, int]] = field(default_factory=list)
+    comments: list[tuple[int, str, Unit, str]] = field(default_factory=list)
 
 
-def validate_file(path: str | os.PathLike, catalog: Mapping[str, Unit], annotator_override: str | None = None,
-                  fmt: str | None = None) -> ParsedFile:
-    """Read and check every row of a label file; raise :class:`LabelImportError` listing every bad row.
-
-    Checks: the file is readable UTF-8 CSV/JSONL; the columns are exactly
-    :data:`COLUMNS` (``annotator`` may be absent with ``annotator_override``);
-    a non-empty annotator; a unit id the catalog knows, with the catalog's
-    unit kind; a dimension that unit takes; value 1 or 0; no (annotator,
-    unit, dimension) twice in the file.
-    """
-    source = str(path)
-    problems: list[tuple[int, str]] = []
+def _read_records(path: str | os.PathLike, fmt: str | None, source: str, problems: list[tuple[int, str]]
+                  ) -> tuple[str, list[str] | None, list[tuple[int, dict]]]:
+    """``(fmt, header or None for JSONL, records)``; unreadable files raise :class:`LabelImportError`."""
     try:
         fmt = detect_format(path, fmt)
+        if fmt == "parquet":
+            header, records = _read_parquet(path, problems)
+            return fmt, header, records
         with open(path, encoding="utf-8-sig", newline="") as fh:  # newline="": keep "\r" inside fields
             text = fh.read()
     except UnicodeDecodeError as exc:
         raise LabelImportError([(0, f"not UTF-8 text ({exc.reason} at byte {exc.start})")], source) from None
     except OSError as exc:
         raise LabelImportError([(0, f"cannot read the file: {exc.strerror or exc}")], source) from None
-    required = [c for c in COLUMNS if not (c == "annotator" and annotator_override is not None)]
     if fmt == "csv":
         header, records = _read_csv(text, problems)
-    else:
-        header, records = [], _read_jsonl(text, problems)
-    if fmt == "csv" and not problems:
-        missing = [c for c in required if c not in header]
-        extra = [c for c in header if c not in COLUMNS]
-        if missing:
-            problems.append((0, f"missing column(s) {', '.join(missing)} (expected {', '.join(COLUMNS)})"))
-        if extra:
-            problems.append((0, f"unknown column(s) {', '.join(map(repr, extra))} (expected {', '.join(COLUMNS)})"))
-        if missing or extra:
+        return fmt, header, records
+    return fmt, None, _read_jsonl(text, problems)
+
+
+def _check_columns(header: list[str], required: list[str]) -> list[str]:
+    missing = [c for c in required if c not in header]
+    extra = [c for c in header if c not in EXPORT_COLUMNS]
+    out = []
+    if missing:
+        out.append(f"missing column(s) {', '.join(missing)} (expected {', '.join(COLUMNS)}, or {', '.join(EXPORT_COLUMNS)})")
+    if extra:
+        out.append(f"unknown column(s) {', '.join(map(repr, extra))} (known: {', '.join(EXPORT_COLUMNS)})")
+    return out
+
+
+def _row_unit(rec: Mapping[str, Any], catalog: Mapping[str, Unit], reasons: list[str]) -> Unit | None:
+    kind, uid, dim = rec.get("unit_kind"), rec.get("unit_id"), rec.get("dimension")
+    unit = catalog.get(uid) if isinstance(uid, str) else None
+    if unit is None:
+        reasons.append(f"unknown unit {uid!r} (not among the {len(catalog)} units the data defines)")
+        if kind not in UNIT_KINDS:
+            reasons.append(f"unknown unit_kind {kind!r} (known: {', '.join(UNIT_KINDS)})")
+        return None
+    if kind != unit.unit_kind:
+        reasons.append(f"unit_kind {kind!r} does not match unit {uid}, which is a {unit.unit_kind}")
+    if dim not in ("", None) or "comment" not in rec:
+        allowed = [d for d in unit.dimensions if d in UNIT_DIMENSIONS.get(unit.unit_kind, ())]
+        if dim not in allowed:
+            reasons.append(f"dimension {dim!r} is not labelled on a {unit.unit_kind} (it takes: {', '.join(allowed)})")
+    for column, expected in (("case_id", unit.case_id), ("response_id", unit.response_id), ("text", unit.text)):
+        given = rec.get(column)
+        if given not in (None, "") and given != expected:
+            what = "the unit's text changed since the export" if column == "text" else f"the unit's is {expected!r}"
+            reasons.append(f"{column} {str(given)[:60]!r} does not match ({what})")
+    return unit
+
+
+def validate_file(path: str | os.PathLike, catalog: Mapping[str, Unit], annotator_override: str | None = None,
+                  fmt: str | None = None) -> ParsedFile:
+    """Read and check every row of a label file; raise :class:`LabelImportError` listing every bad row.
+
+    Checks: the file is readable (UTF-8 CSV/JSONL, or Parquet); the columns
+    include :data:`COLUMNS` (``annotator`` may be absent with
+    ``annotator_override``) and are among :data:`EXPORT_COLUMNS`; the
+    annotator name follows :func:`~playground.store.check_annotator` (reserved
+    names refused); a unit id the catalog knows, with the catalog's unit kind
+    (and its case id, response id and text where the file gives them); a
+    dimension that unit takes; value 1, 0 or ``unsure`` — or, with a
+    ``comment`` column, empty dimension and value for a comment alone; no
+    (annotator, unit, dimension) twice; one comment per (annotator, unit).
+    """
+    source = str(path)
+    problems: list[tuple[int, str]] = []
+    required = [c for c in COLUMNS if not (c == "annotator" and annotator_override is not None)]
+    fmt, header, records = _read_records(path, fmt, source, problems)
+    if header is not None and not problems:
+        bad = _check_columns(header, required)
+        if bad:
+            problems += [(0, b) for b in bad]
             records = []
     parsed = ParsedFile(source, fmt)
     seen: dict[tuple[str, str, str], int] = {}
+    comments: dict[tuple[str, str], tuple[int, str]] = {}
     for n, rec in records:
-        reasons = []
-        if fmt == "jsonl":
-            missing = [c for c in required if c not in rec]
-            extra = [c for c in rec if c not in COLUMNS]
-            if missing:
-                reasons.append(f"missing column(s) {', '.join(missing)}")
-            if extra:
-                reasons.append(f"unknown column(s) {', '.join(map(repr, extra))}")
-            if missing:
-                problems.append((n, "; ".join(reasons)))
+        reasons: list[str] = []
+        if header is None:
+            bad = _check_columns(list(rec), required)
+            if bad and any(b.startswith("missing") for b in bad):
+                problems.append((n, "; ".join(bad)))
                 continue
-        annotator = annotator_override if annotator_override is not None else rec.get("annotator")
-        kind, uid, dim, raw_value = rec.get("unit_kind"), rec.get("unit_id"), rec.get("dimension"), rec.get("value")
-        if not isinstance(annotator, str) or not annotator.strip():
-            reasons.append(f"empty or missing annotator ({annotator!r})")
-        elif "\x00" in annotator or len(annotator) > MAX_NAME_LENGTH:
-            reasons.append(f"annotator name must be at most {MAX_NAME_LENGTH} characters and contain no NUL")
-        unit = catalog.get(uid) if isinstance(uid, str) else None
-        if unit is None:
-            reasons.append(f"unknown unit {uid!r} (not among the {len(catalog)} units the data defines)")
-        else:
-            if kind != unit.unit_kind:
-                reasons.append(f"unit_kind {kind!r} does not match unit {uid}, which is a {unit.unit_kind}")
-            allowed = [d for d in unit.dimensions if d in UNIT_DIMENSIONS.get(unit.unit_kind, ())]
-            if dim not in allowed:
-                reasons.append(f"dimension {dim!r} is not labelled on a {unit.unit_kind} (it takes: {', '.join(allowed)})")
-        if unit is None and kind not in UNIT_KINDS:
-            reasons.append(f"unknown unit_kind {kind!r} (known: {', '.join(UNIT_KINDS)})")
-        value = _parse_value(raw_value)
-        if value is None:
-            reasons.append(f"value must be 1 or 0, got {raw_value!r}")
-        if isinstance(annotator, str) and isinstance(uid, str) and isinstance(dim, str):
+            reasons += bad
+        raw_name = annotator_override if annotator_override is not None else rec.get("annotator")
+        name_problem = annotator_problem(raw_name)
+        if name_problem is not None:
+            reasons.append(name_problem)
+        annotator = raw_name.strip() if isinstance(raw_name, str) else ""
+        unit = _row_unit(rec, catalog, reasons)
+        dim, raw_value, comment = rec.get("dimension"), rec.get("value"), rec.get("comment", "")
+        if not isinstance(comment, str):
+            reasons.append(f"comment must be text, got {comment!r}")
+            comment = ""
+        comment_only = "comment" in rec and dim in ("", None) and raw_value in ("", None)
+        value = None if comment_only else _parse_value(raw_value)
+        if comment_only and not comment.strip():
+            reasons.append("a row without dimension and value must carry a comment")
+        elif not comment_only and value is None:
+            reasons.append(f"value must be 1, 0 or unsure, got {raw_value!r}")
+        if not comment_only and isinstance(uid := rec.get("unit_id"), str) and isinstance(dim, str):
             key = (annotator, uid, dim)
             if key in seen:
                 reasons.append(f"duplicate of row {seen[key]} (same annotator, unit and dimension)")
             else:
                 seen[key] = n
+        if comment.strip() and isinstance(rec.get("unit_id"), str):
+            ckey = (annotator, rec["unit_id"])
+            first = comments.setdefault(ckey, (n, comment.strip()))
+            if first[1] != comment.strip():
+                reasons.append(f"a different comment than row {first[0]} for the same annotator and unit")
         if reasons:
             problems.append((n, "; ".join(reasons)))
-        else:
-            parsed.rows.append((n, annotator, unit, dim, value))
+            continue
+        assert unit is not None
+        if value is not None:
+            parsed.rows.append((n, annotator, unit, str(dim), value))
+        if comment.strip() and comments[(annotator, unit.unit_id)][0] == n:
+            parsed.comments.append((n, annotator, unit, comment.strip()))
     if problems:
         raise LabelImportError(problems, source)
     return parsed
@@ -270,24 +486,29 @@ def validate_file(path: str | os.PathLike, catalog: Mapping[str, Unit], annotato
 
 def import_file(store: LabelStore, path: str | os.PathLike, catalog: Mapping[str, Unit],
                 annotator_override: str | None = None, fmt: str | None = None) -> ImportReport:
-    """Import a CSV or JSONL label file: all rows or none.
+    """Import a CSV, JSONL or Parquet label file (either column set): all rows or none.
 
     Every row is validated first (:func:`validate_file`); any problem raises
     :class:`LabelImportError` with all of them and nothing is written.  Then
     every row is written in ONE transaction: a row that changes a label adds
-    an ``import`` event (all sharing one ``batch_id``); a row equal to the
-    current label (same value, same text hash) is counted as unchanged.
-    Imports set values only — they never clear a label.  ``annotator_override``
-    files every row under that name (the ``annotator`` column may then be absent).
+    an ``import`` event (all sharing one ``batch_id``), a new comment a
+    ``comment`` event; a row equal to the current label (same value, same
+    text hash) is counted as unchanged.  Imports set values and comments
+    only — they never clear.  ``annotator_override`` files every row under
+    that name (the ``annotator`` column may then be absent).
     """
     parsed = validate_file(path, catalog, annotator_override, fmt)
     rows = [(a, u, d, v) for _n, a, u, d, v in parsed.rows]
+    notes = [(a, u, t) for _n, a, u, t in parsed.comments]
     if store.read_only:
         from .errors import ReadOnlyStoreError
 
         raise ReadOnlyStoreError(f"the label store {store.url} is open read-only; nothing was imported")
-    changed, unchanged, created, batch = store.write_rows(rows, action="import") if rows else (0, 0, [], None)
-    names = tuple(sorted({a for a, *_ in rows}))
+    if rows or notes:
+        changed, unchanged, created, batch = store.write_rows(rows, action="import", comments=notes)
+    else:
+        changed, unchanged, created, batch = 0, 0, [], None
+    names = tuple(sorted({a for a, *_ in rows} | {a for a, *_ in notes}))
     return ImportReport(parsed.source, parsed.fmt, len(rows), changed, unchanged, names, tuple(created), batch)
 
 

@@ -9,7 +9,16 @@
   a failed attempt.
 * One connection per store object; a store used after ``fork()`` opens its own
   connection in the child instead of sharing the parent's.
-* Read-only stores open the file with ``mode=ro`` and ``PRAGMA query_only``.
+* Read-only stores open the file with ``mode=ro`` and ``PRAGMA query_only``;
+  so does a file on read-only media (or one this user may not write), for
+  reading, instead of failing to switch it to WAL.
+* Nothing is changed in a file before it is known to be a label store (or
+  empty and creating was asked for): a foreign SQLite database is refused with
+  the names of its tables, never switched to WAL.
+* Before each write transaction the path's inode and device are compared with
+  those of the file opened; a file deleted or replaced since raises
+  :class:`StoreGoneError` and nothing is written (the unlinked file would
+  take the write and nobody would ever read it).
 """
 from __future__ import annotations
 
@@ -25,7 +34,9 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from .base import Backend, Cursor
-from .errors import StoreBusyError, StoreError
+from .errors import StoreBusyError, StoreError, StoreGoneError
+
+__all__ = ["SQLiteBackend"]
 
 T = TypeVar("T")
 
@@ -56,30 +67,71 @@ class SQLiteBackend(Backend):
         self.busy_timeout = busy_timeout
         self.retries = retries
         self._lock = threading.RLock()
+        self.create = create
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
+        self._file_id: tuple[int, int] | None = None
         if not self.path.exists():
             if read_only or not create:
-                raise StoreError(f"no label store at {self.path}")
+                raise StoreError(f"no label store at {self.path} (it was not created: opened with create=False or "
+                                 "read-only; `playground serve` or `playground labels init` creates it)")
             if not self.path.parent.is_dir():
                 raise StoreError(f"cannot create the label store {self.path}: directory {self.path.parent} does not exist")
         elif self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a label store file")
+        elif not read_only and not self._writable():
+            self.read_only = True  # read-only media or permissions: open for reading instead of failing
         self._connect()
+        st = os.stat(self.path)
+        self._file_id = (st.st_dev, st.st_ino)
+
+    def _writable(self) -> bool:
+        """Whether this process may write the file and create ``-wal``/``-shm`` next to it."""
+        return os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK)
 
     # --- connection ------------------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
+    def _open(self) -> sqlite3.Connection:
         try:
             if self.read_only:
-                conn = sqlite3.connect(f"file:{quote(str(self.path.resolve()))}?mode=ro", uri=True,
-                                       timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
-            else:
-                conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout, isolation_level=None,
+                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None,
                                        check_same_thread=False)
+                try:
+                    conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+                except sqlite3.OperationalError:
+                    # A WAL file on read-only media without its -shm: read it as an immutable file.
+                    conn.close()
+                    conn = sqlite3.connect(uri + "&immutable=1", uri=True, timeout=self.busy_timeout,
+                                           isolation_level=None, check_same_thread=False)
+                return conn
+            return sqlite3.connect(str(self.path), timeout=self.busy_timeout, isolation_level=None,
+                                   check_same_thread=False)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the label store {self.path}: {exc}") from exc
+
+    def _refuse_foreign(self, conn: sqlite3.Connection) -> None:
+        """Raise unless the file is a label store, or empty and creating one was asked for (changes nothing)."""
+        tables = sorted(r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").fetchall())
+        if not tables:
+            if not self.create and not self.read_only:
+                raise StoreError(f"no label store at {self.path} (the file is empty) and creating one was not asked for")
+            return
+        version = None
+        if "meta" in tables:
+            try:
+                version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            except sqlite3.DatabaseError:
+                version = None
+        if version is None:
+            raise StoreError(f"{self.path} is an SQLite database with tables {', '.join(tables)}, not a label store;"
+                             " it was not changed")
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = self._open()
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            self._refuse_foreign(conn)
             if self.read_only:
                 conn.execute("PRAGMA query_only = ON")
             else:
@@ -157,7 +209,21 @@ class SQLiteBackend(Backend):
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"label store {self.path}: {what} failed: {exc}") from exc
 
+    def check_same_file(self) -> None:
+        """Raise :class:`StoreGoneError` when the path no longer names the file that was opened."""
+        if self._file_id is None:
+            return
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            raise StoreGoneError(f"the label store file {self.path} was deleted while it was open; nothing was "
+                                 "written — reopen the store (reload the page)") from None
+        if (st.st_dev, st.st_ino) != self._file_id:
+            raise StoreGoneError(f"the label store file {self.path} was replaced by another file while it was open; "
+                                 "nothing was written — reopen the store (reload the page)")
+
     def write(self, fn: Callable[[Cursor], T]) -> T:
+        self.check_same_file()
         return self._run(fn, "BEGIN IMMEDIATE", "writing")
 
     def read(self, fn: Callable[[Cursor], T]) -> T:
