@@ -8,7 +8,7 @@ import pytest
 from store_fixtures import catalog_of, claim, drop_pg_schema, fact, new_pg_schema, passage, pg_server  # noqa: F401
 
 from playground.cli import labels as cli
-from playground.store import COLUMNS, open_store
+from playground.store import COLUMNS, EXPORT_COLUMNS, open_store
 
 UNITS = [claim(i, case=i % 2) for i in range(4)] + [fact(1), passage(1, case=1)]
 CATALOG = catalog_of(UNITS)
@@ -42,8 +42,10 @@ def db(tmp_path):
 
 def test_export_csv_to_stdout_and_jsonl_to_file(db, tmp_path, capsys):
     code, out, err = run(["labels", "export", "--db", str(db)], capsys)
-    assert code == 0 and out.splitlines()[0] == ",".join(COLUMNS)
+    assert code == 0 and out.splitlines()[0] == ",".join(EXPORT_COLUMNS)
     assert len(out.splitlines()) == 5 and EVIL in out
+    code, out, err = run(["labels", "export", "--db", str(db), "--minimal"], capsys)
+    assert code == 0 and out.splitlines()[0] == ",".join(COLUMNS) and len(out.splitlines()) == 5
     target = tmp_path / "out.jsonl"
     code, out, err = run(["labels", "export", "--db", f"sqlite:///{db}", "--format", "jsonl", "--out", str(target),
                           "--annotator", "ann"], capsys)
@@ -56,7 +58,7 @@ def test_export_consensus_reports_ties_and_stale(db, capsys):
         s.set_label("ann", UNITS[1], "correct", 1)
         s.set_label("bob", UNITS[1], "correct", 0)                      # a tie
         s.set_label("ann", claim(50), "supported", 1)                   # orphaned
-    code, out, err = run(["labels", "export", "--db", str(db), "--consensus"], capsys)
+    code, out, err = run(["labels", "export", "--db", str(db), "--consensus", "--minimal"], capsys)
     assert code == 0
     rows = out.splitlines()[1:]
     assert rows == sorted([f"consensus,claim,{UNITS[0].unit_id},supported,1", f"consensus,fact,{UNITS[4].unit_id},covered,1"],
@@ -64,6 +66,16 @@ def test_export_consensus_reports_ties_and_stale(db, capsys):
     assert "1 tie(s) left out" in err and UNITS[1].unit_id in err and "1 stale label(s) left out" in err
     code, out, err = run(["labels", "export", "--db", str(db), "--include-stale"], capsys)
     assert code == 0 and claim(50).unit_id in out
+    with open_store(db) as s:
+        s.adjudicate(UNITS[1], "correct", 0, "dana")                     # settles the tie
+    code, out, err = run(["labels", "export", "--db", str(db), "--consensus"], capsys)
+    assert code == 0 and "tie" not in err
+    assert out.splitlines()[1:] == sorted([
+        f"GC-0001,GC-0001-R1,claim,{UNITS[0].unit_id},Claim number 0.,supported,1,,consensus,",
+        f"GC-0002,GC-0002-R1,claim,{UNITS[1].unit_id},Claim number 1.,correct,0,adjudicated by dana,consensus,"
+        + s.labels(annotator="consensus")[0].updated_at,
+        f"GC-0001,GC-0001-R1,fact,{UNITS[4].unit_id},A fact.,covered,1,,consensus,",
+    ], key=lambda r: r.split(",")[3])
 
 
 def test_import_good_file_and_bad_file(db, tmp_path, capsys):
@@ -97,7 +109,7 @@ def test_import_with_annotator_override_jsonl(db, tmp_path, capsys):
 def test_stats_and_history(db, capsys):
     code, out, err = run(["labels", "stats", "--db", str(db)], capsys)
     assert code == 0
-    assert "annotators: 3; current labels: 4" in out
+    assert "annotators: 3; current labels (1/0): 4; unsure answers: 0; comments: 0" in out
     assert "progress (any annotator): 1/6 units fully labelled" in out  # only the fact is complete
     assert "stale labels: 0" in out and "consensus ties: 0" in out and EVIL in out
     code, out, err = run(["labels", "history", UNITS[0].unit_id, "--db", str(db)], capsys)

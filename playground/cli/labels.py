@@ -2,17 +2,25 @@
 
 Every subcommand takes ``--db`` (a SQLite file path, ``sqlite:///abs/path.db`` or
 ``postgresql://user@host/dbname``; default ``$PLAYGROUND_DB``, else the
-store under the user's data directory).  Label rows have the columns
-``annotator, unit_kind, unit_id, dimension, value`` (value 1 or 0).
-Errors are printed as one line (or the list of bad rows) on stderr, exit 1.
+store under the user's data directory).  Exports have the columns
+``case_id, response_id, unit_kind, unit_id, text, dimension, value, comment,
+annotator, time`` (value 1, 0 or unsure); ``--minimal`` and older files use
+``annotator, unit_kind, unit_id, dimension, value``.  Errors are printed as
+one line (or the list of bad rows) on stderr, exit 1.  Text from the store
+(names, comments, notes) is printed with control characters escaped.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run_export", "run_history", "run_import", "run_init", "run_migrate", "run_stats",
+           "terminal_safe"]
 
 from .options import add_db as _add_db
 from .options import add_root
@@ -29,22 +37,26 @@ def _add_root(p: argparse.ArgumentParser) -> None:
 def register(subparsers: argparse._SubParsersAction) -> None:
     labels = subparsers.add_parser(
         "labels", help="import, export and inspect the label store",
-        description="Import, export and inspect the label store. Label rows have the columns "
-        "annotator, unit_kind, unit_id, dimension, value (value: 1 or 0). Annotator names are what people "
+        description="Import, export and inspect the label store. Exports have the columns case_id, response_id, "
+        "unit_kind, unit_id, text, dimension, value (1, 0 or unsure), comment, annotator, time; older files with "
+        "annotator, unit_kind, unit_id, dimension, value are read too. Annotator names are what people "
         "type: they identify, they do not authenticate.",
     )
     sub = labels.add_subparsers(dest="labels_command", metavar="SUBCOMMAND")
 
     p = sub.add_parser(
-        "import", help="import a CSV or JSONL label file (all rows or none)",
-        description="Import FILE (CSV with a header, or JSONL: one object per line). Every row is checked "
-        "first against the units the data defines (unknown unit, unit_kind, dimension, value 1/0, empty "
-        "annotator, missing column, duplicates); any bad row rejects the whole file, each bad row is listed "
-        "(CSV: data row number, JSONL: line number) and nothing is written. A good file is written in one "
-        "transaction; each row that changes a label is recorded as an 'import' event.",
+        "import", help="import a CSV, JSONL or Parquet label file (all rows or none)",
+        description="Import FILE (CSV with a header, JSONL: one object per line, or Parquet), as written by "
+        "'labels export' (either column set). Every row is checked first against the units the data defines "
+        "(unknown unit, unit_kind, dimension, value 1/0/unsure, annotator name rule and reserved names, text "
+        "that changed since the export, missing column, duplicates); any bad row rejects the whole file, each "
+        "bad row is listed (CSV/Parquet: data row number, JSONL: line number) and nothing is written. A good "
+        "file is written in one transaction; each row that changes a label is recorded as an 'import' event, "
+        "each new comment as a 'comment' event.",
     )
-    p.add_argument("file", type=Path, metavar="FILE", help="label file (.csv or .jsonl)")
-    p.add_argument("--format", choices=("csv", "jsonl"), default=None, help="file format (default: from the suffix)")
+    p.add_argument("file", type=Path, metavar="FILE", help="label file (.csv, .jsonl or .parquet)")
+    p.add_argument("--format", choices=("csv", "jsonl", "parquet"), default=None,
+                   help="file format (default: from the suffix)")
     p.add_argument("--annotator", default=None, metavar="NAME",
                    help="file every row under NAME (the file's annotator column may then be absent)")
     _add_db(p)
@@ -54,12 +66,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="export labels as CSV, JSONL or a golden-set YAML file",
         description="Export current labels, sorted by annotator, unit and dimension: all annotators, one "
-        "(--annotator) or the majority over annotators (--consensus; ties are listed on stderr and left out, "
-        "never broken). Labels whose unit text changed or whose unit no longer exists (stale) are left out and "
-        "counted on stderr unless --include-stale. --format golden writes responses whose claims and facts are "
-        "fully labelled in the golden set's own YAML format (consensus unless --annotator).",
+        "(--annotator) or the consensus (--consensus: the adjudicated value where someone adjudicated, else the "
+        "majority over annotators; ties are listed on stderr and left out, never broken). Columns: case_id, "
+        "response_id, unit_kind, unit_id, text, dimension, value (1, 0 or unsure), comment, annotator, time; "
+        "a comment on a unit without labels is a row with empty dimension and value. CSV cells starting with "
+        "= + - @ tab, CR or ' get a leading ' (spreadsheet formula injection); import removes it. Labels whose "
+        "unit text changed or whose unit no longer exists (stale) are left out and counted on stderr unless "
+        "--include-stale. --format golden writes responses whose claims and facts are fully labelled in the "
+        "golden set's own YAML format (consensus unless --annotator).",
     )
-    p.add_argument("--format", choices=("csv", "jsonl", "golden"), default="csv", help="output format (default: csv)")
+    p.add_argument("--format", choices=("csv", "jsonl", "parquet", "golden"), default="csv",
+                   help="output format (default: csv)")
+    p.add_argument("--minimal", action="store_true",
+                   help="only the five older columns annotator, unit_kind, unit_id, dimension, value (1/0 labels)")
     p.add_argument("--out", type=Path, default=None, metavar="FILE", help="output file (default: stdout)")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--annotator", default=None, metavar="NAME", help="only this annotator's labels")
@@ -80,10 +99,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_init)
 
     p = sub.add_parser(
-        "stats", help="annotators, label counts, progress, stale labels and ties",
-        description="Print the store's annotators and label counts per dimension, then progress (labelled / "
-        "total units and unit-dimension pairs, overall and per case) against the data's units, stale and "
-        "orphaned labels, and consensus ties.",
+        "stats", help="annotators, label and unsure counts, comments, progress, stale labels, consensus",
+        description="Print the store's annotators with their label counts per dimension, unsure answers and "
+        "comments, then progress (labelled / total units and unit-dimension pairs, overall and per case; an "
+        "unsure answer counts as answered) against the data's units, stale and orphaned labels, and the "
+        "consensus by status (unanimous, majority, single, adjudicated, tie).",
     )
     p.add_argument("--annotator", default=None, metavar="NAME", help="progress of this annotator only")
     _add_db(p)
@@ -92,7 +112,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "history", help="every change of one unit's labels",
-        description="Print every event (who, when, old -> new, action) of UNIT_ID, oldest first.",
+        description="Print every event (who, when, old -> new, action, notes and comments) of UNIT_ID, oldest "
+        "first. Values: 1, 0, ? (unsure), - (none).",
     )
     p.add_argument("unit_id", metavar="UNIT_ID")
     p.add_argument("--dimension", default=None, help="only this dimension")
@@ -117,8 +138,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 # --- helpers --------------------------------------------------------------------------------------
 
 
+_UNSAFE = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+
+def terminal_safe(text: Any) -> str:
+    """``text`` with control and format characters escaped (``\\x1b``, ``\\u202e``), safe to print."""
+    out = []
+    for ch in str(text):
+        if unicodedata.category(ch) in _UNSAFE:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _err(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
+    print(f"error: {terminal_safe(message)}", file=sys.stderr)
     return 1
 
 
@@ -181,7 +217,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 @_guard
 def run_export(args: argparse.Namespace) -> int:
-    from ..store import consensus_export, export_golden, export_rows, write_export
+    from ..store import consensus_export, export_golden, export_rows, export_table, write_export
 
     catalog = None
     if not args.include_stale or args.format == "golden":
@@ -202,22 +238,28 @@ def run_export(args: argparse.Namespace) -> int:
             print(f"golden export: {len(result.written)} response(s) written, {len(result.skipped)} skipped",
                   file=sys.stderr)
             for rid, why in result.skipped:
-                print(f"  skipped {rid}: {why}", file=sys.stderr)
+                print(f"  skipped {terminal_safe(rid)}: {terminal_safe(why)}", file=sys.stderr)
             return 0
+        rows: list[dict[str, Any]]
         if args.consensus:
-            result = consensus_export(store, catalog)
-            rows = result.rows
-            if result.ties:
-                print(f"{len(result.ties)} tie(s) left out (not broken):", file=sys.stderr)
-                for t in result.ties:
-                    print(f"  {t.unit_id} {t.dimension}: {t.yes} yes, {t.no} no", file=sys.stderr)
-        else:
+            ties = consensus_export(store, catalog).ties
+            rows = (consensus_export(store, catalog).rows if args.minimal
+                    else export_table(store, catalog, consensus=True))
+            if ties:
+                print(f"{len(ties)} tie(s) left out (not broken; adjudicate them to settle):", file=sys.stderr)
+                for t in ties:
+                    print(f"  {terminal_safe(t.unit_id)} {t.dimension}: {t.yes} yes, {t.no} no", file=sys.stderr)
+        elif args.minimal:
             rows = export_rows(store, annotator=args.annotator, catalog=catalog)
+        else:
+            rows = export_table(store, catalog, annotator=args.annotator)
         if catalog is not None:
             stale = store.stale(catalog, annotator=args.annotator if not args.consensus else None)
             if stale:
                 print(f"{len(stale)} stale label(s) left out (text changed or unit gone); "
                       "see 'playground labels stats', or pass --include-stale", file=sys.stderr)
+    if args.format == "parquet" and args.out is None and sys.stdout.isatty():
+        return _err("Parquet is binary: pass --out FILE (or redirect the output)")
     write_export(rows, args.out if args.out is not None else sys.stdout, args.format)
     if args.out is not None:
         print(f"exported {len(rows)} row(s) to {args.out}", file=sys.stderr)
@@ -232,45 +274,72 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _annotator_lines(store: Any, labels: list, catalog: Any) -> list[str]:
+    """The per-annotator table: labels per dimension, unsure answers, comments."""
+    from collections import Counter
+
+    from ..store import RESERVED_ANNOTATORS
+
+    names = store.annotators()
+    people = [lb for lb in labels if lb.annotator not in RESERVED_ANNOTATORS]
+    by = Counter((lb.annotator, lb.dimension) for lb in people)
+    unsure = Counter()
+    for (name, _dim), n in store.unsure_counts(catalog).items():
+        unsure[name] += n
+    said = Counter(c.annotator for c in store.comments())
+    lines = [f"annotators: {len(names)}; current labels (1/0): {len(people)}; unsure answers: {sum(unsure.values())}; "
+             f"comments: {sum(said.values())}"]
+    dims = sorted({d for _, d in by})
+    if names:
+        shown = {n: terminal_safe(n) for n in names}
+        width = max(len(v) for v in [*shown.values(), "annotator"])
+        lines.append(f"  {'annotator':<{width}}  " + "  ".join(f"{d:>9}" for d in dims)
+                     + "      total     unsure   comments")
+        for n in names:
+            lines.append(f"  {shown[n]:<{width}}  " + "  ".join(f"{by[(n, d)]:>9}" for d in dims)
+                         + f"  {sum(by[(n, d)] for d in dims):>9}  {unsure[n]:>9}  {said[n]:>9}")
+    return lines
+
+
 @_guard
 def run_stats(args: argparse.Namespace) -> int:
     from collections import Counter
 
     with _open(args, create=False) as store:
-        names = store.annotators()
-        labels = store.labels()
-        lines = [f"label store: {store.url} (schema {store.schema_version}, {store.backend})",
-                 f"annotators: {len(names)}; current labels: {len(labels)}"]
-        by = Counter((l.annotator, l.dimension) for l in labels)
-        dims = sorted({d for _, d in by})
-        if names:
-            width = max(len(n) for n in names + ["annotator"])
-            lines.append(f"  {'annotator':<{width}}  " + "  ".join(f"{d:>9}" for d in dims) + "      total")
-            for n in names:
-                lines.append(f"  {n:<{width}}  " + "  ".join(f"{by[(n, d)]:>9}" for d in dims)
-                             + f"  {sum(by[(n, d)] for d in dims):>9}")
+        lines = [f"label store: {terminal_safe(store.url)} (schema {store.schema_version}, {store.backend})"]
         try:
             catalog = _load_catalog(args)
         except Exception as exc:
-            lines.append(f"progress: unavailable (cannot load the units: {exc})")
+            lines += _annotator_lines(store, store.labels(), None)
+            lines.append(f"progress: unavailable (cannot load the units: {terminal_safe(exc)})")
             print("\n".join(lines))
             return 0
+        lines += _annotator_lines(store, store.labels(), catalog)
         progress = store.progress(catalog, annotator=args.annotator)
         o = progress.overall
-        who = f"annotator {args.annotator}" if args.annotator else "any annotator"
+        who = f"annotator {terminal_safe(args.annotator)}" if args.annotator else "any annotator"
         lines.append(f"progress ({who}): {o.labelled_units}/{o.total_units} units fully labelled "
                      f"({100 * o.unit_fraction:.0f}%), {o.labelled_pairs}/{o.total_pairs} unit-dimension pairs "
                      f"({100 * o.pair_fraction:.0f}%), {o.stale_pairs} pair(s) with only stale labels")
         for cid, c in progress.cases.items():
-            lines.append(f"  {cid}: {c.labelled_units}/{c.total_units} units, {c.labelled_pairs}/{c.total_pairs} pairs"
-                         + (f", {c.stale_pairs} stale" if c.stale_pairs else ""))
+            stale_note = f", {c.stale_pairs} stale" if c.stale_pairs else ""
+            lines.append(f"  {terminal_safe(cid)}: {c.labelled_units}/{c.total_units} units, "
+                         f"{c.labelled_pairs}/{c.total_pairs} pairs{stale_note}")
         stale = store.stale(catalog, annotator=args.annotator)
         reasons = Counter(s.reason for s in stale)
-        lines.append(f"stale labels: {len(stale)} (text changed: {reasons['changed']}, unit gone: {reasons['orphaned']})")
-        ties = [c for c in store.consensus(catalog=catalog) if c.status == "tie"]
-        lines.append(f"consensus ties: {len(ties)}")
+        lines.append(f"stale labels: {len(stale)} (text changed: {reasons['changed']}, "
+                     f"unit gone: {reasons['orphaned']})")
+        statuses = Counter(c.status for c in store.consensus(catalog=catalog))
+        order = ("unanimous", "majority", "single", "adjudicated", "tie")
+        lines.append(f"consensus: {sum(statuses.values())} item(s) — "
+                     + ", ".join(f"{k} {statuses[k]}" for k in order))
+        lines.append(f"consensus ties: {statuses['tie']}")
     print("\n".join(lines))
     return 0
+
+
+def _show_value(v: int | None) -> str:
+    return "-" if v is None else "?" if v == 2 else str(v)
 
 
 @_guard
@@ -281,17 +350,21 @@ def run_history(args: argparse.Namespace) -> int:
         from dataclasses import asdict
 
         for e in events:
-            sys.stdout.write(json.dumps(asdict(e), ensure_ascii=False) + "\n")
+            sys.stdout.write(json.dumps(asdict(e), ensure_ascii=True) + "\n")
         return 0
     if not events:
-        print(f"no events for unit {args.unit_id}")
+        print(f"no events for unit {terminal_safe(args.unit_id)}")
         return 0
-    show = lambda v: "-" if v is None else str(v)  # noqa: E731
     for e in events:
+        who = terminal_safe(e.annotator)
+        if e.action == "comment":
+            said = f"comment: {terminal_safe(repr(e.note))}" if e.note else "comment cleared"
+            print(f"{e.event_id:>6}  {e.created_at}  {who}  {said}")
+            continue
         extra = f" (undoes event {e.undoes})" if e.undoes else ""
-        extra += f"  note: {e.note!r}" if e.note else ""
-        print(f"{e.event_id:>6}  {e.created_at}  {e.annotator}  {e.dimension}  "
-              f"{show(e.old_value)} -> {show(e.new_value)}  {e.action}{extra}  text {e.text_hash}")
+        extra += f"  note: {terminal_safe(repr(e.note))}" if e.note else ""
+        print(f"{e.event_id:>6}  {e.created_at}  {who}  {e.dimension}  "
+              f"{_show_value(e.old_value)} -> {_show_value(e.new_value)}  {e.action}{extra}  text {e.text_hash}")
     return 0
 
 
