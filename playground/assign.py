@@ -78,7 +78,8 @@ def draw_calibration_sample(unit_ids: Iterable[str], n: int, seed: int | str, *,
     distinct = len(set(ids))
     if n > distinct:
         raise ValueError(f"a calibration sample of {n} units was asked for, but the dataset has only {distinct}")
-    return Assignment(name, "calibration_sample", dataset, seed, 1, {CALIBRATION_QUEUE: tuple(draw_sample(ids, n, seed))})
+    queue = tuple(draw_sample(ids, n, seed))
+    return Assignment(name, "calibration_sample", dataset, seed, 1, {CALIBRATION_QUEUE: queue})
 
 
 @dataclass(frozen=True)

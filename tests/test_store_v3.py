@@ -6,17 +6,7 @@ import hashlib
 import json
 
 import pytest
-from store_fixtures import (  # noqa: F401
-    catalog_of,
-    claim,
-    drop_pg_schema,
-    fact,
-    new_pg_schema,
-    passage,
-    pg_server,
-    store,
-    store_url,
-)
+from store_fixtures import catalog_of, claim, fact, passage
 
 from playground.cli import labels as cli
 from playground.model import short_hash
@@ -36,6 +26,8 @@ from playground.store import (
 )
 from playground.store.io import neutralise_cell
 from playground.store.schema import v2_ddl
+
+pytest_plugins = ["store_fixtures"]  # the store and store_url fixtures, on both backends
 
 
 def changed(unit, text):
@@ -59,7 +51,7 @@ def test_unsure_is_stored_counted_and_never_in_a_rate_or_vote(store):
     catalog = catalog_of([u, v])
     assert [lb.annotator for lb in store.current_labels(catalog)] == ["bob", "cy"]
     assert len(store.current_labels(catalog, include_unsure=True)) == 4
-    row = [r for r in store.consensus() if r.unit_id == u.unit_id][0]
+    row = next(r for r in store.consensus() if r.unit_id == u.unit_id)
     assert (row.status, row.value, row.yes, row.no) == ("tie", None, 1, 1)
     assert [r.unit_id for r in store.consensus()] == [u.unit_id]  # v has only an unsure answer: no item
     assert store.unsure_counts() == {("ann", "correct"): 1, ("ann", "supported"): 1}
@@ -85,7 +77,8 @@ def test_comments_are_events_one_per_annotator_and_unit(store):
     assert store.set_comment("ann", u, "the passage says 2019, not 2018") is None  # no change
     store.set_comment("bob", u, "=HYPERLINK(\"x\")")
     c = store.comments()
-    assert [(x.annotator, x.text) for x in c] == [("ann", "the passage says 2019, not 2018"), ("bob", '=HYPERLINK("x")')]
+    assert [(x.annotator, x.text) for x in c] == [("ann", "the passage says 2019, not 2018"),
+                                                  ("bob", '=HYPERLINK("x")')]
     assert isinstance(c[0], Comment) and (c[0].unit_kind, c[0].unit_id, c[0].case_id) == ("claim", u.unit_id, "GC-0001")
     assert store.comments(annotator="bob")[0].annotator == "bob" and store.comments(unit_ids=["other"]) == []
     assert [e.action for e in store.history(u.unit_id)] == ["set", "comment", "comment"]
@@ -315,7 +308,7 @@ def test_import_refuses_text_that_changed_since_the_export(store, tmp_path):
     store.set_label("ann", u, "supported", 1)
     path = tmp_path / "x.jsonl"
     write_export(export_table(store, catalog_of([u])), path, "jsonl")
-    with pytest.raises(Exception, match="row 1: text 'Claim number 1.' does not match"):
+    with pytest.raises(Exception, match=r"row 1: text 'Claim number 1\.' does not match"):
         validate_file(path, catalog_of([changed(u, "Another text.")]))
 
 
@@ -341,10 +334,10 @@ def test_stats_and_history_escape_control_characters_and_show_new_things(tmp_pat
         s.set_label("bob", v, "supported", 0)
         s.set_comment("ann", u, "\x1b[31mred\x1b[0m \u202eevil")
         s.adjudicate(v, "supported", 1, "dana")
-    code, out, err = run(["labels", "history", u.unit_id, "--db", str(db)], capsys)
+    code, out, _err = run(["labels", "history", u.unit_id, "--db", str(db)], capsys)
     assert code == 0 and "\x1b" not in out and "\u202e" not in out
     assert "comment: '\\x1b[31mred\\x1b[0m \\u202eevil'" in out and "supported  - -> ?  set" in out
-    code, out, err = run(["labels", "stats", "--db", str(db)], capsys)
+    code, out, _err = run(["labels", "stats", "--db", str(db)], capsys)
     assert code == 0
     assert "annotators: 2; current labels (1/0): 2; unsure answers: 1; comments: 1" in out
     assert out.splitlines()[3].split() == ["ann", "1", "1", "1", "1"]  # supported, total, unsure, comments

@@ -283,7 +283,7 @@ def _annotator_lines(store: Any, labels: list, catalog: Any) -> list[str]:
     names = store.annotators()
     people = [lb for lb in labels if lb.annotator not in RESERVED_ANNOTATORS]
     by = Counter((lb.annotator, lb.dimension) for lb in people)
-    unsure = Counter()
+    unsure: Counter[str] = Counter()
     for (name, _dim), n in store.unsure_counts(catalog).items():
         unsure[name] += n
     said = Counter(c.annotator for c in store.comments())

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+__all__ = ["Backend", "Cursor"]
+
 T = TypeVar("T")
 
 
@@ -31,10 +33,11 @@ class Cursor:
         if rows:
             self.raw.executemany(self._translate(sql), rows)
 
-    def fetchone(self) -> tuple | None:
-        return self.raw.fetchone()
+    def fetchone(self) -> tuple[Any, ...] | None:
+        row = self.raw.fetchone()
+        return None if row is None else tuple(row)
 
-    def fetchall(self) -> list[tuple]:
+    def fetchall(self) -> list[tuple[Any, ...]]:
         return list(self.raw.fetchall())
 
     def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:

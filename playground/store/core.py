@@ -169,10 +169,10 @@ def check_comment(text: Any) -> str:
         return ""
     if not isinstance(text, str) or "\x00" in text:
         raise InvalidLabelError(f"a comment must be text without NUL characters, got {type(text).__name__}")
-    text = text.strip()
-    if len(text) > MAX_COMMENT_LENGTH:
-        raise InvalidLabelError(f"a comment is at most {MAX_COMMENT_LENGTH} characters, got {len(text)}")
-    return text
+    stripped: str = text.strip()
+    if len(stripped) > MAX_COMMENT_LENGTH:
+        raise InvalidLabelError(f"a comment is at most {MAX_COMMENT_LENGTH} characters, got {len(stripped)}")
+    return stripped
 
 
 def _dataset_info(name: str, kind: str, digest: str, created: str, payload: Any) -> DatasetInfo:
@@ -208,7 +208,8 @@ def check_unit(unit: Any, dimension: str) -> None:
     allowed = [d for d in unit.dimensions if d in UNIT_DIMENSIONS[unit.unit_kind]]
     if dimension not in allowed:
         raise InvalidLabelError(
-            f"dimension {dimension!r} is not labelled on {unit.unit_kind} {unit.unit_id} (it takes: {', '.join(allowed)})"
+            f"dimension {dimension!r} is not labelled on {unit.unit_kind} {unit.unit_id} "
+            f"(it takes: {', '.join(allowed)})"
         )
     if not isinstance(unit.text_hash, str) or not unit.text_hash:
         raise InvalidLabelError(f"unit {unit.unit_id} has no text hash")
@@ -260,7 +261,7 @@ class LabelStore:
     def __repr__(self) -> str:
         return f"LabelStore({self.url!r}{', read_only=True' if self.read_only else ''})"
 
-    def _write(self, fn):
+    def _write(self, fn: Callable[[Cursor], T]) -> T:
         if self.read_only:
             raise ReadOnlyStoreError(f"the label store {self.url} is open read-only; nothing was written")
         return self._b.write(fn)
@@ -301,7 +302,8 @@ class LabelStore:
                 "open it once without read-only to migrate it"
             )
         if version is None and b.dialect == "sqlite" and tables:
-            raise StoreError(f"{b.display} is a SQLite database but not a label store (tables: {', '.join(sorted(tables))})")
+            raise StoreError(f"{b.display} is a SQLite database but not a label store "
+                             f"(tables: {', '.join(sorted(tables))})")
         if version is not None:
             b.before_migration(version)
 
@@ -335,7 +337,7 @@ class LabelStore:
                 (name, self._b.now(cur)),
             )
             aid = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
-        return aid
+        return None if aid is None else int(aid)
 
     def annotators(self) -> list[str]:
         """Every annotator name ever used, sorted; the reserved names (:data:`RESERVED_ANNOTATORS`) never."""
@@ -343,7 +345,7 @@ class LabelStore:
         return sorted(n for n in names if n not in RESERVED_ANNOTATORS)
 
     # --- writing --------------------------------------------------------------------------------------
-    def _event(self, row: tuple) -> Event:
+    def _event(self, row: tuple[Any, ...]) -> Event:
         (eid, name, kind, uid, dim, old, new, thash, created, action, case_id, old_hash, batch, undoes, note) = row
         return Event(eid, name, kind, uid, dim, old, new, thash, self._b.ts_out(created), action, case_id,
                      old_hash, batch, undoes, note)
@@ -383,7 +385,7 @@ class LabelStore:
         value = check_value(value)
         check_note(note)
 
-        def tx(cur: Cursor) -> Event | None:
+        def tx(cur: Cursor) -> tuple[Event, int] | None:
             aid = self._annotator_id(cur, annotator, create=value is not None)
             if aid is None:
                 return None
@@ -491,8 +493,8 @@ class LabelStore:
                 if existed is None:
                     created.append(name)
             b.lock_annotators(cur, ids.values())
-            current: dict[tuple, tuple] = {}
-            said: dict[tuple, str] = {}
+            current: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+            said: dict[tuple[Any, ...], str] = {}
             for aid in ids.values():
                 for uid, dim, value, thash in cur.execute(
                     "SELECT unit_id, dimension, value, text_hash FROM labels WHERE annotator_id = ?", (aid,)
@@ -522,21 +524,21 @@ class LabelStore:
             cur.executemany(_INSERT_EVENT, [
                 (eid, batch, key[0], unit.unit_kind, unit.unit_id, unit.case_id, dim, old[0], value, old[1],
                  unit.text_hash, action, None, now, None)
-                for eid, (key, old, unit, dim, value) in zip(eids, changes)
+                for eid, (key, old, unit, dim, value) in zip(eids[:len(changes)], changes, strict=True)
             ])
             cur.executemany(_UPSERT_LABEL, [
                 (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, now, eid)
-                for eid, (key, old, unit, dim, value) in zip(eids, changes)
+                for eid, (key, old, unit, dim, value) in zip(eids[:len(changes)], changes, strict=True)
             ])
             ceids = eids[len(changes):]
             cur.executemany(_INSERT_EVENT, [
                 (eid, batch, ckey[0], unit.unit_kind, unit.unit_id, unit.case_id, "", None, None, None,
                  unit.text_hash, "comment", None, now, text)
-                for eid, (ckey, unit, text) in zip(ceids, new_comments)
+                for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
             ])
             cur.executemany(_UPSERT_COMMENT, [
                 (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid)
-                for eid, (ckey, unit, text) in zip(ceids, new_comments)
+                for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
             ])
             return len(changes) + len(new_comments), len(checked) - len(changes), created, batch
 
@@ -593,11 +595,12 @@ class LabelStore:
         return out
 
     @staticmethod
-    def _chunked(cur: Cursor, base: str, params: list[Any], column: str, ids: Iterable[str] | None) -> list[tuple]:
+    def _chunked(cur: Cursor, base: str, params: list[Any], column: str,
+                 ids: Iterable[str] | None) -> list[tuple[Any, ...]]:
         if ids is None:
             return cur.execute(base, params).fetchall()
         wanted = sorted(set(ids))
-        rows: list[tuple] = []
+        rows: list[tuple[Any, ...]] = []
         for i in range(0, len(wanted), 500):
             chunk = wanted[i:i + 500]
             rows += cur.execute(base + f" AND {column} IN ({', '.join('?' * len(chunk))})", params + chunk).fetchall()
@@ -638,8 +641,9 @@ class LabelStore:
     def _adjudicators(self) -> dict[tuple[str, str], str | None]:
         """(unit_id, dimension) -> adjudicator's name (from the consensus label's event note) or None."""
         rows = self._b.read(lambda cur: cur.execute(
-            "SELECT l.unit_id, l.dimension, e.note FROM labels l JOIN annotators a ON a.annotator_id = l.annotator_id"
-            " JOIN events e ON e.event_id = l.event_id WHERE a.name = ?", (CONSENSUS_ANNOTATOR,)).fetchall())
+            "SELECT lb.unit_id, lb.dimension, e.note FROM labels lb"
+            " JOIN annotators a ON a.annotator_id = lb.annotator_id"
+            " JOIN events e ON e.event_id = lb.event_id WHERE a.name = ?", (CONSENSUS_ANNOTATOR,)).fetchall())
         return {(u, d): (n[len(_ADJUDICATED_BY):] if isinstance(n, str) and n.startswith(_ADJUDICATED_BY) else None)
                 for u, d, n in rows}
 
@@ -668,7 +672,7 @@ class LabelStore:
         return Assignment(a.name, a.kind, a.dataset, a.seed, a.overlap, {k: tuple(v) for k, v in queues.items()},
                           created)
 
-    def _assignment(self, row: tuple) -> Assignment:
+    def _assignment(self, row: tuple[Any, ...]) -> Assignment:
         name, kind, dataset, seed, overlap, queues, created = row
         return Assignment(name, kind, dataset, json.loads(seed), int(overlap),
                           {k: tuple(v) for k, v in json.loads(queues).items()}, self._b.ts_out(created))
@@ -739,7 +743,8 @@ class LabelStore:
     # --- reading ------------------------------------------------------------------------------------------
     def history(self, unit_id: str, dimension: str | None = None, annotator: str | None = None) -> list[Event]:
         """Every event of ``unit_id`` (optionally one dimension / annotator), oldest first."""
-        sql = f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id WHERE e.unit_id = ?"
+        sql = (f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
+               " WHERE e.unit_id = ?")
         params: list[Any] = [unit_id]
         if dimension is not None:
             sql += " AND e.dimension = ?"
@@ -752,7 +757,8 @@ class LabelStore:
 
     def events(self, annotator: str | None = None, after: int = 0) -> list[Event]:
         """The event log (optionally one annotator's, and only ids above ``after``), oldest first."""
-        sql = f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id WHERE e.event_id > ?"
+        sql = (f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
+               " WHERE e.event_id > ?")
         params: list[Any] = [after]
         if annotator is not None:
             sql += " AND a.name = ?"
@@ -768,20 +774,20 @@ class LabelStore:
         ``include_unsure=True``, so every rate computed from these labels sees 1 and 0 only.
         Labels of the reserved ``consensus`` name (adjudications) are included.
         """
-        base = ("SELECT a.name, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value, l.text_hash, l.updated_at"
-                " FROM labels l JOIN annotators a ON a.annotator_id = l.annotator_id WHERE 1 = 1")
+        base = ("SELECT a.name, lb.unit_kind, lb.unit_id, lb.case_id, lb.dimension, lb.value, lb.text_hash,"
+                " lb.updated_at FROM labels lb JOIN annotators a ON a.annotator_id = lb.annotator_id WHERE 1 = 1")
         params: list[Any] = []
         if annotator is not None:
             base += " AND a.name = ?"
             params.append(annotator)
         if case_id is not None:
-            base += " AND l.case_id = ?"
+            base += " AND lb.case_id = ?"
             params.append(case_id)
         if not include_unsure:
-            base += f" AND l.value <> {UNSURE}"
-        rows = self._b.read(lambda cur: self._chunked(cur, base, params, "l.unit_id", unit_ids))
+            base += f" AND lb.value <> {UNSURE}"
+        rows = self._b.read(lambda cur: self._chunked(cur, base, params, "lb.unit_id", unit_ids))
         out = [StoredLabel(n, k, u, c, d, v, h, self._b.ts_out(t)) for n, k, u, c, d, v, h, t in rows]
-        out.sort(key=lambda l: (l.unit_id, l.dimension, l.annotator))
+        out.sort(key=lambda lb: (lb.unit_id, lb.dimension, lb.annotator))
         return out
 
     def stale(self, catalog: Mapping[str, Unit], annotator: str | None = None) -> list[StaleLabel]:
@@ -791,14 +797,14 @@ class LabelStore:
         current text (even to the same value) makes it current.
         """
         out = []
-        for l in self.labels(annotator=annotator, include_unsure=True):
-            unit = catalog.get(l.unit_id)
+        for lb in self.labels(annotator=annotator, include_unsure=True):
+            unit = catalog.get(lb.unit_id)
             if unit is None:
-                out.append(StaleLabel(l.annotator, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value,
-                                      l.text_hash, None, "orphaned", l.updated_at))
-            elif unit.text_hash != l.text_hash:
-                out.append(StaleLabel(l.annotator, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value,
-                                      l.text_hash, unit.text_hash, "changed", l.updated_at))
+                out.append(StaleLabel(lb.annotator, lb.unit_kind, lb.unit_id, lb.case_id, lb.dimension, lb.value,
+                                      lb.text_hash, None, "orphaned", lb.updated_at))
+            elif unit.text_hash != lb.text_hash:
+                out.append(StaleLabel(lb.annotator, lb.unit_kind, lb.unit_id, lb.case_id, lb.dimension, lb.value,
+                                      lb.text_hash, unit.text_hash, "changed", lb.updated_at))
         return out
 
     def current_labels(self, catalog: Mapping[str, Unit], annotator: str | None = None,
@@ -807,8 +813,8 @@ class LabelStore:
 
         Unsure answers only with ``include_unsure=True`` (as :meth:`labels`).
         """
-        return [l for l in self.labels(annotator=annotator, include_unsure=include_unsure)
-                if (u := catalog.get(l.unit_id)) is not None and u.text_hash == l.text_hash]
+        return [lb for lb in self.labels(annotator=annotator, include_unsure=include_unsure)
+                if (u := catalog.get(lb.unit_id)) is not None and u.text_hash == lb.text_hash]
 
     def unsure_counts(self, catalog: Mapping[str, Unit] | None = None) -> dict[tuple[str, str], int]:
         """Number of unsure answers per (annotator, dimension); with a ``catalog``, current ones only.
@@ -817,8 +823,8 @@ class LabelStore:
         """
         labels = (self.labels(include_unsure=True) if catalog is None
                   else self.current_labels(catalog, include_unsure=True))
-        counts = Counter((l.annotator, l.dimension) for l in labels
-                         if l.value == UNSURE and l.annotator not in RESERVED_ANNOTATORS)
+        counts = Counter((lb.annotator, lb.dimension) for lb in labels
+                         if lb.value == UNSURE and lb.annotator not in RESERVED_ANNOTATORS)
         return dict(sorted(counts.items()))
 
     def progress(self, catalog: Mapping[str, Unit], annotator: str | None = None) -> Progress:
@@ -831,11 +837,11 @@ class LabelStore:
         """
         fresh: set[tuple[str, str]] = set()
         stale: set[tuple[str, str]] = set()
-        for l in self.labels(annotator=annotator, include_unsure=True):
-            unit = catalog.get(l.unit_id)
-            if unit is None or (annotator is None and l.annotator in RESERVED_ANNOTATORS):
+        for lb in self.labels(annotator=annotator, include_unsure=True):
+            unit = catalog.get(lb.unit_id)
+            if unit is None or (annotator is None and lb.annotator in RESERVED_ANNOTATORS):
                 continue
-            (fresh if unit.text_hash == l.text_hash else stale).add((l.unit_id, l.dimension))
+            (fresh if unit.text_hash == lb.text_hash else stale).add((lb.unit_id, lb.dimension))
         counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
         for unit in catalog.values():
             c = counts[unit.case_id]
@@ -863,22 +869,22 @@ class LabelStore:
         majority; a tie is a row with ``status == "tie"`` and ``value is
         None``: reported, never broken.  Derived on demand, never stored.
         """
-        votes: dict[tuple[str, str], list] = {}
+        votes: dict[tuple[str, str], list[Any]] = {}
         settled: dict[tuple[str, str], StoredLabel] = {}
-        for l in self.labels(unit_ids=unit_ids):
-            if dimension is not None and l.dimension != dimension:
+        for lb in self.labels(unit_ids=unit_ids):
+            if dimension is not None and lb.dimension != dimension:
                 continue
             if catalog is not None:
-                unit = catalog.get(l.unit_id)
-                if unit is None or unit.text_hash != l.text_hash:
+                unit = catalog.get(lb.unit_id)
+                if unit is None or unit.text_hash != lb.text_hash:
                     continue
-            if l.annotator == CONSENSUS_ANNOTATOR:
-                settled[(l.unit_id, l.dimension)] = l
+            if lb.annotator == CONSENSUS_ANNOTATOR:
+                settled[(lb.unit_id, lb.dimension)] = lb
                 continue
-            if l.annotator in RESERVED_ANNOTATORS:
+            if lb.annotator in RESERVED_ANNOTATORS:
                 continue
-            v = votes.setdefault((l.unit_id, l.dimension), [l.unit_kind, l.case_id, 0, 0])
-            v[2 if l.value == 1 else 3] += 1
+            v = votes.setdefault((lb.unit_id, lb.dimension), [lb.unit_kind, lb.case_id, 0, 0])
+            v[2 if lb.value == 1 else 3] += 1
         who = self._adjudicators() if settled else {}
         out = []
         for key in sorted(set(votes) | set(settled)):
@@ -895,18 +901,18 @@ class LabelStore:
         return out
 
     # --- auditing --------------------------------------------------------------------------------------------
-    def dump(self) -> dict[str, list[tuple]]:
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of every table, in primary-key order, timestamps as canonical strings.
 
         Two stores with equal dumps hold exactly the same content; used to
         verify copies and that rejected imports changed nothing.
         """
-        def q(cur: Cursor) -> dict[str, list[tuple]]:
+        def q(cur: Cursor) -> dict[str, list[tuple[Any, ...]]]:
             out = {}
             for table, (sql, ts_cols) in _DUMP.items():
                 rows = []
-                for row in cur.execute(sql).fetchall():
-                    row = list(row)
+                for raw in cur.execute(sql).fetchall():
+                    row = list(raw)
                     for i in ts_cols:
                         row[i] = self._b.ts_out(row[i])
                     rows.append(tuple(row))
@@ -924,10 +930,11 @@ class LabelStore:
         """
         data = self.dump()
         problems: list[str] = []
-        state: dict[tuple, tuple] = {}
+        state: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
         ids = set()
-        said: dict[tuple, tuple] = {}
-        for (eid, batch, aid, kind, uid, case_id, dim, old, new, old_hash, thash, action, undoes, _ts, note) in data["events"]:
+        said: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        for (eid, _batch, aid, kind, uid, case_id, dim, old, new, _old_hash, thash, action, undoes, _ts,
+             note) in data["events"]:
             if action == "comment":
                 ids.add(eid)
                 if note:
@@ -946,15 +953,16 @@ class LabelStore:
             state[key] = (new, thash, eid, kind, case_id) if new is not None else None
             if state[key] is None:
                 del state[key]
-        actual = {(aid, uid, dim): (value, thash, eid, kind, case_id)
+        actual: dict[tuple[Any, ...], tuple[Any, ...] | None] = {(aid, uid, dim): (value, thash, eid, kind, case_id)
                   for aid, uid, dim, kind, case_id, value, thash, _t, eid in data["labels"]}
         for key in sorted(set(state) | set(actual), key=str):
             if state.get(key) != actual.get(key):
                 problems.append(f"label {key}: events say {state.get(key)!r}, labels table has {actual.get(key)!r}")
         stored = {(aid, uid): (text, eid) for aid, uid, _k, _c, text, _t, eid in data["comments"]}
-        for key in sorted(set(said) | set(stored), key=str):
-            if said.get(key) != stored.get(key):
-                problems.append(f"comment {key}: events say {said.get(key)!r}, comments table has {stored.get(key)!r}")
+        for ckey in sorted(set(said) | set(stored), key=str):
+            if said.get(ckey) != stored.get(ckey):
+                problems.append(f"comment {ckey}: events say {said.get(ckey)!r}, "
+                                f"comments table has {stored.get(ckey)!r}")
         return problems
 
     def integrity_check(self) -> list[str]:
@@ -977,14 +985,15 @@ class LabelStore:
         def tx(cur: Cursor) -> None:
             for table in ("annotators", "events", "labels", "comments", "assignments", "datasets"):
                 if cur.scalar(f"SELECT COUNT(*) FROM {table}"):
-                    raise StoreError(f"the target store {self.url} is not empty ({table} has rows); copy into an empty store")
+                    raise StoreError(f"the target store {self.url} is not empty ({table} has rows); "
+                                     "copy into an empty store")
             ts = b.ts_in
             cur.executemany("INSERT INTO annotators (annotator_id, name, created_at) VALUES (?, ?, ?)",
                             [(i, n, ts(t)) for i, n, t in data["annotators"]])
             cur.executemany(_INSERT_EVENT, [(*r[:13], ts(r[13]), r[14]) for r in data["events"]])
             cur.executemany(
-                "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash,"
+                " updated_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(*r[:7], ts(r[7]), r[8]) for r in data["labels"]],
             )
             cur.executemany(_UPSERT_COMMENT, [(*r[:5], ts(r[5]), r[6]) for r in data["comments"]])
@@ -1012,7 +1021,7 @@ def default_db_path() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False)) / "labels.db"
 
 
-def parse_url(url: str | os.PathLike | None) -> tuple[str, str | Path]:
+def parse_url(url: str | os.PathLike[str] | None) -> tuple[str, str | Path]:
     """``("sqlite", Path)`` or ``("postgresql", url)`` for a store location (see :func:`open_store`)."""
     if url is None:
         url = os.environ.get(ENV_VAR) or None
@@ -1040,7 +1049,7 @@ def parse_url(url: str | os.PathLike | None) -> tuple[str, str | Path]:
     return "sqlite", Path(text).expanduser()
 
 
-def open_store(url: str | os.PathLike | None = None, *, read_only: bool = False, create: bool = True,
+def open_store(url: str | os.PathLike[str] | None = None, *, read_only: bool = False, create: bool = True,
                busy_timeout: float | None = None, retries: int | None = None) -> LabelStore:
     """Open (creating or migrating as needed) the label store at ``url``.
 

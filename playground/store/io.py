@@ -62,7 +62,7 @@ def _value_text(value: int) -> str:
 class ConsensusExport:
     """Consensus rows (annotator ``consensus``) and the ties left out of them."""
 
-    rows: list[dict]
+    rows: list[dict[str, Any]]
     ties: list[ConsensusRow]
 
 
@@ -83,7 +83,7 @@ def consensus_export(store: LabelStore, catalog: Mapping[str, Unit] | None = Non
 
 
 def export_rows(store: LabelStore, annotator: str | None = None, consensus: bool = False,
-                catalog: Mapping[str, Unit] | None = None) -> list[dict]:
+                catalog: Mapping[str, Unit] | None = None) -> list[dict[str, Any]]:
     """Label rows with exactly :data:`COLUMNS`, sorted by (annotator, unit_id, dimension).
 
     ``annotator`` restricts to one person; ``consensus=True`` gives the
@@ -143,14 +143,14 @@ def export_table(store: LabelStore, catalog: Mapping[str, Unit] | None = None, *
     for lb in labels:
         if lb.annotator in RESERVED_ANNOTATORS:
             continue
-        c = said.get((lb.annotator, lb.unit_id))
+        mine = said.get((lb.annotator, lb.unit_id))
         with_rows.add((lb.annotator, lb.unit_id))
         rows.append(_table_row(cat.get(lb.unit_id), lb.unit_kind, lb.unit_id, lb.case_id, lb.dimension,
-                               _value_text(lb.value), c.text if c else "", lb.annotator, lb.updated_at))
-    for key, c in said.items():
+                               _value_text(lb.value), mine.text if mine else "", lb.annotator, lb.updated_at))
+    for key, alone in said.items():
         if key not in with_rows:
-            rows.append(_table_row(cat.get(c.unit_id), c.unit_kind, c.unit_id, c.case_id, "", "", c.text,
-                                   c.annotator, c.updated_at))
+            rows.append(_table_row(cat.get(alone.unit_id), alone.unit_kind, alone.unit_id, alone.case_id, "", "",
+                                   alone.text, alone.annotator, alone.updated_at))
     rows.sort(key=lambda r: (r["annotator"], r["unit_id"], r["dimension"]))
     return rows
 
@@ -216,7 +216,9 @@ def format_rows(rows: Iterable[Mapping[str, Any]], fmt: str = "csv", columns: It
         # Minimal quoting with "\n" line ends; a lone "\r" inside a field would then go unquoted and
         # split the row on reading, so such an export quotes every field instead.
         carriage = any("\r" in str(v) for r in table for v in r.values())
-        return frame.to_csv(index=False, lineterminator="\n", quoting=csv.QUOTE_ALL if carriage else csv.QUOTE_MINIMAL)
+        text: str = frame.to_csv(index=False, lineterminator="\n",
+                                 quoting=csv.QUOTE_ALL if carriage else csv.QUOTE_MINIMAL)
+        return text
     if fmt == "parquet":
         raise ValueError("parquet is binary: use format_bytes(rows, 'parquet')")
     raise ValueError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
@@ -237,7 +239,7 @@ def format_bytes(rows: Iterable[Mapping[str, Any]], fmt: str = "csv", columns: I
     return buf.getvalue()
 
 
-def write_export(rows: Iterable[Mapping[str, Any]], path_or_stream: str | os.PathLike | IO[str],
+def write_export(rows: Iterable[Mapping[str, Any]], path_or_stream: str | os.PathLike[str] | IO[str],
                  fmt: str = "csv") -> None:
     """Write rows to a file (atomically: a reader never sees half a file) or a text stream.
 
@@ -261,7 +263,7 @@ def write_export(rows: Iterable[Mapping[str, Any]], path_or_stream: str | os.Pat
 # --- import --------------------------------------------------------------------------------------
 
 
-def detect_format(path: str | os.PathLike, fmt: str | None = None) -> str:
+def detect_format(path: str | os.PathLike[str], fmt: str | None = None) -> str:
     """``fmt`` if given (checked), else from the suffix (.csv/.txt, .jsonl/.ndjson/.json, .parquet) or the content."""
     if fmt:
         if fmt not in FORMATS:
@@ -282,7 +284,7 @@ def detect_format(path: str | os.PathLike, fmt: str | None = None) -> str:
     return "jsonl" if text == "{" else "csv"
 
 
-def _read_csv(text: str, problems: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int, dict]]]:
+def _read_csv(text: str, problems: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
     import pandas as pd
 
     if not text.strip():
@@ -299,7 +301,8 @@ def _read_csv(text: str, problems: list[tuple[int, str]]) -> tuple[list[str], li
     return header, records
 
 
-def _read_parquet(path: str | os.PathLike, problems: list[tuple[int, str]]) -> tuple[list[str], list[tuple[int, dict]]]:
+def _read_parquet(path: str | os.PathLike[str], problems: list[tuple[int, str]]
+                  ) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
     import pandas as pd
 
     try:
@@ -312,7 +315,7 @@ def _read_parquet(path: str | os.PathLike, problems: list[tuple[int, str]]) -> t
     return header, [(i + 1, rec) for i, rec in enumerate(frame.to_dict(orient="records"))]
 
 
-def _read_jsonl(text: str, problems: list[tuple[int, str]]) -> list[tuple[int, dict]]:
+def _read_jsonl(text: str, problems: list[tuple[int, str]]) -> list[tuple[int, dict[str, Any]]]:
     rows = []
     # Split on "\n" only: str.splitlines() would also split on U+2028 and friends, which
     # json.dumps(ensure_ascii=False) leaves raw inside strings.
@@ -357,8 +360,8 @@ class ParsedFile:
     comments: list[tuple[int, str, Unit, str]] = field(default_factory=list)
 
 
-def _read_records(path: str | os.PathLike, fmt: str | None, source: str, problems: list[tuple[int, str]]
-                  ) -> tuple[str, list[str] | None, list[tuple[int, dict]]]:
+def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, problems: list[tuple[int, str]]
+                  ) -> tuple[str, list[str] | None, list[tuple[int, dict[str, Any]]]]:
     """``(fmt, header or None for JSONL, records)``; unreadable files raise :class:`LabelImportError`."""
     try:
         fmt = detect_format(path, fmt)
@@ -382,7 +385,8 @@ def _check_columns(header: list[str], required: list[str]) -> list[str]:
     extra = [c for c in header if c not in EXPORT_COLUMNS]
     out = []
     if missing:
-        out.append(f"missing column(s) {', '.join(missing)} (expected {', '.join(COLUMNS)}, or {', '.join(EXPORT_COLUMNS)})")
+        out.append(f"missing column(s) {', '.join(missing)} "
+                   f"(expected {', '.join(COLUMNS)}, or {', '.join(EXPORT_COLUMNS)})")
     if extra:
         out.append(f"unknown column(s) {', '.join(map(repr, extra))} (known: {', '.join(EXPORT_COLUMNS)})")
     return out
@@ -410,7 +414,7 @@ def _row_unit(rec: Mapping[str, Any], catalog: Mapping[str, Unit], reasons: list
     return unit
 
 
-def validate_file(path: str | os.PathLike, catalog: Mapping[str, Unit], annotator_override: str | None = None,
+def validate_file(path: str | os.PathLike[str], catalog: Mapping[str, Unit], annotator_override: str | None = None,
                   fmt: str | None = None) -> ParsedFile:
     """Read and check every row of a label file; raise :class:`LabelImportError` listing every bad row.
 
@@ -484,7 +488,7 @@ def validate_file(path: str | os.PathLike, catalog: Mapping[str, Unit], annotato
     return parsed
 
 
-def import_file(store: LabelStore, path: str | os.PathLike, catalog: Mapping[str, Unit],
+def import_file(store: LabelStore, path: str | os.PathLike[str], catalog: Mapping[str, Unit],
                 annotator_override: str | None = None, fmt: str | None = None) -> ImportReport:
     """Import a CSV, JSONL or Parquet label file (either column set): all rows or none.
 
@@ -524,12 +528,13 @@ class GoldenExport:
     skipped: tuple[tuple[str, str], ...]
 
 
-def export_golden(store: LabelStore, dataset: Any, path: str | os.PathLike | IO[str], annotator: str | None = None
+def export_golden(store: LabelStore, dataset: Any, path: str | os.PathLike[str] | IO[str], annotator: str | None = None
                   ) -> GoldenExport:
     """Write the labels as a golden-set response file (``golden/responses/*.yaml`` format).
 
-    ``annotator=None`` uses the consensus of all annotators (a tie leaves the
-    response out); a name uses that person's labels.  A response is written
+    ``annotator=None`` uses the consensus of all annotators — the adjudicated
+    value where there is one, else the majority (a tie leaves the response
+    out); a name uses that person's labels.  Unsure answers never count.  A response is written
     only when every one of its claims has ``supported`` and ``correct`` and
     every reference fact has ``covered``, all current (not stale); the others
     are listed in :attr:`GoldenExport.skipped` with the reason.  Passage
@@ -541,9 +546,13 @@ def export_golden(store: LabelStore, dataset: Any, path: str | os.PathLike | IO[
     from ..golden import response_units
     from .core import majority
 
-    by_unit: dict[str, list] = {}
+    by_unit: dict[str, list[Any]] = {}
+    settled: dict[tuple[str, str], Any] = {}
     for label in store.labels(annotator=annotator):
         if annotator is None and label.annotator == CONSENSUS_ANNOTATOR:
+            settled[(label.unit_id, label.dimension)] = label
+            continue
+        if annotator is None and label.annotator in RESERVED_ANNOTATORS:
             continue
         by_unit.setdefault(label.unit_id, []).append(label)
     written, skipped, out = [], [], []
@@ -559,15 +568,19 @@ def export_golden(store: LabelStore, dataset: Any, path: str | os.PathLike | IO[
         unlabelled: list[str] = []
         for unit in units:
             for dim in unit.dimensions:
-                labels = [l for l in by_unit.get(unit.unit_id, ()) if l.dimension == dim]
-                fresh = [l for l in labels if l.text_hash == unit.text_hash]
+                adjudicated = settled.get((unit.unit_id, dim))
+                if adjudicated is not None and adjudicated.text_hash == unit.text_hash:
+                    values[(unit.unit_id, dim)] = int(adjudicated.value)
+                    continue
+                labels = [lb for lb in by_unit.get(unit.unit_id, ()) if lb.dimension == dim]
+                fresh = [lb for lb in labels if lb.text_hash == unit.text_hash]
                 if not fresh:
                     if labels:
                         problems.append(f"stale label(s) on {unit.unit_id} {dim} (its text changed)")
                     else:
                         unlabelled.append(f"{unit.unit_id} {dim}")
                     continue
-                yes = sum(l.value == 1 for l in fresh)
+                yes = sum(lb.value == 1 for lb in fresh)
                 value, _status = majority(yes, len(fresh) - yes)
                 if value is None:
                     problems.append(f"tie on {unit.unit_id} {dim} ({yes} yes, {len(fresh) - yes} no)")
@@ -585,7 +598,8 @@ def export_golden(store: LabelStore, dataset: Any, path: str | os.PathLike | IO[
             "claims": [{"text": u.text, "supported": bool(values[(u.unit_id, "supported")]),
                         "correct": bool(values[(u.unit_id, "correct")])} for u in claims],
             "facts": {f.fact_id: bool(values[(u.unit_id, "covered")])
-                      for f, u in zip(case.reference_facts, [u for u in units if u.unit_kind == "fact"])},
+                      for f, u in zip(case.reference_facts, [u for u in units if u.unit_kind == "fact"],
+                                      strict=False)},
             "notes": response.notes,
         }
         if response.text != " ".join(u.text for u in claims):
@@ -609,7 +623,7 @@ def export_golden(store: LabelStore, dataset: Any, path: str | os.PathLike | IO[
 # --- store to store -----------------------------------------------------------------------------------
 
 
-def migrate_store(source_url: str | os.PathLike, target_url: str | os.PathLike) -> dict[str, int]:
+def migrate_store(source_url: str | os.PathLike[str], target_url: str | os.PathLike[str]) -> dict[str, int]:
     """Copy the store at ``source_url`` into a new or empty store at ``target_url``, exactly.
 
     Annotators, every event and every current label keep their ids and

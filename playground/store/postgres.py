@@ -19,6 +19,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -31,6 +32,8 @@ from typing import Any, TypeVar
 from .base import Backend, Cursor
 from .errors import StoreBusyError, StoreError
 from .schema import canonical_timestamp
+
+__all__ = ["PostgresBackend", "redact"]
 
 T = TypeVar("T")
 
@@ -71,13 +74,14 @@ class PostgresBackend(Backend):
         self._connect()
 
     # --- connection ----------------------------------------------------------------------------
-    def _connect(self):
+    def _connect(self) -> Any:
         psycopg = self._psycopg
         try:
             conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout,
                                    application_name="rag-label-playground")
         except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to the PostgreSQL label store {self.display}: {str(exc).strip()}") from exc
+            raise StoreError(f"cannot connect to the PostgreSQL label store {self.display}: "
+                             f"{str(exc).strip()}") from exc
         try:
             conn.execute("SET TIME ZONE 'UTC'")
             conn.execute(f"SET lock_timeout = {int(self.busy_timeout * 1000)}")
@@ -89,13 +93,11 @@ class PostgresBackend(Backend):
         self._conn, self._pid = conn, os.getpid()
         return conn
 
-    def connection(self):
+    def connection(self) -> Any:
         if self._conn is None or self._pid != os.getpid() or self._conn.closed or self._conn.broken:
             if self._conn is not None and self._pid == os.getpid():
-                try:
+                with contextlib.suppress(Exception):
                     self._conn.close()
-                except Exception:
-                    pass
             self._conn = None
             return self._connect()
         return self._conn
@@ -129,7 +131,8 @@ class PostgresBackend(Backend):
                 except retryable as exc:
                     if n == self.retries:
                         raise StoreBusyError(
-                            f"the PostgreSQL label store {self.display} stayed busy for {time.monotonic() - start:.1f} s "
+                            f"the PostgreSQL label store {self.display} stayed busy for "
+                            f"{time.monotonic() - start:.1f} s "
                             f"through {self.retries + 1} attempts while {what} ({type(exc).__name__}); "
                             "nothing was saved — try again"
                         ) from exc
@@ -153,9 +156,11 @@ class PostgresBackend(Backend):
                             f"{str(exc).strip()}" + ("; the change may or may not have been saved — check the "
                                                      "label's history" if not read else "")
                         ) from exc
-                    raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: {str(exc).strip()}") from exc
+                    raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: "
+                                     f"{str(exc).strip()}") from exc
                 except self._psycopg.Error as exc:
-                    raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: {str(exc).strip()}") from exc
+                    raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: "
+                                     f"{str(exc).strip()}") from exc
 
     def write(self, fn: Callable[[Cursor], T]) -> T:
         return self._run(fn, read=False)
@@ -172,7 +177,8 @@ class PostgresBackend(Backend):
         return {r[0] for r in cur.fetchall()}
 
     def current_schema(self, cur: Cursor) -> str | None:
-        return cur.scalar("SELECT current_schema()")
+        name = cur.scalar("SELECT current_schema()")
+        return None if name is None else str(name)
 
     def lock_schema(self, cur: Cursor) -> None:
         cur.execute("SELECT pg_advisory_xact_lock(?::integer, ?::integer)", (_LOCK_CLASS, _SCHEMA_LOCK))
@@ -186,7 +192,8 @@ class PostgresBackend(Backend):
 
     # --- values -------------------------------------------------------------------------------------------
     def now(self, cur: Cursor) -> datetime:
-        return cur.scalar("SELECT clock_timestamp()")
+        value: datetime = cur.scalar("SELECT clock_timestamp()")
+        return value
 
     def ts_in(self, canonical: str) -> datetime:
         return datetime.fromisoformat(canonical)
@@ -195,12 +202,14 @@ class PostgresBackend(Backend):
         return canonical_timestamp(value)
 
     def next_event_ids(self, cur: Cursor, n: int) -> list[int]:
-        cur.execute("SELECT nextval(pg_get_serial_sequence('events', 'event_id')) FROM generate_series(1, ?::integer)", (n,))
+        cur.execute("SELECT nextval(pg_get_serial_sequence('events', 'event_id'))"
+                    " FROM generate_series(1, ?::integer)", (n,))
         return sorted(r[0] for r in cur.fetchall())
 
     def stamp(self, cur: Cursor) -> tuple[datetime, int]:
         row = cur.execute("SELECT clock_timestamp(), nextval(pg_get_serial_sequence('events', 'event_id'))").fetchone()
-        return row[0], row[1]
+        assert row is not None
+        return row[0], int(row[1])
 
     def lock_annotators(self, cur: Cursor, annotator_ids: Iterable[int]) -> None:
         for aid in sorted(set(annotator_ids)):

@@ -48,6 +48,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import Backend, Cursor
 
 from ..model import DIMENSIONS, UNIT_KINDS
 
@@ -100,11 +104,12 @@ V1_DDL: dict[str, list[str]] = {
     ],
 }
 
-# --- version 2 (the starting point of the 2 -> 3 migration; never changed) -------------------------------------------------------------------
+# --- version 2 (the starting point of the 2 -> 3 migration; never changed) ---------------
 
 _TYPES = {
     "sqlite": {"id": "INTEGER PRIMARY KEY", "ref": "INTEGER", "int": "INTEGER", "text": "TEXT", "ts": "TEXT"},
-    "postgresql": {"id": "bigserial PRIMARY KEY", "ref": "bigint", "int": "smallint", "text": "text", "ts": "timestamptz"},
+    "postgresql": {"id": "bigserial PRIMARY KEY", "ref": "bigint", "int": "smallint", "text": "text",
+                   "ts": "timestamptz"},
 }
 
 
@@ -280,7 +285,7 @@ def case_id_from_unit_id(unit_kind: str, unit_id: str) -> str:
 # --- migrations --------------------------------------------------------------------------------
 
 
-def _migrate_1_to_2(backend, cur) -> None:
+def _migrate_1_to_2(backend: Backend, cur: Cursor) -> None:
     """Version 1 → 2: rebuild ``events`` and ``labels`` with the new columns, keep every row."""
     dialect = backend.dialect
     cur.execute(
@@ -302,8 +307,8 @@ def _migrate_1_to_2(backend, cur) -> None:
             [(canonical_timestamp(ts), aid) for aid, ts in annotators],
         )
 
-    events: list[tuple] = []
-    last: dict[tuple, tuple] = {}  # key -> (event_id, new_value, text_hash)
+    events: list[tuple[Any, ...]] = []
+    last: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # key -> (event_id, new_value, text_hash)
     for eid, aid, kind, uid, dim, old, new, thash, created in old_events:
         key = (aid, uid, dim)
         prev = last.get(key)
@@ -314,7 +319,7 @@ def _migrate_1_to_2(backend, cur) -> None:
         ))
         last[key] = (eid, new, thash)
     next_id = (old_events[-1][0] if old_events else 0) + 1
-    labels: list[tuple] = []
+    labels: list[tuple[Any, ...]] = []
     for aid, kind, uid, dim, value, thash, updated in old_labels:
         key = (aid, uid, dim)
         prev = last.get(key)
@@ -338,8 +343,8 @@ def _migrate_1_to_2(backend, cur) -> None:
         events,
     )
     cur.executemany(
-        "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash,"
+        " updated_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         labels,
     )
     for stmt in _v2_triggers(dialect):
@@ -352,7 +357,7 @@ _V2_EVENTS = ("event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, di
 _V2_LABELS = "annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id"
 
 
-def _migrate_2_to_3(backend, cur) -> None:
+def _migrate_2_to_3(backend: Backend, cur: Cursor) -> None:
     """Version 2 → 3: rebuild ``events`` and ``labels`` with the wider checks, keep every row; add tables.
 
     A rebuild rather than ``ALTER``: SQLite cannot change a CHECK constraint in
@@ -374,7 +379,7 @@ def _migrate_2_to_3(backend, cur) -> None:
 
 #: Ordered forward migrations: ``(target_version, function)``; each takes the store from
 #: ``target_version - 1`` to ``target_version``.
-MIGRATIONS: list[tuple[int, Callable]] = [
+MIGRATIONS: list[tuple[int, Callable[[Backend, Cursor], None]]] = [
     (2, _migrate_1_to_2),
     (3, _migrate_2_to_3),
 ]

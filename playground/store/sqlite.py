@@ -22,6 +22,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sqlite3
@@ -76,7 +77,8 @@ class SQLiteBackend(Backend):
                 raise StoreError(f"no label store at {self.path} (it was not created: opened with create=False or "
                                  "read-only; `playground serve` or `playground labels init` creates it)")
             if not self.path.parent.is_dir():
-                raise StoreError(f"cannot create the label store {self.path}: directory {self.path.parent} does not exist")
+                raise StoreError(f"cannot create the label store {self.path}: "
+                                 f"directory {self.path.parent} does not exist")
         elif self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a label store file")
         elif not read_only and not self._writable():
@@ -115,7 +117,8 @@ class SQLiteBackend(Backend):
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").fetchall())
         if not tables:
             if not self.create and not self.read_only:
-                raise StoreError(f"no label store at {self.path} (the file is empty) and creating one was not asked for")
+                raise StoreError(f"no label store at {self.path} (the file is empty) "
+                                 "and creating one was not asked for")
             return
         version = None
         if "meta" in tables:
@@ -194,10 +197,8 @@ class SQLiteBackend(Backend):
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
-                    try:
+                    with contextlib.suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass
                 raise
             return result
 
@@ -251,7 +252,8 @@ class SQLiteBackend(Backend):
         except (OSError, sqlite3.Error) as exc:
             tmp.unlink(missing_ok=True)
             raise StoreError(
-                f"refusing to migrate {self.path} from schema {from_version}: could not write the backup {backup}: {exc}"
+                f"refusing to migrate {self.path} from schema {from_version}: "
+                f"could not write the backup {backup}: {exc}"
             ) from exc
 
     # --- values ---------------------------------------------------------------------------------------
@@ -259,7 +261,7 @@ class SQLiteBackend(Backend):
         return datetime.now(UTC).isoformat(timespec="microseconds")
 
     def ts_out(self, value: Any) -> str:
-        return value
+        return str(value)
 
     def next_event_ids(self, cur: Cursor, n: int) -> list[int]:
         # BEGIN IMMEDIATE holds the only write lock, so max + 1 is ours; events are never deleted.
