@@ -6,13 +6,13 @@ import hashlib
 from collections import Counter
 
 import pytest
-from store_fixtures import catalog_of, claim, fact
+from store_fixtures import catalog_of, claim, fact, pg_server, store, store_url
 
 from playground.assign import CALIBRATION_QUEUE, draw_calibration_sample, make_assignment, queue_progress
 from playground.cli import assign as cli
 from playground.store import UNSURE, Assignment, open_store
 
-pytest_plugins = ["store_fixtures"]  # the store fixture, on both backends
+FIXTURES = (pg_server, store, store_url)  # pytest finds them here; this also marks the imports used
 
 UNITS = [f"u{i:02d}" for i in range(10)]
 

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 import pytest
-from store_fixtures import catalog_of, claim, fact, passage
+from store_fixtures import catalog_of, claim, fact, passage, pg_server, store, store_url
 
 from playground.cli import labels as cli
 from playground.model import short_hash
@@ -27,7 +27,7 @@ from playground.store import (
 from playground.store.io import neutralise_cell
 from playground.store.schema import v2_ddl
 
-pytest_plugins = ["store_fixtures"]  # the store and store_url fixtures, on both backends
+FIXTURES = (pg_server, store, store_url)  # pytest finds them here; this also marks the imports used
 
 
 def changed(unit, text):
