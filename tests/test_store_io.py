@@ -311,6 +311,15 @@ def test_export_golden_writes_the_golden_format(store, mini_root, tmp_path):
     # One annotator: both labelled responses are complete for 'ann'.
     result_ann = export_golden(store, dataset, io.StringIO(), annotator="ann")
     assert set(result_ann.written) == {full, tie}
+    # Adjudicating the tie (against both annotators' key value, to see whose value is used) settles it.
+    response, claims, facts = keys[tie]
+    flipped = 1 - int(response.key_claims[0].supported)
+    store.adjudicate(claims[0], "supported", flipped, "dana")
+    store.set_label("cy", claims[0], "supported", UNSURE)     # unsure never counts
+    settled = io.StringIO()
+    assert set(export_golden(store, dataset, settled).written) == {full, tie}
+    entry = next(e for e in yaml.safe_load(settled.getvalue().split("\n", 1)[1])["responses"] if e["response_id"] == tie)
+    assert entry["claims"][0]["supported"] is bool(flipped)
 
 
 def test_export_golden_skips_stale_units(store, mini_root):
