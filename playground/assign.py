@@ -71,14 +71,15 @@ def make_assignment(unit_ids: Iterable[str], annotators: Sequence[str], overlap:
 
 def draw_calibration_sample(unit_ids: Iterable[str], n: int, seed: int | str, *, name: str,
                             dataset: str) -> Assignment:
-    """A uniform random sample of ``n`` units (``playground.sampling.draw_sample``) as one queue under ``"*"``."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"a calibration sample needs a size of at least 1, got {n!r}")
-    ids = _distinct(unit_ids)
-    distinct = len(set(ids))
-    if n > distinct:
-        raise ValueError(f"a calibration sample of {n} units was asked for, but the dataset has only {distinct}")
-    queue = tuple(draw_sample(ids, n, seed))
+    """``playground.sampling.draw_sample(unit_ids, n, seed)`` as one queue under ``"*"``.
+
+    A uniform random sample of ``n`` distinct units in ranked order (all of
+    them when there are fewer, as ``draw_sample``); ``n`` must be a whole
+    number of at least 0.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"a calibration sample needs a whole number of units of at least 0, got {n!r}")
+    queue = tuple(draw_sample(_distinct(unit_ids), n, seed))
     return Assignment(name, "calibration_sample", dataset, seed, 1, {CALIBRATION_QUEUE: queue})
 
 

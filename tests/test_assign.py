@@ -91,10 +91,11 @@ def test_calibration_sample_is_the_ranked_prefix_and_sized_exactly():
     s = draw_calibration_sample(UNITS, 4, 5, name="cal", dataset="golden")
     assert s.kind == "calibration_sample" and s.queues == {CALIBRATION_QUEUE: tuple(sha_rank(UNITS, 5)[:4])}
     assert draw_calibration_sample(UNITS, 10, 5, name="cal", dataset="golden").queues["*"] == tuple(sha_rank(UNITS, 5))
-    with pytest.raises(ValueError, match="a calibration sample of 11 units was asked for, but the dataset has only 10"):
-        draw_calibration_sample(UNITS, 11, 5, name="cal", dataset="golden")
-    with pytest.raises(ValueError, match="size of at least 1, got 0"):
-        draw_calibration_sample(UNITS, 0, 5, name="cal", dataset="golden")
+    # as playground.sampling.draw_sample: more than there are gives all of them, 0 gives none
+    assert draw_calibration_sample(UNITS, 11, 5, name="cal", dataset="golden").queues["*"] == tuple(sha_rank(UNITS, 5))
+    assert draw_calibration_sample(UNITS, 0, 5, name="cal", dataset="golden").queues["*"] == ()
+    with pytest.raises(ValueError, match="at least 0, got -1"):
+        draw_calibration_sample(UNITS, -1, 5, name="cal", dataset="golden")
 
 
 def test_assignments_persist_on_both_backends(store):
@@ -149,6 +150,8 @@ def test_cli_makes_shows_and_refuses(tmp_path, capsys, monkeypatch):
     code, out, err = run(["assign", "--annotators", "ana,ben", "--overlap", "3", "--seed", "7", "--db", db,
                           "--name", "x"], capsys)
     assert code == 1 and err == "error: overlap 3 needs at least 3 annotators, but only 2 were given (ana, ben)\n"
+    code, out, err = run(["assign", "--calibration-sample", "7", "--seed", "1", "--db", db], capsys)
+    assert code == 1 and err == "error: a calibration sample of 7 unit(s) was asked for; dataset golden has 6\n"
     code, out, err = run(["assign", "--calibration-sample", "3", "--seed", "1", "--db", db], capsys)
     assert code == 0 and "calibration sample of 3 unit(s)" in out
     with open_store(db) as s:

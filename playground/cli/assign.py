@@ -96,6 +96,10 @@ def _make(args: argparse.Namespace, store: Any) -> int:
               "--name", file=sys.stderr)
         return 1
     unit_ids = sorted(dataset_catalog(args.dataset, store, args.root))
+    if sample and not 1 <= args.calibration_sample <= len(unit_ids):
+        print(f"error: a calibration sample of {args.calibration_sample} unit(s) was asked for; dataset "
+              f"{terminal_safe(args.dataset)} has {len(unit_ids)}", file=sys.stderr)
+        return 1
     if sample:
         made = draw_calibration_sample(unit_ids, args.calibration_sample, seed, name=name, dataset=args.dataset)
     else:
