@@ -710,15 +710,16 @@ class LabelStore:
         write_labels = self._rows_tx(label_rows, "import") if label_rows else None
 
         def tx(cur: Cursor) -> Any:
-            exists = cur.scalar("SELECT 1 FROM datasets WHERE name = ?", (name,))
-            if exists and not replace:
+            now = self._b.now(cur)
+            # One statement decides, so two concurrent imports of one new name cannot both "create" it.
+            on_conflict = ("DO UPDATE SET kind = excluded.kind, payload = excluded.payload,"
+                           " sha256 = excluded.sha256, created_at = excluded.created_at") if replace else "DO NOTHING"
+            written = cur.execute("INSERT INTO datasets (name, kind, payload, sha256, created_at)"
+                                  f" VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) {on_conflict} RETURNING name",
+                                  (name, kind, text, digest, now)).fetchone()
+            if written is None:
                 raise StoreError(f"a dataset named {name!r} is already in the label store {self.url}; "
                                  "nothing was written (replace it explicitly)")
-            now = self._b.now(cur)
-            cur.execute("INSERT INTO datasets (name, kind, payload, sha256, created_at) VALUES (?, ?, ?, ?, ?)"
-                        " ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, payload = excluded.payload,"
-                        " sha256 = excluded.sha256, created_at = excluded.created_at",
-                        (name, kind, text, digest, now))
             if write_labels is not None:
                 write_labels(cur)
             return now
