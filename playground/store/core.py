@@ -483,26 +483,9 @@ class LabelStore:
         b = self._b
 
         def tx(cur: Cursor) -> tuple[int, int, list[str], int | None]:
-            ids: dict[str, int] = {}
-            created: list[str] = []
-            for name in names:
-                existed = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
-                aid = existed if existed is not None else self._annotator_id(cur, name, create=True)
-                assert aid is not None
-                ids[name] = aid
-                if existed is None:
-                    created.append(name)
+            ids, created = self._ids_creating(cur, names)
             b.lock_annotators(cur, ids.values())
-            current: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-            said: dict[tuple[Any, ...], str] = {}
-            for aid in ids.values():
-                for uid, dim, value, thash in cur.execute(
-                    "SELECT unit_id, dimension, value, text_hash FROM labels WHERE annotator_id = ?", (aid,)
-                ).fetchall():
-                    current[(aid, uid, dim)] = (value, thash)
-                for uid, text in cur.execute("SELECT unit_id, text FROM comments WHERE annotator_id = ?",
-                                             (aid,)).fetchall():
-                    said[(aid, uid)] = text
+            current, said = self._state_of(cur, ids.values())
             changes = []
             for name, unit, dim, value in checked:
                 key = (ids[name], unit.unit_id, dim)
@@ -518,31 +501,67 @@ class LabelStore:
                     said[ckey] = text
             if not changes and not new_comments:
                 return 0, len(checked), created, None
-            now = b.now(cur)
-            eids = b.next_event_ids(cur, len(changes) + len(new_comments))
-            batch = eids[0]
-            cur.executemany(_INSERT_EVENT, [
-                (eid, batch, key[0], unit.unit_kind, unit.unit_id, unit.case_id, dim, old[0], value, old[1],
-                 unit.text_hash, action, None, now, None)
-                for eid, (key, old, unit, dim, value) in zip(eids[:len(changes)], changes, strict=True)
-            ])
-            cur.executemany(_UPSERT_LABEL, [
-                (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, now, eid)
-                for eid, (key, old, unit, dim, value) in zip(eids[:len(changes)], changes, strict=True)
-            ])
-            ceids = eids[len(changes):]
-            cur.executemany(_INSERT_EVENT, [
-                (eid, batch, ckey[0], unit.unit_kind, unit.unit_id, unit.case_id, "", None, None, None,
-                 unit.text_hash, "comment", None, now, text)
-                for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
-            ])
-            cur.executemany(_UPSERT_COMMENT, [
-                (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid)
-                for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
-            ])
+            batch = self._insert_batch(cur, action, changes, new_comments)
             return len(changes) + len(new_comments), len(checked) - len(changes), created, batch
 
         return tx
+
+    def _ids_creating(self, cur: Cursor, names: Iterable[str]) -> tuple[dict[str, int], list[str]]:
+        """``({name: annotator_id}, [names created now])``, creating the missing annotators."""
+        ids: dict[str, int] = {}
+        created: list[str] = []
+        for name in names:
+            existed = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
+            aid = existed if existed is not None else self._annotator_id(cur, name, create=True)
+            assert aid is not None
+            ids[name] = int(aid)
+            if existed is None:
+                created.append(name)
+        return ids, created
+
+    @staticmethod
+    def _state_of(cur: Cursor, annotator_ids: Iterable[int]
+                  ) -> tuple[dict[tuple[Any, ...], tuple[Any, ...]], dict[tuple[Any, ...], str]]:
+        """Current ``{(aid, unit_id, dim): (value, text_hash)}`` and ``{(aid, unit_id): comment}``."""
+        current: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        said: dict[tuple[Any, ...], str] = {}
+        for aid in annotator_ids:
+            for uid, dim, value, thash in cur.execute(
+                "SELECT unit_id, dimension, value, text_hash FROM labels WHERE annotator_id = ?", (aid,)
+            ).fetchall():
+                current[(aid, uid, dim)] = (value, thash)
+            for uid, text in cur.execute("SELECT unit_id, text FROM comments WHERE annotator_id = ?",
+                                         (aid,)).fetchall():
+                said[(aid, uid)] = text
+        return current, said
+
+    def _insert_batch(self, cur: Cursor, action: str, changes: list[tuple[Any, ...]],
+                      new_comments: list[tuple[Any, ...]]) -> int:
+        """Append one event per label change and per new comment, one batch; update the current views."""
+        b = self._b
+        now = b.now(cur)
+        eids = b.next_event_ids(cur, len(changes) + len(new_comments))
+        batch = eids[0]
+        leids, ceids = eids[:len(changes)], eids[len(changes):]
+        cur.executemany(_INSERT_EVENT, [
+            (eid, batch, key[0], unit.unit_kind, unit.unit_id, unit.case_id, dim, old[0], value, old[1],
+             unit.text_hash, action, None, now, None)
+            for eid, (key, old, unit, dim, value) in zip(leids, changes, strict=True)
+        ])
+        cur.executemany(_UPSERT_LABEL, [
+            (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, now, eid)
+            for eid, (key, _old, unit, dim, value) in zip(leids, changes, strict=True)
+        ])
+        cur.executemany(_INSERT_EVENT, [
+            (eid, batch, ckey[0], unit.unit_kind, unit.unit_id, unit.case_id, "", None, None, None,
+             unit.text_hash, "comment", None, now, text)
+            for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
+        ])
+        cur.executemany(_UPSERT_COMMENT, [
+            (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid)
+            for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
+        ])
+        return batch
 
     # --- comments ---------------------------------------------------------------------------------------
     def set_comment(self, annotator: str, unit: Unit, text: str) -> Event | None:

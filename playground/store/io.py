@@ -414,6 +414,42 @@ def _row_unit(rec: Mapping[str, Any], catalog: Mapping[str, Unit], reasons: list
     return unit
 
 
+def _row_value(rec: Mapping[str, Any], reasons: list[str]) -> tuple[int | None, str]:
+    """``(value or None for a comment-only row, stripped comment)``; problems appended to ``reasons``."""
+    dim, raw_value, comment = rec.get("dimension"), rec.get("value"), rec.get("comment", "")
+    if not isinstance(comment, str):
+        reasons.append(f"comment must be text, got {comment!r}")
+        comment = ""
+    comment = comment.strip()
+    if "comment" in rec and dim in ("", None) and raw_value in ("", None):
+        if not comment:
+            reasons.append("a row without dimension and value must carry a comment")
+        return None, comment
+    value = _parse_value(raw_value)
+    if value is None:
+        reasons.append(f"value must be 1, 0 or unsure, got {raw_value!r}")
+    return value, comment
+
+
+def _check_repeats(n: int, annotator: str, rec: Mapping[str, Any], value: int | None, comment: str,
+                   seen: dict[tuple[str, str, str], int], comments: dict[tuple[str, str], tuple[int, str]],
+                   reasons: list[str]) -> None:
+    """No (annotator, unit, dimension) twice; one comment per (annotator, unit) however many rows repeat it."""
+    uid, dim = rec.get("unit_id"), rec.get("dimension")
+    if not isinstance(uid, str):
+        return
+    if value is not None and isinstance(dim, str):
+        key = (annotator, uid, dim)
+        if key in seen:
+            reasons.append(f"duplicate of row {seen[key]} (same annotator, unit and dimension)")
+        else:
+            seen[key] = n
+    if comment:
+        first = comments.setdefault((annotator, uid), (n, comment))
+        if first[1] != comment:
+            reasons.append(f"a different comment than row {first[0]} for the same annotator and unit")
+
+
 def validate_file(path: str | os.PathLike[str], catalog: Mapping[str, Unit], annotator_override: str | None = None,
                   fmt: str | None = None) -> ParsedFile:
     """Read and check every row of a label file; raise :class:`LabelImportError` listing every bad row.
@@ -454,35 +490,16 @@ def validate_file(path: str | os.PathLike[str], catalog: Mapping[str, Unit], ann
             reasons.append(name_problem)
         annotator = raw_name.strip() if isinstance(raw_name, str) else ""
         unit = _row_unit(rec, catalog, reasons)
-        dim, raw_value, comment = rec.get("dimension"), rec.get("value"), rec.get("comment", "")
-        if not isinstance(comment, str):
-            reasons.append(f"comment must be text, got {comment!r}")
-            comment = ""
-        comment_only = "comment" in rec and dim in ("", None) and raw_value in ("", None)
-        value = None if comment_only else _parse_value(raw_value)
-        if comment_only and not comment.strip():
-            reasons.append("a row without dimension and value must carry a comment")
-        elif not comment_only and value is None:
-            reasons.append(f"value must be 1, 0 or unsure, got {raw_value!r}")
-        if not comment_only and isinstance(uid := rec.get("unit_id"), str) and isinstance(dim, str):
-            key = (annotator, uid, dim)
-            if key in seen:
-                reasons.append(f"duplicate of row {seen[key]} (same annotator, unit and dimension)")
-            else:
-                seen[key] = n
-        if comment.strip() and isinstance(rec.get("unit_id"), str):
-            ckey = (annotator, rec["unit_id"])
-            first = comments.setdefault(ckey, (n, comment.strip()))
-            if first[1] != comment.strip():
-                reasons.append(f"a different comment than row {first[0]} for the same annotator and unit")
+        value, comment = _row_value(rec, reasons)
+        _check_repeats(n, annotator, rec, value, comment, seen, comments, reasons)
         if reasons:
             problems.append((n, "; ".join(reasons)))
             continue
         assert unit is not None
         if value is not None:
-            parsed.rows.append((n, annotator, unit, str(dim), value))
-        if comment.strip() and comments[(annotator, unit.unit_id)][0] == n:
-            parsed.comments.append((n, annotator, unit, comment.strip()))
+            parsed.rows.append((n, annotator, unit, str(rec.get("dimension")), value))
+        if comment and comments[(annotator, unit.unit_id)][0] == n:
+            parsed.comments.append((n, annotator, unit, comment))
     if problems:
         raise LabelImportError(problems, source)
     return parsed
