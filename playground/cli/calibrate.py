@@ -87,6 +87,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--annotator", default=None, metavar="NAME", help="one annotator (default: the consensus)")
     add_db(p)
     p.add_argument("--judge", action="store_true", help="use the run's judge verdicts instead of the harness")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="an imported dataset's units (without --run: a harness run on it in a temporary folder)")
     _ppi_opts(p)
     _common(p)
     p.set_defaults(func=run_store)
@@ -364,11 +366,27 @@ def run_store(args: argparse.Namespace) -> int:
     """Store labels (one annotator or the consensus) against a harness run (or its judge)."""
     from ..calibrate import auto_from_run, calibrate, human_consensus, human_from_store, judge_from_run
 
+    if getattr(args, "dataset", None) is not None:
+        from ..datasets import DatasetNotFound, open_dataset
+        from ..harness.config import load_config
+        from ..harness.run_dataset import run_dataset
+
+        try:
+            with _open_store(args.db, create=False, read_only=True) as store:
+                opened = open_dataset(args.dataset, store, args.root)
+        except DatasetNotFound as exc:
+            return _err(str(exc))
+        if args.run is None:
+            args.run = Path(tempfile.mkdtemp(prefix="playground-calibrate-"))
+            print(f"no --run given: scoring {args.dataset} with the default configuration in {args.run} ...",
+                  file=sys.stderr)
+            run_dataset(load_config(None), opened, args.run, progress=False)
+        dataset_catalog = opened.catalog()
     run = _harness_run(args)
     auto = judge_from_run(run) if args.judge else auto_from_run(run)
     if auto is None:
         return _err(f"the run {run} has no judge verdicts (enable the judge in its configuration)")
-    catalog = _catalog(args.root)
+    catalog = dataset_catalog if getattr(args, "dataset", None) is not None else _catalog(args.root)
     with _open_store(args.db, create=False, read_only=True) as store:
         if args.annotator is not None and args.annotator not in store.annotators():
             return _err(f"no annotator {args.annotator!r} in {store.url} (known: {', '.join(store.annotators()) or '-'})")
