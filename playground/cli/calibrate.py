@@ -12,6 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..errors import DataError
 from .options import add_db, add_root
 
 
@@ -111,6 +112,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_db(p)
     add_root(p)
     p.add_argument("--name", default=None, help="name of the scorer in the tables (default: external:<file stem>)")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="FILE is a per-sample result table (RAGAS evaluate(), DeepEval) of the imported dataset NAME: "
+                   "metric columns against the human per-sample rates (see playground/calibrate/external_samples.py)")
+    p.add_argument("--scale", type=float, default=1.0, choices=(1.0, 100.0),
+                   help="--dataset: scores are on 0–SCALE (default 1; 100 divides by 100)")
+    p.add_argument("--metric", action="append", default=[], metavar="COLUMN=RATE",
+                   help="--dataset: map a metric column to context_relevance|faithfulness|correctness|coverage")
+    p.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="--dataset: drop a column")
+    p.add_argument("--human-threshold", type=float, default=0.5, metavar="T",
+                   help="--dataset: a sample passes for people when its human rate >= T (default 0.5)")
     _ppi_opts(p)
     _common(p)
     p.set_defaults(func=run_external)
@@ -399,9 +410,37 @@ def run_store(args: argparse.Namespace) -> int:
     return 0
 
 
+def _external_samples(args: argparse.Namespace) -> int:
+    from ..calibrate.external_samples import calibrate_samples, read_result
+    from ..datasets import DatasetNotFound, open_dataset
+    from ..importers.export import label_rows
+
+    extra = {}
+    for item in args.metric:
+        column, sep, rate = item.partition("=")
+        if not sep:
+            return _err(f"--metric {item!r}: expected COLUMN=RATE")
+        extra[column] = rate
+    try:
+        table = read_result(args.file, scale=args.scale, extra_metrics=extra, ignore=tuple(args.ignore))
+        with _open_store(args.db, create=False, read_only=True) as store:
+            opened = open_dataset(args.dataset, store, args.root)
+            labels, who, _ties = label_rows(store, opened.catalog(), args.annotator)
+    except (DatasetNotFound, ValueError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        return _err(str(exc))
+    threshold = 0.5 if args.threshold is None else args.threshold
+    print(calibrate_samples(table, opened, labels, who, threshold=threshold,
+                            human_threshold=args.human_threshold).text())
+    return 0
+
+
 @_guard
 def run_external(args: argparse.Namespace) -> int:
     """An external tool's per-unit scores against human labels."""
+    if getattr(args, "dataset", None) is not None:
+        return _external_samples(args)
     from ..calibrate import (
         auto_from_csv,
         calibrate,
