@@ -407,7 +407,6 @@ def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: st
     """The stored form of an imported dataset (JSON-able, deterministic for the same input)."""
     rows = []
     repeats: Counter[str] = Counter()
-    units = 0
     for s in samples:
         sid = s.sample_id
         if sid is None:
@@ -415,7 +414,6 @@ def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: st
             repeats[base] += 1
             sid = base if repeats[base] == 1 else f"{base}-{repeats[base]}"
         facts = _facts(s)
-        units += len(s.contexts) + len(split_claims(s.response)) + len(facts)
         rows.append({
             "case_id": case_id_of(name, sid), "sample_id": s.sample_id, "place": str(s.place),
             "query": s.query, "history": [[t.role, t.content] for t in s.history], "response": s.response,
@@ -426,7 +424,7 @@ def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: st
     return {
         "format": FORMAT, "version": FORMAT_VERSION, "name": name, "kind": kind,
         "source": {"file": source, "sha256": source_sha256, "format": source_format},
-        "summary": {"cases": len(rows), "units": units},
+        "summary": {"cases": len(rows), "units": None},  # filled in by whoever builds the units
         "samples": rows,
     }
 

@@ -23,7 +23,8 @@ from .core import Row, Sample, build_dataset, build_payload, check_name, check_s
 from .storage import dataset as stored_dataset
 from .storage import put_dataset
 
-__all__ = ["KINDS", "DatasetImport", "import_dataset", "payload_units", "prepare", "read_label_rows"]
+__all__ = ["KINDS", "DatasetImport", "import_dataset", "payload_units", "prepare", "prepare_units",
+           "read_label_rows"]
 
 Reader = Callable[[Path, list[Problem], "dict[str, str] | None"], tuple[str, list[Sample]]]
 #: Import kind → reader of ``(format, samples)``.
@@ -38,7 +39,16 @@ def payload_units(payload: dict[str, Any]) -> list[Unit]:
 
 
 def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None) -> dict[str, Any]:
-    """The payload of ``path`` read as ``kind`` under ``name`` (DataError listing every problem)."""
+    """The payload of ``path`` read as ``kind`` under ``name`` (DataError listing every problem).
+
+    ``payload["summary"]`` holds the numbers of cases and units.
+    """
+    return prepare_units(path, kind, name, mapping=mapping)[0]
+
+
+def prepare_units(path: str | Path, kind: str, name: str, *,
+                  mapping: dict[str, str] | None = None) -> tuple[dict[str, Any], list[Unit]]:
+    """``(payload, units)`` of ``path`` (see :func:`prepare`)."""
     path = Path(path)
     check_name(name)
     if kind not in KINDS:
@@ -51,7 +61,10 @@ def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] |
     if problems:
         raise DataError(problems, f"{path}: not a valid {kind} file; nothing was imported")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
+    payload = build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
+    units = payload_units(payload)
+    payload["summary"]["units"] = len(units)
+    return payload, units
 
 
 def _label_value(row: Row, problems: list[Problem]) -> int | None:
@@ -126,8 +139,7 @@ class DatasetImport:
 def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mapping: dict[str, str] | None = None,
                    labels: str | Path | None = None, replace: bool = False) -> DatasetImport:
     """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction."""
-    payload = prepare(path, kind, name, mapping=mapping)
-    units = payload_units(payload)
+    payload, units = prepare_units(path, kind, name, mapping=mapping)
     catalog = {u.unit_id: u for u in units}
     rows = read_label_rows(labels, catalog) if labels is not None else []
     before = stored_dataset(store, name)
