@@ -79,3 +79,14 @@ def test_harness_run_on_an_imported_dataset(tmp_path, capsys):
     assert "relevant (n=6" in capsys.readouterr().out
     assert main(["harness", "run", "--dataset", "nope", "--db", str(db), "--out", str(tmp_path / "x")]) == 1
     assert "no dataset named 'nope'" in capsys.readouterr().err
+
+
+def test_the_catalog_knows_the_imported_datasets(tmp_path, mini_root):
+    from playground.units import load_catalog
+
+    with open_store(tmp_path / "l.db") as store:
+        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store, labels=FIX / "ragas_single.labels.csv")
+        plain = load_catalog(mini_root)
+        full = load_catalog(mini_root, store=store)
+        assert set(full) - set(plain) == set(open_dataset("demo", store).catalog())
+        assert len(store.stale(plain)) == 17 and store.stale(full) == []

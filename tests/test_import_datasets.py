@@ -282,3 +282,24 @@ def test_cli_import_and_errors(tmp_path, capsys):
     assert cli("import", "table", FIX / "ragas_single.jsonl", "--dataset", "t", "--map", "question=user_input,"
                "answer=response,contexts=retrieved_contexts", "--db", db, "--dry-run") == 0
     assert "valid table file — 3 samples, 14 units; nothing written" in capsys.readouterr().out
+
+
+def test_a_label_table_comes_in_with_the_dataset_or_not_at_all(tmp_path):
+    with open_store(tmp_path / "l.db") as st:
+        result = import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", st,
+                                labels=FIX / "ragas_single.labels.csv")
+        assert result.labels == 17 and len(st.labels(annotator="alice")) == 17
+        catalog = open_dataset("demo", st).catalog()
+    first = sorted(u for u, unit in catalog.items() if unit.unit_kind == "passage")[0]
+    bad = write(tmp_path, "bad.csv", "annotator,unit_id,dimension,value\n"
+                f"bob,{first},relevant,2\nbob,nope,relevant,1\nbob,{first},covered,1\n,{first},relevant,1\n")
+    with open_store(tmp_path / "m.db") as st:
+        with pytest.raises(DataError) as err:
+            import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", st, labels=bad)
+        assert storage.datasets(st) == [] and st.labels() == []
+    assert [str(p) for p in err.value.problems] == [
+        "bad.csv:2 [value]: value must be 1 or 0, got '2'",
+        "bad.csv:3 [unit_id]: unknown unit 'nope' (not in this dataset)",
+        "bad.csv:4 [dimension]: a passage takes relevant, not 'covered'",
+        "bad.csv:5 [annotator]: missing or empty",
+    ]
