@@ -93,6 +93,11 @@ def test_ragas_multi_turn_is_history_plus_the_last_human_turn():
     assert ds.dataset.cases[second["case_id"]].case_type == "normal"
 
 
+def test_ragas_multi_turn_csv_equals_its_jsonl():
+    assert (payload_units(prepare(FIX / "ragas_multi.csv", "ragas", "chat"))
+            == payload_units(prepare(FIX / "ragas_multi.jsonl", "ragas", "chat")))
+
+
 def open_dataset_from(payload):
     from playground.importers.core import build_dataset
 
