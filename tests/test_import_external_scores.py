@@ -137,3 +137,20 @@ def test_cli_with_the_ragas_result_fixture_and_unmatched_rows(tmp_path, capsys):
     assert "samples without a result row (1): demo:h" in out
     assert main(["calibrate", "external", str(FIX / "ragas_result.csv"), "--dataset", "nope", "--db", str(db)]) == 1
     assert "no dataset named 'nope'" in capsys.readouterr().err
+
+
+def test_a_deepeval_style_result_table_matches_by_id(tmp_path):
+    rows = [{"input": "ignored when the id matches", "actual_output": "x", "Contextual Relevancy": s,
+             "Contextual Relevancy_reason": "because", "success": True,
+             "additional_metadata": json.dumps({"id": f"trace-{i}"})}
+            for i, s in ((1, 0.5), (2, 1.0), (9, 0.2))]
+    path = write_jsonl(tmp_path / "de.jsonl", rows)
+    table = read_result(path)
+    assert table.rates == {"Contextual Relevancy": "context_relevance"}
+    with open_store(tmp_path / "l.db") as store:
+        import_dataset(FIX / "deepeval_goldens.json", "deepeval", "de", store)
+        opened = open_dataset("de", store)
+        report = calibrate_samples(table, opened, [], "consensus")
+    assert (report.matched, report.unmatched_rows, report.unmatched_samples) == (2, ("line 3",), ("trace-3",))
+    (c,) = report.comparisons
+    assert c.n == 0 and c.ppi.n_unlabelled == 5  # trace-1 has 2 passages, trace-2 has 3; nothing labelled
