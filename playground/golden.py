@@ -74,7 +74,15 @@ class Dataset:
     case_files: dict[str, str] = field(default_factory=dict)
 
     def responses_for(self, case_id: str) -> list[Response]:
-        return [r for r in self.responses.values() if r.case_id == case_id]
+        """The responses of ``case_id`` in insertion order (an index built once: O(1) per call, not O(responses))."""
+        cached = self.__dict__.get("_by_case")
+        if cached is None or cached[0] != len(self.responses):
+            index: dict[str, list[Response]] = {}
+            for r in self.responses.values():
+                index.setdefault(r.case_id, []).append(r)
+            cached = (len(self.responses), index)
+            object.__setattr__(self, "_by_case", cached)
+        return list(cached[1].get(case_id, ()))
 
     def claims(self, response_id: str) -> list[Claim]:
         response = self.responses[response_id]

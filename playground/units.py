@@ -7,12 +7,15 @@ people label exactly what the harness scores.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .golden import Dataset, load_dataset
 from .model import Passage, Unit
 
+__all__ = ["dataset_units", "load_catalog", "retrieved_passages"]
 
-def retrieved_passages(dataset: Dataset, config=None) -> dict[str, list[Passage]]:
+
+def retrieved_passages(dataset: Dataset, config: Any = None) -> dict[str, list[Passage]]:
     """The passages retrieved for each case under ``config`` (default configuration if None)."""
     from .harness.config import load_config
     from .harness.retrieve import retrieve_cases
@@ -21,16 +24,17 @@ def retrieved_passages(dataset: Dataset, config=None) -> dict[str, list[Passage]
     return {cid: [h.passage for h in hits] for cid, hits in retrieve_cases(dataset, config).items()}
 
 
-def dataset_units(dataset: Dataset, config=None) -> list[Unit]:
+def dataset_units(dataset: Dataset, config: Any = None) -> list[Unit]:
     """All units in a stable order: per case, its passages, then per response its claims and facts."""
     return dataset.units(retrieved_passages(dataset, config))
 
 
-def load_catalog(root: str | Path | None = None, config=None) -> dict[str, Unit]:
+def load_catalog(root: str | Path | None = None, config: Any = None, store: Any = None) -> dict[str, Unit]:
     """``unit_id → Unit`` for the dataset at ``root`` (default: the repository's own).
 
     Units of data sets imported into ``root/imported/*.dataset.json`` (by
-    ``playground import ragtruth``) are included, so their labels count as
+    ``playground import ragtruth --out``) are included, and with a ``store``
+    the units of every dataset imported into it, so their labels count as
     known units rather than orphans.
     """
     from . import REPO_ROOT
@@ -41,4 +45,10 @@ def load_catalog(root: str | Path | None = None, config=None) -> dict[str, Unit]
         from .importers.ragtruth import load_imported
 
         catalog.update(load_imported(path).catalog())
+    if store is not None:
+        from .datasets import SHIPPED, dataset_names, open_dataset
+
+        for name in dataset_names(store):
+            if name != SHIPPED:
+                catalog.update(open_dataset(name, store, root).catalog())
     return catalog

@@ -159,6 +159,8 @@ def test_datasets_are_stored_with_their_labels_in_one_transaction(store):
     with pytest.raises(StoreError, match="a dataset named 'mine' is already in the label store"):
         store.put_dataset("mine", "ragas", {"x": 1}, label_rows=[("bob", u, "supported", 0)])
     assert store.dump() == before  # neither the dataset nor its labels
+    assert store.put_dataset("mine", "ragas", payload) == info  # identical content again: no change, no error
+    assert store.dump() == before
     with pytest.raises(InvalidLabelError, match="dimension 'covered'"):
         store.put_dataset("two", "table", {}, label_rows=[("bob", u, "covered", 0)])
     assert store.dump() == before

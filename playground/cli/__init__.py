@@ -14,7 +14,7 @@ import sys
 from ..errors import DataError
 
 #: Command modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("data", "units", "labels", "assign", "harness", "calibrate", "importer", "serve")
+COMMAND_MODULES = ("data", "units", "labels", "assign", "harness", "calibrate", "importer", "export", "serve")
 
 EPILOG = """\
 examples:

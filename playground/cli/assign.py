@@ -63,20 +63,9 @@ def _seed(text: str) -> int | str:
 
 
 def dataset_catalog(name: str, store: Any, root: Path | None) -> Mapping[str, Any]:
-    """unit_id -> Unit of dataset ``name``.
+    """unit_id -> Unit of dataset ``name`` (the shipped set or one imported into ``store``)."""
+    from ..datasets import open_dataset
 
-    MERGE (lead): the single call site for datasets.  Once ``playground.datasets``
-    exists, ``open_dataset(name, store=store, root=root).catalog()`` is used;
-    until then only the shipped set (``golden``) via ``playground.units.load_catalog``.
-    """
-    try:
-        from ..datasets import open_dataset  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        if name != DEFAULT_DATASET:
-            raise ValueError(f"unknown dataset {name!r} (known: {DEFAULT_DATASET})") from None
-        from ..units import load_catalog
-
-        return load_catalog(root)
     catalog: Mapping[str, Any] = open_dataset(name, store=store, root=root).catalog()
     return catalog
 

@@ -12,6 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..errors import DataError
 from .options import add_db, add_root
 
 
@@ -87,6 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--annotator", default=None, metavar="NAME", help="one annotator (default: the consensus)")
     add_db(p)
     p.add_argument("--judge", action="store_true", help="use the run's judge verdicts instead of the harness")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="an imported dataset's units (without --run: a harness run on it in a temporary folder)")
     _ppi_opts(p)
     _common(p)
     p.set_defaults(func=run_store)
@@ -109,6 +112,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_db(p)
     add_root(p)
     p.add_argument("--name", default=None, help="name of the scorer in the tables (default: external:<file stem>)")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="FILE is a per-sample result table (RAGAS evaluate(), DeepEval) of the imported dataset NAME: "
+                   "metric columns against the human per-sample rates (see playground/calibrate/external_samples.py)")
+    p.add_argument("--scale", type=float, default=1.0, choices=(1.0, 100.0),
+                   help="--dataset: scores are on 0–SCALE (default 1; 100 divides by 100)")
+    p.add_argument("--metric", action="append", default=[], metavar="COLUMN=RATE",
+                   help="--dataset: map a metric column to context_relevance|faithfulness|correctness|coverage")
+    p.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="--dataset: drop a column")
+    p.add_argument("--human-threshold", type=float, default=0.5, metavar="T",
+                   help="--dataset: a sample passes for people when its human rate >= T (default 0.5)")
     _ppi_opts(p)
     _common(p)
     p.set_defaults(func=run_external)
@@ -364,11 +377,27 @@ def run_store(args: argparse.Namespace) -> int:
     """Store labels (one annotator or the consensus) against a harness run (or its judge)."""
     from ..calibrate import auto_from_run, calibrate, human_consensus, human_from_store, judge_from_run
 
+    if getattr(args, "dataset", None) is not None:
+        from ..datasets import DatasetNotFound, open_dataset
+        from ..harness.config import load_config
+        from ..harness.run_dataset import run_dataset
+
+        try:
+            with _open_store(args.db, create=False, read_only=True) as store:
+                opened = open_dataset(args.dataset, store, args.root)
+        except DatasetNotFound as exc:
+            return _err(str(exc))
+        if args.run is None:
+            args.run = Path(tempfile.mkdtemp(prefix="playground-calibrate-"))
+            print(f"no --run given: scoring {args.dataset} with the default configuration in {args.run} ...",
+                  file=sys.stderr)
+            run_dataset(load_config(None), opened, args.run, progress=False)
+        dataset_catalog = opened.catalog()
     run = _harness_run(args)
     auto = judge_from_run(run) if args.judge else auto_from_run(run)
     if auto is None:
         return _err(f"the run {run} has no judge verdicts (enable the judge in its configuration)")
-    catalog = _catalog(args.root)
+    catalog = dataset_catalog if getattr(args, "dataset", None) is not None else _catalog(args.root)
     with _open_store(args.db, create=False, read_only=True) as store:
         if args.annotator is not None and args.annotator not in store.annotators():
             return _err(f"no annotator {args.annotator!r} in {store.url} (known: {', '.join(store.annotators()) or '-'})")
@@ -381,9 +410,37 @@ def run_store(args: argparse.Namespace) -> int:
     return 0
 
 
+def _external_samples(args: argparse.Namespace) -> int:
+    from ..calibrate.external_samples import calibrate_samples, read_result
+    from ..datasets import DatasetNotFound, open_dataset
+    from ..importers.export import label_rows
+
+    extra = {}
+    for item in args.metric:
+        column, sep, rate = item.partition("=")
+        if not sep:
+            return _err(f"--metric {item!r}: expected COLUMN=RATE")
+        extra[column] = rate
+    try:
+        table = read_result(args.file, scale=args.scale, extra_metrics=extra, ignore=tuple(args.ignore))
+        with _open_store(args.db, create=False, read_only=True) as store:
+            opened = open_dataset(args.dataset, store, args.root)
+            labels, who, _ties = label_rows(store, opened.catalog(), args.annotator)
+    except (DatasetNotFound, ValueError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        return _err(str(exc))
+    threshold = 0.5 if args.threshold is None else args.threshold
+    print(calibrate_samples(table, opened, labels, who, threshold=threshold,
+                            human_threshold=args.human_threshold).text())
+    return 0
+
+
 @_guard
 def run_external(args: argparse.Namespace) -> int:
     """An external tool's per-unit scores against human labels."""
+    if getattr(args, "dataset", None) is not None:
+        return _external_samples(args)
     from ..calibrate import (
         auto_from_csv,
         calibrate,

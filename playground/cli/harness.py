@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from .options import add_root
+from .options import add_db, add_root
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--resume", action="store_true", help="keep finished cases of an interrupted run in --out and do the rest")
     run.add_argument("--cache", type=Path, default=None, help="model-call cache file (default: OUT/.cache/ollama.db)")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--dataset", default=None, metavar="NAME",
+                     help="score an imported dataset from the label store instead (its contexts as given, no retrieval)")
+    add_db(run)
     run.set_defaults(func=run_run)
 
     compare = sub.add_parser("compare", help="before/after table of two runs per metric and case type",
@@ -70,6 +73,8 @@ def run_run(args: argparse.Namespace) -> int:
     from ..harness.run import RunError, run_harness
 
     config = load_config(args.config)
+    if args.dataset is not None:
+        return _run_dataset(args, config)
     try:
         report = run_harness(config, args.out, root=args.root, sample=args.sample, resume=args.resume,
                              progress=not args.quiet, cache_path=args.cache)
@@ -79,6 +84,24 @@ def run_run(args: argparse.Namespace) -> int:
     except _model_errors() as exc:  # one line with the fix; finished cases stay checkpointed
         print(f"error: {exc}", file=sys.stderr)
         print(f"finished cases are kept in {args.out}/checkpoints; rerun with --resume to continue", file=sys.stderr)
+        return 1
+    print(summary(report))
+    print(f"reports written to {args.out}/")
+    return 0
+
+
+def _run_dataset(args: argparse.Namespace, config) -> int:
+    from ..datasets import DatasetNotFound, open_dataset
+    from ..harness.run import RunError
+    from ..harness.run_dataset import run_dataset
+    from ..store import StoreError, open_store
+
+    try:
+        with open_store(args.db, create=False, read_only=True) as store:
+            opened = open_dataset(args.dataset, store, args.root)
+        report = run_dataset(config, opened, args.out, progress=not args.quiet)
+    except (DatasetNotFound, RunError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
     print(summary(report))
     print(f"reports written to {args.out}/")

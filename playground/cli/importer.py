@@ -1,4 +1,4 @@
-"""``playground import ragtruth FILE``: external human-labelled data into the playground."""
+"""``playground import ragas|deepeval|table|ragtruth FILE``: bring your own RAG data into the label store."""
 from __future__ import annotations
 
 import argparse
@@ -7,28 +7,99 @@ from pathlib import Path
 
 from .options import DB_HELP, add_db
 
+_COMMON = (
+    "Every problem is listed with its line (JSONL/CSV), item (JSON) or row (Parquet) and field, and nothing is "
+    "written when there is one. The dataset and any labels go into the label store in ONE transaction. Each sample "
+    "becomes a case (question + history) with one response; each retrieved context a passage to judge for "
+    "relevance; the response is split into claims (supported; correct when there is a reference); the reference "
+    "into facts (covered). Ids carry the dataset name and the sample's own id (else a hash of its question), so "
+    "re-importing a changed file with --replace keeps every label and marks those on changed text stale."
+)
+_FORMATS = {
+    "ragas": ("a RAGAS EvaluationDataset (to_jsonl / to_csv / Parquet; single- or multi-turn)",
+              "Fields user_input, retrieved_contexts, retrieved_context_ids, response, reference, "
+              "reference_contexts; a multi-turn user_input (messages) becomes history plus the last human turn."),
+    "deepeval": ("a DeepEval dataset saved by EvaluationDataset.save_as (JSON / JSONL / CSV)",
+                 "Fields input, actual_output, expected_output, retrieval_context, context, additional_metadata "
+                 "(its 'id' is the sample id)."),
+    "table": ("any JSONL / CSV / Parquet table, with --map naming its columns",
+              "Fields question and answer (required), contexts, context_ids, reference, facts, history, id; "
+              "--map question=q,contexts=docs,answer=output,reference=gold,id=trace_id."),
+}
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    imp = subparsers.add_parser("import", help="import external human-labelled data (RAGTruth)",
-                                description="Import external human-labelled data sets as playground units and labels.")
+    imp = subparsers.add_parser("import", help="import RAG data (RAGAS, DeepEval, any table, RAGTruth) as a dataset",
+                                description="Import RAG samples or external human-labelled data sets as named "
+                                "datasets of playground units (and labels) in the label store.")
     imp.set_defaults(func=lambda args: imp.print_help() or 2)
     sub = imp.add_subparsers(dest="import_command", metavar="SUBCOMMAND")
+    for kind, (summary, fields) in _FORMATS.items():
+        p = sub.add_parser(kind, help=summary, description=f"Import FILE, {summary}, as the dataset NAME. {fields} "
+                           + _COMMON)
+        p.add_argument("file", type=Path, metavar="FILE", help="the file (.jsonl, .json, .csv or .parquet)")
+        p.add_argument("--dataset", required=True, metavar="NAME",
+                       help="the dataset's name (a-z, 0-9, '-', '_'; part of every unit id)")
+        add_db(p)
+        if kind == "table":
+            p.add_argument("--map", default=None, metavar="FIELD=COLUMN,...", help="which column holds each field")
+        p.add_argument("--labels", type=Path, default=None, metavar="FILE",
+                       help="also import labels (annotator, unit_id, dimension, value), e.g. the .labels table "
+                       "`playground export` writes, in the same transaction")
+        p.add_argument("--replace", action="store_true",
+                       help="replace an existing dataset of that name (labels are kept; changed ones become stale)")
+        p.add_argument("--dry-run", action="store_true", help="validate and report; write nothing")
+        p.set_defaults(func=run_import, kind=kind)
+
     p = sub.add_parser(
         "ragtruth", help="a RAGTruth claim file: cases, responses, passages, claims and human labels",
         description="Validate FILE (RAGTruth claims, one JSON object per line; see shared/data/ragtruth/README.md) "
         "and turn it into cases (one per source), responses, evidence passages and claim units (ids RT-...), "
-        "written to OUT/ragtruth.dataset.json with deterministic bytes, and the human labels (supported = not "
-        "hallucinated) into the label store under the annotator 'ragtruth-human', in one transaction. A file with "
-        "any malformed line is rejected whole: every bad line is listed with its number and nothing is written.",
+        "stored as the dataset 'ragtruth' in the label store together with the human labels (supported = not "
+        "hallucinated) under the annotator 'ragtruth-human', in one transaction. With --out DIR, write the "
+        "older data set file DIR/ragtruth.dataset.json instead (no store). A file with any malformed line is "
+        "rejected whole: every bad line is listed with its number and nothing is written.",
     )
     p.add_argument("file", type=Path, metavar="FILE", help="RAGTruth claims (.jsonl)")
-    p.add_argument("--out", type=Path, default=Path("imported"), metavar="DIR",
-                   help="folder for ragtruth.dataset.json (default: ./imported)")
-    add_db(p, "label store for the human labels: " + DB_HELP.removeprefix("label store: "))
-    p.add_argument("--annotator", default=None, metavar="NAME", help="annotator name of the labels (default ragtruth-human)")
-    p.add_argument("--no-labels", action="store_true", help="write the data set file only, no labels into the store")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="write DIR/ragtruth.dataset.json instead of importing into the store")
+    add_db(p, "label store for the dataset and its labels: " + DB_HELP.removeprefix("label store: "))
+    p.add_argument("--dataset", default="ragtruth", metavar="NAME", help="dataset name in the store (default ragtruth)")
+    p.add_argument("--annotator", default=None, metavar="NAME",
+                   help="annotator name of the labels (default ragtruth-human)")
+    p.add_argument("--no-labels", action="store_true", help="same as --out imported: the data set file only, no store")
     p.add_argument("--dry-run", action="store_true", help="validate and report; write nothing")
     p.set_defaults(func=run_ragtruth)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from ..errors import DataError
+    from ..importers.load import import_dataset, payload_units, prepare
+    from ..importers.table import parse_map
+    from ..store import StoreError, open_store
+
+    if not args.file.is_file():
+        print(f"error: no such file: {args.file}", file=sys.stderr)
+        return 1
+    try:
+        mapping = parse_map(getattr(args, "map", None))
+        payload = prepare(args.file, args.kind, args.dataset, mapping=mapping)  # before opening (or creating) a store
+        if args.dry_run:
+            print(f"{args.file}: valid {args.kind} file — {len(payload['samples'])} samples, "
+                  f"{len(payload_units(payload))} units; nothing written (--dry-run)")
+            return 0
+        with open_store(args.db) as store:
+            result = import_dataset(args.file, args.kind, args.dataset, store, mapping=mapping, labels=args.labels,
+                                    replace=args.replace)
+    except DataError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 1
+    except (StoreError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        print("nothing was imported", file=sys.stderr)
+        return 1
+    print(result.summary())
+    return 0
 
 
 def run_ragtruth(args: argparse.Namespace) -> int:
@@ -40,21 +111,23 @@ def run_ragtruth(args: argparse.Namespace) -> int:
         print(f"error: no such file: {args.file}", file=sys.stderr)
         return 1
     annotator = args.annotator or HUMAN_ANNOTATOR
+    out = args.out if args.out is not None else (Path("imported") if args.no_labels else None)
     try:
         if args.dry_run:
             dataset = build_dataset(load_ragtruth(args.file), source_file=args.file.name, annotator=annotator)
             c = dataset.counts()
             print(f"{args.file}: valid — {c['claims']} claims ({c['hallucinated']} hallucinated), "
-                  f"{c['responses']} responses, {c['cases']} sources, {c['passages']} passages; nothing written (--dry-run)")
+                  f"{c['responses']} responses, {c['cases']} sources, {c['passages']} passages; "
+                  "nothing written (--dry-run)")
             return 0
-        if args.no_labels:
-            result = import_ragtruth(args.file, args.out, None, annotator=annotator)
+        if out is not None:
+            result = import_ragtruth(args.file, out, None, annotator=annotator)
         else:
             from ..store import open_store
 
             load_ragtruth(args.file)  # validate before even opening (or creating) the store
             with open_store(args.db) as store:
-                result = import_ragtruth(args.file, args.out, store, annotator=annotator)
+                result = import_ragtruth(args.file, None, store, annotator=annotator, name=args.dataset)
     except RagTruthError as exc:
         print(str(exc), file=sys.stderr)
         print("nothing was imported", file=sys.stderr)

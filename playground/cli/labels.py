@@ -190,7 +190,13 @@ def _load_catalog(args: argparse.Namespace):
         from ..harness.config import load_config
 
         config = load_config(args.config)
-    return load_catalog(getattr(args, "root", None), config)
+    from ..store import StoreError, open_store
+
+    try:  # the datasets imported into the store are known units too (their labels are not orphans)
+        with open_store(getattr(args, "db", None), read_only=True, create=False) as store:
+            return load_catalog(getattr(args, "root", None), config, store)
+    except StoreError:
+        return load_catalog(getattr(args, "root", None), config)
 
 
 def _open(args: argparse.Namespace, **kw):

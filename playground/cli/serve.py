@@ -106,6 +106,9 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     base = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
     cmd = [
         sys.executable, "-m", "voila", str(nb),
+        # Voila serves notebooks below its root folder (the working directory unless given): name the
+        # notebooks' own folder so `serve` works from any folder, an installed wheel's included.
+        f"--Voila.root_dir={nb.parent}",
         f"--port={args.port}", f"--Voila.ip={args.host}", "--Voila.port_retries=0",
         f"--theme={args.theme}", f"--base_url={base}",
         f"--MappingKernelManager.cull_idle_timeout={cull}",

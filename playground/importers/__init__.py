@@ -8,7 +8,18 @@ validation and the harness never see them.
 
 * :mod:`playground.importers.ragtruth` — RAGTruth claim files
   (``playground import ragtruth FILE``).
+* :mod:`playground.importers.ragas`, :mod:`~playground.importers.deepeval`,
+  :mod:`~playground.importers.table` — RAG samples from RAGAS, DeepEval or any
+  table (``playground import ragas|deepeval|table FILE --dataset NAME``), on
+  the shared core :mod:`~playground.importers.core` (rows, places, problems,
+  the payload and its units) and :mod:`~playground.importers.load` (the
+  all-or-nothing import).
+* :mod:`playground.importers.export` — back out as RAGAS or DeepEval rows with
+  the human results (``playground export``).
+
+Imported datasets live in the label store (``LabelStore.put_dataset``), one
+transaction with their labels; :mod:`playground.datasets` opens them.
 """
 from __future__ import annotations
 
-__all__ = ["ragtruth"]
+__all__ = ["core", "deepeval", "export", "load", "ragas", "ragtruth", "table"]

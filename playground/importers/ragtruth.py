@@ -1,6 +1,6 @@
 """Import a RAGTruth claim file as playground cases, responses, passages, claim units and human labels.
 
-``playground import ragtruth FILE --out DIR [--db STORE]``.
+``playground import ragtruth FILE [--db STORE]`` (or ``--out DIR`` for a data set file, no store).
 
 The file is read and validated by :func:`playground.ragtruth.load_ragtruth`
 (every malformed line is reported with its line number; a bad file imports
@@ -32,8 +32,9 @@ carries neither the question nor relevance labels, so there is nothing to
 judge a passage's relevance against.
 
 Cases of an imported data set are not golden-set cases (``model.CASE_TYPES``
-is the golden set's list); they exist only in the data set file
-``DIR/ragtruth.dataset.json``, written with deterministic bytes (sorted keys,
+is the golden set's list); they exist only in the label store (the dataset
+``ragtruth``, stored in the same transaction as its labels) or in a data set
+file ``DIR/ragtruth.dataset.json``, written with deterministic bytes (sorted keys,
 stable orders, no timestamps, no absolute paths) so that importing the same
 file twice gives the same bytes.
 """
@@ -63,8 +64,10 @@ __all__ = [
     "claim_unit",
     "claim_unit_id",
     "import_ragtruth",
+    "imported_from_payload",
     "load_imported",
     "passage_id_of",
+    "payload_of",
     "response_id_of",
 ]
 
@@ -124,12 +127,12 @@ class ImportedDataset:
     name: str
     source_file: str
     source_sha256: str
-    cases: dict[str, dict]
-    responses: dict[str, dict]
+    cases: dict[str, dict[str, Any]]
+    responses: dict[str, dict[str, Any]]
     passages: dict[str, str]
     units: tuple[Unit, ...]
     labels: tuple[Label, ...]
-    claims: dict[str, dict] = field(default_factory=dict)
+    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
     human_annotator: str = HUMAN_ANNOTATOR
 
     def catalog(self) -> dict[str, Unit]:
@@ -140,8 +143,8 @@ class ImportedDataset:
         return {
             "cases": len(self.cases), "responses": len(self.responses), "passages": len(self.passages),
             "claims": len(self.units), "labels": len(self.labels),
-            "supported": sum(l.value for l in self.labels),
-            "hallucinated": sum(1 - l.value for l in self.labels),
+            "supported": sum(lab.value for lab in self.labels),
+            "hallucinated": sum(1 - lab.value for lab in self.labels),
         }
 
     def evidence(self, unit_id: str) -> list[str]:
@@ -166,8 +169,8 @@ class ImportedDataset:
                  **self.claims.get(u.unit_id, {})}
                 for u in self.units
             ],
-            "labels": [{"annotator": l.annotator, "unit_kind": l.unit_kind, "unit_id": l.unit_id,
-                        "dimension": l.dimension, "value": l.value} for l in self.labels],
+            "labels": [{"annotator": lab.annotator, "unit_kind": lab.unit_kind, "unit_id": lab.unit_id,
+                        "dimension": lab.dimension, "value": lab.value} for lab in self.labels],
         }
         return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
 
@@ -175,20 +178,20 @@ class ImportedDataset:
 _UNIT_KEYS = {"unit_kind", "unit_id", "case_id", "response_id", "dimensions", "text", "text_hash"}
 
 
-def load_imported(path: str | os.PathLike) -> ImportedDataset:
-    """Read a data set file written by :func:`import_ragtruth` (``ragtruth.dataset.json``)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+def imported_from_payload(data: Any, where: str = "the stored dataset") -> ImportedDataset:
+    """An :class:`ImportedDataset` from its JSON form (a data set file's content, or a stored payload)."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{path}: not an imported data set file (format {FORMAT!r} expected)")
+        raise ValueError(f"{where}: not an imported data set (format {FORMAT!r} expected)")
     if data.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: data set format version {data.get('version')!r}, this playground reads {FORMAT_VERSION}")
+        raise ValueError(f"{where}: data set format version {data.get('version')!r}, "
+                         f"this playground reads {FORMAT_VERSION}")
     units, claims = [], {}
     for u in data["units"]:
         units.append(Unit(u["unit_kind"], u["unit_id"], u["case_id"], u["response_id"], tuple(u["dimensions"]),
                           u["text"], u["text_hash"]))
         claims[u["unit_id"]] = {k: v for k, v in u.items() if k not in _UNIT_KEYS}
-    labels = tuple(Label(l["annotator"], l["unit_kind"], l["unit_id"], l["dimension"], int(l["value"]))
-                   for l in data["labels"])
+    labels = tuple(Label(lab["annotator"], lab["unit_kind"], lab["unit_id"], lab["dimension"], int(lab["value"]))
+                   for lab in data["labels"])
     return ImportedDataset(
         name=data["name"], source_file=data["source"]["file"], source_sha256=data["source"]["sha256"],
         cases={c["case_id"]: c for c in data["cases"]}, responses={r["response_id"]: r for r in data["responses"]},
@@ -197,16 +200,28 @@ def load_imported(path: str | os.PathLike) -> ImportedDataset:
     )
 
 
+def load_imported(path: str | os.PathLike[str]) -> ImportedDataset:
+    """Read a data set file written by earlier versions of :func:`import_ragtruth` (``ragtruth.dataset.json``)."""
+    return imported_from_payload(json.loads(Path(path).read_text(encoding="utf-8")), str(path))
+
+
+def payload_of(dataset: ImportedDataset) -> dict[str, Any]:
+    """The stored form: the data set file's JSON plus ``summary`` (cases, units) for the store's catalog."""
+    data: dict[str, Any] = json.loads(dataset.to_json())
+    data["summary"] = {"cases": len(dataset.cases), "units": len(dataset.units)}
+    return data
+
+
 def build_dataset(sample: RagTruthSample | Sequence[RagTruthRecord], *, source_file: str = "",
                   source_sha256: str = "", annotator: str = HUMAN_ANNOTATOR) -> ImportedDataset:
     """Convert validated records (file order) into an :class:`ImportedDataset`."""
     records = list(sample.records if isinstance(sample, RagTruthSample) else sample)
-    cases: dict[str, dict] = {}
-    responses: dict[str, dict] = {}
+    cases: dict[str, dict[str, Any]] = {}
+    responses: dict[str, dict[str, Any]] = {}
     passages: dict[str, str] = {}
     units: list[Unit] = []
     labels: list[Label] = []
-    claims: dict[str, dict] = {}
+    claims: dict[str, dict[str, Any]] = {}
     by_response: dict[str, list[RagTruthRecord]] = {}
     for r in records:
         by_response.setdefault(r.response_id, []).append(r)
@@ -268,13 +283,13 @@ class ImportResult:
         if self.path is not None:
             text += f"\n  data set written to {self.path}"
         if self.store:
-            text += (f"\n  {c['labels']} human labels under '{self.dataset.human_annotator}' in {self.store}: "
-                     f"{self.labels_changed} changed, {self.labels_unchanged} already so")
+            text += (f"\n  dataset and {c['labels']} human labels under '{self.dataset.human_annotator}' "
+                     f"in {self.store} (one transaction)")
         return text
 
 
-def _write_temp(path: Path, text: str) -> Path:
-    """Write ``text`` beside ``path`` under a temporary name (file mode from the umask, like any new file)."""
+def _write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a temporary file beside it, fsynced, then renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -282,43 +297,38 @@ def _write_temp(path: Path, text: str) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return tmp
 
 
-def import_ragtruth(path: str | os.PathLike, out_dir: str | os.PathLike | None = None, store: Any = None, *,
-                    annotator: str = HUMAN_ANNOTATOR) -> ImportResult:
-    """Validate ``path``, build the data set, write ``out_dir/ragtruth.dataset.json`` and the labels.
+def import_ragtruth(path: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None, store: Any = None, *,
+                    annotator: str = HUMAN_ANNOTATOR, name: str = "ragtruth", replace: bool = True) -> ImportResult:
+    """Validate ``path`` and import it: into ``store`` (the dataset and its labels), or as a file in ``out_dir``.
 
-    All or nothing: the file is validated completely first
+    All or nothing whatever step fails: the file is validated completely first
     (:class:`~playground.ragtruth.RagTruthError` lists every bad line, and
-    nothing is written); the data set is written to a temporary file, the
-    labels go into ``store`` (a :class:`playground.store.LabelStore`, or None
-    to skip) in one transaction, and only then is the file renamed into place.
-    If the store refuses, the temporary file is removed.  Either may be None.
+    nothing is written); into a store, the dataset (:func:`payload_of`) and
+    its human labels go in ONE transaction
+    (:meth:`playground.store.LabelStore.put_dataset`); into ``out_dir`` the
+    data set file (the older layout, still read by
+    :func:`playground.units.load_catalog`) is written to a temporary file and
+    renamed.  Exactly one of ``store`` and ``out_dir`` is given.
     """
+
+    if (store is None) == (out_dir is None):
+        raise ValueError("import_ragtruth: give a label store or an output folder (exactly one)")
     path = Path(path)
     raw = path.read_bytes()
     sample = load_ragtruth(path)  # raises with every problem; nothing written yet
     dataset = build_dataset(sample, source_file=path.name, source_sha256=hashlib.sha256(raw).hexdigest(),
                             annotator=annotator)
-    target = None if out_dir is None else Path(out_dir) / DATASET_FILE
-    tmp = None if target is None else _write_temp(target, dataset.to_json())
-    changed = unchanged = 0
-    where = ""
-    try:
-        if store is not None:
-            catalog = dataset.catalog()
-            rows = [(l.annotator, catalog[l.unit_id], l.dimension, l.value) for l in dataset.labels]
-            changed, unchanged, _created, _batch = store.write_rows(rows, action="import")
-            where = store.url
-        if tmp is not None:
-            os.replace(tmp, target)
-    except BaseException:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
-        raise
-    return ImportResult(dataset, target, changed, unchanged, where)
-
+    if store is None:
+        target = Path(out_dir) / DATASET_FILE  # type: ignore[arg-type]
+        _write_file(target, dataset.to_json())
+        return ImportResult(dataset, target)
+    catalog = dataset.catalog()
+    rows = [(lab.annotator, catalog[lab.unit_id], lab.dimension, lab.value) for lab in dataset.labels]
+    store.put_dataset(name, "ragtruth", payload_of(dataset), label_rows=rows, replace=replace)
+    return ImportResult(dataset, None, len(rows), 0, store.url)

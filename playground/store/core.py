@@ -732,16 +732,21 @@ class LabelStore:
             now = self._b.now(cur)
             # One statement decides, so two concurrent imports of one new name cannot both "create" it.
             on_conflict = ("DO UPDATE SET kind = excluded.kind, payload = excluded.payload,"
-                           " sha256 = excluded.sha256, created_at = excluded.created_at") if replace else "DO NOTHING"
+                           " sha256 = excluded.sha256") if replace else "DO NOTHING"
             written = cur.execute("INSERT INTO datasets (name, kind, payload, sha256, created_at)"
-                                  f" VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) {on_conflict} RETURNING name",
+                                  f" VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) {on_conflict} RETURNING created_at",
                                   (name, kind, text, digest, now)).fetchone()
             if written is None:
-                raise StoreError(f"a dataset named {name!r} is already in the label store {self.url}; "
-                                 "nothing was written (replace it explicitly)")
+                # Identical content again is no change (its labels may still be new); other content is refused.
+                found = cur.execute("SELECT sha256, created_at FROM datasets WHERE name = ?", (name,)).fetchone()
+                if found is None or found[0] != digest:
+                    raise StoreError(f"a dataset named {name!r} is already in the label store {self.url} with other"
+                                     " content; nothing was written (import with --replace to replace it, its labels"
+                                     " are kept, or choose another name)")
+                written = found[1:]
             if write_labels is not None:
                 write_labels(cur)
-            return now
+            return written[0]
 
         created = self._b.ts_out(self._write(tx))
         return _dataset_info(name, kind, digest, created, payload)

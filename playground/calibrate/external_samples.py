@@ -1,0 +1,372 @@
+"""Per-sample scores of an external tool (RAGAS ``evaluate()``, DeepEval) against the human labels of a dataset.
+
+A result table has one row per sample: the sample's inputs (to match on)
+and metric columns.  ``evaluate(...).to_pandas()`` written as CSV, JSONL or
+Parquet, or a DeepEval results table flattened the same way, come in as they
+are.  Metric columns map to the playground's rates (:data:`METRICS`; column
+names are compared lower-cased with spaces and ``-`` as ``_``, so DeepEval's
+"Contextual Relevancy" is ``contextual_relevancy``):
+
+=========================  ==================  ===========================================================
+metric                     rate                why
+=========================  ==================  ===========================================================
+faithfulness               faithfulness        share of the response's claims the contexts support
+context_precision (+       context_relevance   share of retrieved contexts that are relevant, rank-weighted
+variants), context_
+relevance, context_
+utilization, contextual_
+precision, contextual_
+relevancy
+answer_correctness,        correctness         the response's claims against the reference
+factual_correctness,
+correctness
+context_recall (+          coverage            reference statements found in the contexts: a proxy — the
+variants), contextual_                         playground's coverage asks whether they are in the *answer*
+recall
+=========================  ==================  ===========================================================
+
+``answer_relevancy``/``response_relevancy`` and the like have no human rate
+here and are listed as ignored; any other column that is not a known input
+column (RAGAS or DeepEval fields, ``id``, DeepEval's ``*_reason``,
+``*_success``, ``*_threshold``) is an *unknown metric column*: the error names
+it, and ``--metric COLUMN=RATE`` maps it or ``--ignore COLUMN`` drops it.
+
+Rows are matched to samples by their id (``id``/``sample_id`` column,
+DeepEval's ``additional_metadata.id``) when the dataset's samples have ids,
+else by (question, response) after trimming whitespace.  Unmatched rows and
+samples are listed, never dropped silently.  A score outside [0, 1] is an
+error (with its row) unless ``scale=100``, which divides by 100.  An empty
+or NaN score (a metric that failed on that sample) is missing, and counted.
+
+Per rate, on the samples that have both a score and at least one human label
+(``human rate = yes / labelled`` of the sample's units, from one annotator
+or the consensus):
+
+* Pearson's r with its Fisher-z interval (``scipy.stats.pearsonr``) and
+  Spearman's rho (``scipy.stats.spearmanr``) with the same interval on the
+  ranks; both need 4 samples;
+* the mean absolute error ``mean |human rate - score|``;
+* thresholded agreement: human pass = ``human rate >= human_threshold``
+  (default 0.5), tool pass = ``score >= threshold`` (default 0.5); Cohen's
+  kappa with its interval and the base rate (:func:`playground.stats.cohens_kappa`),
+  and a sweep of the tool's threshold over 0.05 … 0.95 (the highest kappa;
+  ties to the lower threshold);
+* the prediction-powered estimate of the dataset's rate
+  (:func:`playground.stats.ppi_mean`) at the unit level: every unit of the
+  rate in a scored sample, with the sample's score as the prediction of each
+  unit and the human label where there is one.  It assumes the labelled units
+  are a random sample of the units (label a calibration sample for that).
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError, Problem
+from ..model import DIMENSION_NAMES
+from ..stats import KappaResult, PPIResult, cohens_kappa, ppi_mean
+
+__all__ = [
+    "IGNORED_METRICS",
+    "INPUT_COLUMNS",
+    "METRICS",
+    "RateComparison",
+    "SampleCalibration",
+    "calibrate_samples",
+    "metric_key",
+    "read_result",
+]
+
+RATE_OF_DIMENSION = DIMENSION_NAMES
+DIMENSION_OF_RATE = {v: k for k, v in DIMENSION_NAMES.items()}
+METRICS: dict[str, str] = {
+    "faithfulness": "faithfulness",
+    "context_precision": "context_relevance", "llm_context_precision_with_reference": "context_relevance",
+    "llm_context_precision_without_reference": "context_relevance",
+    "non_llm_context_precision_with_reference": "context_relevance", "context_relevance": "context_relevance",
+    "context_utilization": "context_relevance", "contextual_precision": "context_relevance",
+    "contextual_relevancy": "context_relevance", "nv_context_relevance": "context_relevance",
+    "answer_correctness": "correctness", "factual_correctness": "correctness", "correctness": "correctness",
+    "context_recall": "coverage", "llm_context_recall": "coverage", "non_llm_context_recall": "coverage",
+    "contextual_recall": "coverage",
+}
+IGNORED_METRICS = frozenset({
+    "answer_relevancy", "response_relevancy", "answer_similarity", "semantic_similarity", "noise_sensitivity",
+    "noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "context_entity_recall", "context_entities_recall",
+    "bleu_score", "rouge_score", "exact_match", "string_present", "hallucination", "bias", "toxicity",
+})
+INPUT_COLUMNS = frozenset({
+    "user_input", "retrieved_contexts", "reference_contexts", "retrieved_context_ids", "reference_context_ids",
+    "response", "multi_responses", "reference", "rubrics", "persona_name", "query_style", "query_length",
+    "input", "actual_output", "expected_output", "retrieval_context", "context", "name", "comments", "source_file",
+    "additional_metadata", "tools_called", "expected_tools", "token_cost", "input_token_count",
+    "output_token_count", "custom_column_key_values", "expectations", "id", "sample_id", "success",
+    "reference_tool_calls", "reference_topics",
+})
+_SUFFIX_IGNORED = ("_reason", "_success", "_threshold", "_verbose_logs", "_evaluation_model", "_error")
+SWEEP = tuple(round(0.05 * i, 2) for i in range(1, 20))
+
+
+def metric_key(column: str) -> str:
+    """``"Contextual Relevancy"`` → ``"contextual_relevancy"``; a trailing ``_score`` or ``(...)`` dropped."""
+    key = re.sub(r"\(.*?\)|\[.*?\]", "", column).strip().lower()
+    key = re.sub(r"[\s\-]+", "_", key)
+    return key.removesuffix("_score")
+
+
+@dataclass(frozen=True)
+class ResultTable:
+    """A result table read and checked: per row its place, its match keys and its scores per rate."""
+
+    rows: list[tuple[str, str | None, tuple[str, str] | None, dict[str, float | None]]]
+    rates: dict[str, str]  # column -> rate
+    ignored: tuple[str, ...]
+
+
+def _score(value: Any, place: Any, column: str, scale: float, problems: list[Problem]) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        problems.append(place.problem(f"score {value!r} is not a number", column))
+        return None
+    if math.isnan(x):
+        return None
+    if not 0.0 <= x <= scale or math.isinf(x):
+        hint = "" if scale != 1.0 else " (scores on 0–100? pass --scale 100)"
+        problems.append(place.problem(f"score {x:g} is outside [0, {scale:g}]{hint}", column))
+        return None
+    return x / scale
+
+
+def _row_id(data: dict[str, Any]) -> str | None:
+    for key in ("id", "sample_id"):
+        if data.get(key) not in (None, ""):
+            return str(data[key])
+    meta = data.get("additional_metadata")
+    if isinstance(meta, str) and meta.strip().startswith("{"):
+        import json
+
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            meta = None
+    if isinstance(meta, dict) and meta.get("id") not in (None, ""):
+        return str(meta["id"])
+    return None
+
+
+def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str, str] | None = None,
+                ignore: tuple[str, ...] = ()) -> ResultTable:
+    """Read a per-sample result table (DataError naming every problem, unknown metric columns included)."""
+    from ..importers.core import read_rows
+
+    path = Path(path)
+    problems: list[Problem] = []
+    _fmt, rows = read_rows(path, problems)
+    if problems:
+        raise DataError(problems, f"{path}: not a readable result table")
+    columns = list(dict.fromkeys(c for r in rows for c in r.data))
+    extra = dict(extra_metrics or {})
+    bad_rates = sorted(r for r in extra.values() if r not in DIMENSION_OF_RATE)
+    if bad_rates:
+        raise ValueError(f"--metric: unknown rate(s) {', '.join(bad_rates)} (rates: {', '.join(DIMENSION_OF_RATE)})")
+    rates: dict[str, str] = {}
+    ignored, unknown = [], []
+    for c in columns:
+        key = metric_key(c)
+        if c in extra:
+            rates[c] = extra[c]
+        elif c in ignore or c in INPUT_COLUMNS or key in INPUT_COLUMNS or key.endswith(_SUFFIX_IGNORED):
+            continue
+        elif key in METRICS:
+            rates[c] = METRICS[key]
+        elif key in IGNORED_METRICS:
+            ignored.append(c)
+        else:
+            unknown.append(c)
+    if unknown:
+        problems.append(Problem(path.name, f"unknown metric column(s) {', '.join(unknown)}: map with --metric "
+                                f"COLUMN=RATE (rates: {', '.join(DIMENSION_OF_RATE)}) or drop with --ignore COLUMN"))
+    if not rates and not unknown:
+        problems.append(Problem(path.name, f"no metric column (known: {', '.join(sorted(METRICS))})"))
+    out = []
+    for r in rows:
+        question = r.data.get("user_input", r.data.get("input"))
+        answer = r.data.get("response", r.data.get("actual_output"))
+        match = (question.strip(), answer.strip()) if isinstance(question, str) and isinstance(answer, str) else None
+        scores = {c: _score(r.data.get(c), r.place, c, scale, problems) for c in rates}
+        out.append((str(r.place), _row_id(r.data), match, scores))
+    if problems:
+        raise DataError(problems, f"{path}: not a usable result table; nothing was calibrated")
+    return ResultTable(out, rates, tuple(ignored))
+
+
+@dataclass(frozen=True)
+class Correlation:
+    r: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class RateComparison:
+    """One rate: the tool's per-sample score against the human per-sample rate."""
+
+    rate: str
+    column: str
+    n: int
+    pearson: Correlation
+    spearman: Correlation
+    mae: float | None
+    threshold: float
+    kappa: KappaResult
+    human_pass_rate: float | None
+    sweep: tuple[tuple[float, float | None], ...]
+    best_threshold: float | None
+    ppi: PPIResult
+    missing_scores: int = 0
+
+
+@dataclass(frozen=True)
+class SampleCalibration:
+    """The whole comparison, with what could not be matched."""
+
+    dataset: str
+    who: str
+    rows: int
+    matched: int
+    comparisons: tuple[RateComparison, ...]
+    unmatched_rows: tuple[str, ...]
+    unmatched_samples: tuple[str, ...]
+    ignored: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def text(self) -> str:
+        """A plain-text report."""
+        lines = [f"dataset {self.dataset}: {self.matched} of {self.rows} result rows matched to samples; "
+                 f"human side: {self.who}"]
+        if self.ignored:
+            lines.append(f"ignored (no human rate to compare): {', '.join(self.ignored)}")
+        for c in self.comparisons:
+            f = _fmt
+            lines.append(f"  {c.column} -> {c.rate} (n={c.n} samples with a score and a human label"
+                         + (f"; {c.missing_scores} missing scores" if c.missing_scores else "") + ")")
+            if c.n == 0:
+                lines.append("    no sample has both: label some units of the scored samples")
+                continue
+            lines.append(f"    Pearson {f(c.pearson.r)} [{f(c.pearson.low)}, {f(c.pearson.high)}]   "
+                         f"Spearman {f(c.spearman.r)} [{f(c.spearman.low)}, {f(c.spearman.high)}]   MAE {f(c.mae)}")
+            k = c.kappa
+            lines.append(f"    pass at {c.threshold:g}: kappa {f(k.kappa)} [{f(k.low)}, {f(k.high)}], agreement "
+                         f"{f(k.agreement)}, base rate {f(k.base_rate)}, human pass rate {f(c.human_pass_rate)}"
+                         + (f" ({k.reason or k.note})" if (k.reason or k.note) else ""))
+            best = "—" if c.best_threshold is None else f"{c.best_threshold:g}"
+            lines.append(f"    threshold sweep: best kappa at {best}; "
+                         + " ".join(f"{t:g}:{f(v)}" for t, v in c.sweep[1::2]))
+            p = c.ppi
+            lines.append(f"    PPI estimate of the dataset's {c.rate}: {f(p.estimate)} [{f(p.low)}, {f(p.high)}] "
+                         f"from {p.n_labelled} labelled + {p.n_unlabelled} unlabelled units; human only "
+                         f"{f(p.human_mean)}, tool only {f(p.auto_only)}" + (f" ({p.reason})" if p.reason else ""))
+        if self.unmatched_rows:
+            lines.append(f"unmatched result rows ({len(self.unmatched_rows)}): {', '.join(self.unmatched_rows)}")
+        if self.unmatched_samples:
+            lines.append(f"samples without a result row ({len(self.unmatched_samples)}): "
+                         + ", ".join(self.unmatched_samples))
+        lines += list(self.notes)
+        return "\n".join(lines)
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def _correlations(human: list[float], tool: list[float]) -> tuple[Correlation, Correlation]:
+    from scipy import stats
+
+    none = Correlation(None, None, None)
+    if len(human) < 4 or len(set(human)) < 2 or len(set(tool)) < 2:
+        return none, none
+    pr = stats.pearsonr(human, tool)
+    pci = pr.confidence_interval()
+    ranks_h, ranks_t = stats.rankdata(human), stats.rankdata(tool)
+    sr = stats.pearsonr(ranks_h, ranks_t)
+    sci = sr.confidence_interval()
+    return (Correlation(float(pr.statistic), float(pci.low), float(pci.high)),
+            Correlation(float(stats.spearmanr(human, tool).statistic), float(sci.low), float(sci.high)))
+
+
+def _best(sweep: list[tuple[float, float | None]]) -> float | None:
+    defined = [(k, t) for t, k in sweep if k is not None]
+    if not defined:
+        return None
+    top = max(k for k, _ in defined)
+    return min(t for k, t in defined if k == top)
+
+
+def calibrate_samples(table: ResultTable, opened: Any, labels: list[Any], who: str, *, threshold: float = 0.5,
+                      human_threshold: float = 0.5) -> SampleCalibration:
+    """Compare ``table`` with ``labels`` (current human Labels of ``opened``'s units; see the module docstring)."""
+    samples = opened.payload["samples"]
+    by_id = {s["sample_id"]: s["case_id"] for s in samples if s["sample_id"] is not None}
+    by_key: dict[tuple[str, str], str] = {}
+    for s in samples:
+        by_key.setdefault((s["query"].strip(), s["response"].strip()), s["case_id"])
+    matched: dict[str, dict[str, float | None]] = {}
+    unmatched_rows = []
+    for place, rid, key, scores in table.rows:
+        case = by_id.get(rid) if rid is not None and by_id else None
+        if case is None and key is not None:
+            case = by_key.get(key)
+        if case is None or case in matched:
+            unmatched_rows.append(place + (" (a second row for the same sample)" if case in matched else ""))
+            continue
+        matched[case] = scores
+    units = opened.units()
+    unit_case = {u.unit_id: u.case_id for u in units}
+    votes: dict[tuple[str, str], list[int]] = defaultdict(list)
+    unit_label: dict[tuple[str, str], int] = {}
+    for lab in labels:
+        if lab.unit_id in unit_case:
+            votes[(unit_case[lab.unit_id], lab.dimension)].append(lab.value)
+            unit_label[(lab.unit_id, lab.dimension)] = lab.value
+    comparisons = []
+    for column, rate in table.rates.items():
+        dim = DIMENSION_OF_RATE[rate]
+        human, tool, missing = [], [], 0
+        for case, scores in sorted(matched.items()):
+            score = scores[column]
+            if score is None:
+                missing += 1
+                continue
+            vs = votes.get((case, dim))
+            if vs:
+                human.append(sum(vs) / len(vs))
+                tool.append(score)
+        pearson, spearman = _correlations(human, tool)
+        h_pass = [int(h >= human_threshold) for h in human]
+        kappa = cohens_kappa(h_pass, [int(t >= threshold) for t in tool])
+        sweep = [(t, cohens_kappa(h_pass, [int(x >= t) for x in tool]).kappa) for t in SWEEP]
+        f_l, y, f_u = [], [], []
+        for u in units:
+            if dim not in u.dimensions or u.case_id not in matched or matched[u.case_id][column] is None:
+                continue
+            s = matched[u.case_id][column]
+            if (u.unit_id, dim) in unit_label:
+                f_l.append(s)
+                y.append(unit_label[(u.unit_id, dim)])
+            else:
+                f_u.append(s)
+        comparisons.append(RateComparison(
+            rate, column, len(human), pearson, spearman,
+            sum(abs(a - b) for a, b in zip(human, tool, strict=True)) / len(human) if human else None,
+            threshold, kappa, sum(h_pass) / len(h_pass) if h_pass else None, tuple(sweep), _best(sweep),
+            ppi_mean(f_u, f_l, y), missing))
+    unmatched_samples = tuple(s["sample_id"] or s["case_id"] for s in samples if s["case_id"] not in matched)
+    return SampleCalibration(opened.name, who, len(table.rows), len(matched), tuple(comparisons),
+                             tuple(unmatched_rows), unmatched_samples, table.ignored)

@@ -1,0 +1,99 @@
+"""Named datasets: the shipped Tidewell set and every dataset imported into the label store.
+
+* :data:`SHIPPED` (``"golden"``) — corpus + golden set on disk; its passages
+  are those the default retrieval returns (:func:`playground.units.retrieved_passages`).
+* anything imported (``playground import ragas|deepeval|table|ragtruth``) —
+  stored in the label store with its labels; its passages are the contexts
+  the file gave, in order, with no retrieval.
+
+``open_dataset(name, store, root)`` gives an :class:`OpenDataset` either way,
+so the page, the room, ``serve`` and the harness treat both alike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .golden import Dataset, load_dataset
+from .model import Passage, Unit
+
+__all__ = ["SHIPPED", "DatasetNotFound", "OpenDataset", "dataset_names", "open_dataset"]
+
+#: The name of the shipped Tidewell set.
+SHIPPED = "golden"
+
+
+class DatasetNotFound(ValueError):
+    """No dataset of that name (the message lists the known ones)."""
+
+
+@dataclass(frozen=True)
+class OpenDataset:
+    """A dataset ready to label or score: cases and responses, and the passages of each case.
+
+    ``kind`` is ``golden``, ``ragas``, ``deepeval``, ``table`` or ``ragtruth``;
+    ``payload`` the stored form of an imported dataset (empty for golden).
+    """
+
+    name: str
+    kind: str
+    dataset: Dataset
+    passages: dict[str, list[Passage]]
+    payload: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: Units that are not derived from cases and responses (RAGTruth's claim units).
+    extra_units: tuple[Unit, ...] = field(default=(), compare=False, repr=False)
+
+    def units(self) -> list[Unit]:
+        """Every unit in a stable order: per case its passages, then per response claims and facts."""
+        if self.extra_units:
+            return list(self.extra_units)
+        return self.dataset.units(self.passages)
+
+    def catalog(self) -> dict[str, Unit]:
+        """``unit_id -> Unit``."""
+        return {u.unit_id: u for u in self.units()}
+
+
+def dataset_names(store: Any = None) -> list[str]:
+    """``"golden"`` first, then every dataset in ``store`` (when given), sorted."""
+    if store is None:
+        return [SHIPPED]
+    return [SHIPPED, *sorted(d.name for d in store.datasets() if d.name != SHIPPED)]
+
+
+def _ragtruth(name: str, payload: dict[str, Any], root: Path) -> OpenDataset:
+    from .corpus import Corpus
+    from .importers.ragtruth import imported_from_payload
+
+    imported = imported_from_payload(payload)
+    return OpenDataset(name, "ragtruth", Dataset(root, Corpus(()), {}, {}), {}, payload, tuple(imported.units))
+
+
+def open_dataset(name: str | None, store: Any = None, root: str | Path | None = None,
+                 config: Any = None) -> OpenDataset:
+    """The dataset ``name`` (None → golden); imported ones are read from ``store``.
+
+    Raises :class:`DatasetNotFound` naming the known datasets when there is
+    none of that name (or no store to look in).
+    """
+    from . import REPO_ROOT
+
+    base = Path(root) if root is not None else REPO_ROOT
+    if name is None or name == SHIPPED:
+        from .units import retrieved_passages
+
+        golden = load_dataset(root)
+        return OpenDataset(SHIPPED, "golden", golden, retrieved_passages(golden, config))
+    stored = None
+    if store is not None:
+        stored = store.dataset(name)
+    if stored is None:
+        where = f" in {store.url}" if store is not None else " (no label store given to look in)"
+        raise DatasetNotFound(f"no dataset named {name!r}{where}; known: {', '.join(dataset_names(store))}")
+    if stored.kind == "ragtruth":
+        return _ragtruth(name, stored.payload, base)
+    from .importers.core import build_dataset
+
+    dataset_, passages = build_dataset(stored.payload, base)
+    return OpenDataset(name, stored.kind, dataset_, passages, stored.payload)

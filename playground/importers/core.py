@@ -1,0 +1,460 @@
+"""The shared, all-or-nothing core of the dataset importers (RAGAS, DeepEval, any table).
+
+Reading a file gives rows (one JSON object per line, the items of a JSON
+array, CSV records, Parquet rows), each with its place: ``line N`` (JSONL,
+CSV — the physical line where the record starts), ``item N`` (JSON) or
+``row N`` (Parquet).  A format module turns rows into :class:`Sample` s,
+adding a :class:`~playground.errors.Problem` (file, place, field, what) for
+everything wrong; :func:`check_samples` adds the problems across rows
+(duplicate ids).  When there is any problem the import raises one
+:class:`~playground.errors.DataError` listing them all and nothing is written.
+
+A good file becomes a *payload* (:func:`build_payload`): JSON with every
+sample as stored, which :func:`build_dataset` turns into a
+:class:`playground.golden.Dataset` plus the passages of each case:
+
+=============  ==========================================  =====================================
+what           id                                          from
+=============  ==========================================  =====================================
+case           ``<dataset>:<sample id>``                   one sample: query, history, reference;
+                                                           the sample id is the file's own id
+                                                           (``id``, DeepEval's
+                                                           ``additional_metadata.id``, ``--map
+                                                           id=COLUMN``) or ``h`` + 10 hex digits
+                                                           of SHA-256 over history and query
+                                                           (``-2``, ``-3``… for repeats)
+response       ``<case id>/R``                             the sample's response (one per case)
+passage unit   ``<case id>::<dataset>/<context id>#<n>@h`` each retrieved context, in order;
+                                                           ``n`` its 1-based position, context
+                                                           id the file's (or ``ctx<n>``), ``h``
+                                                           8 hex digits of its text's SHA-256
+claim unit     ``<response id>:c<i>:<hash8>``              the response split by
+                                                           :func:`playground.claims.split_claims`;
+                                                           ``supported`` and ``correct``
+fact unit      ``<response id>::F<n>``                     the reference split the same way, or
+                                                           the facts given in a column
+=============  ==========================================  =====================================
+
+Unit text hashes are those of the golden set (:func:`playground.golden.passage_unit`,
+:func:`~playground.golden.response_units`): a relevance label rests on the
+question and the passage, a claim's on its text, a fact's on the fact and the
+response.  Re-importing a changed file therefore keeps every label; those on
+changed text are reported stale (a changed context or claim gets a new id, so
+its old label is *orphaned*; a changed response marks its fact labels
+*changed*).  The dataset name is in every id, so two datasets never share a
+unit.  Automatic coverage of an imported fact is deterministic: its
+``accept`` string is the fact itself, and the dataset harness
+(:mod:`playground.harness.run_dataset`) scores it by token coverage.
+"""
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import io
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..claims import split_claims
+from ..corpus import Corpus
+from ..errors import DataError, Problem
+from ..golden import Dataset
+from ..model import Case, Fact, Locator, Passage, Response, Turn, slugify
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "NAME_RULE",
+    "SUFFIXES",
+    "Place",
+    "Row",
+    "Sample",
+    "build_dataset",
+    "build_payload",
+    "case_id_of",
+    "check_name",
+    "check_samples",
+    "detect_other_format",
+    "file_format",
+    "list_cell",
+    "raise_problems",
+    "read_rows",
+    "response_id_of",
+    "sample_from_payload",
+    "sample_id_cell",
+    "text_cell",
+]
+
+FORMAT = "rag-label-playground/dataset"
+FORMAT_VERSION = 1
+#: File suffix → reader format.
+SUFFIXES: dict[str, str] = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", ".parquet": "parquet"}
+NAME_RULE = "1–64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit, not 'golden'"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+_ID = re.compile(r"^[^\s:/#@]{1,120}$")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a row is: ``line N``, ``item N`` or ``row N`` of ``file``."""
+
+    file: str
+    kind: str
+    number: int
+
+    def problem(self, message: str, fieldname: str = "") -> Problem:
+        if self.kind == "line":
+            where = fieldname
+        else:
+            where = f"{self.kind} {self.number}" + (f", {fieldname}" if fieldname else "")
+        return Problem(self.file, message, where, self.number if self.kind == "line" else None)
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.number}"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One record of the input file with its place."""
+
+    place: Place
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One RAG sample as imported: a question (with history), its contexts, one response, a reference."""
+
+    place: Place
+    query: str
+    response: str
+    contexts: tuple[str, ...] = ()
+    context_ids: tuple[str, ...] = ()
+    history: tuple[Turn, ...] = ()
+    reference: str = ""
+    reference_contexts: tuple[str, ...] = ()
+    facts: tuple[str, ...] | None = None
+    sample_id: str | None = None
+    #: Format-specific fields kept for the export (JSON-able): DeepEval metadata, RAGAS messages.
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def check_name(name: str) -> str:
+    """The dataset name, after checking it against :data:`NAME_RULE` (ValueError otherwise)."""
+    if not isinstance(name, str) or not _NAME.match(name) or name == "golden":
+        raise ValueError(f"dataset name {name!r} is not usable: {NAME_RULE}")
+    return name
+
+
+def file_format(path: Path) -> str:
+    """``jsonl``, ``json``, ``csv`` or ``parquet`` from the file's suffix (ValueError otherwise)."""
+    fmt = SUFFIXES.get(path.suffix.lower())
+    if fmt is None:
+        raise ValueError(f"{path}: unsupported file type {path.suffix or '(none)'!r}: "
+                         f"give a {', '.join(SUFFIXES)} file")
+    return fmt
+
+
+# --- reading rows ------------------------------------------------------------------------------
+
+
+def _read_jsonl(text: str, name: str, problems: list[Problem]) -> list[Row]:
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        place = Place(name, "line", n)
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(place.problem(f"malformed JSON ({exc.msg}, column {exc.colno})"))
+            continue
+        if not isinstance(obj, dict):
+            problems.append(place.problem(f"expected a JSON object, got {type(obj).__name__}"))
+            continue
+        rows.append(Row(place, obj))
+    return rows
+
+
+def _read_json(text: str, name: str, problems: list[Problem]) -> list[Row]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(name, f"malformed JSON: {exc.msg}", "", exc.lineno))
+        return []
+    if not isinstance(data, list):
+        problems.append(Problem(name, f"expected a JSON array of objects, got {type(data).__name__}"))
+        return []
+    rows = []
+    for n, obj in enumerate(data, 1):
+        place = Place(name, "item", n)
+        if not isinstance(obj, dict):
+            problems.append(place.problem(f"expected a JSON object, got {type(obj).__name__}"))
+            continue
+        rows.append(Row(place, obj))
+    return rows
+
+
+def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        problems.append(Problem(name, "empty file: no header row"))
+        return []
+    except csv.Error as exc:
+        problems.append(Problem(name, f"malformed CSV: {exc}", "", 1))
+        return []
+    dupes = sorted(c for c, k in Counter(header).items() if k > 1)
+    if dupes:
+        problems.append(Problem(name, f"duplicate column(s) {', '.join(dupes)}", "", 1))
+    rows = []
+    while True:
+        start = reader.line_num + 1
+        try:
+            record = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            problems.append(Problem(name, f"malformed CSV: {exc}", "", start))
+            break
+        if not any(cell.strip() for cell in record):
+            continue
+        place = Place(name, "line", start)
+        if len(record) != len(header):
+            problems.append(place.problem(f"{len(record)} cells, the header has {len(header)}"))
+            continue
+        rows.append(Row(place, {h: (v if v != "" else None) for h, v in zip(header, record, strict=True)}))
+    return rows
+
+
+def _read_parquet(path: Path, name: str, problems: list[Problem]) -> list[Row]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        problems.append(Problem(name, f"not a readable Parquet file: {exc}"))
+        return []
+    return [Row(Place(name, "row", n), obj) for n, obj in enumerate(table.to_pylist(), 1)]
+
+
+def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]]:
+    """``(format, rows)`` of ``path``; problems (malformed lines, non-UTF-8 text…) go to ``problems``."""
+    path = Path(path)
+    fmt = file_format(path)
+    name = path.name
+    if fmt == "parquet":
+        return fmt, _read_parquet(path, name, problems)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        problems.append(Problem(name, f"not UTF-8 text (byte {exc.start})", "", line))
+        return fmt, []
+    readers: dict[str, Callable[[str, str, list[Problem]], list[Row]]] = {
+        "jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv}
+    return fmt, readers[fmt](text, name, problems)
+
+
+# --- cells ---------------------------------------------------------------------------------------
+
+
+def text_cell(row: Row, key: str, problems: list[Problem], *, required: bool, label: str = "") -> str:
+    """A string field; None/absent is "" (a problem when required); other types are a problem."""
+    value = row.data.get(key)
+    label = label or key
+    if value is None or (isinstance(value, float) and value != value):  # NaN from pandas-made files
+        if required:
+            problems.append(row.place.problem("missing or empty", label))
+        return ""
+    if not isinstance(value, str):
+        problems.append(row.place.problem(f"must be a string, got {type(value).__name__}", label))
+        return ""
+    if required and not value.strip():
+        problems.append(row.place.problem("empty", label))
+    return value
+
+
+def list_cell(row: Row, key: str, problems: list[Problem], *, split: str | None = None,
+              label: str = "") -> tuple[str, ...]:
+    """A list-of-strings field: a list; in a text cell, a Python/JSON list literal or ``split``-joined text.
+
+    RAGAS's ``to_csv`` writes a list as its Python repr (``['a', 'b']``),
+    parsed here with :func:`ast.literal_eval` (literals only, never code);
+    DeepEval joins with ``|`` (``split="|"``).  Integers (RAGAS context ids
+    may be ints) become strings.  Absent or empty is ``()``.
+    """
+    value = row.data.get(key)
+    label = label or key
+    if value is None or (isinstance(value, float) and value != value):
+        return ()
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped.startswith("["):
+            try:
+                value = ast.literal_eval(stripped)
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                try:
+                    value = json.loads(stripped)
+                except json.JSONDecodeError:
+                    problems.append(row.place.problem("not a list: the cell starts with '[' but is no list literal",
+                                                      label))
+                    return ()
+        elif split is not None:
+            return tuple(p for p in value.split(split)) if value else ()
+        else:
+            problems.append(row.place.problem("must be a list of strings, got text", label))
+            return ()
+    if not isinstance(value, list | tuple):
+        problems.append(row.place.problem(f"must be a list of strings, got {type(value).__name__}", label))
+        return ()
+    out = []
+    for i, item in enumerate(value, 1):
+        if isinstance(item, bool) or not isinstance(item, str | int):
+            problems.append(row.place.problem(f"item {i} must be a string, got {type(item).__name__}", label))
+        else:
+            out.append(str(item))
+    return tuple(out)
+
+
+def sample_id_cell(row: Row, value: Any, label: str, problems: list[Problem]) -> str | None:
+    """A sample's own id (str or int) checked against the id rule, or None when absent."""
+    if value is None or (isinstance(value, float) and value != value) or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        problems.append(row.place.problem(f"id must be a string or integer, got {type(value).__name__}", label))
+        return None
+    text = str(value)
+    if not _ID.match(text):
+        problems.append(row.place.problem(
+            f"id {text!r} is not usable: 1–120 characters without spaces, ':', '/', '#' or '@'", label))
+        return None
+    return text
+
+
+def detect_other_format(rows: Sequence[Row], expected: str, problems: list[Problem]) -> bool:
+    """True (and one problem) when the rows are plainly another tool's format than ``expected``."""
+    if not rows:
+        return False
+    keys = set(rows[0].data)
+    guesses = (
+        ("ragas", {"user_input"}, "a RAGAS dataset (user_input…): use `playground import ragas`"),
+        ("deepeval", {"input", "actual_output"},
+         "a DeepEval dataset (input, actual_output…): use `playground import deepeval`"),
+        ("ragtruth", {"claim", "label", "context"}, "a RAGTruth claim file: use `playground import ragtruth`"),
+    )
+    for kind, needed, what in guesses:
+        if kind != expected and needed <= keys:
+            mine = {"ragas": {"user_input"}, "deepeval": {"input"}}.get(expected, set())
+            if not mine <= keys or not mine:
+                problems.append(Problem(rows[0].place.file, f"this looks like {what}"))
+                return True
+    return False
+
+
+def check_samples(samples: Sequence[Sample], problems: list[Problem]) -> None:
+    """Problems across rows: a sample id given twice (both places named)."""
+    seen: dict[str, Place] = {}
+    for s in samples:
+        if s.sample_id is None:
+            continue
+        if s.sample_id in seen:
+            first = seen[s.sample_id]
+            problems.append(s.place.problem(f"duplicate sample id {s.sample_id!r} (first at {first})", "id"))
+        else:
+            seen[s.sample_id] = s.place
+
+
+def raise_problems(problems: list[Problem], path: Path, what: str) -> None:
+    if problems:
+        raise DataError(problems, f"{path}: not a valid {what} file, nothing was imported")
+
+
+# --- payload -------------------------------------------------------------------------------------
+
+
+def case_id_of(dataset: str, sample_id: str) -> str:
+    """``<dataset>:<sample id>``."""
+    return f"{dataset}:{sample_id}"
+
+
+def response_id_of(case_id: str) -> str:
+    """``<case id>/R``: the one response of an imported case."""
+    return f"{case_id}/R"
+
+
+def _content_id(sample: Sample) -> str:
+    key = json.dumps([[t.role, t.content] for t in sample.history] + [sample.query], ensure_ascii=False)
+    return "h" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
+
+
+def _facts(sample: Sample) -> list[str]:
+    if sample.facts is not None:
+        return [f for f in sample.facts if f.strip()]
+    return [c.text for c in split_claims(sample.reference)] if sample.reference.strip() else []
+
+
+def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: str, source_sha256: str,
+                  source_format: str) -> dict[str, Any]:
+    """The stored form of an imported dataset (JSON-able, deterministic for the same input)."""
+    rows = []
+    repeats: Counter[str] = Counter()
+    for s in samples:
+        sid = s.sample_id
+        if sid is None:
+            base = _content_id(s)
+            repeats[base] += 1
+            sid = base if repeats[base] == 1 else f"{base}-{repeats[base]}"
+        facts = _facts(s)
+        rows.append({
+            "case_id": case_id_of(name, sid), "sample_id": s.sample_id, "place": str(s.place),
+            "query": s.query, "history": [[t.role, t.content] for t in s.history], "response": s.response,
+            "contexts": list(s.contexts), "context_ids": list(s.context_ids), "reference": s.reference,
+            "reference_contexts": list(s.reference_contexts), "facts": facts,
+            "facts_given": s.facts is not None, "extra": s.extra,
+        })
+    return {
+        "format": FORMAT, "version": FORMAT_VERSION, "name": name, "kind": kind,
+        "source": {"file": source, "sha256": source_sha256, "format": source_format},
+        "summary": {"cases": len(rows), "units": None},  # filled in by whoever builds the units
+        "samples": rows,
+    }
+
+
+def sample_from_payload(row: dict[str, Any]) -> Sample:
+    """A stored sample back as a :class:`Sample` (for exports)."""
+    return Sample(Place("", "item", 0), row["query"], row["response"], tuple(row["contexts"]),
+                  tuple(row["context_ids"]), tuple(Turn(r, c) for r, c in row["history"]), row["reference"],
+                  tuple(row["reference_contexts"]), tuple(row["facts"]) if row["facts_given"] else None,
+                  row["sample_id"], dict(row["extra"]))
+
+
+def build_dataset(payload: dict[str, Any], root: Path) -> tuple[Dataset, dict[str, list[Passage]]]:
+    """The :class:`~playground.golden.Dataset` (no corpus) and passages per case of a payload."""
+    name = payload["name"]
+    cases: dict[str, Case] = {}
+    responses: dict[str, Response] = {}
+    passages: dict[str, list[Passage]] = {}
+    for row in payload["samples"]:
+        cid = row["case_id"]
+        history = tuple(Turn(r, c) for r, c in row["history"])
+        facts = tuple(Fact(f"F{i}", text, (text,)) for i, text in enumerate(row["facts"], 1))
+        cases[cid] = Case(cid, "multi_turn" if history else "normal", name, row["query"], history, (),
+                          row["reference"], facts)
+        rid = response_id_of(cid)
+        responses[rid] = Response(rid, cid, "imported", row["response"], origin="imported")
+        ids = row["context_ids"]
+        passages[cid] = [
+            Passage(Locator(name, slugify(ids[i]) if i < len(ids) and slugify(ids[i]) else f"ctx{i + 1}", str(i + 1)),
+                    text, title=ids[i] if i < len(ids) else "")
+            for i, text in enumerate(row["contexts"])
+        ]
+    return Dataset(root, Corpus(()), cases, responses), passages

@@ -1,0 +1,152 @@
+"""Import a RAGAS, DeepEval or table file as a named dataset: validate everything, then one transaction.
+
+:func:`import_dataset` reads the file with the format's reader (every
+problem collected), builds the payload (:func:`.core.build_payload`), reads
+an optional label table (what ``playground export`` writes beside a dataset:
+``annotator, unit_id, dimension, value``; every unknown unit or bad value a
+problem), and only then writes the dataset and its labels into the store in
+ONE transaction (:meth:`playground.store.LabelStore.put_dataset`): a failure at any step leaves
+the store as it was.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError, Problem
+from ..model import Unit
+from . import deepeval, ragas, table
+from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, read_rows
+
+__all__ = ["KINDS", "DatasetImport", "import_dataset", "payload_units", "prepare", "prepare_units",
+           "read_label_rows"]
+
+Reader = Callable[[Path, list[Problem], "dict[str, str] | None"], tuple[str, list[Sample]]]
+#: Import kind → reader of ``(format, samples)``.
+KINDS: dict[str, Reader] = {"ragas": ragas.read_samples, "deepeval": deepeval.read_samples, "table": table.read_samples}
+_LABEL_COLUMNS = ("annotator", "unit_id", "dimension", "value")
+
+
+def payload_units(payload: dict[str, Any]) -> list[Unit]:
+    """Every unit of an imported dataset's payload, in the golden set's order."""
+    dataset, passages = build_dataset(payload, Path("."))
+    return dataset.units(passages)
+
+
+def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None) -> dict[str, Any]:
+    """The payload of ``path`` read as ``kind`` under ``name`` (DataError listing every problem).
+
+    ``payload["summary"]`` holds the numbers of cases and units.
+    """
+    return prepare_units(path, kind, name, mapping=mapping)[0]
+
+
+def prepare_units(path: str | Path, kind: str, name: str, *,
+                  mapping: dict[str, str] | None = None) -> tuple[dict[str, Any], list[Unit]]:
+    """``(payload, units)`` of ``path`` (see :func:`prepare`)."""
+    path = Path(path)
+    check_name(name)
+    if kind not in KINDS:
+        raise ValueError(f"unknown import kind {kind!r} (known: {', '.join(KINDS)})")
+    problems: list[Problem] = []
+    fmt, samples = KINDS[kind](path, problems, mapping)
+    check_samples(samples, problems)
+    if not samples and not problems:
+        problems.append(Problem(path.name, "no samples in the file"))
+    if problems:
+        raise DataError(problems, f"{path}: not a valid {kind} file; nothing was imported")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    payload = build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
+    units = payload_units(payload)
+    payload["summary"]["units"] = len(units)
+    return payload, units
+
+
+def _label_value(row: Row, problems: list[Problem]) -> int | None:
+    value = row.data.get("value")
+    if isinstance(value, str) and value.strip() in ("0", "1"):
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+        return value
+    if isinstance(value, float) and value in (0.0, 1.0):
+        return int(value)
+    problems.append(row.place.problem(f"value must be 1 or 0, got {value!r}", "value"))
+    return None
+
+
+def read_label_rows(path: str | Path, catalog: dict[str, Unit]) -> list[tuple[str, Unit, str, int]]:
+    """The rows of a label table for units of ``catalog`` (DataError listing every problem)."""
+    path = Path(path)
+    problems: list[Problem] = []
+    _fmt, rows = read_rows(path, problems)
+    out = []
+    if rows:
+        missing = [c for c in _LABEL_COLUMNS if c not in rows[0].data]
+        if missing:
+            problems.append(Problem(path.name, f"missing column(s) {', '.join(missing)}"))
+            rows = []
+    for row in rows:
+        annotator, uid, dim = (row.data.get(k) for k in ("annotator", "unit_id", "dimension"))
+        value = _label_value(row, problems)
+        if not isinstance(annotator, str) or not annotator.strip():
+            problems.append(row.place.problem("missing or empty", "annotator"))
+            continue
+        unit = catalog.get(uid) if isinstance(uid, str) else None
+        if unit is None:
+            problems.append(row.place.problem(f"unknown unit {uid!r} (not in this dataset)", "unit_id"))
+            continue
+        if dim not in unit.dimensions:
+            problems.append(row.place.problem(f"a {unit.unit_kind} takes {', '.join(unit.dimensions)}, not {dim!r}",
+                                              "dimension"))
+            continue
+        if value is not None:
+            out.append((annotator, unit, str(dim), value))
+    if problems:
+        raise DataError(problems, f"{path}: not a valid label table; nothing was imported")
+    return out
+
+
+@dataclass(frozen=True)
+class DatasetImport:
+    """What :func:`import_dataset` did."""
+
+    name: str
+    kind: str
+    cases: int
+    units: int
+    store: str
+    replaced: bool = False
+    unchanged: bool = False
+    labels: int = 0
+    stale: int = 0
+
+    def summary(self) -> str:
+        what = "unchanged (same content)" if self.unchanged else ("replaced" if self.replaced else "imported")
+        text = f"dataset {self.name!r} ({self.kind}) {what}: {self.cases} samples, {self.units} units, in {self.store}"
+        if self.labels:
+            text += f"\n  {self.labels} label(s) from the label table written in the same transaction"
+        if self.stale:
+            text += (f"\n  {self.stale} earlier label(s) rest on text that changed: kept and marked stale "
+                     "(`playground labels stats` lists them)")
+        return text
+
+
+def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mapping: dict[str, str] | None = None,
+                   labels: str | Path | None = None, replace: bool = False) -> DatasetImport:
+    """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction."""
+    payload, units = prepare_units(path, kind, name, mapping=mapping)
+    catalog = {u.unit_id: u for u in units}
+    rows = read_label_rows(labels, catalog) if labels is not None else []
+    before = store.dataset(name)
+    if before is not None and before.kind != kind and not replace:
+        raise ValueError(f"a dataset named {name!r} already exists (kind {before.kind}); choose another name")
+    info = store.put_dataset(name, kind, payload, label_rows=rows, replace=replace)
+    prefix = f"{name}:"
+    stale = [s for s in store.stale(catalog) if s.unit_id.startswith(prefix)]
+    return DatasetImport(name, kind, len(payload["samples"]), len(units), store.url,
+                         replaced=before is not None and before.sha256 != info.sha256,
+                         unchanged=before is not None and before.sha256 == info.sha256,
+                         labels=len(rows), stale=len(stale))

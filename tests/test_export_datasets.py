@@ -1,0 +1,121 @@
+"""Export back: RAGAS / DeepEval rows with human results, side tables, and the round trip."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from playground.datasets import open_dataset
+from playground.importers.export import export_dataset, side_path
+from playground.importers.load import import_dataset
+from playground.store import open_store
+
+FIX = Path(__file__).resolve().parent / "fixtures"
+
+
+def cli(*argv) -> int:
+    from playground.cli import main
+
+    return main([str(a) for a in argv])
+
+
+def label_everything(store, catalog, annotator: str) -> dict:
+    """Label every unit: value 1 for the first dimension of even positions, else 0 (deterministic)."""
+    expected = {}
+    for i, unit in enumerate(sorted(catalog.values(), key=lambda u: u.unit_id)):
+        for dim in unit.dimensions:
+            value = 1 if i % 2 == 0 else 0
+            store.set_label(annotator, unit, dim, value)
+            expected[(annotator, unit.unit_id, dim)] = value
+    return expected
+
+
+@pytest.mark.parametrize(("tool", "fixture", "suffix"), [
+    ("ragas", "ragas_single.jsonl", ".jsonl"), ("ragas", "ragas_single.jsonl", ".csv"),
+    ("ragas", "ragas_single.jsonl", ".parquet"), ("ragas", "ragas_multi.jsonl", ".jsonl"),
+    ("deepeval", "deepeval_goldens.json", ".json"), ("deepeval", "deepeval_goldens.json", ".parquet"),
+])
+def test_round_trip_gives_the_same_units_and_labels(tmp_path, tool, fixture, suffix):
+    with open_store(tmp_path / "a.db") as store:
+        import_dataset(FIX / fixture, tool, "demo", store)
+        first = open_dataset("demo", store)
+        expected = label_everything(store, first.catalog(), "ann")
+        out = tmp_path / f"export{suffix}"
+        result = export_dataset(first, store, tool, out, annotator="ann")
+    # for a Parquet export the label side table is export.labels.parquet itself
+    assert result.files == tuple(dict.fromkeys((out, side_path(out, "labels"), tmp_path / "export.units.parquet",
+                                                tmp_path / "export.labels.parquet")))
+    assert not list(tmp_path.glob(".*.tmp"))
+    with open_store(tmp_path / "b.db") as store:
+        import_dataset(out, tool, "demo", store, labels=side_path(out, "labels"))
+        second = open_dataset("demo", store)
+        got = {(lab.annotator, lab.unit_id, lab.dimension): lab.value for lab in store.labels()}
+        assert not store.stale(second.catalog())
+    assert second.units() == first.units()
+    assert got == expected
+
+
+def test_human_results_per_sample(tmp_path):
+    with open_store(tmp_path / "a.db") as store:
+        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store)
+        opened = open_dataset("demo", store)
+        catalog = opened.catalog()
+        first_case = opened.payload["samples"][0]["case_id"]
+        units = [u for u in opened.units() if u.case_id == first_case]
+        passages = [u for u in units if u.unit_kind == "passage"]
+        claims = [u for u in units if u.unit_kind == "claim"]
+        # two annotators: consensus is their majority; a tie is left out
+        store.set_label("a", passages[0], "relevant", 1)
+        store.set_label("b", passages[0], "relevant", 1)
+        store.set_label("a", passages[1], "relevant", 0)
+        store.set_label("a", claims[0], "supported", 1)
+        store.set_label("b", claims[0], "supported", 0)  # tie
+        store.set_label("a", claims[1], "supported", 0)
+        result = export_dataset(opened, store, "ragas", tmp_path / "out.jsonl")
+        assert len(catalog) == 14
+    assert (result.who, result.labels, result.ties) == ("consensus", 3, 1)
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and rows[0]["user_input"] == "How many times are failed webhooks retried?"
+    # relevant: 1 of 2 labelled passages; supported: 0 of 1 (the tie is out); nothing else labelled
+    assert {k: v for k, v in rows[0].items() if k.startswith("human_")} == {
+        "human_context_relevance": 0.5, "human_context_relevance_yes": 1, "human_context_relevance_n": 2,
+        "human_faithfulness": 0.0, "human_faithfulness_yes": 0, "human_faithfulness_n": 1,
+        "human_correctness": None, "human_correctness_yes": 0, "human_correctness_n": 0,
+        "human_coverage": None, "human_coverage_yes": 0, "human_coverage_n": 0,
+    }
+    assert rows[1]["human_context_relevance_n"] == 0
+    side = [json.loads(line) for line in (tmp_path / "out.labels.jsonl").read_text().splitlines()]
+    assert sorted((r["unit_id"], r["value"]) for r in side) == sorted(
+        [(passages[0].unit_id, 1), (passages[1].unit_id, 0), (claims[1].unit_id, 0)])
+
+
+def test_ragas_csv_lists_are_python_reprs_and_deepeval_csv_joins_with_a_pipe(tmp_path):
+    with open_store(tmp_path / "a.db") as store:
+        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store)
+        opened = open_dataset("demo", store)
+        export_dataset(opened, store, "ragas", tmp_path / "r.csv")
+        export_dataset(opened, store, "deepeval", tmp_path / "d.csv")
+    ragas_line = (tmp_path / "r.csv").read_text().splitlines()[1]
+    assert ("\"['Failed webhook deliveries are retried 5 times with exponential backoff.', "
+            "'Webhooks are signed with an HMAC-SHA256 header.']\"") in ragas_line
+    deepeval_line = (tmp_path / "d.csv").read_text().splitlines()[1]
+    assert ("Failed webhook deliveries are retried 5 times with exponential backoff.|"
+            "Webhooks are signed with an HMAC-SHA256 header.") in deepeval_line
+
+
+def test_cli_export_and_its_errors(tmp_path, capsys):
+    db = tmp_path / "l.db"
+    assert cli("import", "deepeval", FIX / "deepeval_goldens.json", "--dataset", "de", "--db", db) == 0
+    assert cli("export", "deepeval", "--dataset", "de", "--out", tmp_path / "x.json", "--db", db) == 0
+    assert "3 samples with 0 labels (consensus) written to:" in capsys.readouterr().out
+    rows = json.loads((tmp_path / "x.json").read_text())
+    assert [r["additional_metadata"]["id"] for r in rows] == ["trace-1", "trace-2", "trace-3"]
+    assert cli("export", "ragas", "--dataset", "de", "--out", tmp_path / "x.txt", "--db", db) == 1
+    assert "a ragas export is .jsonl, .csv, .parquet" in capsys.readouterr().err
+    assert cli("export", "ragas", "--dataset", "nope", "--out", tmp_path / "y.jsonl", "--db", db) == 1
+    assert "no dataset named 'nope'" in capsys.readouterr().err
+    assert cli("export", "ragas", "--dataset", "de", "--out", tmp_path / "y.jsonl", "--db", db,
+               "--annotator", "zed") == 1
+    assert "no annotator 'zed'" in capsys.readouterr().err
+    assert not (tmp_path / "y.jsonl").exists()
