@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-import yaml
-
-from .errors import DataError, Problem
+from . import safeyaml
+from .errors import DataError, Problem, read_text
 from .model import Document, Locator, Passage, Section
 
 REQUIRED_KEYS = {"title": str, "tenant": str, "slug": str, "version": int, "updated": date}
@@ -70,8 +69,8 @@ def _split_front_matter(text: str, path: str, problems: list[Problem]) -> tuple[
         return None, [], len(lines) + 1
     raw = "\n".join(lines[1:close])
     try:
-        meta = yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
+        meta = safeyaml.load(raw)
+    except safeyaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -175,10 +174,8 @@ def read_corpus(corpus_dir: str | Path, relative_to: str | Path | None = None) -
     documents: list[Document] = []
     for path in sorted(corpus_dir.glob("*/*.md")):
         rel = str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(rel, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+        text = read_text(path, rel, problems)
+        if text is None:
             continue
         meta, body, first = _split_front_matter(text, rel, problems)
         if meta is None:

@@ -30,11 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from . import safeyaml
 from .claims import split_claims
 from .corpus import Corpus, read_corpus
-from .errors import DataError, Problem
+from .errors import DataError, Problem, read_text
 from .model import (
     CASE_TYPES,
     UNIT_DIMENSIONS,
@@ -125,15 +124,12 @@ def response_units(case: Case, response: Response) -> list[Unit]:
 
 def _load_items(path: Path, rel: str, key: str, problems: list[Problem]) -> list[tuple[Any, int]]:
     """Parse ``{key: [...]}`` and return (item, line) pairs; problems are appended, not raised."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        problems.append(Problem(rel, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+    text = read_text(path, rel, problems)
+    if text is None:
         return []
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+        node, data = safeyaml.load_with_node(text)
+    except safeyaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         problems.append(Problem(rel, f"malformed YAML: {problem}", line=mark.line + 1 if mark else None))

@@ -5,8 +5,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
+from ..errors import DataError, Problem, read_text
 from .options import add_root
+
+__all__ = ["load_run_report", "register", "summary"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +32,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--sample", type=int, default=None, metavar="N", help="score a fixed, deterministic sample of N cases")
     run.add_argument("--resume", action="store_true", help="keep finished cases of an interrupted run in --out and do the rest")
     run.add_argument("--cache", type=Path, default=None, help="model-call cache file (default: OUT/.cache/ollama.db)")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--quiet", action="store_true", help="no progress bar (there is none when stderr is not a terminal)")
+    run.add_argument("--ollama-host", default=None, metavar="HOST",
+                     help="Ollama server for the model legs: host, host:port or http(s)://host:port; overrides the "
+                     "configuration's ollama.host and $OLLAMA_HOST (default: the configuration's, else $OLLAMA_HOST, "
+                     "else 127.0.0.1:11434)")
     run.set_defaults(func=run_run)
 
     compare = sub.add_parser("compare", help="before/after table of two runs per metric and case type",
@@ -65,11 +73,29 @@ def _model_errors():
         return ()
 
 
+def _check_out(out: Path) -> str | None:
+    """Why ``--out`` cannot be a run folder, or None."""
+    if out.is_symlink() and not out.exists():
+        return f"--out {out} is a dangling symbolic link"
+    if out.exists() and not out.is_dir():
+        return f"--out {out} is a file, not a folder — choose a new or empty folder"
+    parent = next((p for p in out.absolute().parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        return f"--out {out}: {parent} is a file, not a folder"
+    return None
+
+
 def run_run(args: argparse.Namespace) -> int:
     from ..harness.config import load_config
     from ..harness.run import RunError, run_harness
 
     config = load_config(args.config)
+    if args.ollama_host is not None:
+        config = config.with_ollama_host(args.ollama_host)
+    problem = _check_out(args.out)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     try:
         report = run_harness(config, args.out, root=args.root, sample=args.sample, resume=args.resume,
                              progress=not args.quiet, cache_path=args.cache)
@@ -79,6 +105,11 @@ def run_run(args: argparse.Namespace) -> int:
     except _model_errors() as exc:  # one line with the fix; finished cases stay checkpointed
         print(f"error: {exc}", file=sys.stderr)
         print(f"finished cases are kept in {args.out}/checkpoints; rerun with --resume to continue", file=sys.stderr)
+        return 1
+    except OSError as exc:  # disk full, permissions, a path component that is a file
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: cannot write the run to {args.out}{where}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"finished cases are kept in {args.out}/checkpoints; free space and rerun with --resume", file=sys.stderr)
         return 1
     print(summary(report))
     print(f"reports written to {args.out}/")
@@ -106,10 +137,54 @@ def summary(report: dict) -> str:
     return "\n".join(lines)
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    from ..harness.gate import compare, load_report
+def load_run_report(run_dir: Path) -> dict[str, Any]:
+    """``RUN/report.json``, or a DataError saying in one line why it cannot be read."""
+    path = run_dir / "report.json"
 
-    a, b = load_report(args.run_a), load_report(args.run_b)
+    def fail(message: str, line: int | None = None) -> DataError:
+        return DataError([Problem(str(path), message, line=line)], "not a finished harness run")
+
+    if not run_dir.is_dir():
+        raise fail(f"{run_dir} is not a folder" if run_dir.exists() else f"no run folder {run_dir}")
+    if not path.is_file():
+        unfinished = (run_dir / "run.json").is_file()
+        raise fail("missing: the run did not finish — rerun it with --resume" if unfinished
+                   else "missing: is this a harness run folder (playground harness run --out)?")
+    problems: list[Problem] = []
+    text = read_text(path, str(path), problems)
+    if text is None:
+        raise DataError(problems, "not a finished harness run")
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fail(f"truncated or not JSON ({exc.msg} at column {exc.colno}) — rerun the harness", exc.lineno) from None
+    missing = [k for k in ("config", "metrics", "assertions", "config_fingerprint") if not isinstance(report, dict) or k not in report]
+    if missing:
+        raise fail(f"not a harness report (no {', '.join(missing)})")
+    return dict(report)
+
+
+def _load_baseline(path: Path) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    problems: list[Problem] = []
+    text = read_text(path, str(path), problems)
+    if text is None:
+        raise DataError(problems, "unreadable baseline")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError([Problem(str(path), f"truncated or not JSON ({exc.msg})", line=exc.lineno)],
+                        "unreadable baseline") from None
+    if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
+        raise DataError([Problem(str(path), "not a baseline (no 'metrics' object)")], "unreadable baseline")
+    return data
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from ..harness.gate import compare
+
+    a, b = load_run_report(args.run_a), load_run_report(args.run_b)
     print(f"A = {args.run_a} (config {a['config']['name']}), B = {args.run_b} (config {b['config']['name']})")
     diff = _config_diff(a["config"], b["config"])
     print("configs differ in: " + (", ".join(diff) if diff else "nothing"))
@@ -142,11 +217,11 @@ def _default_baseline() -> Path:
 
 
 def run_gate(args: argparse.Namespace) -> int:
-    from ..harness.gate import gate, load_report
+    from ..harness.gate import gate
 
-    report = load_report(args.run)
+    report = load_run_report(args.run)
     path = args.baseline or _default_baseline()
-    baseline = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    baseline = _load_baseline(path)
     result = gate(report, baseline, args.tolerance)
     print("\n".join(result.lines))
     for r in result.regressions:
@@ -158,10 +233,10 @@ def run_gate(args: argparse.Namespace) -> int:
 
 
 def run_baseline(args: argparse.Namespace) -> int:
-    from ..harness.gate import baseline_from_report, load_report
+    from ..harness.gate import baseline_from_report
 
     path = args.out or _default_baseline()
-    data = baseline_from_report(load_report(args.run))
+    data = baseline_from_report(load_run_report(args.run))
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(f"baseline written to {path} ({len(data['metrics'])} metrics overall and per case type, "
           f"{len(data['by_case_type'])} case types)")

@@ -44,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -264,6 +265,39 @@ class ModelCache:
 # --------------------------------------------------------------------------- client
 
 
+def parse_host(host: str | None) -> str:
+    """The base URL for ``host`` by the official client's rules (``ollama._client._parse_host``).
+
+    ``None``/``""`` → ``http://127.0.0.1:11434``; ``host`` → ``http://host:11434``;
+    ``host:port`` and ``:port`` (host 127.0.0.1) as written; ``http://host`` → port 80,
+    ``https://host`` → port 443; IPv6 in brackets; a path is kept without its trailing ``/``.
+    """
+    text, port = (host or "").strip(), 11434
+    scheme, _, hostport = text.partition("://")
+    if not hostport:
+        scheme, hostport = "http", text
+    elif scheme == "http":
+        port = 80
+    elif scheme == "https":
+        port = 443
+    split = urllib.parse.urlsplit(f"{scheme}://{hostport}")
+    name = split.hostname or "127.0.0.1"
+    port = split.port or port
+    try:
+        if isinstance(ipaddress.ip_address(name), ipaddress.IPv6Address):
+            name = f"[{name}]"
+    except ValueError:
+        pass
+    path = split.path.strip("/")
+    return f"{scheme}://{name}:{port}/{path}" if path else f"{scheme}://{name}:{port}"
+
+
+def resolve_host(configured: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """The Ollama URL a run uses: the configuration's ``ollama.host``, else ``$OLLAMA_HOST``, else the default."""
+    env = os.environ if environ is None else environ
+    return parse_host(configured or env.get("OLLAMA_HOST") or None)
+
+
 def _is_loopback(host: str) -> bool:
     netloc = urllib.parse.urlsplit(host if "://" in host else f"http://{host}").hostname or ""
     if netloc in ("localhost", ""):
@@ -334,10 +368,13 @@ class OllamaModels:
 
     @classmethod
     def from_config(cls, config: Any, cache: ModelCache | None = None, **kwargs: Any) -> OllamaModels:
-        """Build from the ``ollama`` section of a harness config: ``{host, timeout, seed[, num_ctx]}``."""
+        """Build from the ``ollama`` section of a harness config: ``{host, timeout, seed[, num_ctx]}``.
+
+        A missing or null ``host`` means ``$OLLAMA_HOST``, else the default (:func:`resolve_host`).
+        """
         section = config["ollama"]
         return cls(
-            host=section.get("host", DEFAULT_HOST),
+            host=resolve_host(section.get("host")),
             timeout=section.get("timeout", DEFAULT_TIMEOUT),
             seed=section.get("seed", DEFAULT_SEED),
             num_ctx=section.get("num_ctx", DEFAULT_NUM_CTX),
