@@ -20,7 +20,15 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, SequenceNode
 
-__all__ = ["MAX_ALIAS_EXPANSION", "AliasLimitError", "BoundedLoader", "YAMLError", "expansion", "load", "load_with_node"]
+__all__ = [
+    "MAX_ALIAS_EXPANSION",
+    "AliasLimitError",
+    "BoundedLoader",
+    "YAMLError",
+    "expansion",
+    "load",
+    "load_with_node",
+]
 
 #: How many nodes aliases may add, over a document, beyond the nodes written in it.
 MAX_ALIAS_EXPANSION = 10_000
@@ -75,7 +83,8 @@ class BoundedLoader(yaml.SafeLoader):
             written, expanded = expansion(node)
             if expanded - written > self.max_alias_expansion:
                 raise AliasLimitError(
-                    None, None,
+                    None,
+                    None,
                     f"aliases expand {written:,} written nodes to {expanded:,} "
                     f"(at most {self.max_alias_expansion:,} more are allowed)",
                     node.start_mark,

@@ -83,7 +83,13 @@ DEFAULTS: dict[str, Any] = {
     "ollama": {"host": None, "timeout": 120.0, "seed": 42},
     "generation": {"model": "qwen2.5:7b", "options": {}},
     "embeddings": {"model": "nomic-embed-text"},
-    "judge": {"enabled": False, "model": "llama3.1:8b", "window": [0.45, 0.65], "use_window": True, "force_same": False},
+    "judge": {
+        "enabled": False,
+        "model": "llama3.1:8b",
+        "window": [0.45, 0.65],
+        "use_window": True,
+        "force_same": False,
+    },
 }
 
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -287,8 +293,11 @@ def _check(data: dict[str, Any], v: _Validator) -> None:
     decision = data["decision"]
     for low_key, high_key in (("reject_groundedness", "accept_groundedness"), ("low_specificity", "high_specificity")):
         if decision[low_key] > decision[high_key]:
-            v.problem(f"decision.{low_key}", f"'decision.{low_key}' ({decision[low_key]}) must not exceed "
-                      f"'decision.{high_key}' ({decision[high_key]})")
+            v.problem(
+                f"decision.{low_key}",
+                f"'decision.{low_key}' ({decision[low_key]}) must not exceed "
+                f"'decision.{high_key}' ({decision[high_key]})",
+            )
     legs = data["retrieval"]["legs"]
     if not legs or any(leg not in ("bm25", "embedding") for leg in legs) or len(set(legs)) != len(legs):
         v.problem("retrieval.legs", f"'retrieval.legs' must list bm25 and/or embedding, each once, got {legs!r}")
@@ -296,8 +305,11 @@ def _check(data: dict[str, Any], v: _Validator) -> None:
         v.problem("retrieval.legs", "'retrieval.legs' other than [bm25] need retrieval.method: hybrid")
     chunk = data["chunking"]
     if chunk["method"] == "fixed" and chunk["size"] >= 1 and not chunk["overlap"] < chunk["size"]:
-        v.problem("chunking.overlap", f"'chunking.overlap' must be below 'chunking.size' ({chunk['size']}) "
-                  f"for fixed chunks, got {chunk['overlap']}")
+        v.problem(
+            "chunking.overlap",
+            f"'chunking.overlap' must be below 'chunking.size' ({chunk['size']}) "
+            f"for fixed chunks, got {chunk['overlap']}",
+        )
     window = data["judge"]["window"]
     if not (len(window) == 2 and 0 <= window[0] <= window[1] <= 1):
         v.problem("judge.window", f"'judge.window' must be [low, high] with 0 <= low <= high <= 1, got {window!r}")
@@ -325,16 +337,17 @@ def load_floors(path: Path, shown: str) -> tuple[dict[str, float], dict[str, Any
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             problems.append(Problem(shown, f"not valid JSON: {exc.msg}", line=exc.lineno))
-    if text is not None and not problems:
-        if not isinstance(data, dict) or not isinstance(data.get("floors"), dict) or not data["floors"]:
-            problems.append(Problem(shown, "expected an object with a non-empty 'floors' object "
-                                    "(written by `playground calibrate ... --save-floors`)"))
+    well_formed = isinstance(data, dict) and isinstance(data.get("floors"), dict) and bool(data["floors"])
+    if text is not None and not problems and not well_formed:
+        problems.append(Problem(shown, "expected an object with a non-empty 'floors' object "
+                                "(written by `playground calibrate ... --save-floors`)"))
     floors: dict[str, float] = {}
     if not problems:
         for dim, value in data["floors"].items():
             if dim not in FLOOR_KEYS:
-                problems.append(Problem(shown, f"unknown dimension '{dim}' in 'floors' "
-                                        f"(known: {', '.join(FLOOR_KEYS)})"))
+                problems.append(
+                    Problem(shown, f"unknown dimension '{dim}' in 'floors' (known: {', '.join(FLOOR_KEYS)})")
+                )
             elif not _is_kind(value, float) or not 0 <= value <= 1:
                 problems.append(Problem(shown, f"'floors.{dim}' must be a number in [0, 1], got {value!r}"))
             else:
@@ -369,8 +382,9 @@ def _apply_floors(data: dict[str, Any], base: Path | None, v: _Validator) -> Non
 # --- entry points --------------------------------------------------------------------------
 
 
-def config_from_dict(given: dict[str, Any], file: str = "<config>", *, base: Path | None = None,
-                     lines: dict[str, int] | None = None) -> Config:
+def config_from_dict(
+    given: dict[str, Any], file: str = "<config>", *, base: Path | None = None, lines: dict[str, int] | None = None
+) -> Config:
     """Merge ``given`` over :data:`DEFAULTS` and validate; raise DataError listing every problem.
 
     ``base``: the folder a relative ``scoring.floor_source`` is resolved against (default: the
@@ -416,7 +430,11 @@ def load_config(path: str | Path | None = None) -> Config:
     except safeyaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise DataError(
-            [Problem(str(path), f"malformed YAML: {getattr(exc, 'problem', exc)}", line=mark.line + 1 if mark else None)],
+            [
+                Problem(
+                    str(path), f"malformed YAML: {getattr(exc, 'problem', exc)}", line=mark.line + 1 if mark else None
+                )
+            ],
             "invalid configuration",
         ) from None
     given = given if given is not None else {}

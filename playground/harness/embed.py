@@ -39,7 +39,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     norm_b = math.sqrt(math.fsum(y * y for y in b))
     if norm_a == 0 or norm_b == 0:
         return 0.0
-    return math.fsum(x * y for x, y in zip(a, b)) / (norm_a * norm_b)
+    return math.fsum(x * y for x, y in zip(a, b, strict=True)) / (norm_a * norm_b)
 
 
 class EmbeddingIndex:
@@ -75,7 +75,7 @@ class EmbeddingIndex:
         ids = sorted(todo)
         for start in range(0, len(ids), self.batch_size):
             chunk = ids[start : start + self.batch_size]
-            for pid, vector in zip(chunk, self.models.embed(self.model, [todo[i] for i in chunk])):
+            for pid, vector in zip(chunk, self.models.embed(self.model, [todo[i] for i in chunk]), strict=True):
                 self._vectors[pid] = vector
 
     def vector(self, passage: Passage) -> list[float]:

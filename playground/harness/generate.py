@@ -40,7 +40,7 @@ Rules:
 3. If the passages do not contain the answer, reply exactly: "{ABSTENTION_SENTENCE}" Do not guess, and do not answer from another product or company.
 4. If passages disagree, follow the one with the newer "updated" date and say that the older passage disagrees, citing both, e.g. "The limit is 10 [2]; the older passage [1] says 5, which is outdated."
 5. Keep identifiers, numbers, units and names exactly as written in the passages.
-6. Be concise: answer in a few sentences."""
+6. Be concise: answer in a few sentences."""  # noqa: E501 — the prompt's exact text is part of every cache key
 
 
 def format_passage(number: int, passage: Passage) -> str:

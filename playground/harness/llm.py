@@ -128,7 +128,8 @@ class JudgeOutputError(ModelError):
         self.reason = reason
         super().__init__(
             f"judge '{model}' returned invalid output for {where} twice: {reason}",
-            "use a judge model that follows JSON output (e.g. llama3.1:8b) or limit the judge with judge.window, then rerun with --resume",
+            "use a judge model that follows JSON output (e.g. llama3.1:8b) or limit the judge with judge.window, "
+            "then rerun with --resume",
         )
 
 
@@ -176,7 +177,7 @@ def normalize_model_name(name: str) -> str:
     name = name.strip().lower()
     for prefix in ("registry.ollama.ai/library/", "library/"):
         if name.startswith(prefix):
-            name = name[len(prefix):]
+            name = name[len(prefix) :]
     last = name.rsplit("/", 1)[-1]
     if ":" not in last:
         name += ":latest"
@@ -184,7 +185,7 @@ def normalize_model_name(name: str) -> str:
 
 
 def same_model(a: str | None, b: str | None) -> bool:
-    return bool(a) and bool(b) and normalize_model_name(a) == normalize_model_name(b)
+    return bool(a and b) and normalize_model_name(a or "") == normalize_model_name(b or "")
 
 
 # --------------------------------------------------------------------------- cache
@@ -224,7 +225,7 @@ class ModelCache:
                 self.misses += 1
                 return None
             self.hits += 1
-            return row[0]
+            return str(row[0])
 
     def get(self, key: str) -> Any | None:
         text = self.get_text(key)
@@ -246,7 +247,7 @@ class ModelCache:
 
     def __len__(self) -> int:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+            return int(self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
 
     def stats(self) -> dict[str, int]:
         return {"hits": self.hits, "misses": self.misses, "entries": len(self)}
@@ -417,7 +418,7 @@ class OllamaModels:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                return hit["content"]
+                return str(hit["content"])
         if self.cache_only:
             raise CacheMiss("chat", model, str(self.cache.path if self.cache else "(none)"))
 
@@ -425,10 +426,13 @@ class OllamaModels:
             response = self.client.chat(model=model, messages=msgs, options=opts, format=format, stream=False)
             content = response["message"]["content"]
             if not isinstance(content, str):
-                raise ModelError(f"Ollama at {self.host} sent a chat reply without text for '{model}'", "check the server version (`ollama --version`)")
+                raise ModelError(
+                    f"Ollama at {self.host} sent a chat reply without text for '{model}'",
+                    "check the server version (`ollama --version`)",
+                )
             return content
 
-        content = self._with_retries(model, call)
+        content = str(self._with_retries(model, call))
         if self.cache is not None:
             request = {"kind": "chat", "model": model, "messages": msgs, "options": opts, "format": format}
             self.cache.put(key, "chat", model, request, {"content": content})
@@ -441,7 +445,7 @@ class OllamaModels:
         keys = [cache_key("embed", model, t, opts) for t in texts]
         found: dict[str, list[float]] = {}
         missing: list[str] = []
-        for text, key in zip(texts, keys):
+        for text, key in zip(texts, keys, strict=True):
             if key in found or text in missing:
                 continue
             hit = self.cache.get(key) if self.cache is not None else None
@@ -464,10 +468,12 @@ class OllamaModels:
                 return vectors
 
             vectors = self._with_retries(model, call)
-            for text, vector in zip(missing, vectors):
+            for text, vector in zip(missing, vectors, strict=True):
                 key = cache_key("embed", model, text, opts)
                 if self.cache is not None:
-                    self.cache.put(key, "embed", model, {"kind": "embed", "model": model, "input": text, "options": opts}, vector)
+                    self.cache.put(
+                        key, "embed", model, {"kind": "embed", "model": model, "input": text, "options": opts}, vector
+                    )
                 found[key] = vector
         return [list(found[k]) for k in keys]
 
@@ -562,13 +568,16 @@ class OllamaModels:
             return OllamaUnavailable(self.host)
         if isinstance(exc, httpx.TimeoutException):
             return _Transient(ModelTimeout(model, self.timeout), timeout=True)
-        if isinstance(exc, ConnectionError) and not isinstance(exc, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+        if isinstance(exc, ConnectionError) and not isinstance(
+            exc, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)
+        ):
             # The client raises the built-in ConnectionError when nothing listens.
             return OllamaUnavailable(self.host)
         if isinstance(exc, (httpx.TransportError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
             return _Transient(
                 ModelError(
-                    f"the connection to Ollama at {self.host} broke while '{model}' was answering ({type(exc).__name__})",
+                    f"the connection to Ollama at {self.host} broke while '{model}' was answering "
+                    f"({type(exc).__name__})",
                     "check that `ollama serve` is still running, then rerun with --resume",
                 )
             )
