@@ -6,6 +6,9 @@ calibrate) imports no widget or plotting code; ``playground.ui`` and
 """
 from pathlib import Path
 
+__all__ = ["REPO_ROOT", "__version__"]
+
+
 __version__ = "0.1.0"
 
 #: The repository root when running from a checkout (corpus/, golden/, configs/ live here).

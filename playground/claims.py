@@ -26,6 +26,9 @@ import re
 
 from .model import Claim
 
+__all__ = ["split_claims"]
+
+
 _ABBREVIATIONS = frozenset(
     {
         "e.g.", "i.e.", "vs.", "approx.", "cf.", "dr.", "mr.", "mrs.", "ms.",

@@ -20,6 +20,12 @@ from . import safeyaml
 from .errors import DataError, Problem, read_text
 from .model import Document, Locator, Passage, Section
 
+__all__ = [
+    "CHUNKERS", "OPTIONAL_KEYS", "REQUIRED_KEYS", "Corpus", "chunk_by_heading", "chunk_corpus", "chunk_fixed",
+    "load_corpus", "read_corpus",
+]
+
+
 REQUIRED_KEYS = {"title": str, "tenant": str, "slug": str, "version": int, "updated": date}
 OPTIONAL_KEYS = {"supersedes": str}
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

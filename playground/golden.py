@@ -53,6 +53,12 @@ from .model import (
     short_hash,
 )
 
+__all__ = [
+    "CASE_KEYS", "RESPONSE_KEYS", "RESPONSE_OPTIONAL", "Dataset", "load_dataset", "load_golden", "passage_unit",
+    "response_units",
+]
+
+
 _CASE_ID = re.compile(r"^GC-\d{4}$")
 CASE_KEYS = {
     "case_id": str, "case_type": str, "tenant": str, "query": str, "history": list,

@@ -6,6 +6,8 @@ from collections import Counter
 
 from .options import add_root
 
+__all__ = ["register", "run_check", "summary_lines"]
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     data = subparsers.add_parser("data", help="validate the corpus and golden set")

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from .options import add_root
 
+__all__ = ["COLUMNS", "register", "run_units"]
+
+
 COLUMNS = ("unit_kind", "unit_id", "case_id", "response_id", "dimensions", "text_hash", "text")
 
 

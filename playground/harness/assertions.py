@@ -32,6 +32,11 @@ from typing import Literal, TypedDict
 
 from ..model import Case, Passage
 
+__all__ = [
+    "ASSERTIONS", "AssertionResult", "CheckSummary", "Status", "check_assertions", "citation_markers", "summarise",
+]
+
+
 Status = Literal["pass", "fail", "n/a"]
 ASSERTIONS: tuple[str, ...] = (
     "must_abstain",

@@ -31,6 +31,12 @@ from dataclasses import dataclass
 
 from .config import DEFAULTS
 
+__all__ = [
+    "DISAGREEMENT_SIGNALS", "FAILURE_TYPES", "NEXT_ACTIONS", "RULES", "THRESHOLD_KEYS", "VERDICTS", "Decision",
+    "Flags", "Rule", "Signals", "check_thresholds", "decide", "flags", "review_queue",
+]
+
+
 VERDICTS: tuple[str, ...] = ("ACCEPT", "REVIEW", "REJECT")
 FAILURE_TYPES: tuple[str, ...] = ("hallucination", "vague", "poor_retrieval", "off_topic", "uncertain", "borderline")
 NEXT_ACTIONS: tuple[str, ...] = (

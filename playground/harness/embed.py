@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from ..model import Passage
 from .llm import DEFAULT_EMBED_MODEL, OllamaModels
 
+__all__ = ["EmbeddingIndex", "cosine", "semantic_similarity", "task_prefixes"]
+
 
 def task_prefixes(model: str) -> tuple[str, str]:
     """(query prefix, document prefix) a model was trained with; empty when none is known."""

@@ -28,6 +28,12 @@ from typing import Any
 from ..model import Case, Passage, Response, short_hash
 from .llm import DEFAULT_GENERATOR_MODEL, OllamaModels, canonical_json, sha256_hex
 
+__all__ = [
+    "ABSTENTION_SENTENCE", "GENERATED_VARIANT", "SYSTEM_RULES", "build_prompt", "format_passage", "format_passages",
+    "generate_response", "generated_response_id", "prompt_hash", "strip_thinking",
+]
+
+
 GENERATED_VARIANT = "generated"
 #: What the model is told to say when the passages lack the answer.
 ABSTENTION_SENTENCE = "I cannot answer this from the knowledge base."

@@ -43,6 +43,14 @@ from ..model import Case, Claim, Label, Passage, Response
 from .generate import format_passages, prompt_hash
 from .llm import JudgeOutputError, OllamaModels, same_model
 
+__all__ = [
+    "ANCHORS", "CONFLICT_RULE", "DEFAULT_WINDOW", "JUDGE_RUBRIC", "JUDGE_SCHEMA", "MAX_REASON_CHARS",
+    "MIN_JUDGED_FRACTION", "SCORE_NAMES", "SYSTEM_PROMPT", "ClaimSupport", "JudgeResult", "JudgementInvalid",
+    "build_judge_prompt", "check_judge_model", "generation_metrics", "in_uncertainty_window", "judge_labels",
+    "judge_response", "parse_judgement", "render_rubric", "validate_judgement",
+]
+
+
 SCORE_NAMES: tuple[str, ...] = ("faithfulness", "citation_accuracy", "answer_relevance")
 ANCHORS: tuple[float, ...] = (0.0, 0.5, 1.0)
 #: The anchors as the schema spells them (``0``, ``0.5``, ``1``, like the prompt).

@@ -56,6 +56,15 @@ from typing import Any
 import httpx
 import ollama
 
+__all__ = [
+    "DEFAULT_CACHE_RELPATH", "DEFAULT_EMBED_MODEL", "DEFAULT_GENERATOR_MODEL", "DEFAULT_HOST",
+    "DEFAULT_JUDGE_MODEL", "DEFAULT_NUM_CTX", "DEFAULT_SEED", "DEFAULT_TEMPERATURE", "DEFAULT_TIMEOUT", "CacheMiss",
+    "JudgeOutputError", "ModelCache", "ModelError", "ModelNotFound", "ModelTimeout", "OllamaModels",
+    "OllamaUnavailable", "cache_key", "canonical_json", "normalize_model_name", "parse_host", "resolve_host",
+    "same_model", "sha256_hex",
+]
+
+
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_SEED = 42

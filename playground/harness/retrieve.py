@@ -29,6 +29,12 @@ if TYPE_CHECKING:
     from ..golden import Dataset
     from .config import Config
 
+__all__ = [
+    "STOPWORDS", "BM25Retriever", "Hit", "Leg", "build_retriever", "case_query", "index_terms", "passage_terms",
+    "retrieve_cases", "rrf_fuse",
+]
+
+
 #: A small English stopword list for index terms (retrieval only; the scorers keep their own).
 STOPWORDS = frozenset({
     "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for",
