@@ -24,54 +24,80 @@ def _messages(given: dict, **kw) -> list[str]:
     return [p.message for p in info.value.problems]
 
 
-@pytest.mark.parametrize(("given", "message"), [
-    ({"decision": {"reject_groundedness": math.nan}}, "'decision.reject_groundedness' must be a number, got float nan"),
-    ({"decision": {"high_hedging": 1.5}}, "'decision.high_hedging' must lie in [0, 1], got 1.5"),
-    ({"decision": {"borderline_margin": -0.01}}, "'decision.borderline_margin' must lie in [0, 1], got -0.01"),
-    ({"decision": {"confidence_review": math.inf}}, "'decision.confidence_review' must be a number, got float inf"),
-    ({"judge": {"window": ["low", "high"]}}, "'judge.window' must list numbers, got ['low', 'high']"),
-    ({"judge": {"window": [0.7, 0.3]}}, "'judge.window' must be [low, high] with 0 <= low <= high <= 1, got [0.7, 0.3]"),
-    ({"judge": {"window": [0.5]}}, "'judge.window' must be [low, high] with 0 <= low <= high <= 1, got [0.5]"),
-    ({"retrieval": {"rrf_k": -1}}, "'retrieval.rrf_k' must be >= 0, got -1"),
-    ({"retrieval": {"k": 0}}, "'retrieval.k' must be >= 1, got 0"),
-    ({"retrieval": {"k": 5.0}}, "'retrieval.k' must be an integer, got float 5.0"),
-    ({"retrieval": {"use_history": "true"}}, "'retrieval.use_history' must be true or false, got str 'true'"),
-    ({"judge": {"enabled": 1}}, "'judge.enabled' must be true or false, got int 1"),
-    ({"retrieval": {"k": True}}, "'retrieval.k' must be an integer, got bool True"),
-    ({"retrieval": {"legs": ["bm25", "bm25"], "method": "hybrid"}},
-     "'retrieval.legs' must list bm25 and/or embedding, each once, got ['bm25', 'bm25']"),
-    ({"gate": {"max_relative_drop": 1.0}}, "'gate.max_relative_drop' must lie in [0, 1), got 1.0"),
-    ({"ollama": {"timeout": 0}}, "'ollama.timeout' must be > 0, got 0.0"),
-    ({"ollama": {"host": "ftp://x"}}, "'ollama.host' must be host, host:port or an http(s):// URL, got 'ftp://x'"),
-    ({"ollama": {"host": 11434}}, "'ollama.host' must be a non-empty string or null, got 11434"),
-    ({"scoring": {"floor_source": ""}}, "'scoring.floor_source' must be a non-empty string or null, got ''"),
-    ({"generation": {"options": {"temperature": math.nan}}},
-     "'generation.options.temperature' must be a string, number, boolean or list of them, got nan"),
-    ({"decision": {"reject_groundedness": 0.9}},
-     "'decision.reject_groundedness' (0.9) must not exceed 'decision.accept_groundedness' (0.8)"),
-    ({"decision": {"low_specificity": 0.4}},
-     "'decision.low_specificity' (0.4) must not exceed 'decision.high_specificity' (0.35)"),
-    ({"chunking": {"method": "fixed", "size": 10, "overlap": 10}},
-     "'chunking.overlap' must be below 'chunking.size' (10) for fixed chunks, got 10"),
-    ({"name": " "}, "'name' must not be empty"),
-    ({"scoring": []}, "'scoring' must be a mapping, got list []"),
-])
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (
+            {"decision": {"reject_groundedness": math.nan}},
+            "'decision.reject_groundedness' must be a number, got float nan",
+        ),
+        ({"decision": {"high_hedging": 1.5}}, "'decision.high_hedging' must lie in [0, 1], got 1.5"),
+        ({"decision": {"borderline_margin": -0.01}}, "'decision.borderline_margin' must lie in [0, 1], got -0.01"),
+        ({"decision": {"confidence_review": math.inf}}, "'decision.confidence_review' must be a number, got float inf"),
+        ({"judge": {"window": ["low", "high"]}}, "'judge.window' must list numbers, got ['low', 'high']"),
+        (
+            {"judge": {"window": [0.7, 0.3]}},
+            "'judge.window' must be [low, high] with 0 <= low <= high <= 1, got [0.7, 0.3]",
+        ),
+        ({"judge": {"window": [0.5]}}, "'judge.window' must be [low, high] with 0 <= low <= high <= 1, got [0.5]"),
+        ({"retrieval": {"rrf_k": -1}}, "'retrieval.rrf_k' must be >= 0, got -1"),
+        ({"retrieval": {"k": 0}}, "'retrieval.k' must be >= 1, got 0"),
+        ({"retrieval": {"k": 5.0}}, "'retrieval.k' must be an integer, got float 5.0"),
+        ({"retrieval": {"use_history": "true"}}, "'retrieval.use_history' must be true or false, got str 'true'"),
+        ({"judge": {"enabled": 1}}, "'judge.enabled' must be true or false, got int 1"),
+        ({"retrieval": {"k": True}}, "'retrieval.k' must be an integer, got bool True"),
+        (
+            {"retrieval": {"legs": ["bm25", "bm25"], "method": "hybrid"}},
+            "'retrieval.legs' must list bm25 and/or embedding, each once, got ['bm25', 'bm25']",
+        ),
+        ({"gate": {"max_relative_drop": 1.0}}, "'gate.max_relative_drop' must lie in [0, 1), got 1.0"),
+        ({"ollama": {"timeout": 0}}, "'ollama.timeout' must be > 0, got 0.0"),
+        ({"ollama": {"host": "ftp://x"}}, "'ollama.host' must be host, host:port or an http(s):// URL, got 'ftp://x'"),
+        ({"ollama": {"host": 11434}}, "'ollama.host' must be a non-empty string or null, got 11434"),
+        ({"scoring": {"floor_source": ""}}, "'scoring.floor_source' must be a non-empty string or null, got ''"),
+        (
+            {"generation": {"options": {"temperature": math.nan}}},
+            "'generation.options.temperature' must be a string, number, boolean or list of them, got nan",
+        ),
+        (
+            {"decision": {"reject_groundedness": 0.9}},
+            "'decision.reject_groundedness' (0.9) must not exceed 'decision.accept_groundedness' (0.8)",
+        ),
+        (
+            {"decision": {"low_specificity": 0.4}},
+            "'decision.low_specificity' (0.4) must not exceed 'decision.high_specificity' (0.35)",
+        ),
+        (
+            {"chunking": {"method": "fixed", "size": 10, "overlap": 10}},
+            "'chunking.overlap' must be below 'chunking.size' (10) for fixed chunks, got 10",
+        ),
+        ({"name": " "}, "'name' must not be empty"),
+        ({"scoring": []}, "'scoring' must be a mapping, got list []"),
+    ],
+)
 def test_each_bad_value_is_named_with_its_key_path(given, message):
     assert _messages(given) == [message]
 
 
-@pytest.mark.parametrize(("given", "ok"), [
-    # the boundaries of each documented range: inclusive ends pass, one step beyond fails
-    ({"decision": {"high_hedging": 0.0}}, True), ({"decision": {"high_hedging": 1.0}}, True),
-    ({"decision": {"high_hedging": 1.0000001}}, False),
-    ({"retrieval": {"rrf_k": 0}}, True), ({"retrieval": {"k": 1}}, True),
-    ({"gate": {"max_relative_drop": 0.0}}, True), ({"gate": {"max_relative_drop": 0.999}}, True),
-    ({"judge": {"window": [0.5, 0.5]}}, True), ({"judge": {"window": [0, 1]}}, True),
-    ({"decision": {"reject_groundedness": 0.8}}, True),  # equal to accept_groundedness
-    ({"chunking": {"method": "fixed", "size": 10, "overlap": 9}}, True),
-    ({"chunking": {"method": "fixed", "size": 1, "overlap": 0}}, True),
-    ({"ollama": {"timeout": 0.001}}, True),
-])
+@pytest.mark.parametrize(
+    ("given", "ok"),
+    [
+        # the boundaries of each documented range: inclusive ends pass, one step beyond fails
+        ({"decision": {"high_hedging": 0.0}}, True),
+        ({"decision": {"high_hedging": 1.0}}, True),
+        ({"decision": {"high_hedging": 1.0000001}}, False),
+        ({"retrieval": {"rrf_k": 0}}, True),
+        ({"retrieval": {"k": 1}}, True),
+        ({"gate": {"max_relative_drop": 0.0}}, True),
+        ({"gate": {"max_relative_drop": 0.999}}, True),
+        ({"judge": {"window": [0.5, 0.5]}}, True),
+        ({"judge": {"window": [0, 1]}}, True),
+        ({"decision": {"reject_groundedness": 0.8}}, True),  # equal to accept_groundedness
+        ({"chunking": {"method": "fixed", "size": 10, "overlap": 9}}, True),
+        ({"chunking": {"method": "fixed", "size": 1, "overlap": 0}}, True),
+        ({"ollama": {"timeout": 0.001}}, True),
+    ],
+)
 def test_range_boundaries(given, ok):
     if ok:
         config_from_dict(given)
@@ -81,8 +107,10 @@ def test_range_boundaries(given, ok):
 
 def test_every_problem_is_listed_at_once_with_its_line(tmp_path):
     path = tmp_path / "bad.yaml"
-    path.write_text("name: x\ndecision:\n  reject_groundedness: .nan\n  high_hedging: 2\n"
-                    "judge:\n  window: [a, b]\nretrieval:\n  rrf_k: -1\n  use_history: 'yes'\ntypo: 1\n")
+    path.write_text(
+        "name: x\ndecision:\n  reject_groundedness: .nan\n  high_hedging: 2\n"
+        "judge:\n  window: [a, b]\nretrieval:\n  rrf_k: -1\n  use_history: 'yes'\ntypo: 1\n"
+    )
     with pytest.raises(DataError) as info:
         load_config(path)
     found = [(p.line, p.message) for p in info.value.problems]
@@ -118,8 +146,17 @@ def test_shipped_configs_load_and_name_no_ollama_host(repo_root):
 
 
 def _floors_file(path: Path, floors: dict, **extra) -> Path:
-    path.write_text(json.dumps({"floors": floors, "source": "calibrate ragtruth", "criterion": "balanced accuracy",
-                                "data": "ragtruth/claims.jsonl", **extra}))
+    path.write_text(
+        json.dumps(
+            {
+                "floors": floors,
+                "source": "calibrate ragtruth",
+                "criterion": "balanced accuracy",
+                "data": "ragtruth/claims.jsonl",
+                **extra,
+            }
+        )
+    )
     return path
 
 
@@ -133,8 +170,14 @@ def test_floor_source_overrides_the_config_floors_and_is_recorded(tmp_path):
     assert config["scoring.correctness_floor"] == 0.6  # not in the file: the config's own
     record = config.snapshot()["floors_from"]
     digest = hashlib.sha256((tmp_path / "floors.json").read_bytes()).hexdigest()
-    assert record == {"path": "floors.json", "sha256": digest, "floors": {"faithfulness": 0.55, "context_relevance": 0.4},
-                      "source": "calibrate ragtruth", "criterion": "balanced accuracy", "data": "ragtruth/claims.jsonl"}
+    assert record == {
+        "path": "floors.json",
+        "sha256": digest,
+        "floors": {"faithfulness": 0.55, "context_relevance": 0.4},
+        "source": "calibrate ragtruth",
+        "criterion": "balanced accuracy",
+        "data": "ragtruth/claims.jsonl",
+    }
     plain = tmp_path / "plain.yaml"
     plain.write_text("scoring:\n  support_floor: 0.9\n  correctness_floor: 0.6\n")
     assert load_config(plain).fingerprint() != config.fingerprint()
@@ -150,13 +193,22 @@ def test_floor_source_in_the_run_report(mini_root, tmp_path):
     assert "floors_from:" in (tmp_path / "run" / "config.yaml").read_text()
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ('{"floors": {"faithfulness": 1.2}}', "'floors.faithfulness' must be a number in [0, 1], got 1.2"),
-    ('{"floors": {"coverage": 0.5}}', "unknown dimension 'coverage' in 'floors' (known: faithfulness, correctness, context_relevance)"),
-    ('{"floors": {}}', "expected an object with a non-empty 'floors' object (written by `playground calibrate ... --save-floors`)"),
-    ('{"floors": {"faithfulness": "0.5"}}', "'floors.faithfulness' must be a number in [0, 1], got '0.5'"),
-    ('{"floors": ', "not valid JSON: Expecting value"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ('{"floors": {"faithfulness": 1.2}}', "'floors.faithfulness' must be a number in [0, 1], got 1.2"),
+        (
+            '{"floors": {"coverage": 0.5}}',
+            "unknown dimension 'coverage' in 'floors' (known: faithfulness, correctness, context_relevance)",
+        ),
+        (
+            '{"floors": {}}',
+            "expected an object with a non-empty 'floors' object (written by `playground calibrate ... --save-floors`)",
+        ),
+        ('{"floors": {"faithfulness": "0.5"}}', "'floors.faithfulness' must be a number in [0, 1], got '0.5'"),
+        ('{"floors": ', "not valid JSON: Expecting value"),
+    ],
+)
 def test_bad_floors_files(tmp_path, content, message):
     (tmp_path / "floors.json").write_text(content)
     [found] = _messages({"scoring": {"floor_source": "floors.json"}}, base=tmp_path)
@@ -171,16 +223,24 @@ def test_missing_floors_file(tmp_path):
 # --- the Ollama host ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("host", "url"), [
-    # the official client's documented examples (ollama/_client.py, _parse_host)
-    (None, "http://127.0.0.1:11434"), ("", "http://127.0.0.1:11434"),
-    ("1.2.3.4", "http://1.2.3.4:11434"), (":56789", "http://127.0.0.1:56789"),
-    ("1.2.3.4:56789", "http://1.2.3.4:56789"), ("http://1.2.3.4", "http://1.2.3.4:80"),
-    ("https://1.2.3.4", "https://1.2.3.4:443"), ("https://example.com:56789/path/", "https://example.com:56789/path"),
-    ("example.com", "http://example.com:11434"), ("example.com/path", "http://example.com:11434/path"),
-    ("[0001:002:003:0004::1]", "http://[0001:002:003:0004::1]:11434"),
-    ("https://[0001:002:003:0004::1]:56789/path", "https://[0001:002:003:0004::1]:56789/path"),
-])
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        # the official client's documented examples (ollama/_client.py, _parse_host)
+        (None, "http://127.0.0.1:11434"),
+        ("", "http://127.0.0.1:11434"),
+        ("1.2.3.4", "http://1.2.3.4:11434"),
+        (":56789", "http://127.0.0.1:56789"),
+        ("1.2.3.4:56789", "http://1.2.3.4:56789"),
+        ("http://1.2.3.4", "http://1.2.3.4:80"),
+        ("https://1.2.3.4", "https://1.2.3.4:443"),
+        ("https://example.com:56789/path/", "https://example.com:56789/path"),
+        ("example.com", "http://example.com:11434"),
+        ("example.com/path", "http://example.com:11434/path"),
+        ("[0001:002:003:0004::1]", "http://[0001:002:003:0004::1]:11434"),
+        ("https://[0001:002:003:0004::1]:56789/path", "https://[0001:002:003:0004::1]:56789/path"),
+    ],
+)
 def test_parse_host_matches_the_official_client(host, url):
     # the reference implementation (``ollama._client`` the module: ``ollama._client`` the attribute is a Client)
     reference = importlib.import_module("ollama._client")
@@ -212,8 +272,18 @@ def _ollama_config(tmp_path: Path, host_line: str = "") -> Path:
 def test_run_reaches_ollama_through_OLLAMA_HOST(mini_root, tmp_path, monkeypatch, capsys):
     with OllamaDouble(chat_reply=replies) as double:
         monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{double.port}")
-        code = main(["harness", "run", "--config", str(_ollama_config(tmp_path)), "--out", str(tmp_path / "run"),
-                     "--root", str(mini_root)])
+        code = main(
+            [
+                "harness",
+                "run",
+                "--config",
+                str(_ollama_config(tmp_path)),
+                "--out",
+                str(tmp_path / "run"),
+                "--root",
+                str(mini_root),
+            ]
+        )
         assert code == 0, capsys.readouterr().err
         assert double.count("/api/chat", "qwen2.5:7b") == 2
 
@@ -222,8 +292,20 @@ def test_ollama_host_option_overrides_config_and_environment(mini_root, tmp_path
     with OllamaDouble(chat_reply=replies) as double:
         monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:1")  # nothing listens there
         cfg = _ollama_config(tmp_path, "ollama: {host: 'http://127.0.0.1:2'}\n")
-        code = main(["harness", "run", "--config", str(cfg), "--out", str(tmp_path / "run"), "--root", str(mini_root),
-                     "--ollama-host", f"localhost:{double.port}"])
+        code = main(
+            [
+                "harness",
+                "run",
+                "--config",
+                str(cfg),
+                "--out",
+                str(tmp_path / "run"),
+                "--root",
+                str(mini_root),
+                "--ollama-host",
+                f"localhost:{double.port}",
+            ]
+        )
         assert code == 0, capsys.readouterr().err
         assert double.count("/api/chat", "qwen2.5:7b") == 2
         port = double.port
@@ -234,8 +316,10 @@ def test_ollama_host_option_overrides_config_and_environment(mini_root, tmp_path
 def test_unreachable_host_is_named_and_the_folder_marked(mini_root, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:1")
     out = tmp_path / "run"
-    assert main(["harness", "run", "--config", str(_ollama_config(tmp_path)), "--out", str(out),
-                 "--root", str(mini_root)]) == 1
+    assert (
+        main(["harness", "run", "--config", str(_ollama_config(tmp_path)), "--out", str(out), "--root", str(mini_root)])
+        == 1
+    )
     err = capsys.readouterr().err.splitlines()
     assert err[0] == "error: Ollama is not running at http://127.0.0.1:1 — start it with `ollama serve`"
     assert (out / INCOMPLETE).is_file() and not any((out / f).exists() for f in REPORT_FILES if f != "config.yaml")

@@ -61,7 +61,10 @@ def test_non_utf8_golden_file_names_the_line(mini_root, capsys):
     path.write_bytes(data + b"# caf\xe9\n")
     line = data.count(b"\n") + 1
     err = _fails(capsys, ["data", "check", "--root", str(mini_root)])
-    assert err[1] == f"  golden/cases/cases.yaml:{line}: not UTF-8 text (invalid continuation byte at byte {len(data) + 5})"
+    assert (
+        err[1]
+        == f"  golden/cases/cases.yaml:{line}: not UTF-8 text (invalid continuation byte at byte {len(data) + 5})"
+    )
 
 
 # --- YAML alias bombs -------------------------------------------------------------------------
@@ -82,9 +85,11 @@ def test_alias_bomb_in_a_golden_file_fails_fast(mini_root, capsys):
     err = _fails(capsys, ["data", "check", "--root", str(mini_root)])
     assert time.perf_counter() - start < 5  # not a benchmark: the unbounded load ran out of memory
     # written: the root mapping, 11 keys, 10 sequences, the 9 strings of a0 and the 'cases' list = 32 nodes
-    assert err == ["invalid golden set: 1 problem(s)",
-                   "  golden/cases/bomb.yaml:1: malformed YAML: aliases expand 32 written nodes to "
-                   f"{_expanded():,} (at most 10,000 more are allowed)"]
+    assert err == [
+        "invalid golden set: 1 problem(s)",
+        "  golden/cases/bomb.yaml:1: malformed YAML: aliases expand 32 written nodes to "
+        f"{_expanded():,} (at most 10,000 more are allowed)",
+    ]
 
 
 def _expanded() -> int:
@@ -111,7 +116,7 @@ def test_alias_bomb_in_a_corpus_front_matter_and_a_config(mini_root, tmp_path, c
 
 def test_alias_bound_and_recursion():
     # base is a list of 99 scalars (100 nodes); each alias of it adds 100 nodes, an alias of a scalar 1
-    exact = ("base: &b [" + ", ".join(["1"] * 99) + "]\none: &o x\nuse: [" + ", ".join(["*b"] * 100) + "]\n")
+    exact = "base: &b [" + ", ".join(["1"] * 99) + "]\none: &o x\nuse: [" + ", ".join(["*b"] * 100) + "]\n"
     # written: root 1 + 3 keys + base 100 + 'x' 1 + use list 1 = 106; aliases add 100 x 100 = 10,000: at the bound
     written, expanded = safeyaml.expansion(safeyaml.BoundedLoader(exact).get_single_node())
     assert (written, expanded) == (106, 106 + 10_000)
@@ -131,7 +136,10 @@ def test_config_naming_a_directory_or_non_utf8_file(tmp_path, capsys):
     bad = tmp_path / "latin1.yaml"
     bad.write_bytes(b"name: x\ndescription: caf\xe9\n")
     err = _fails(capsys, ["harness", "run", "--config", str(bad), "--out", str(tmp_path / "o")])
-    assert err == ["invalid configuration: 1 problem(s)", f"  {bad}:2: not UTF-8 text (invalid continuation byte at byte 24)"]
+    assert err == [
+        "invalid configuration: 1 problem(s)",
+        f"  {bad}:2: not UTF-8 text (invalid continuation byte at byte 24)",
+    ]
     err = _fails(capsys, ["harness", "run", "--config", str(tmp_path / "none.yaml"), "--out", str(tmp_path / "o")])
     assert err == ["invalid configuration: 1 problem(s)", f"  {tmp_path / 'none.yaml'}: configuration file not found"]
     assert not (tmp_path / "o").exists()
@@ -199,8 +207,10 @@ def test_folder_without_report(finished_run, tmp_path, capsys, command):
     empty.mkdir()
     argv = ["harness", command, str(empty)] + ([str(finished_run)] if command == "compare" else [])
     err = _fails(capsys, argv)
-    assert err == ["not a finished harness run: 1 problem(s)",
-                   f"  {empty}/report.json: missing: is this a harness run folder (playground harness run --out)?"]
+    assert err == [
+        "not a finished harness run: 1 problem(s)",
+        f"  {empty}/report.json: missing: is this a harness run folder (playground harness run --out)?",
+    ]
     (finished_run / "report.json").unlink()
     argv = ["harness", command, str(finished_run)] + ([str(finished_run)] if command == "compare" else [])
     err = _fails(capsys, argv)
@@ -215,13 +225,17 @@ def test_truncated_report_and_baseline(finished_run, tmp_path, capsys):
     report.write_text(text[:200])
     err = _fails(capsys, ["harness", "gate", str(finished_run)])
     assert err[0] == "not a finished harness run: 1 problem(s)"
-    assert err[1].startswith(f"  {report}:") and "truncated or not JSON" in err[1] and err[1].endswith("rerun the harness")
+    assert (
+        err[1].startswith(f"  {report}:") and "truncated or not JSON" in err[1] and err[1].endswith("rerun the harness")
+    )
     report.write_text(text)
     baseline = tmp_path / "baseline.json"
     baseline.write_text('{"metrics": {"recall')
     err = _fails(capsys, ["harness", "gate", str(finished_run), "--baseline", str(baseline)])
-    assert err == ["unreadable baseline: 1 problem(s)",
-                   f"  {baseline}:1: truncated or not JSON (Unterminated string starting at)"]
+    assert err == [
+        "unreadable baseline: 1 problem(s)",
+        f"  {baseline}:1: truncated or not JSON (Unterminated string starting at)",
+    ]
 
 
 # --- RAGTruth files that are not UTF-8 ----------------------------------------------------------
@@ -241,8 +255,12 @@ def test_non_utf8_ragtruth_names_file_and_line(tmp_path, capsys):
 
 def _run_with_stderr(stderr, mini_root: Path, out: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "playground", "harness", "run", "--out", str(out),
-                             "--root", str(mini_root)], stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "playground", "harness", "run", "--out", str(out), "--root", str(mini_root)],
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        env=env,
+    )
 
 
 def test_progress_bar_only_on_a_terminal(mini_root, tmp_path):
