@@ -115,6 +115,21 @@ def test_command_extraction():
     assert skip_reason(["serve", "--port", "1"]) is not None and skip_reason(["harness", "run"]) is None
 
 
+#: Labels two readers would have given in the playground (alice says yes throughout, bob alternates).
+SEED_LABELS = """
+import os
+from playground.golden import load_dataset
+from playground.store import open_store
+from playground.units import dataset_units
+
+with open_store(os.environ["PLAYGROUND_DB"], create=False) as store:
+    for i, unit in enumerate(dataset_units(load_dataset())[:60]):
+        for dimension in unit.dimensions:
+            store.set_label("alice", unit, dimension, 1)
+            store.set_label("bob", unit, dimension, i % 2)
+"""
+
+
 def _copy_repo(target: Path) -> Path:
     ignore = shutil.ignore_patterns(
         ".git",
@@ -152,15 +167,11 @@ def sandbox(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
             "OLLAMA_HOST": f"127.0.0.1:{double.port}",
         }
         env.pop("PLAYGROUND_READ_ONLY", None)
-        # A reader who followed the README ran `make serve` first, and `playground serve` creates the store.
-        subprocess.run(
-            [sys.executable, "-m", "playground", "labels", "init"],
-            cwd=repo,
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=COMMAND_TIMEOUT,
-        )
+        # A reader who followed the README ran `make serve` first (`playground serve` creates the store) and
+        # labelled in the browser: two annotators' labels on the first units, so the calibration examples have data.
+        for argv in (["-m", "playground", "labels", "init"], ["-c", SEED_LABELS]):
+            subprocess.run([sys.executable, *argv], cwd=repo, env=env, check=True, capture_output=True,
+                           timeout=COMMAND_TIMEOUT)
         yield repo, env
 
 

@@ -560,7 +560,8 @@ class OllamaModels:
             if status == 404:  # the endpoint itself is missing: not Ollama, or a very old one
                 return ModelError(
                     f"Ollama at {self.host} answered 404 ({detail})",
-                    "check ollama.host in the config and update Ollama (https://ollama.com/download)",
+                    "check ollama.host in the config (or $OLLAMA_HOST, --ollama-host) and update Ollama "
+                    "(https://ollama.com/download)",
                 )
             if status >= 500:
                 return _Transient(
@@ -593,6 +594,6 @@ class OllamaModels:
         if isinstance(exc, (ValueError, KeyError, TypeError)):  # undecodable body, pydantic validation, ...
             return ModelError(
                 f"Ollama at {self.host} sent a reply the client could not read ({type(exc).__name__})",
-                "check that ollama.host points at an Ollama server and that it is up to date",
+                "check that ollama.host (or $OLLAMA_HOST, --ollama-host) points at an Ollama server that is up to date",
             )
         raise exc
