@@ -293,3 +293,19 @@ def test_progress_bar_only_on_a_terminal(mini_root, tmp_path):
 def test_reports_hold_no_marker_after_success(finished_run):
     assert not (finished_run / INCOMPLETE).exists()
     assert json.loads((finished_run / "report.json").read_text())["counts"]["cases"] == 2
+
+
+# --- the judge's reply ----------------------------------------------------------------------------
+
+
+def test_judge_reply_that_is_not_json_names_the_json_error_and_its_position():
+    """json.JSONDecodeError carries .msg and .pos (a plain ValueError does not: catching that crashed)."""
+    from playground.harness.judge import JudgementInvalid, parse_judgement
+
+    with pytest.raises(JudgementInvalid) as info:
+        parse_judgement("```json\n{'faithfulness': 1}\n```")
+    # inside the fence the text is "{'faithfulness': 1}": a property name must be in double quotes, at char 1
+    assert str(info.value) == ("not JSON (Expecting property name enclosed in double quotes at char 1; "
+                               "reply began \"```json {'faithfulness': 1} ```\")")
+    with pytest.raises(JudgementInvalid, match=r"^not JSON \(Expecting value at char 0; reply began ''\)$"):
+        parse_judgement("")
