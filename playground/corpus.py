@@ -78,10 +78,11 @@ def _split_front_matter(text: str, path: str, problems: list[Problem]) -> tuple[
         return None, [], len(lines) + 1
     raw = "\n".join(lines[1:close])
     try:
-        meta = safeyaml.load(raw)
+        # one empty line for the opening '---', so YAML's line numbers are the file's
+        meta = safeyaml.load("\n" + raw)
     except safeyaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
+        line = mark.line + 1 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         problems.append(Problem(path, f"malformed YAML front matter: {problem}", line=line))
         return None, lines[close + 1 :], close + 2

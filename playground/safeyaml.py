@@ -8,7 +8,9 @@ document's *expanded* node count may exceed its *written* node count by at most
 :data:`MAX_ALIAS_EXPANSION`; a recursive alias (a node containing itself) is
 refused.  Either raises :class:`AliasLimitError`, a ``yaml.YAMLError`` with a
 ``problem`` and a ``problem_mark`` (line) like every other YAML error, so the
-callers' one-line error reporting applies unchanged.
+callers' one-line error reporting applies unchanged.  A mapping that names the
+same key twice is refused too (PyYAML would silently keep the last value, and
+a golden-set field or a configuration key would vanish without a word).
 
 Corpus front matter, golden-set files and harness configurations are all read
 through :func:`load` or :func:`load_with_node`.
@@ -90,6 +92,24 @@ class BoundedLoader(yaml.SafeLoader):
                     node.start_mark,
                 )
         return node
+
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """A mapping that names a key twice is an error (YAML 1.2; PyYAML would keep the last value silently)."""
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.get(key)
+            except TypeError:  # an unhashable key: SafeConstructor reports it
+                break
+            if first is not None:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first on line {first})", key_node.start_mark)
+            seen[key] = key_node.start_mark.line + 1
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 def load(text: str) -> Any:

@@ -127,6 +127,29 @@ def test_alias_bound_and_recursion():
         safeyaml.load("a: &a [1, *a]\n")
 
 
+def test_duplicate_keys_are_refused_everywhere(mini_root, tmp_path, capsys):
+    """PyYAML keeps the last of two equal keys silently; the project's loader names both lines."""
+    cases = mini_root / "golden/cases/cases.yaml"
+    text = cases.read_text()
+    cases.write_text(text.replace("    notes: One source.\n", "    notes: One source.\n    query: Again?\n", 1))
+    article = mini_root / "corpus/acme/retries.md"
+    article.write_text(article.read_text().replace("version: 2\n", "version: 2\nversion: 3\n", 1))
+    err = _fails(capsys, ["data", "check", "--root", str(mini_root)])
+    assert err[:3] == [
+        "invalid golden set: 5 problem(s)",
+        "  corpus/acme/retries.md:6: malformed YAML front matter: duplicate key 'version' (first on line 5)",
+        "  golden/cases/cases.yaml:17: malformed YAML: duplicate key 'query' (first on line 5)",
+    ]
+    # the cases file is refused whole, so its responses are reported as pointing at unknown cases
+    assert all("unknown case_id" in line for line in err[3:]) and len(err[3:]) == 3
+    config = tmp_path / "twice.yaml"
+    config.write_text("retrieval: {k: 5, k: 3}\n")
+    err = _fails(capsys, ["harness", "run", "--config", str(config), "--out", str(tmp_path / "o")])
+    assert err == ["invalid configuration: 1 problem(s)",
+                   f"  {config}:1: malformed YAML: duplicate key 'k' (first on line 1)"]
+    assert safeyaml.load("base: &b {p: 1}\nd:\n  <<: *b\n  q: 2\n")["d"] == {"p": 1, "q": 2}  # merge keys stay
+
+
 # --- harness run: --config and --out ----------------------------------------------------------
 
 
