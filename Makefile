@@ -10,7 +10,7 @@ HOST ?= 127.0.0.1
 DB ?=
 PYTEST_ARGS ?=
 
-.PHONY: serve test bench check lint clean-notebooks help
+.PHONY: serve test bench check lint where clean-notebooks help
 
 help:
 	@echo "make serve   start the labelling playground (Voila) on http://$(HOST):$(PORT) (DB=labels.db to choose the store)"
@@ -37,6 +37,12 @@ bench: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check playground tests bench
 	$(BIN)/mypy
+
+# Where the `playground` command is after `make serve`/`make test` created .venv (it is not on PATH).
+where:
+	@test -x $(BIN)/playground || echo "(not there yet: make serve or make test creates $(BIN) first)"
+	@echo "$(abspath $(BIN))/playground"
+	@echo "run it as $(BIN)/playground --help, or: export PATH=\"$(abspath $(BIN)):\$$PATH\""
 
 check: $(STAMP)
 	$(BIN)/playground data check

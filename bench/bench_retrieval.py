@@ -26,10 +26,10 @@ def corpus(n_chunks: int, rng: random.Random) -> tuple[list[Passage], list[str]]
     weights = [1 / (i + 1) for i in range(len(vocab))]  # Zipf-like
     passages = []
     for i in range(n_chunks):
-        words = rng.choices(vocab, weights, k=120) + [rng.choice(idents)]
+        words = [*rng.choices(vocab, weights, k=120), rng.choice(idents)]
         tenant = "t1" if i % 2 else "t2"
         passages.append(Passage(Locator(tenant, f"doc-{i // 4}", f"Section {i % 4}"), " ".join(words), f"Doc {i // 4}"))
-    queries = [" ".join(rng.choices(vocab, weights, k=6) + [rng.choice(idents)]) for _ in range(500)]
+    queries = [" ".join([*rng.choices(vocab, weights, k=6), rng.choice(idents)]) for _ in range(500)]
     return passages, queries
 
 

@@ -96,7 +96,7 @@ def check_store(url: str, expected: int) -> None:
     from playground.store import open_store
 
     with open_store(url, read_only=True) as s:
-        n = len([l for l in s.labels() if l.dimension == "supported"])
+        n = len([lab for lab in s.labels() if lab.dimension == "supported"])
         if n != expected:
             raise RuntimeError(f"expected {expected} labels in {s.url}, found {n}")
         problems = s.verify()
@@ -111,7 +111,9 @@ def machine() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--writers", default="1,4,8,32", help="comma-separated writer process counts")
-    parser.add_argument("--labels", type=int, default=2000, help="labels written per configuration (split over writers)")
+    parser.add_argument(
+        "--labels", type=int, default=2000, help="labels written per configuration (split over writers)"
+    )
     parser.add_argument("--backends", default="sqlite,postgresql")
     args = parser.parse_args(argv)
     counts = [int(x) for x in args.writers.split(",")]
@@ -140,7 +142,9 @@ def main(argv: list[str] | None = None) -> int:
                     version = conn.execute("SHOW server_version").fetchone()[0]
                     fsync = conn.execute("SHOW fsync").fetchone()[0]
                     sync = conn.execute("SHOW synchronous_commit").fetchone()[0]
-                lines.append(f"postgresql {version} at {server.split('@')[-1]} (fsync={fsync}, synchronous_commit={sync})")
+                lines.append(
+                    f"postgresql {version} at {server.split('@')[-1]} (fsync={fsync}, synchronous_commit={sync})"
+                )
                 for n in counts:
                     schema = "bench_" + uuid.uuid4().hex[:8]
                     with psycopg.connect(server, autocommit=True) as conn:
@@ -160,16 +164,22 @@ def main(argv: list[str] | None = None) -> int:
             lines.append(f"postgresql: skipped ({exc})")
     print("\n".join(lines))
     print()
-    print(f"{'backend':<11} {'writers':>7} {'labels':>7} {'seconds':>8} {'writes/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
-          f"{'max ms':>7}")
+    print(
+        f"{'backend':<11} {'writers':>7} {'labels':>7} {'seconds':>8} {'writes/s':>9} {'p50 ms':>7} {'p99 ms':>7} "
+        f"{'max ms':>7}"
+    )
     for backend, r in rows:
-        print(f"{backend:<11} {r['writers']:>7} {r['labels']:>7} {r['wall']:>8.2f} {r['rate']:>9.0f} "
-              f"{r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>7.0f}")
+        print(
+            f"{backend:<11} {r['writers']:>7} {r['labels']:>7} {r['wall']:>8.2f} {r['rate']:>9.0f} "
+            f"{r['p50']:>7.2f} {r['p99']:>7.2f} {r['max']:>7.0f}"
+        )
     one = [r for b, r in rows if b == "sqlite" and r["writers"] == 1]
     if one:
         ok = one[0]["rate"] >= TARGET_ONE_WRITER
-        print(f"\ntarget: one SQLite writer >= {TARGET_ONE_WRITER:.0f} writes/s: {'met' if ok else 'NOT met'} "
-              f"({one[0]['rate']:.0f}/s)")
+        print(
+            f"\ntarget: one SQLite writer >= {TARGET_ONE_WRITER:.0f} writes/s: {'met' if ok else 'NOT met'} "
+            f"({one[0]['rate']:.0f}/s)"
+        )
     return 0
 
 

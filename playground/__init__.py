@@ -8,6 +8,9 @@ import site
 import sys
 from pathlib import Path
 
+__all__ = ["REPO_ROOT", "__version__"]
+
+
 __version__ = "0.1.0"
 
 

@@ -26,6 +26,9 @@ import re
 
 from .model import Claim
 
+__all__ = ["split_claims"]
+
+
 _ABBREVIATIONS = frozenset(
     {
         "e.g.", "i.e.", "vs.", "approx.", "cf.", "dr.", "mr.", "mrs.", "ms.",
@@ -67,7 +70,11 @@ def _sentence_ends(segment: str) -> list[int]:
             continue  # the segment's end closes the sentence anyway
         if _LIST_NUMBER.search(segment, 0, match.end()):
             continue  # "1." opening a numbered list item
-        if segment[match.start()] == "." and match.end() - match.start() == 1 and _is_abbreviation(segment, match.start()):
+        if (
+            segment[match.start()] == "."
+            and match.end() - match.start() == 1
+            and _is_abbreviation(segment, match.start())
+        ):
             token_start = segment.rfind(" ", 0, match.start()) + 1
             if segment[token_start : match.end()].lower() != "etc." or not following[0].isupper():
                 continue
@@ -85,7 +92,7 @@ def split_claims(text: str, response_id: str = "") -> list[Claim]:
     for boundary in boundaries:
         segment = text[segment_start:boundary]
         piece_start = 0
-        for end in _sentence_ends(segment) + [len(segment)]:
+        for end in [*_sentence_ends(segment), len(segment)]:
             piece = segment[piece_start:end]
             stripped = piece.strip()
             if stripped:

@@ -11,14 +11,20 @@ name.  Every problem in every file is collected and raised together as one
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-import yaml
-
-from .errors import DataError, Problem
+from . import safeyaml
+from .errors import DataError, Problem, read_text
 from .model import Document, Locator, Passage, Section
+
+__all__ = [
+    "CHUNKERS", "OPTIONAL_KEYS", "REQUIRED_KEYS", "Corpus", "chunk_by_heading", "chunk_corpus", "chunk_fixed",
+    "load_corpus", "read_corpus",
+]
+
 
 REQUIRED_KEYS = {"title": str, "tenant": str, "slug": str, "version": int, "updated": date}
 OPTIONAL_KEYS = {"supersedes": str}
@@ -32,6 +38,8 @@ class Corpus:
 
     documents: tuple[Document, ...]
 
+    _by_key: dict[tuple[str, str], Document] = field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_key", {(d.tenant, d.slug): d for d in self.documents})
 
@@ -40,7 +48,7 @@ class Corpus:
         return tuple(sorted({d.tenant for d in self.documents}))
 
     def document(self, tenant: str, slug: str) -> Document | None:
-        return self._by_key.get((tenant, slug))  # type: ignore[attr-defined]
+        return self._by_key.get((tenant, slug))
 
     def for_tenant(self, tenant: str) -> tuple[Document, ...]:
         return tuple(d for d in self.documents if d.tenant == tenant)
@@ -57,7 +65,7 @@ class Corpus:
         return next((d for d in self.for_tenant(tenant) if d.supersedes == slug), None)
 
 
-def _split_front_matter(text: str, path: str, problems: list[Problem]) -> tuple[dict | None, list[str], int]:
+def _split_front_matter(text: str, path: str, problems: list[Problem]) -> tuple[dict[str, Any] | None, list[str], int]:
     """Return (front matter, body lines, line number of the first body line)."""
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
@@ -70,10 +78,11 @@ def _split_front_matter(text: str, path: str, problems: list[Problem]) -> tuple[
         return None, [], len(lines) + 1
     raw = "\n".join(lines[1:close])
     try:
-        meta = yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
+        # one empty line for the opening '---', so YAML's line numbers are the file's
+        meta = safeyaml.load("\n" + raw)
+    except safeyaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
+        line = mark.line + 1 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         problems.append(Problem(path, f"malformed YAML front matter: {problem}", line=line))
         return None, lines[close + 1 :], close + 2
@@ -83,14 +92,16 @@ def _split_front_matter(text: str, path: str, problems: list[Problem]) -> tuple[
     return meta, lines[close + 1 :], close + 2
 
 
-def _check_meta(meta: dict, path: Path, rel: str, problems: list[Problem]) -> bool:
+def _check_meta(meta: dict[str, Any], path: Path, rel: str, problems: list[Problem]) -> bool:
     ok = True
     for key, kind in REQUIRED_KEYS.items():
         if key not in meta:
             problems.append(Problem(rel, f"front matter lacks '{key}'"))
             ok = False
         elif not isinstance(meta[key], kind) or (kind is int and isinstance(meta[key], bool)):
-            problems.append(Problem(rel, f"'{key}' must be {kind.__name__}, got {type(meta[key]).__name__} {meta[key]!r}"))
+            problems.append(
+                Problem(rel, f"'{key}' must be {kind.__name__}, got {type(meta[key]).__name__} {meta[key]!r}")
+            )
             ok = False
     for key in sorted(set(meta) - set(REQUIRED_KEYS) - set(OPTIONAL_KEYS)):
         problems.append(Problem(rel, f"unknown front matter key '{key}'"))
@@ -143,7 +154,9 @@ def _parse_sections(body: list[str], first_line: int, rel: str, problems: list[P
             title_seen = True
         elif heading is None:
             if line.strip():
-                problems.append(Problem(rel, "text before the first '##' heading (locators cannot name it)", line=number))
+                problems.append(
+                    Problem(rel, "text before the first '##' heading (locators cannot name it)", line=number)
+                )
         else:
             buf.append(line)
     flush()
@@ -152,7 +165,9 @@ def _parse_sections(body: list[str], first_line: int, rel: str, problems: list[P
     seen: dict[str, int] = {}
     for s in sections:
         if s.heading in seen:
-            problems.append(Problem(rel, f"duplicate heading '{s.heading}' (first at line {seen[s.heading]})", line=s.line))
+            problems.append(
+                Problem(rel, f"duplicate heading '{s.heading}' (first at line {seen[s.heading]})", line=s.line)
+            )
         seen.setdefault(s.heading, s.line)
     return sections
 
@@ -175,10 +190,8 @@ def read_corpus(corpus_dir: str | Path, relative_to: str | Path | None = None) -
     documents: list[Document] = []
     for path in sorted(corpus_dir.glob("*/*.md")):
         rel = str(path.relative_to(base)) if path.is_relative_to(base) else str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(rel, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+        text = read_text(path, rel, problems)
+        if text is None:
             continue
         meta, body, first = _split_front_matter(text, rel, problems)
         if meta is None:
@@ -188,9 +201,14 @@ def read_corpus(corpus_dir: str | Path, relative_to: str | Path | None = None) -
         sections = _parse_sections(body, first, rel, problems)
         documents.append(
             Document(
-                tenant=meta["tenant"], slug=meta["slug"], title=meta["title"].strip(),
-                version=meta["version"], updated=meta["updated"], sections=tuple(sections),
-                path=rel, supersedes=meta.get("supersedes"),
+                tenant=meta["tenant"],
+                slug=meta["slug"],
+                title=meta["title"].strip(),
+                version=meta["version"],
+                updated=meta["updated"],
+                sections=tuple(sections),
+                path=rel,
+                supersedes=meta.get("supersedes"),
             )
         )
     if not documents and not problems:
@@ -198,7 +216,9 @@ def read_corpus(corpus_dir: str | Path, relative_to: str | Path | None = None) -
     keys = {(d.tenant, d.slug) for d in documents}
     for d in documents:
         if d.supersedes is not None and (d.tenant, d.supersedes) not in keys:
-            problems.append(Problem(d.path, f"supersedes '{d.supersedes}', which is not an article of tenant '{d.tenant}'"))
+            problems.append(
+                Problem(d.path, f"supersedes '{d.supersedes}', which is not an article of tenant '{d.tenant}'")
+            )
         if d.supersedes == d.slug:
             problems.append(Problem(d.path, "an article cannot supersede itself"))
     documents.sort(key=lambda d: (d.tenant, d.slug))

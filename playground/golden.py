@@ -26,15 +26,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from . import safeyaml
 from .claims import split_claims
 from .corpus import Corpus, read_corpus
-from .errors import DataError, Problem
+from .errors import DataError, Problem, read_text
 from .model import (
     CASE_TYPES,
     UNIT_DIMENSIONS,
@@ -52,6 +52,12 @@ from .model import (
     passage_unit_id,
     short_hash,
 )
+
+__all__ = [
+    "CASE_KEYS", "RESPONSE_KEYS", "RESPONSE_OPTIONAL", "Dataset", "load_dataset", "load_golden", "passage_unit",
+    "response_units",
+]
+
 
 _CASE_ID = re.compile(r"^GC-\d{4}$")
 CASE_KEYS = {
@@ -115,13 +121,26 @@ def passage_unit(case: Case, passage: Passage) -> Unit:
 def response_units(case: Case, response: Response) -> list[Unit]:
     """The claim and fact units of one response."""
     units = [
-        Unit("claim", c.claim_id, case.case_id, response.response_id, UNIT_DIMENSIONS["claim"], c.text, short_hash(c.text, 12))
+        Unit(
+            "claim",
+            c.claim_id,
+            case.case_id,
+            response.response_id,
+            UNIT_DIMENSIONS["claim"],
+            c.text,
+            short_hash(c.text, 12),
+        )
         for c in split_claims(response.text, response.response_id)
     ]
     units += [
         Unit(
-            "fact", fact_unit_id(response.response_id, f.fact_id), case.case_id, response.response_id,
-            UNIT_DIMENSIONS["fact"], f.statement, short_hash(f.statement + "\n" + response.text, 12),
+            "fact",
+            fact_unit_id(response.response_id, f.fact_id),
+            case.case_id,
+            response.response_id,
+            UNIT_DIMENSIONS["fact"],
+            f.statement,
+            short_hash(f.statement + "\n" + response.text, 12),
         )
         for f in case.reference_facts
     ]
@@ -133,27 +152,32 @@ def response_units(case: Case, response: Response) -> list[Unit]:
 
 def _load_items(path: Path, rel: str, key: str, problems: list[Problem]) -> list[tuple[Any, int]]:
     """Parse ``{key: [...]}`` and return (item, line) pairs; problems are appended, not raised."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        problems.append(Problem(rel, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+    text = read_text(path, rel, problems)
+    if text is None:
         return []
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+        node, data = safeyaml.load_with_node(text)
+    except safeyaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         problems.append(Problem(rel, f"malformed YAML: {problem}", line=mark.line + 1 if mark else None))
         return []
-    if not isinstance(data, dict) or not isinstance(data.get(key), list):
+    if node is None or not isinstance(data, dict) or not isinstance(data.get(key), list):
         problems.append(Problem(rel, f"expected a mapping with a '{key}' list at the top", line=1))
         return []
     seq = next(v for k, v in node.value if k.value == key)
-    return [(item, n.start_mark.line + 1) for item, n in zip(data[key], seq.value)]
+    return [(item, n.start_mark.line + 1) for item, n in zip(data[key], seq.value, strict=True)]
 
 
-def _typed(item: dict, spec: dict, rel: str, where: str, line: int, problems: list[Problem], required: bool = True) -> bool:
+def _typed(
+    item: dict[str, Any],
+    spec: Mapping[str, type],
+    rel: str,
+    where: str,
+    line: int,
+    problems: list[Problem],
+    required: bool = True,
+) -> bool:
     ok = True
     for k, kind in spec.items():
         if k not in item:
@@ -161,12 +185,14 @@ def _typed(item: dict, spec: dict, rel: str, where: str, line: int, problems: li
                 problems.append(Problem(rel, f"missing field '{k}'", where, line))
                 ok = False
         elif not isinstance(item[k], kind) or isinstance(item[k], bool) != (kind is bool):
-            problems.append(Problem(rel, f"field '{k}' must be {kind.__name__}, got {type(item[k]).__name__}", where, line))
+            problems.append(
+                Problem(rel, f"field '{k}' must be {kind.__name__}, got {type(item[k]).__name__}", where, line)
+            )
             ok = False
     return ok
 
 
-def _strings(value: list, rel: str, where: str, line: int, name: str, problems: list[Problem]) -> tuple[str, ...]:
+def _strings(value: list[Any], rel: str, where: str, line: int, name: str, problems: list[Problem]) -> tuple[str, ...]:
     if not all(isinstance(v, str) and v.strip() for v in value):
         problems.append(Problem(rel, f"'{name}' must be a list of non-empty strings", where, line))
         return ()
@@ -187,31 +213,56 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
     if not _CASE_ID.match(item["case_id"]):
         problems.append(Problem(rel, f"case_id '{item['case_id']}' is not of the form GC-0001", where, line))
     if item["case_type"] not in CASE_TYPES:
-        problems.append(Problem(rel, f"unknown case_type '{item['case_type']}' (known: {', '.join(CASE_TYPES)})", where, line))
+        problems.append(
+            Problem(rel, f"unknown case_type '{item['case_type']}' (known: {', '.join(CASE_TYPES)})", where, line)
+        )
     if item["tenant"] not in corpus.tenants:
-        problems.append(Problem(rel, f"unknown tenant '{item['tenant']}' (corpus has: {', '.join(corpus.tenants)})", where, line))
+        problems.append(
+            Problem(rel, f"unknown tenant '{item['tenant']}' (corpus has: {', '.join(corpus.tenants)})", where, line)
+        )
     if not item["query"].strip():
         problems.append(Problem(rel, "empty query", where, line))
     history = []
     for turn in item["history"]:
-        if not (isinstance(turn, dict) and set(turn) == {"role", "content"} and turn["role"] in ("user", "assistant")
-                and isinstance(turn["content"], str)):
-            problems.append(Problem(rel, f"history turn must be {{role: user|assistant, content: text}}, got {turn!r}", where, line))
+        if not (
+            isinstance(turn, dict)
+            and set(turn) == {"role", "content"}
+            and turn["role"] in ("user", "assistant")
+            and isinstance(turn["content"], str)
+        ):
+            problems.append(
+                Problem(rel, f"history turn must be {{role: user|assistant, content: text}}, got {turn!r}", where, line)
+            )
         else:
             history.append(Turn(turn["role"], turn["content"]))
     sources = []
     for loc in item["expected_sources"]:
-        if not (isinstance(loc, dict) and set(loc) == {"tenant", "slug", "heading"} and all(isinstance(v, str) for v in loc.values())):
-            problems.append(Problem(rel, f"expected source must be a locator {{tenant, slug, heading}}, got {loc!r}", where, line))
+        if not (
+            isinstance(loc, dict)
+            and set(loc) == {"tenant", "slug", "heading"}
+            and all(isinstance(v, str) for v in loc.values())
+        ):
+            problems.append(
+                Problem(rel, f"expected source must be a locator {{tenant, slug, heading}}, got {loc!r}", where, line)
+            )
             continue
         locator = Locator(loc["tenant"], loc["slug"], loc["heading"])
         if corpus.resolve(locator) is None:
-            problems.append(Problem(rel, f"locator {loc['tenant']}/{loc['slug']} § '{loc['heading']}' resolves to nothing in the corpus", where, line))
+            problems.append(
+                Problem(
+                    rel,
+                    f"locator {loc['tenant']}/{loc['slug']} § '{loc['heading']}' resolves to nothing in the corpus",
+                    where,
+                    line,
+                )
+            )
         sources.append(locator)
     facts = []
     for fact in item["reference_facts"]:
         if not (isinstance(fact, dict) and set(fact) == {"fact_id", "statement", "accept"}):
-            problems.append(Problem(rel, f"reference fact must have exactly fact_id, statement, accept; got {fact!r}", where, line))
+            problems.append(
+                Problem(rel, f"reference fact must have exactly fact_id, statement, accept; got {fact!r}", where, line)
+            )
             continue
         fid = fact["fact_id"]
         if not isinstance(fid, str) or not fid.startswith(item["case_id"] + "-F"):
@@ -228,7 +279,9 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
     must_contain = _strings(item["must_contain"], rel, where, line, "must_contain", problems)
     forbidden = _strings(item["forbidden_text"], rel, where, line, "forbidden_text", problems)
     if item["case_type"] in ("out_of_scope", "cross_tenant") and sources:
-        problems.append(Problem(rel, f"a {item['case_type']} case must abstain, so it has no expected_sources", where, line))
+        problems.append(
+            Problem(rel, f"a {item['case_type']} case must abstain, so it has no expected_sources", where, line)
+        )
     if item["case_type"] not in ("out_of_scope", "cross_tenant") and not sources:
         problems.append(Problem(rel, f"a {item['case_type']} case needs at least one expected source", where, line))
     if item["case_type"] == "multi_turn" and not history:
@@ -238,8 +291,17 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
     if len(problems) > before:
         return None
     return Case(
-        item["case_id"], item["case_type"], item["tenant"], item["query"], tuple(history), tuple(sources),
-        item["reference_answer"], tuple(facts), must_contain, forbidden, item["notes"],
+        item["case_id"],
+        item["case_type"],
+        item["tenant"],
+        item["query"],
+        tuple(history),
+        tuple(sources),
+        item["reference_answer"],
+        tuple(facts),
+        must_contain,
+        forbidden,
+        item["notes"],
     )
 
 
@@ -262,12 +324,21 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
     elif not item["response_id"].startswith(case.case_id + "-R"):
         problems.append(Problem(rel, f"response_id must start with '{case.case_id}-R'", where, line))
     if item["variant"] not in VARIANTS:
-        problems.append(Problem(rel, f"unknown variant '{item['variant']}' (known: {', '.join(VARIANTS)})", where, line))
+        problems.append(
+            Problem(rel, f"unknown variant '{item['variant']}' (known: {', '.join(VARIANTS)})", where, line)
+        )
     keys = []
     for claim in item["claims"]:
-        if not (isinstance(claim, dict) and set(claim) == {"text", "supported", "correct"}
-                and isinstance(claim["text"], str) and isinstance(claim["supported"], bool) and isinstance(claim["correct"], bool)):
-            problems.append(Problem(rel, f"claim must be {{text, supported: bool, correct: bool}}, got {claim!r}", where, line))
+        if not (
+            isinstance(claim, dict)
+            and set(claim) == {"text", "supported", "correct"}
+            and isinstance(claim["text"], str)
+            and isinstance(claim["supported"], bool)
+            and isinstance(claim["correct"], bool)
+        ):
+            problems.append(
+                Problem(rel, f"claim must be {{text, supported: bool, correct: bool}}, got {claim!r}", where, line)
+            )
             continue
         keys.append(ClaimKey(claim["text"].strip(), claim["supported"], claim["correct"]))
     if not keys:
@@ -275,10 +346,15 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
     text = item.get("text") or " ".join(k.text for k in keys)
     split = [c.text for c in split_claims(text, item["response_id"])]
     if keys and split != [k.text for k in keys]:
-        problems.append(Problem(
-            rel, f"the claim splitter cuts this response into {len(split)} claim(s) {split!r}, "
-            f"but the answer key lists {len(keys)}: the key must cover exactly the split claims", where, line,
-        ))
+        problems.append(
+            Problem(
+                rel,
+                f"the claim splitter cuts this response into {len(split)} claim(s) {split!r}, "
+                f"but the answer key lists {len(keys)}: the key must cover exactly the split claims",
+                where,
+                line,
+            )
+        )
     fact_key: list[tuple[str, bool]] = []
     if case is not None:
         expected = {f.fact_id for f in case.reference_facts}
@@ -286,7 +362,9 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
         for fid in sorted(expected - given):
             problems.append(Problem(rel, f"answer key lacks fact '{fid}'", where, line))
         for fid in sorted(given - expected):
-            problems.append(Problem(rel, f"answer key names fact '{fid}', which case {case.case_id} does not have", where, line))
+            problems.append(
+                Problem(rel, f"answer key names fact '{fid}', which case {case.case_id} does not have", where, line)
+            )
         for fid in sorted(given & expected):
             if not isinstance(item["facts"][fid], bool):
                 problems.append(Problem(rel, f"fact '{fid}' must be true or false", where, line))
@@ -295,13 +373,22 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
     if len(problems) > before:
         return None
     return Response(
-        item["response_id"], item["case_id"], item["variant"], text, item.get("origin", "authored"),
-        tuple(keys), tuple(fact_key), item.get("notes", ""),
+        item["response_id"],
+        item["case_id"],
+        item["variant"],
+        text,
+        item.get("origin", "authored"),
+        tuple(keys),
+        tuple(fact_key),
+        item.get("notes", ""),
     )
 
 
 def load_golden(
-    golden_dir: str | Path, corpus: Corpus, relative_to: str | Path | None = None, problems: list[Problem] | None = None,
+    golden_dir: str | Path,
+    corpus: Corpus,
+    relative_to: str | Path | None = None,
+    problems: list[Problem] | None = None,
 ) -> tuple[dict[str, Case], dict[str, Response], dict[str, str]]:
     """Load cases and responses; raise DataError listing every problem (``problems`` found earlier included)."""
     golden_dir = Path(golden_dir)
@@ -322,7 +409,9 @@ def load_golden(
             if case is None:
                 continue
             if case.case_id in cases:
-                problems.append(Problem(rel(path), f"duplicate case_id (first in {origin[case.case_id]})", case.case_id, line))
+                problems.append(
+                    Problem(rel(path), f"duplicate case_id (first in {origin[case.case_id]})", case.case_id, line)
+                )
                 continue
             cases[case.case_id] = case
             origin[case.case_id] = rel(path)
@@ -338,7 +427,14 @@ def load_golden(
             if response is None:
                 continue
             if response.response_id in responses:
-                problems.append(Problem(rel(path), f"duplicate response_id (first in {r_origin[response.response_id]})", response.response_id, line))
+                problems.append(
+                    Problem(
+                        rel(path),
+                        f"duplicate response_id (first in {r_origin[response.response_id]})",
+                        response.response_id,
+                        line,
+                    )
+                )
                 continue
             responses[response.response_id] = response
             r_origin[response.response_id] = rel(path)

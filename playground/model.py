@@ -33,6 +33,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
+__all__ = [
+    "ABSTAIN_CASE_TYPES", "CASE_TYPES", "DIMENSIONS", "DIMENSION_NAMES", "UNIT_DIMENSIONS", "UNIT_KINDS",
+    "VARIANTS", "Case", "Claim", "ClaimKey", "Dimension", "Document", "Fact", "Label", "Locator", "Passage",
+    "Response", "Section", "Turn", "Unit", "UnitKind", "fact_unit_id", "passage_unit_id", "short_hash", "slugify",
+]
+
+
 UnitKind = Literal["passage", "claim", "fact"]
 Dimension = Literal["relevant", "supported", "correct", "covered"]
 

@@ -300,8 +300,11 @@ def load_ragtruth(path: str | Path) -> RagTruthSample:
     ``(line_number, message)``; ``FileNotFoundError`` if the file is absent.
     """
     p = Path(path)
-    with p.open(encoding="utf-8", newline="") as fh:
-        text = fh.read()
+    raw = p.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:  # name the line (hardening, issue 17.9)
+        raise RagTruthError([(raw.count(b"\n", 0, exc.start) + 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})")], str(p)) from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line

@@ -137,7 +137,9 @@ class OllamaDouble:
     def host(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def fail_next(self, status: int | str = 500, times: int = 1, path: str | None = None, message: str | None = None) -> None:
+    def fail_next(
+        self, status: int | str = 500, times: int = 1, path: str | None = None, message: str | None = None
+    ) -> None:
         """Answer the next ``times`` requests (to ``path``, if given) with ``status`` or ``"drop"``.
 
         The error body is ``{"error": message}`` (default ``"injected failure <status>"``).
@@ -347,7 +349,12 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream", True) is False:
             self._send_json(200, done)
         else:
-            first = {"model": model, "created_at": _CREATED, "message": {"role": "assistant", "content": content}, "done": False}
+            first = {
+                "model": model,
+                "created_at": _CREATED,
+                "message": {"role": "assistant", "content": content},
+                "done": False,
+            }
             last = {**done, "message": {"role": "assistant", "content": ""}}
             self._send_ndjson([first, last])
 

@@ -233,9 +233,14 @@ def test_rule_12_accept():
 @pytest.mark.parametrize(
     "changes, expect",
     [
-        ({"groundedness": 0.60}, "groundedness 0.60 lies between the reject threshold 0.45 and the accept threshold 0.80"),
-        ({"support": (0.90, 0.20), "specificity": 0.30},
-         "1 of 2 sentences is below the support floor 0.70 (0.20) although groundedness is 0.90"),
+        (
+            {"groundedness": 0.60},
+            "groundedness 0.60 lies between the reject threshold 0.45 and the accept threshold 0.80",
+        ),
+        (
+            {"support": (0.90, 0.20), "specificity": 0.30},
+            "1 of 2 sentences is below the support floor 0.70 (0.20) although groundedness is 0.90",
+        ),
     ],
 )
 def test_rule_13_otherwise_uncertain(changes, expect):
@@ -313,8 +318,15 @@ def test_decide_invariants(values, support, abstained):
 
 
 def _flags(signals=GOOD, supported=(True, True), correct=(True, True), answer_correct=True):
-    return flags(signals, run(signals), claim_supported=supported, claim_correct=correct,
-                 answer_correct=answer_correct, support_floor=FLOOR, thresholds=T)
+    return flags(
+        signals,
+        run(signals),
+        claim_supported=supported,
+        claim_correct=correct,
+        answer_correct=answer_correct,
+        support_floor=FLOOR,
+        thresholds=T,
+    )
 
 
 def test_hallucination_needs_an_unsupported_and_wrong_claim():
@@ -333,8 +345,9 @@ def test_grounded_but_wrong():
     assert not _flags(supported=(True, True), correct=(True, True), answer_correct=None).grounded_but_wrong
     assert not _flags(supported=(True, False), correct=(True, False), answer_correct=False).grounded_but_wrong
     empty = sig(support=())
-    assert not flags(empty, run(empty), claim_supported=(), claim_correct=(), answer_correct=False,
-                     support_floor=FLOOR, thresholds=T).grounded_but_wrong
+    assert not flags(
+        empty, run(empty), claim_supported=(), claim_correct=(), answer_correct=False, support_floor=FLOOR, thresholds=T
+    ).grounded_but_wrong
 
 
 def test_review_queue_from_low_confidence_alone():
@@ -358,7 +371,8 @@ def test_review_queue_never_reads_gold():
     for s in (GOOD, sig(top_retrieval_similarity=0.2)):
         results = {
             _flags(s, supported=sup, correct=cor, answer_correct=ans).review_queue
-            for sup in ((True, True), (False, False)) for cor in ((True, True), (False, False))
+            for sup in ((True, True), (False, False))
+            for cor in ((True, True), (False, False))
             for ans in (True, False, None)
         }
         assert len(results) == 1
@@ -369,5 +383,12 @@ def test_flags_reject_misaligned_labels():
     with pytest.raises(ValueError, match="misaligned"):
         _flags(supported=(True,), correct=(True, True))
     with pytest.raises(ValueError, match="confidence differs"):
-        flags(GOOD, run(sig(top_retrieval_similarity=0.3)), claim_supported=(True, True),
-              claim_correct=(True, True), answer_correct=True, support_floor=FLOOR, thresholds=T)
+        flags(
+            GOOD,
+            run(sig(top_retrieval_similarity=0.3)),
+            claim_supported=(True, True),
+            claim_correct=(True, True),
+            answer_correct=True,
+            support_floor=FLOOR,
+            thresholds=T,
+        )

@@ -100,7 +100,7 @@ def test_cli_failure_mid_run_then_resume(mini_root, tmp_path, capsys):
         assert len(finished) == 1  # the case finished before the failure is kept
         double.add_model("qwen2.5:7b")
         before = double.count("/api/chat", "qwen2.5:7b")
-        assert main(args + ["--resume"]) == 0
+        assert main([*args, "--resume"]) == 0
         # only the unfinished case asked the generator again
         assert double.count("/api/chat", "qwen2.5:7b") - before == 1
     report = json.loads((out / "report.json").read_text())

@@ -70,7 +70,9 @@ def test_resume_after_interruption(mini_root, tmp_path, config, monkeypatch):
     calls.clear()
     monkeypatch.setattr(run_module, "score_case", real)
     counted = []
-    monkeypatch.setattr(run_module, "score_case", lambda case, *a, **k: counted.append(case.case_id) or real(case, *a, **k))
+    monkeypatch.setattr(
+        run_module, "score_case", lambda case, *a, **k: counted.append(case.case_id) or real(case, *a, **k)
+    )
     run_harness(config, out, root=mini_root, resume=True, progress=False)
     assert counted == ["GC-0002"]  # the finished case was not scored again
     run_harness(config, tmp_path / "fresh", root=mini_root, progress=False)
@@ -108,10 +110,13 @@ def _report(metrics: dict, gated_failures: int = 0) -> dict:
     failing = ["GC-0001/GC-0001-R1"] if gated_failures else []
     return {
         "config": {"name": "t", "gate": {"max_relative_drop": 0.05}},
-        "config_fingerprint": "f", "data_fingerprint": "d",
+        "config_fingerprint": "f",
+        "data_fingerprint": "d",
         "metrics": {"overall": metrics, "by_case_type": {}},
-        "assertions": {"gated_failures": gated_failures,
-                       "gated": {"must_abstain": {"failing": failing, "passed": 0, "failed": gated_failures, "not_applicable": 0}}},
+        "assertions": {
+            "gated_failures": gated_failures,
+            "gated": {"must_abstain": {"failing": failing, "passed": 0, "failed": gated_failures, "not_applicable": 0}},
+        },
     }
 
 

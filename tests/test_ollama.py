@@ -7,6 +7,7 @@ against it, failure modes included.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import re
 import socket
@@ -85,7 +86,10 @@ def replies(request: dict[str, Any]) -> str:
     if request.get("format") is not None:
         return judge_reply(request)
     digest = canonical_json(request["messages"])[-40:]
-    return f"Webhooks are retried up to 5 times [1]. The newer page says 7 times [2]; the older page [1] disagrees. ({len(digest)})"
+    return (
+        "Webhooks are retried up to 5 times [1]. The newer page says 7 times [2]; the older page [1] disagrees. "
+        f"({len(digest)})"
+    )
 
 
 @pytest.fixture
@@ -111,8 +115,15 @@ def passage(slug: str, heading: str, text: str, updated: date, title: str = "") 
 
 
 PASSAGES = [
-    passage("webhooks", "Retries", "Webhook deliveries are retried up to 5 times with exponential backoff.", date(2023, 1, 10)),
-    passage("webhooks-v2", "Retries", "Since March 2024 webhook deliveries are retried up to 7 times.", date(2024, 3, 1)),
+    passage(
+        "webhooks",
+        "Retries",
+        "Webhook deliveries are retried up to 5 times with exponential backoff.",
+        date(2023, 1, 10),
+    ),
+    passage(
+        "webhooks-v2", "Retries", "Since March 2024 webhook deliveries are retried up to 7 times.", date(2024, 3, 1)
+    ),
     passage("billing", "Invoices", "Invoices are issued on the first day of each month in EUR.", date(2024, 2, 1)),
 ]
 
@@ -183,10 +194,10 @@ def test_build_prompt_numbers_passages_and_states_the_rules():
 
 
 def test_a_reasoning_block_is_not_part_of_the_answer(tmp_path):
-    with OllamaDouble(chat_reply=lambda r: "<think>\nhmm, passage 2 is newer\n</think>\n\nRetried 7 times [2].") as double:
-        with ModelCache(tmp_path / "c.db") as cache:
-            models, _ = make_models(double.host, cache)
-            assert generate_response(models, make_case(), PASSAGES, model=GEN).text == "Retried 7 times [2]."
+    reply = "<think>\nhmm, passage 2 is newer\n</think>\n\nRetried 7 times [2]."
+    with OllamaDouble(chat_reply=lambda r: reply) as double, ModelCache(tmp_path / "c.db") as cache:
+        models, _ = make_models(double.host, cache)
+        assert generate_response(models, make_case(), PASSAGES, model=GEN).text == "Retried 7 times [2]."
 
 
 def test_generation_is_cached_and_reproducible(double, tmp_path):
@@ -249,7 +260,9 @@ def test_cache_only_mode_never_reaches_a_server(cache):
 # --------------------------------------------------------------------------- judge
 
 
-def judged_claims(text: str = "Webhooks are retried up to 7 times [2]. The older page [1] says 5 times.") -> tuple[Response, list]:
+def judged_claims(
+    text: str = "Webhooks are retried up to 7 times [2]. The older page [1] says 5 times.",
+) -> tuple[Response, list]:
     response = Response("C-001-G-abc", "C-001", GENERATED_VARIANT, text, origin="model", meta=(("model", GEN),))
     return response, split_claims(text, response.response_id)
 
@@ -260,7 +273,16 @@ def test_judge_prompt_puts_passages_first_and_the_reference_answer_last():
     messages = build_judge_prompt(case, PASSAGES[:2], response.text, claims)
     assert [m["role"] for m in messages] == ["system", "user"]
     user = messages[1]["content"]
-    order = ["## Passages", "## Question", "## Response to judge", "## Claims", "## Rubric", "## Conflicting sources", "## Output", "## Reference answer"]
+    order = [
+        "## Passages",
+        "## Question",
+        "## Response to judge",
+        "## Claims",
+        "## Rubric",
+        "## Conflicting sources",
+        "## Output",
+        "## Reference answer",
+    ]
     positions = [user.index(h) for h in order]
     assert positions == sorted(positions) and positions[0] == 0
     assert user.rstrip().endswith(case.reference_answer)
@@ -283,7 +305,7 @@ def test_judge_response_validates_and_yields_labels(double, cache):
     sent = double.bodies("/api/chat")[-1]
     assert sent["model"] == JUDGE and sent["format"] == JUDGE_SCHEMA and sent["options"]["temperature"] == 0
     labels = judge_labels(result)
-    assert [(l.annotator, l.unit_kind, l.unit_id, l.dimension, l.value) for l in labels] == [
+    assert [(lab.annotator, lab.unit_kind, lab.unit_id, lab.dimension, lab.value) for lab in labels] == [
         ("judge:llama3.1:8b", "claim", c.claim_id, "supported", 1) for c in claims
     ]
     json.dumps(result.to_dict())  # reportable
@@ -294,7 +316,7 @@ def test_judge_must_not_be_the_generator(double, cache):
     response, claims = judged_claims()
     with pytest.raises(ValueError, match="also the generator"):
         judge_response(models, GEN, GEN, make_case(), PASSAGES, response, claims)
-    with pytest.raises(ValueError, match="judge.force_same"):  # caught from the response's own meta too
+    with pytest.raises(ValueError, match=r"judge\.force_same"):  # caught from the response's own meta too
         judge_response(models, "qwen2.5:7b", None, make_case(), PASSAGES, response, claims)
     with pytest.raises(ValueError):
         check_judge_model("llama3", "llama3:latest")
@@ -487,7 +509,7 @@ def test_dropped_connection_is_retried(double, cache):
 
 def test_embedding_ranking_is_deterministic_and_cached(double, tmp_path):
     twin = passage("webhooks-copy", "Retries", PASSAGES[0].text, date(2023, 1, 10))  # same text, other id
-    pool = PASSAGES + [twin]
+    pool = [*PASSAGES, twin]
     path = tmp_path / "e.db"
     with ModelCache(path) as cache:
         models, _ = make_models(double.host, cache)
@@ -498,7 +520,7 @@ def test_embedding_ranking_is_deterministic_and_cached(double, tmp_path):
         scores = dict(index.scores("webhook deliveries retried", pool))
         first = index.rank("webhook deliveries retried", pool)
         assert len(set(first)) == len(pool) == 4
-        for a, b in zip(first, first[1:]):  # best first, ties by passage id
+        for a, b in itertools.pairwise(first):  # best first, ties by passage id
             assert (-scores[a], a) < (-scores[b], b)
         assert index("webhook deliveries retried", "bluefin", pool) == first  # the retrieval-leg signature
         assert index("webhook deliveries retried", "northwind", pool) == []
@@ -543,7 +565,11 @@ def run_cases(models: OllamaModels, cases: list[Case], done: list[str]) -> None:
 
 
 def test_resume_after_a_failure_mid_run(double, tmp_path):
-    cases = [make_case("C-001"), make_case("C-002", "Are retries exponential?"), make_case("C-003", "Invoice currency?")]
+    cases = [
+        make_case("C-001"),
+        make_case("C-002", "Are retries exponential?"),
+        make_case("C-003", "Invoice currency?"),
+    ]
     path = tmp_path / "run" / ".cache" / "ollama.db"
 
     def remove_generator_after_case_1_is_judged(request: dict[str, Any]) -> str:
@@ -556,7 +582,7 @@ def test_resume_after_a_failure_mid_run(double, tmp_path):
     done: list[str] = []  # the per-case checkpoint
     with ModelCache(path) as cache:
         models, sleeps = make_models(double.host, cache)
-        with pytest.raises(ModelNotFound, match="ollama pull qwen2.5:7b"):
+        with pytest.raises(ModelNotFound, match=r"ollama pull qwen2\.5:7b"):
             run_cases(models, cases, done)
     assert done == ["C-001"] and sleeps == []
     assert double.count() == 3  # generate + judge for C-001, the failed generation of C-002

@@ -49,7 +49,7 @@ def test_golden_requirements(shipped):
     assert all(c.forbidden_text and not c.expected_sources for c in cases if c.case_type == "cross_tenant")
     per_case = Counter(r.case_id for r in shipped.responses.values())
     assert all(per_case[c] >= 2 for c in shipped.cases)
-    assert set(r.variant for r in shipped.responses.values()) == set(VARIANTS)
+    assert {r.variant for r in shipped.responses.values()} == set(VARIANTS)
 
 
 def test_answer_key_covers_every_claim_the_splitter_produces(shipped):

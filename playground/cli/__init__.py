@@ -13,6 +13,9 @@ import sys
 
 from ..errors import DataError
 
+__all__ = ["COMMAND_MODULES", "EPILOG", "build_parser", "main"]
+
+
 #: Command modules, in the order ``--help`` lists them.
 COMMAND_MODULES = ("data", "units", "labels", "assign", "harness", "calibrate", "importer", "export", "serve")
 

@@ -6,6 +6,8 @@ from collections import Counter
 
 from .options import add_root
 
+__all__ = ["register", "run_check", "summary_lines"]
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     data = subparsers.add_parser("data", help="validate the corpus and golden set")
@@ -34,11 +36,14 @@ def summary_lines(dataset) -> list[str]:
     """Counts per tenant, case type and response variant, as printable lines."""
     corpus = dataset.corpus
     lines = [f"data at {dataset.root}: valid", ""]
-    sections = Counter()
+    sections: Counter[str] = Counter()
     for d in corpus.documents:
         sections[d.tenant] += len(d.sections)
     lines += _table("tenant (articles)", Counter(d.tenant for d in corpus.documents))
-    lines += [f"  sections: {sum(sections.values())}; superseded pairs: {sum(1 for d in corpus.documents if d.supersedes)}", ""]
+    lines += [
+        f"  sections: {sum(sections.values())}; superseded pairs: {sum(1 for d in corpus.documents if d.supersedes)}",
+        "",
+    ]
     lines += _table("case type", Counter(c.case_type for c in dataset.cases.values()))
     lines.append("")
     lines += _table("cases per tenant", Counter(c.tenant for c in dataset.cases.values()))

@@ -5,12 +5,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
+from ..errors import DataError, Problem, read_text
 from .options import add_db, add_root
+
+__all__ = ["load_run_report", "register", "summary"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    harness = subparsers.add_parser("harness", help="score every unit automatically; compare runs; gate CI on a baseline")
+    harness = subparsers.add_parser(
+        "harness", help="score every unit automatically; compare runs; gate CI on a baseline"
+    )
     sub = harness.add_subparsers(dest="harness_command", metavar="SUBCOMMAND")
     harness.set_defaults(func=lambda args: harness.print_help() or 2)
 
@@ -25,17 +31,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--config", type=Path, default=None, help="configuration YAML (default: configs/default.yaml)")
     run.add_argument("--out", type=Path, required=True, help="run folder to write (created if absent)")
     add_root(run)
-    run.add_argument("--sample", type=int, default=None, metavar="N", help="score a fixed, deterministic sample of N cases")
-    run.add_argument("--resume", action="store_true", help="keep finished cases of an interrupted run in --out and do the rest")
+    run.add_argument(
+        "--sample", type=int, default=None, metavar="N", help="score a fixed, deterministic sample of N cases"
+    )
+    run.add_argument(
+        "--resume", action="store_true", help="keep finished cases of an interrupted run in --out and do the rest"
+    )
     run.add_argument("--cache", type=Path, default=None, help="model-call cache file (default: OUT/.cache/ollama.db)")
-    run.add_argument("--quiet", action="store_true", help="no progress bar")
-    run.add_argument("--dataset", default=None, metavar="NAME",
-                     help="score an imported dataset from the label store instead (its contexts as given, no retrieval)")
+    run.add_argument(
+        "--quiet", action="store_true", help="no progress bar (there is none when stderr is not a terminal)"
+    )
+    run.add_argument(
+        "--ollama-host",
+        default=None,
+        metavar="HOST",
+        help="Ollama server for the model legs: host, host:port or http(s)://host:port; overrides the "
+        "configuration's ollama.host and $OLLAMA_HOST (default: the configuration's, else $OLLAMA_HOST, "
+        "else 127.0.0.1:11434)",
+    )
+    run.add_argument(
+        "--dataset",
+        default=None,
+        metavar="NAME",
+        help="score an imported dataset from the label store instead (its contexts as given, no retrieval)",
+    )
     add_db(run)
     run.set_defaults(func=run_run)
 
-    compare = sub.add_parser("compare", help="before/after table of two runs per metric and case type",
-                             description="Print the metrics of RUN_A and RUN_B side by side, overall and per case type.")
+    compare = sub.add_parser(
+        "compare",
+        help="before/after table of two runs per metric and case type",
+        description="Print the metrics of RUN_A and RUN_B side by side, overall and per case type.",
+    )
     compare.add_argument("run_a", type=Path)
     compare.add_argument("run_b", type=Path)
     compare.add_argument("--all", action="store_true", help="also list metrics that did not change")
@@ -44,16 +71,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     gate = sub.add_parser(
         "gate",
         help="exit 1 when a run regresses against the committed baseline",
-        description="Fail (exit 1) when a gated metric drops more than the tolerance (default 5%% relative) below the "
-        "baseline, or any gated hard assertion fails. Improvements never fail; a missing baseline passes with a notice.",
+        description="Fail (exit 1) when a gated metric drops more than the tolerance (default 5%% relative) below "
+        "the baseline, or any gated hard assertion fails. Improvements never fail; a missing baseline passes with a "
+        "notice.",
     )
     gate.add_argument("run", type=Path)
     gate.add_argument("--baseline", type=Path, default=None, help="baseline JSON (default: golden/baseline.json)")
-    gate.add_argument("--tolerance", type=float, default=None, help="relative drop allowed (default: the run config's gate.max_relative_drop)")
+    gate.add_argument(
+        "--tolerance",
+        type=float,
+        default=None,
+        help="relative drop allowed (default: the run config's gate.max_relative_drop)",
+    )
     gate.set_defaults(func=run_gate)
 
-    baseline = sub.add_parser("baseline", help="write a baseline file from a finished run",
-                              description="Write the gated overall metrics of RUN to --out (default: golden/baseline.json).")
+    baseline = sub.add_parser(
+        "baseline",
+        help="write a baseline file from a finished run",
+        description="Write the gated overall metrics of RUN to --out (default: golden/baseline.json).",
+    )
     baseline.add_argument("run", type=Path)
     baseline.add_argument("--out", type=Path, default=None)
     baseline.set_defaults(func=run_baseline)
@@ -68,22 +104,52 @@ def _model_errors():
         return ()
 
 
+def _check_out(out: Path) -> str | None:
+    """Why ``--out`` cannot be a run folder, or None."""
+    if out.is_symlink() and not out.exists():
+        return f"--out {out} is a dangling symbolic link"
+    if out.exists() and not out.is_dir():
+        return f"--out {out} is a file, not a folder — choose a new or empty folder"
+    parent = next((p for p in out.absolute().parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        return f"--out {out}: {parent} is a file, not a folder"
+    return None
+
+
 def run_run(args: argparse.Namespace) -> int:
     from ..harness.config import load_config
     from ..harness.run import RunError, run_harness
 
     config = load_config(args.config)
+    if args.ollama_host is not None:
+        config = config.with_ollama_host(args.ollama_host)
+    problem = _check_out(args.out)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 1
     if args.dataset is not None:
         return _run_dataset(args, config)
     try:
-        report = run_harness(config, args.out, root=args.root, sample=args.sample, resume=args.resume,
-                             progress=not args.quiet, cache_path=args.cache)
+        report = run_harness(
+            config,
+            args.out,
+            root=args.root,
+            sample=args.sample,
+            resume=args.resume,
+            progress=not args.quiet,
+            cache_path=args.cache,
+        )
     except RunError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except _model_errors() as exc:  # one line with the fix; finished cases stay checkpointed
         print(f"error: {exc}", file=sys.stderr)
         print(f"finished cases are kept in {args.out}/checkpoints; rerun with --resume to continue", file=sys.stderr)
+        return 1
+    except OSError as exc:  # disk full, permissions, a path component that is a file
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"error: cannot write the run to {args.out}{where}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"finished cases are kept in {args.out}/checkpoints; free space and rerun with --resume", file=sys.stderr)
         return 1
     print(summary(report))
     print(f"reports written to {args.out}/")
@@ -111,28 +177,97 @@ def _run_dataset(args: argparse.Namespace, config) -> int:
 def summary(report: dict) -> str:
     """A short plain-text scorecard: hard assertions first, then metrics."""
     a = report["assertions"]
-    lines = [f"config {report['config']['name']} ({report['config_fingerprint']}), "
-             f"{report['counts']['cases']} cases, {report['counts']['responses']} responses"]
-    lines.append(f"hard assertions (gated): {'PASS' if a['gated_failures'] == 0 else 'FAIL'} — {a['gated_failures']} failure(s)")
+    lines = [
+        f"config {report['config']['name']} ({report['config_fingerprint']}), "
+        f"{report['counts']['cases']} cases, {report['counts']['responses']} responses"
+    ]
+    lines.append(
+        f"hard assertions (gated): {'PASS' if a['gated_failures'] == 0 else 'FAIL'} — {a['gated_failures']} failure(s)"
+    )
     for name, info in a["gated"].items():
-        lines.append(f"  {name:<26} pass {info['passed']:>4}  fail {info['failed']:>3}  n/a {info['not_applicable']:>4}"
-                     + (f"  failing: {', '.join(info['failing'][:5])}{' …' if len(info['failing']) > 5 else ''}" if info["failing"] else ""))
+        lines.append(
+            f"  {name:<26} pass {info['passed']:>4}  fail {info['failed']:>3}  n/a {info['not_applicable']:>4}"
+            + (
+                f"  failing: {', '.join(info['failing'][:5])}{' …' if len(info['failing']) > 5 else ''}"
+                if info["failing"]
+                else ""
+            )
+        )
     lines.append("metrics (overall):")
     for name, value in report["metrics"]["overall"].items():
         lines.append(f"  {name:<26} {'—' if value is None else f'{value:.3f}'}")
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in report["decisions"]["verdicts"].items()))
     if "judge" in report:
         j = report["judge"]
-        lines.append("judge: " + (j["reason"] if j["skipped"] else
-                                  f"faithfulness {j['faithfulness']}, citation accuracy {j['citation_accuracy']}, answer relevance {j['answer_relevance']}"))
+        if j["skipped"]:
+            lines.append(f"judge: {j['reason']}")
+        else:
+            lines.append(f"judge: faithfulness {j['faithfulness']}, citation accuracy {j['citation_accuracy']}, "
+                         f"answer relevance {j['answer_relevance']}")
         lines.append("model calls: " + ", ".join(f"{k} {v}" for k, v in report["models"].items()))
     return "\n".join(lines)
 
 
-def run_compare(args: argparse.Namespace) -> int:
-    from ..harness.gate import compare, load_report
+def load_run_report(run_dir: Path) -> dict[str, Any]:
+    """``RUN/report.json``, or a DataError saying in one line why it cannot be read."""
+    path = run_dir / "report.json"
 
-    a, b = load_report(args.run_a), load_report(args.run_b)
+    def fail(message: str, line: int | None = None) -> DataError:
+        return DataError([Problem(str(path), message, line=line)], "not a finished harness run")
+
+    if not run_dir.is_dir():
+        raise fail(f"{run_dir} is not a folder" if run_dir.exists() else f"no run folder {run_dir}")
+    if not path.is_file():
+        unfinished = (run_dir / "run.json").is_file()
+        raise fail(
+            "missing: the run did not finish — rerun it with --resume"
+            if unfinished
+            else "missing: is this a harness run folder (playground harness run --out)?"
+        )
+    problems: list[Problem] = []
+    text = read_text(path, str(path), problems)
+    if text is None:
+        raise DataError(problems, "not a finished harness run")
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fail(f"truncated or not JSON ({exc.msg} at column {exc.colno}) — rerun the harness", exc.lineno) from None
+    missing = [
+        k
+        for k in ("config", "metrics", "assertions", "config_fingerprint")
+        if not isinstance(report, dict) or k not in report
+    ]
+    if missing:
+        raise fail(f"not a harness report (no {', '.join(missing)})")
+    return dict(report)
+
+
+def _load_baseline(path: Path) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    problems: list[Problem] = []
+    text = read_text(path, str(path), problems)
+    if text is None:
+        raise DataError(problems, "unreadable baseline")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            [Problem(str(path), f"truncated or not JSON ({exc.msg})", line=exc.lineno)], "unreadable baseline"
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
+        raise DataError([Problem(str(path), "not a baseline (no 'metrics' object)")], "unreadable baseline")
+    return data
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from ..harness.gate import compare
+
+    a, b = load_run_report(args.run_a), load_run_report(args.run_b)
     print(f"A = {args.run_a} (config {a['config']['name']}), B = {args.run_b} (config {b['config']['name']})")
     diff = _config_diff(a["config"], b["config"])
     print("configs differ in: " + (", ".join(diff) if diff else "nothing"))
@@ -140,9 +275,8 @@ def run_compare(args: argparse.Namespace) -> int:
     for row in compare(a, b):
         if not args.all and row["delta"] is not None and abs(row["delta"]) < 1e-9:
             continue
-        fmt = lambda v: "—" if v is None else f"{v:.3f}"
         delta = "—" if row["delta"] is None else f"{row['delta']:+.3f}"
-        print(f"{row['scope']:<18} {row['metric']:<26} {fmt(row['a']):>8} {fmt(row['b']):>8} {delta:>8}")
+        print(f"{row['scope']:<18} {row['metric']:<26} {_fmt(row['a']):>8} {_fmt(row['b']):>8} {delta:>8}")
     return 0
 
 
@@ -165,11 +299,11 @@ def _default_baseline() -> Path:
 
 
 def run_gate(args: argparse.Namespace) -> int:
-    from ..harness.gate import gate, load_report
+    from ..harness.gate import gate
 
-    report = load_report(args.run)
+    report = load_run_report(args.run)
     path = args.baseline or _default_baseline()
-    baseline = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    baseline = _load_baseline(path)
     result = gate(report, baseline, args.tolerance)
     print("\n".join(result.lines))
     for r in result.regressions:
@@ -181,11 +315,13 @@ def run_gate(args: argparse.Namespace) -> int:
 
 
 def run_baseline(args: argparse.Namespace) -> int:
-    from ..harness.gate import baseline_from_report, load_report
+    from ..harness.gate import baseline_from_report
 
     path = args.out or _default_baseline()
-    data = baseline_from_report(load_report(args.run))
+    data = baseline_from_report(load_run_report(args.run))
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    print(f"baseline written to {path} ({len(data['metrics'])} metrics overall and per case type, "
-          f"{len(data['by_case_type'])} case types)")
+    print(
+        f"baseline written to {path} ({len(data['metrics'])} metrics overall and per case type, "
+        f"{len(data['by_case_type'])} case types)"
+    )
     return 0

@@ -4,6 +4,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+__all__ = ["DB_HELP", "ROOT_HELP", "add_db", "add_root"]
+
+
 DB_HELP = ("label store: a SQLite file path, sqlite:///abs/path.db or postgresql://user@host/dbname "
            "(default: $PLAYGROUND_DB, else labels.db under the user's data directory)")
 ROOT_HELP = "folder holding corpus/ and golden/ (default: the repository)"

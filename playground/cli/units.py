@@ -9,6 +9,9 @@ from pathlib import Path
 
 from .options import add_root
 
+__all__ = ["COLUMNS", "register", "run_units"]
+
+
 COLUMNS = ("unit_kind", "unit_id", "case_id", "response_id", "dimensions", "text_hash", "text")
 
 
@@ -22,7 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_root(units)
     units.add_argument("--format", choices=("csv", "jsonl"), default="csv")
-    units.add_argument("--config", type=Path, default=None, help="harness configuration deciding the retrieved passages")
+    units.add_argument(
+        "--config", type=Path, default=None, help="harness configuration deciding the retrieved passages"
+    )
     units.set_defaults(func=run_units)
 
 
@@ -34,8 +39,13 @@ def run_units(args: argparse.Namespace) -> int:
     dataset = load_dataset(args.root)
     rows = [
         {
-            "unit_kind": u.unit_kind, "unit_id": u.unit_id, "case_id": u.case_id, "response_id": u.response_id,
-            "dimensions": " ".join(u.dimensions), "text_hash": u.text_hash, "text": u.text,
+            "unit_kind": u.unit_kind,
+            "unit_id": u.unit_id,
+            "case_id": u.case_id,
+            "response_id": u.response_id,
+            "dimensions": " ".join(u.dimensions),
+            "text_hash": u.text_hash,
+            "text": u.text,
         }
         for u in dataset_units(dataset, load_config(args.config))
     ]

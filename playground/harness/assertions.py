@@ -28,9 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypedDict
 
 from ..model import Case, Passage
+
+__all__ = [
+    "ASSERTIONS", "AssertionResult", "CheckSummary", "Status", "check_assertions", "citation_markers", "summarise",
+]
+
 
 Status = Literal["pass", "fail", "n/a"]
 ASSERTIONS: tuple[str, ...] = (
@@ -139,9 +144,9 @@ def check_assertions(
                 "no_fabricated_citation", "fail",
                 f"{', '.join(f'[{n}]' for n in bad)} cite{'s' if len(bad) == 1 else ''} no passage ({valid})"))
         else:
+            markers = ", ".join(str(n) for n in sorted(set(cited)))
             results.append(AssertionResult(
-                "no_fabricated_citation", "pass",
-                f"every marker ({', '.join(str(n) for n in sorted(set(cited)))}) names one of {len(passages)} passages"))
+                "no_fabricated_citation", "pass", f"every marker ({markers}) names one of {len(passages)} passages"))
     else:
         results.append(AssertionResult("no_fabricated_citation", "n/a", "the answer carries no citation marker"))
 
@@ -149,11 +154,13 @@ def check_assertions(
     if case.must_contain and not case.must_abstain:
         missing = [s for s in case.must_contain if not _contains(response_text, s)]
         if missing:
-            results.append(AssertionResult(
-                "must_contain", "fail", "the answer lacks " + ", ".join(repr(s) for s in missing)))
+            results.append(
+                AssertionResult("must_contain", "fail", "the answer lacks " + ", ".join(repr(s) for s in missing))
+            )
         else:
-            results.append(AssertionResult(
-                "must_contain", "pass", f"all {len(case.must_contain)} required literals appear"))
+            results.append(
+                AssertionResult("must_contain", "pass", f"all {len(case.must_contain)} required literals appear")
+            )
     elif case.must_abstain and case.must_contain:
         results.append(AssertionResult("must_contain", "n/a", f"{case.case_type} case: the answer should abstain"))
     else:
@@ -162,17 +169,26 @@ def check_assertions(
     return results
 
 
-def summarise(results_per_case: Mapping[str, Sequence[AssertionResult]]) -> dict[str, dict]:
+class CheckSummary(TypedDict):
+    """Counts of one hard assertion over many responses."""
+
+    passed: int
+    failed: int
+    not_applicable: int
+    failing_cases: list[str]
+
+
+def summarise(results_per_case: Mapping[str, Sequence[AssertionResult]]) -> dict[str, CheckSummary]:
     """Per check: ``passed``, ``failed``, ``not_applicable`` counts and the sorted ``failing_cases``.
 
     Checks come in :data:`ASSERTIONS` order (every one listed, even with no
     results), then any other name in alphabetical order.  ``n/a`` results are
     counted apart and never as passed.
     """
-    names = list(ASSERTIONS) + sorted(
-        {r.name for rs in results_per_case.values() for r in rs} - set(ASSERTIONS)
-    )
-    summary = {name: {"passed": 0, "failed": 0, "not_applicable": 0, "failing_cases": []} for name in names}
+    names = list(ASSERTIONS) + sorted({r.name for rs in results_per_case.values() for r in rs} - set(ASSERTIONS))
+    summary: dict[str, CheckSummary] = {
+        name: {"passed": 0, "failed": 0, "not_applicable": 0, "failing_cases": []} for name in names
+    }
     for case_id, results in results_per_case.items():
         for r in results:
             row = summary[r.name]

@@ -31,6 +31,12 @@ from dataclasses import dataclass
 
 from .config import DEFAULTS
 
+__all__ = [
+    "DISAGREEMENT_SIGNALS", "FAILURE_TYPES", "NEXT_ACTIONS", "RULES", "THRESHOLD_KEYS", "VERDICTS", "Decision",
+    "Flags", "Rule", "Signals", "check_thresholds", "decide", "flags", "review_queue",
+]
+
+
 VERDICTS: tuple[str, ...] = ("ACCEPT", "REVIEW", "REJECT")
 FAILURE_TYPES: tuple[str, ...] = ("hallucination", "vague", "poor_retrieval", "off_topic", "uncertain", "borderline")
 NEXT_ACTIONS: tuple[str, ...] = (
@@ -158,7 +164,7 @@ class Signals:
         top retrieval similarity (a property of the retriever, not of the
         answer).  0 when the signals agree; at most 0.5 for values in [0, 1].
         """
-        return statistics.pstdev(getattr(self, name) for name in DISAGREEMENT_SIGNALS)
+        return statistics.pstdev(float(getattr(self, name)) for name in DISAGREEMENT_SIGNALS)
 
     @property
     def confidence(self) -> float:
@@ -169,7 +175,7 @@ class Signals:
         """(index, sentence, support) of every sentence with support < ``support_floor``, by index."""
         return tuple(
             (i, sentence, support)
-            for i, (sentence, support) in enumerate(zip(self.sentences, self.sentence_support))
+            for i, (sentence, support) in enumerate(zip(self.sentences, self.sentence_support, strict=True))
             if support < support_floor
         )
 
@@ -206,9 +212,11 @@ def check_thresholds(thresholds: Mapping[str, float], support_floor: float) -> N
     for key in THRESHOLD_KEYS:
         if key in thresholds:
             value = thresholds[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 1:
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if not number or math.isnan(value) or not 0 <= value <= 1:
                 problems.append(f"decision.{key} must be a number in [0, 1], got {value!r}")
-    if isinstance(support_floor, bool) or not isinstance(support_floor, (int, float)) or not 0 <= support_floor <= 1:
+    floor_is_number = isinstance(support_floor, int | float) and not isinstance(support_floor, bool)
+    if not floor_is_number or not 0 <= support_floor <= 1:
         problems.append(f"support_floor must be a number in [0, 1], got {support_floor!r}")
     if not problems:
         if thresholds["reject_groundedness"] > thresholds["accept_groundedness"]:
@@ -231,6 +239,167 @@ def _within(value: float, target: float, margin: float) -> bool:
     return abs(value - target) <= margin + _EPS
 
 
+class _Rules:
+    """The rules of :func:`decide` in groups, over the signals, thresholds and floor they share."""
+
+    def __init__(self, signals: Signals, thresholds: Mapping[str, float], support_floor: float):
+        self.s = signals
+        self.t = thresholds
+        self.floor = support_floor
+        self.low = signals.below_floor(support_floor)
+        self.confidence = signals.confidence
+
+    def result(self, name: str, reason: str) -> Decision:
+        rule = _RULES[name]
+        return Decision(rule.verdict, rule.failure_type, reason, rule.next_action, self.confidence, self.low, name)
+
+    def below_text(self) -> str:
+        n, low = len(self.s.sentences), self.low
+        return (
+            f"{len(low)} of {n} sentence{'s' if n != 1 else ''} "
+            f"{'is' if len(low) == 1 else 'are'} below the support floor {_f(self.floor)} "
+            f"({_values([support for _, _, support in low])})"
+        )
+
+    def abstention(self) -> Decision | None:
+        """Rules 1-2: an abstention is judged before its other (meaningless) signals."""
+        s, t = self.s, self.t
+        if s.abstained:
+            if s.context_quality < t["min_context_quality"]:
+                return self.result(
+                    "abstained_no_context",
+                    f"the response abstains and the retrieved context is weak (context quality "
+                    f"{_f(s.context_quality)} < {_f(t['min_context_quality'])}): there is nothing to answer from",
+                )
+            return self.result(
+                "abstained_with_context",
+                f"the response abstains although the retrieved context looks relevant (context quality "
+                f"{_f(s.context_quality)} >= {_f(t['min_context_quality'])})",
+            )
+        return None
+
+    def evidence(self) -> Decision | None:
+        """Rules 3-4: a retrieval failure, then an off-topic answer."""
+        s, t = self.s, self.t
+        # 3: retrieval
+        if s.context_quality < t["min_context_quality"]:
+            return self.result(
+                "poor_retrieval",
+                f"context quality {_f(s.context_quality)} is below {_f(t['min_context_quality'])}: "
+                f"the retrieved passages do not address the question",
+            )
+        # 4: relevance
+        if s.answer_relevance < t["min_answer_relevance"]:
+            return self.result(
+                "off_topic",
+                f"answer relevance {_f(s.answer_relevance)} is below {_f(t['min_answer_relevance'])}: "
+                f"the answer does not address the question",
+            )
+        return None
+
+    def grounding(self) -> Decision | None:
+        """Rules 5-8: confident hallucination, nothing concrete, not grounded, hedging."""
+        s, t = self.s, self.t
+        low = self.low
+        # 5: confident hallucination (a specific answer with an unsupported sentence and a weak source)
+        weak_source = []
+        if s.attribution < t["low_attribution"]:
+            weak_source.append(f"attribution is low ({_f(s.attribution)} < {_f(t['low_attribution'])})")
+        if s.groundedness < t["reject_groundedness"]:
+            weak_source.append(f"groundedness is low ({_f(s.groundedness)} < {_f(t['reject_groundedness'])})")
+        if low and s.specificity >= t["high_specificity"] and weak_source:
+            return self.result(
+                "confident_hallucination",
+                f"{self.below_text()} while specificity is high ({_f(s.specificity)} >= "
+                f"{_f(t['high_specificity'])}) and {' and '.join(weak_source)}: likely confident hallucination",
+            )
+        # 6: nothing concrete
+        if s.specificity < t["low_specificity"]:
+            return self.result(
+                "unspecific",
+                f"specificity {_f(s.specificity)} is below {_f(t['low_specificity'])} (hedging "
+                f"{_f(s.hedging)}): the answer says nothing concrete",
+            )
+        # 7: not grounded
+        if s.groundedness < t["reject_groundedness"]:
+            detail = f"; {self.below_text()}" if low else ""
+            return self.result(
+                "ungrounded",
+                f"groundedness {_f(s.groundedness)} is below {_f(t['reject_groundedness'])}{detail}: "
+                f"the answer is largely not supported by the retrieved passages",
+            )
+        # 8: hedging
+        if s.hedging >= t["high_hedging"]:
+            return self.result(
+                "hedged",
+                f"hedging {_f(s.hedging)} is at or above {_f(t['high_hedging'])} (specificity "
+                f"{_f(s.specificity)}, groundedness {_f(s.groundedness)}): the answer hedges instead of committing",
+            )
+        return None
+
+    def uncertainty(self) -> Decision | None:
+        """Rules 9-11: signals that disagree, low confidence, borderline values."""
+        s, t = self.s, self.t
+        support_floor = self.floor
+        confidence = self.confidence
+        # 9: disagreement
+        if s.disagreement > t["max_signal_disagreement"]:
+            parts = ", ".join(f"{name.replace('_', ' ')} {_f(getattr(s, name))}" for name in DISAGREEMENT_SIGNALS)
+            return self.result(
+                "signals_disagree",
+                f"the signals disagree (population standard deviation {_f(s.disagreement)} > "
+                f"{_f(t['max_signal_disagreement'])}: {parts})",
+            )
+        # 10: low confidence
+        if confidence < t["confidence_review"]:
+            return self.result(
+                "low_confidence",
+                f"confidence {_f(confidence)} = min(top retrieval similarity {_f(s.top_retrieval_similarity)}, "
+                f"groundedness {_f(s.groundedness)}) is below {_f(t['confidence_review'])}",
+            )
+        # 11: borderline
+        margin = t["borderline_margin"]
+        near = []
+        if _within(s.groundedness, t["accept_groundedness"], margin):
+            near.append(
+                f"groundedness {_f(s.groundedness)} is within {_f(margin)} of the accept threshold "
+                f"{_f(t['accept_groundedness'])}"
+            )
+        near_sentences = [support for support in s.sentence_support if _within(support, support_floor, margin)]
+        if near_sentences:
+            k = len(near_sentences)
+            near.append(
+                f"{k} sentence{'s' if k != 1 else ''} within {_f(margin)} of the support floor "
+                f"{_f(support_floor)} ({_values(near_sentences)})"
+            )
+        if near:
+            return self.result("borderline", "; ".join(near))
+        return None
+
+    def settle(self) -> Decision:
+        """Rules 12-13: accept, otherwise review."""
+        s, t = self.s, self.t
+        support_floor = self.floor
+        low = self.low
+        confidence = self.confidence
+        # 12: accept
+        if s.groundedness >= t["accept_groundedness"] and not low:
+            return self.result(
+                "accept",
+                f"groundedness {_f(s.groundedness)} >= {_f(t['accept_groundedness'])}, every sentence at or "
+                f"above the support floor {_f(support_floor)}, confidence {_f(confidence)}",
+            )
+        # 13: otherwise
+        if low:
+            reason = f"{self.below_text()} although groundedness is {_f(s.groundedness)}"
+        else:
+            reason = (
+                f"groundedness {_f(s.groundedness)} lies between the reject threshold "
+                f"{_f(t['reject_groundedness'])} and the accept threshold {_f(t['accept_groundedness'])}"
+            )
+        return self.result("otherwise", reason)
+
+
 def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: float) -> Decision:
     """Decide ACCEPT / REVIEW / REJECT for one response; the first matching rule wins.
 
@@ -239,31 +408,49 @@ def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: flo
     "a sentence below the floor" means some ``sentence_support < support_floor``
     and ``confidence = min(top_retrieval_similarity, groundedness)``.
 
-    ==  ========================  ==============================================  =======  ==============  ==================================
-    #   rule                      condition                                       verdict  failure type    next action
-    ==  ========================  ==============================================  =======  ==============  ==================================
-    1   abstained_no_context      abstained and context_quality                   ACCEPT   —               serve
-                                  < min_context_quality (nothing to answer from)
-    2   abstained_with_context    abstained, context looks relevant               REVIEW   uncertain       human review
-    3   poor_retrieval            context_quality < min_context_quality           REJECT   poor_retrieval  retrieve more documents
-    4   off_topic                 answer_relevance < min_answer_relevance         REJECT   off_topic       retry with a specific prompt
-    5   confident_hallucination   a sentence below the floor and specificity      REJECT   hallucination   regenerate with a grounding prompt
-                                  >= high_specificity and (attribution
-                                  < low_attribution or groundedness
-                                  < reject_groundedness)
-    6   unspecific                specificity < low_specificity                   REVIEW   vague           retry with a specific prompt
-    7   ungrounded                groundedness < reject_groundedness              REJECT   hallucination   regenerate with a grounding prompt
-    8   hedged                    hedging >= high_hedging                         REVIEW   vague           retry with a specific prompt
-    9   signals_disagree          disagreement > max_signal_disagreement          REVIEW   uncertain       human review
-    10  low_confidence            confidence < confidence_review                  REVIEW   uncertain       human review
-    11  borderline                groundedness within borderline_margin of        REVIEW   borderline      human review
-                                  accept_groundedness, or a sentence's support
-                                  within borderline_margin of the floor
-    12  accept                    groundedness >= accept_groundedness and no      ACCEPT   —               serve
-                                  sentence below the floor
-    13  otherwise                 middle-band groundedness, or an unsupported     REVIEW   uncertain       human review
-                                  sentence in an otherwise grounded answer
-    ==  ========================  ==============================================  =======  ==============  ==================================
+    ==  =======================  ==========================  =======  ==============  ==================================
+    #   rule                     condition                   verdict  failure type    next action
+    ==  =======================  ==========================  =======  ==============  ==================================
+    1   abstained_no_context     abstained and               ACCEPT   —               serve
+                                 context_quality <
+                                 min_context_quality
+                                 (nothing to answer from)
+    2   abstained_with_context   abstained, context looks    REVIEW   uncertain       human review
+                                 relevant
+    3   poor_retrieval           context_quality <           REJECT   poor_retrieval  retrieve more documents
+                                 min_context_quality
+    4   off_topic                answer_relevance <          REJECT   off_topic       retry with a specific prompt
+                                 min_answer_relevance
+    5   confident_hallucination  a sentence below the floor  REJECT   hallucination   regenerate with a grounding prompt
+                                 and specificity >=
+                                 high_specificity and
+                                 (attribution <
+                                 low_attribution or
+                                 groundedness <
+                                 reject_groundedness)
+    6   unspecific               specificity <               REVIEW   vague           retry with a specific prompt
+                                 low_specificity
+    7   ungrounded               groundedness <              REJECT   hallucination   regenerate with a grounding prompt
+                                 reject_groundedness
+    8   hedged                   hedging >= high_hedging     REVIEW   vague           retry with a specific prompt
+    9   signals_disagree         disagreement >              REVIEW   uncertain       human review
+                                 max_signal_disagreement
+    10  low_confidence           confidence <                REVIEW   uncertain       human review
+                                 confidence_review
+    11  borderline               groundedness within         REVIEW   borderline      human review
+                                 borderline_margin of
+                                 accept_groundedness, or a
+                                 sentence's support within
+                                 borderline_margin of the
+                                 floor
+    12  accept                   groundedness >=             ACCEPT   —               serve
+                                 accept_groundedness and no
+                                 sentence below the floor
+    13  otherwise                middle-band groundedness,   REVIEW   uncertain       human review
+                                 or an unsupported sentence
+                                 in an otherwise grounded
+                                 answer
+    ==  =======================  ==========================  =======  ==============  ==================================
 
     Why this order: abstentions are judged first (their other signals are
     meaningless); a retrieval failure is named before the answer is blamed for
@@ -278,103 +465,12 @@ def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: flo
     never also in the review queue of :func:`flags`.
     """
     check_thresholds(thresholds, support_floor)
-    t = thresholds
-    s = signals
-    low = s.below_floor(support_floor)
-    low_supports = [support for _, _, support in low]
-    n = len(s.sentences)
-    confidence = s.confidence
-
-    def result(name: str, reason: str) -> Decision:
-        rule = _RULES[name]
-        return Decision(rule.verdict, rule.failure_type, reason, rule.next_action, confidence, low, name)
-
-    def below_text() -> str:
-        return (f"{len(low)} of {n} sentence{'s' if n != 1 else ''} "
-                f"{'is' if len(low) == 1 else 'are'} below the support floor {_f(support_floor)} "
-                f"({_values(low_supports)})")
-
-    # 1-2: abstentions
-    if s.abstained:
-        if s.context_quality < t["min_context_quality"]:
-            return result("abstained_no_context",
-                          f"the response abstains and the retrieved context is weak (context quality "
-                          f"{_f(s.context_quality)} < {_f(t['min_context_quality'])}): there is nothing to answer from")
-        return result("abstained_with_context",
-                      f"the response abstains although the retrieved context looks relevant (context quality "
-                      f"{_f(s.context_quality)} >= {_f(t['min_context_quality'])})")
-    # 3: retrieval
-    if s.context_quality < t["min_context_quality"]:
-        return result("poor_retrieval",
-                      f"context quality {_f(s.context_quality)} is below {_f(t['min_context_quality'])}: "
-                      f"the retrieved passages do not address the question")
-    # 4: relevance
-    if s.answer_relevance < t["min_answer_relevance"]:
-        return result("off_topic",
-                      f"answer relevance {_f(s.answer_relevance)} is below {_f(t['min_answer_relevance'])}: "
-                      f"the answer does not address the question")
-    # 5: confident hallucination
-    weak_source = []
-    if s.attribution < t["low_attribution"]:
-        weak_source.append(f"attribution is low ({_f(s.attribution)} < {_f(t['low_attribution'])})")
-    if s.groundedness < t["reject_groundedness"]:
-        weak_source.append(f"groundedness is low ({_f(s.groundedness)} < {_f(t['reject_groundedness'])})")
-    if low and s.specificity >= t["high_specificity"] and weak_source:
-        return result("confident_hallucination",
-                      f"{below_text()} while specificity is high ({_f(s.specificity)} >= "
-                      f"{_f(t['high_specificity'])}) and {' and '.join(weak_source)}: likely confident hallucination")
-    # 6: nothing concrete
-    if s.specificity < t["low_specificity"]:
-        return result("unspecific",
-                      f"specificity {_f(s.specificity)} is below {_f(t['low_specificity'])} (hedging "
-                      f"{_f(s.hedging)}): the answer says nothing concrete")
-    # 7: not grounded
-    if s.groundedness < t["reject_groundedness"]:
-        detail = f"; {below_text()}" if low else ""
-        return result("ungrounded",
-                      f"groundedness {_f(s.groundedness)} is below {_f(t['reject_groundedness'])}{detail}: "
-                      f"the answer is largely not supported by the retrieved passages")
-    # 8: hedging
-    if s.hedging >= t["high_hedging"]:
-        return result("hedged",
-                      f"hedging {_f(s.hedging)} is at or above {_f(t['high_hedging'])} (specificity "
-                      f"{_f(s.specificity)}, groundedness {_f(s.groundedness)}): the answer hedges instead of committing")
-    # 9: disagreement
-    if s.disagreement > t["max_signal_disagreement"]:
-        parts = ", ".join(f"{name.replace('_', ' ')} {_f(getattr(s, name))}" for name in DISAGREEMENT_SIGNALS)
-        return result("signals_disagree",
-                      f"the signals disagree (population standard deviation {_f(s.disagreement)} > "
-                      f"{_f(t['max_signal_disagreement'])}: {parts})")
-    # 10: low confidence
-    if confidence < t["confidence_review"]:
-        return result("low_confidence",
-                      f"confidence {_f(confidence)} = min(top retrieval similarity {_f(s.top_retrieval_similarity)}, "
-                      f"groundedness {_f(s.groundedness)}) is below {_f(t['confidence_review'])}")
-    # 11: borderline
-    margin = t["borderline_margin"]
-    near = []
-    if _within(s.groundedness, t["accept_groundedness"], margin):
-        near.append(f"groundedness {_f(s.groundedness)} is within {_f(margin)} of the accept threshold "
-                    f"{_f(t['accept_groundedness'])}")
-    near_sentences = [support for support in s.sentence_support if _within(support, support_floor, margin)]
-    if near_sentences:
-        k = len(near_sentences)
-        near.append(f"{k} sentence{'s' if k != 1 else ''} within {_f(margin)} of the support floor "
-                    f"{_f(support_floor)} ({_values(near_sentences)})")
-    if near:
-        return result("borderline", "; ".join(near))
-    # 12: accept
-    if s.groundedness >= t["accept_groundedness"] and not low:
-        return result("accept",
-                      f"groundedness {_f(s.groundedness)} >= {_f(t['accept_groundedness'])}, every sentence at or "
-                      f"above the support floor {_f(support_floor)}, confidence {_f(confidence)}")
-    # 13: otherwise
-    if low:
-        reason = f"{below_text()} although groundedness is {_f(s.groundedness)}"
-    else:
-        reason = (f"groundedness {_f(s.groundedness)} lies between the reject threshold "
-                  f"{_f(t['reject_groundedness'])} and the accept threshold {_f(t['accept_groundedness'])}")
-    return result("otherwise", reason)
+    rules = _Rules(signals, thresholds, support_floor)
+    for group in (rules.abstention, rules.evidence, rules.grounding, rules.uncertainty):
+        decision = group()
+        if decision is not None:
+            return decision
+    return rules.settle()
 
 
 # --- flags ------------------------------------------------------------------------------
@@ -407,8 +503,10 @@ def review_queue(signals: Signals, *, support_floor: float, confidence_review: f
     reasons: list[str] = []
     low = signals.below_floor(support_floor)
     if low:
-        reasons.append(f"{len(low)} sentence{'s' if len(low) != 1 else ''} below the support floor "
-                       f"{_f(support_floor)} ({_values([x for _, _, x in low])})")
+        reasons.append(
+            f"{len(low)} sentence{'s' if len(low) != 1 else ''} below the support floor "
+            f"{_f(support_floor)} ({_values([x for _, _, x in low])})"
+        )
     if signals.confidence < confidence_review:
         reasons.append(f"confidence {_f(signals.confidence)} is below {_f(confidence_review)}")
     return tuple(reasons)
@@ -443,12 +541,11 @@ def flags(
     correct = [bool(x) for x in claim_correct]
     if not (len(supported) == len(correct) == len(signals.sentences)):
         raise ValueError(
-            f"labels misaligned: {len(supported)} supported, {len(correct)} correct, "
-            f"{len(signals.sentences)} sentences"
+            f"labels misaligned: {len(supported)} supported, {len(correct)} correct, {len(signals.sentences)} sentences"
         )
     if not math.isclose(decision.confidence, signals.confidence):
         raise ValueError("decision was not made from these signals (confidence differs)")
-    hallucination = any(not s and not c for s, c in zip(supported, correct))
+    hallucination = any(not s and not c for s, c in zip(supported, correct, strict=True))
     grounded_but_wrong = bool(supported) and all(supported) and (answer_correct is False or not all(correct))
     reasons = review_queue(signals, support_floor=support_floor, confidence_review=thresholds["confidence_review"])
     return Flags(hallucination, grounded_but_wrong, bool(reasons), reasons)

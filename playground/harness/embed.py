@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from ..model import Passage
 from .llm import DEFAULT_EMBED_MODEL, OllamaModels
 
+__all__ = ["EmbeddingIndex", "cosine", "semantic_similarity", "task_prefixes"]
+
 
 def task_prefixes(model: str) -> tuple[str, str]:
     """(query prefix, document prefix) a model was trained with; empty when none is known."""
@@ -39,7 +41,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     norm_b = math.sqrt(math.fsum(y * y for y in b))
     if norm_a == 0 or norm_b == 0:
         return 0.0
-    return math.fsum(x * y for x, y in zip(a, b)) / (norm_a * norm_b)
+    return math.fsum(x * y for x, y in zip(a, b, strict=True)) / (norm_a * norm_b)
 
 
 class EmbeddingIndex:
@@ -75,7 +77,7 @@ class EmbeddingIndex:
         ids = sorted(todo)
         for start in range(0, len(ids), self.batch_size):
             chunk = ids[start : start + self.batch_size]
-            for pid, vector in zip(chunk, self.models.embed(self.model, [todo[i] for i in chunk])):
+            for pid, vector in zip(chunk, self.models.embed(self.model, [todo[i] for i in chunk]), strict=True):
                 self._vectors[pid] = vector
 
     def vector(self, passage: Passage) -> list[float]:

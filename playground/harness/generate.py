@@ -28,6 +28,12 @@ from typing import Any
 from ..model import Case, Passage, Response, short_hash
 from .llm import DEFAULT_GENERATOR_MODEL, OllamaModels, canonical_json, sha256_hex
 
+__all__ = [
+    "ABSTENTION_SENTENCE", "GENERATED_VARIANT", "SYSTEM_RULES", "build_prompt", "format_passage", "format_passages",
+    "generate_response", "generated_response_id", "prompt_hash", "strip_thinking",
+]
+
+
 GENERATED_VARIANT = "generated"
 #: What the model is told to say when the passages lack the answer.
 ABSTENTION_SENTENCE = "I cannot answer this from the knowledge base."
@@ -40,7 +46,7 @@ Rules:
 3. If the passages do not contain the answer, reply exactly: "{ABSTENTION_SENTENCE}" Do not guess, and do not answer from another product or company.
 4. If passages disagree, follow the one with the newer "updated" date and say that the older passage disagrees, citing both, e.g. "The limit is 10 [2]; the older passage [1] says 5, which is outdated."
 5. Keep identifiers, numbers, units and names exactly as written in the passages.
-6. Be concise: answer in a few sentences."""
+6. Be concise: answer in a few sentences."""  # noqa: E501 — the prompt's exact text is part of every cache key
 
 
 def format_passage(number: int, passage: Passage) -> str:

@@ -43,6 +43,14 @@ from ..model import Case, Claim, Label, Passage, Response
 from .generate import format_passages, prompt_hash
 from .llm import JudgeOutputError, OllamaModels, same_model
 
+__all__ = [
+    "ANCHORS", "CONFLICT_RULE", "DEFAULT_WINDOW", "JUDGE_RUBRIC", "JUDGE_SCHEMA", "MAX_REASON_CHARS",
+    "MIN_JUDGED_FRACTION", "SCORE_NAMES", "SYSTEM_PROMPT", "ClaimSupport", "JudgeResult", "JudgementInvalid",
+    "build_judge_prompt", "check_judge_model", "generation_metrics", "in_uncertainty_window", "judge_labels",
+    "judge_response", "parse_judgement", "render_rubric", "validate_judgement",
+]
+
+
 SCORE_NAMES: tuple[str, ...] = ("faithfulness", "citation_accuracy", "answer_relevance")
 ANCHORS: tuple[float, ...] = (0.0, 0.5, 1.0)
 #: The anchors as the schema spells them (``0``, ``0.5``, ``1``, like the prompt).
@@ -68,7 +76,8 @@ JUDGE_RUBRIC: dict[str, dict[str, Any]] = {
         "anchors": {
             1.0: "Every sentence that uses a passage cites it, and every cited number exists and supports "
             "its sentence. A response that makes no passage-based statement (an abstention) needs no citation.",
-            0.5: "Citations are present, but some are missing, or point to a passage that does not support the sentence.",
+            0.5: "Citations are present, but some are missing, or point to a passage that does not support the "
+            "sentence.",
             0.0: "No citations for passage-based statements, or citations to passages that do not exist "
             "or do not support what is cited.",
         },
@@ -94,7 +103,7 @@ JUDGE_RUBRIC: dict[str, dict[str, Any]] = {
 }
 
 CONFLICT_RULE = (
-    "When passages conflict, a response that follows the newer passage (later \"updated\" date) and says that "
+    'When passages conflict, a response that follows the newer passage (later "updated" date) and says that '
     "the older passage disagrees is fully correct: give it full marks (1) on faithfulness, citation accuracy and "
     "answer relevance, and mark its claims about the older passage as supported."
 )
@@ -179,7 +188,8 @@ class JudgeResult:
             "judge_model": self.judge_model,
             **self.scores,
             "claims": [
-                {"index": c.index, "claim_id": c.claim_id, "supported": c.supported, "reason": c.reason} for c in self.claims
+                {"index": c.index, "claim_id": c.claim_id, "supported": c.supported, "reason": c.reason}
+                for c in self.claims
             ],
             "prompt_hash": self.prompt_hash,
             "retried": self.retried,
@@ -189,10 +199,13 @@ class JudgeResult:
     def from_dict(cls, data: dict[str, Any]) -> JudgeResult:
         """The inverse of :meth:`to_dict` (a run's checkpoints store judge results as dicts)."""
         return cls(
-            case_id=data["case_id"], response_id=data["response_id"], judge_model=data["judge_model"],
+            case_id=data["case_id"],
+            response_id=data["response_id"],
+            judge_model=data["judge_model"],
             **{name: data[name] for name in SCORE_NAMES},
             claims=tuple(ClaimSupport(c["index"], c["claim_id"], c["supported"], c["reason"]) for c in data["claims"]),
-            prompt_hash=data["prompt_hash"], retried=data.get("retried", False),
+            prompt_hash=data["prompt_hash"],
+            retried=data.get("retried", False),
         )
 
 
@@ -208,8 +221,8 @@ def render_rubric() -> str:
             lines.append(f"    {anchor:g} = {item['anchors'][anchor]}")
     item = JUDGE_RUBRIC["supported"]
     lines.append(f"- supported (per claim): {item['question']}")
-    for anchor in ("yes", "no"):
-        lines.append(f"    {anchor} = {item['anchors'][anchor]}")
+    for answer in ("yes", "no"):
+        lines.append(f"    {answer} = {item['anchors'][answer]}")
     return "\n".join(lines)
 
 
@@ -272,7 +285,7 @@ def parse_judgement(content: str) -> Any:
     text = fenced.group(1) if fenced else content
     try:
         return json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:  # only JSONDecodeError carries .msg and .pos
         snippet = content.strip().replace("\n", " ")[:60]
         raise JudgementInvalid(f"not JSON ({exc.msg} at char {exc.pos}; reply began {snippet!r})") from None
 
@@ -312,27 +325,31 @@ def validate_judgement(data: Any, n_claims: int) -> dict[str, Any]:
     for entry in entries:
         if not isinstance(entry, dict):
             raise JudgementInvalid(f"each claims entry must be an object, got {entry!r}")
-        number = entry.get("claim")
-        where = number if isinstance(number, int) and not isinstance(number, bool) else None
+        given = entry.get("claim")
+        where = given if isinstance(given, int) and not isinstance(given, bool) else None
         extra = sorted(set(entry) - {"claim", "supported", "reason"})
         if extra:
             raise JudgementInvalid(f"unexpected key(s) {', '.join(extra)} in a claims entry", where)
         if where is None:
             raise JudgementInvalid(f"claims entry without an integer claim number: {entry!r}")
+        number: int = where
         if not 1 <= number <= n_claims:
             raise JudgementInvalid(f"claim {number} does not exist (claims are 1 to {n_claims})", number)
         if number in claims:
             raise JudgementInvalid(f"claim {number} is judged twice", number)
         supported = entry.get("supported")
         if supported not in ("yes", "no"):
-            raise JudgementInvalid(f"claim {number}: supported must be \"yes\" or \"no\", got {supported!r}", number)
+            raise JudgementInvalid(f'claim {number}: supported must be "yes" or "no", got {supported!r}', number)
         reason = entry.get("reason")
         if not isinstance(reason, str):
             raise JudgementInvalid(f"claim {number}: reason must be a string, got {reason!r}", number)
         claims[number] = (1 if supported == "yes" else 0, " ".join(reason.split())[:MAX_REASON_CHARS])
     absent = [n for n in range(1, n_claims + 1) if n not in claims]
     if absent:
-        raise JudgementInvalid(f"claim {absent[0]} has no verdict" + (f" (nor {', '.join(map(str, absent[1:]))})" if absent[1:] else ""), absent[0])
+        raise JudgementInvalid(
+            f"claim {absent[0]} has no verdict" + (f" (nor {', '.join(map(str, absent[1:]))})" if absent[1:] else ""),
+            absent[0],
+        )
     out["claims"] = claims
     return out
 
@@ -388,7 +405,8 @@ def judge_response(
         verdict = validate_judgement(parse_judgement(content), len(claims))
     except JudgementInvalid as first:
         retried = True
-        reminder = messages + [
+        reminder = [
+            *messages,
             {"role": "assistant", "content": content},
             {
                 "role": "user",

@@ -44,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -54,6 +55,15 @@ from typing import Any
 
 import httpx
 import ollama
+
+__all__ = [
+    "DEFAULT_CACHE_RELPATH", "DEFAULT_EMBED_MODEL", "DEFAULT_GENERATOR_MODEL", "DEFAULT_HOST",
+    "DEFAULT_JUDGE_MODEL", "DEFAULT_NUM_CTX", "DEFAULT_SEED", "DEFAULT_TEMPERATURE", "DEFAULT_TIMEOUT", "CacheMiss",
+    "JudgeOutputError", "ModelCache", "ModelError", "ModelNotFound", "ModelTimeout", "OllamaModels",
+    "OllamaUnavailable", "cache_key", "canonical_json", "normalize_model_name", "parse_host", "resolve_host",
+    "same_model", "sha256_hex",
+]
+
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_TIMEOUT = 60.0
@@ -127,7 +137,8 @@ class JudgeOutputError(ModelError):
         self.reason = reason
         super().__init__(
             f"judge '{model}' returned invalid output for {where} twice: {reason}",
-            "use a judge model that follows JSON output (e.g. llama3.1:8b) or limit the judge with judge.window, then rerun with --resume",
+            "use a judge model that follows JSON output (e.g. llama3.1:8b) or limit the judge with judge.window, "
+            "then rerun with --resume",
         )
 
 
@@ -175,7 +186,7 @@ def normalize_model_name(name: str) -> str:
     name = name.strip().lower()
     for prefix in ("registry.ollama.ai/library/", "library/"):
         if name.startswith(prefix):
-            name = name[len(prefix):]
+            name = name[len(prefix) :]
     last = name.rsplit("/", 1)[-1]
     if ":" not in last:
         name += ":latest"
@@ -183,7 +194,7 @@ def normalize_model_name(name: str) -> str:
 
 
 def same_model(a: str | None, b: str | None) -> bool:
-    return bool(a) and bool(b) and normalize_model_name(a) == normalize_model_name(b)
+    return bool(a and b) and normalize_model_name(a or "") == normalize_model_name(b or "")
 
 
 # --------------------------------------------------------------------------- cache
@@ -223,7 +234,7 @@ class ModelCache:
                 self.misses += 1
                 return None
             self.hits += 1
-            return row[0]
+            return str(row[0])
 
     def get(self, key: str) -> Any | None:
         text = self.get_text(key)
@@ -245,7 +256,7 @@ class ModelCache:
 
     def __len__(self) -> int:
         with self._lock:
-            return self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+            return int(self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
 
     def stats(self) -> dict[str, int]:
         return {"hits": self.hits, "misses": self.misses, "entries": len(self)}
@@ -262,6 +273,39 @@ class ModelCache:
 
 
 # --------------------------------------------------------------------------- client
+
+
+def parse_host(host: str | None) -> str:
+    """The base URL for ``host`` by the official client's rules (``ollama._client._parse_host``).
+
+    ``None``/``""`` → ``http://127.0.0.1:11434``; ``host`` → ``http://host:11434``;
+    ``host:port`` and ``:port`` (host 127.0.0.1) as written; ``http://host`` → port 80,
+    ``https://host`` → port 443; IPv6 in brackets; a path is kept without its trailing ``/``.
+    """
+    text, port = (host or "").strip(), 11434
+    scheme, _, hostport = text.partition("://")
+    if not hostport:
+        scheme, hostport = "http", text
+    elif scheme == "http":
+        port = 80
+    elif scheme == "https":
+        port = 443
+    split = urllib.parse.urlsplit(f"{scheme}://{hostport}")
+    name = split.hostname or "127.0.0.1"
+    port = split.port or port
+    try:
+        if isinstance(ipaddress.ip_address(name), ipaddress.IPv6Address):
+            name = f"[{name}]"
+    except ValueError:
+        pass
+    path = split.path.strip("/")
+    return f"{scheme}://{name}:{port}/{path}" if path else f"{scheme}://{name}:{port}"
+
+
+def resolve_host(configured: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """The Ollama URL a run uses: the configuration's ``ollama.host``, else ``$OLLAMA_HOST``, else the default."""
+    env = os.environ if environ is None else environ
+    return parse_host(configured or env.get("OLLAMA_HOST") or None)
 
 
 def _is_loopback(host: str) -> bool:
@@ -334,10 +378,13 @@ class OllamaModels:
 
     @classmethod
     def from_config(cls, config: Any, cache: ModelCache | None = None, **kwargs: Any) -> OllamaModels:
-        """Build from the ``ollama`` section of a harness config: ``{host, timeout, seed[, num_ctx]}``."""
+        """Build from the ``ollama`` section of a harness config: ``{host, timeout, seed[, num_ctx]}``.
+
+        A missing or null ``host`` means ``$OLLAMA_HOST``, else the default (:func:`resolve_host`).
+        """
         section = config["ollama"]
         return cls(
-            host=section.get("host", DEFAULT_HOST),
+            host=resolve_host(section.get("host")),
             timeout=section.get("timeout", DEFAULT_TIMEOUT),
             seed=section.get("seed", DEFAULT_SEED),
             num_ctx=section.get("num_ctx", DEFAULT_NUM_CTX),
@@ -380,7 +427,7 @@ class OllamaModels:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                return hit["content"]
+                return str(hit["content"])
         if self.cache_only:
             raise CacheMiss("chat", model, str(self.cache.path if self.cache else "(none)"))
 
@@ -388,10 +435,13 @@ class OllamaModels:
             response = self.client.chat(model=model, messages=msgs, options=opts, format=format, stream=False)
             content = response["message"]["content"]
             if not isinstance(content, str):
-                raise ModelError(f"Ollama at {self.host} sent a chat reply without text for '{model}'", "check the server version (`ollama --version`)")
+                raise ModelError(
+                    f"Ollama at {self.host} sent a chat reply without text for '{model}'",
+                    "check the server version (`ollama --version`)",
+                )
             return content
 
-        content = self._with_retries(model, call)
+        content = str(self._with_retries(model, call))
         if self.cache is not None:
             request = {"kind": "chat", "model": model, "messages": msgs, "options": opts, "format": format}
             self.cache.put(key, "chat", model, request, {"content": content})
@@ -404,7 +454,7 @@ class OllamaModels:
         keys = [cache_key("embed", model, t, opts) for t in texts]
         found: dict[str, list[float]] = {}
         missing: list[str] = []
-        for text, key in zip(texts, keys):
+        for text, key in zip(texts, keys, strict=True):
             if key in found or text in missing:
                 continue
             hit = self.cache.get(key) if self.cache is not None else None
@@ -427,10 +477,12 @@ class OllamaModels:
                 return vectors
 
             vectors = self._with_retries(model, call)
-            for text, vector in zip(missing, vectors):
+            for text, vector in zip(missing, vectors, strict=True):
                 key = cache_key("embed", model, text, opts)
                 if self.cache is not None:
-                    self.cache.put(key, "embed", model, {"kind": "embed", "model": model, "input": text, "options": opts}, vector)
+                    self.cache.put(
+                        key, "embed", model, {"kind": "embed", "model": model, "input": text, "options": opts}, vector
+                    )
                 found[key] = vector
         return [list(found[k]) for k in keys]
 
@@ -508,7 +560,8 @@ class OllamaModels:
             if status == 404:  # the endpoint itself is missing: not Ollama, or a very old one
                 return ModelError(
                     f"Ollama at {self.host} answered 404 ({detail})",
-                    "check ollama.host in the config and update Ollama (https://ollama.com/download)",
+                    "check ollama.host in the config (or $OLLAMA_HOST, --ollama-host) and update Ollama "
+                    "(https://ollama.com/download)",
                 )
             if status >= 500:
                 return _Transient(
@@ -525,19 +578,22 @@ class OllamaModels:
             return OllamaUnavailable(self.host)
         if isinstance(exc, httpx.TimeoutException):
             return _Transient(ModelTimeout(model, self.timeout), timeout=True)
-        if isinstance(exc, ConnectionError) and not isinstance(exc, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
+        if isinstance(exc, ConnectionError) and not isinstance(
+            exc, (ConnectionResetError, ConnectionAbortedError, BrokenPipeError)
+        ):
             # The client raises the built-in ConnectionError when nothing listens.
             return OllamaUnavailable(self.host)
         if isinstance(exc, (httpx.TransportError, ConnectionResetError, ConnectionAbortedError, BrokenPipeError)):
             return _Transient(
                 ModelError(
-                    f"the connection to Ollama at {self.host} broke while '{model}' was answering ({type(exc).__name__})",
+                    f"the connection to Ollama at {self.host} broke while '{model}' was answering "
+                    f"({type(exc).__name__})",
                     "check that `ollama serve` is still running, then rerun with --resume",
                 )
             )
         if isinstance(exc, (ValueError, KeyError, TypeError)):  # undecodable body, pydantic validation, ...
             return ModelError(
                 f"Ollama at {self.host} sent a reply the client could not read ({type(exc).__name__})",
-                "check that ollama.host points at an Ollama server and that it is up to date",
+                "check that ollama.host (or $OLLAMA_HOST, --ollama-host) points at an Ollama server that is up to date",
             )
         raise exc

@@ -15,18 +15,34 @@ returned.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import bm25s
 import numpy as np
 
 from ..model import Case, Passage
 
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+    from ..golden import Dataset
+    from .config import Config
+
+__all__ = [
+    "STOPWORDS", "BM25Retriever", "Hit", "Leg", "build_retriever", "case_query", "index_terms", "passage_terms",
+    "retrieve_cases", "rrf_fuse",
+]
+
+
 #: A small English stopword list for index terms (retrieval only; the scorers keep their own).
-STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your"]
-)
+STOPWORDS = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does", "for",
+    "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not",
+    "of", "on", "or", "our", "should", "so", "than", "that", "the", "their", "them", "then", "there", "these",
+    "they", "this", "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will", "with",
+    "would", "you", "your",
+})
 _TOKEN = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_.\-/{}$%]*[A-Za-z0-9_}%]|[A-Za-z0-9]")
 _PART = re.compile(r"[a-z0-9]+")
 
@@ -131,7 +147,7 @@ def rrf_fuse(rankings: Iterable[Sequence[str]], k: int = 60) -> list[str]:
     return sorted(fused, key=lambda item: (-fused[item], item))
 
 
-def build_retriever(corpus, config) -> BM25Retriever:
+def build_retriever(corpus: Corpus, config: Config) -> BM25Retriever:
     """Chunk ``corpus`` as the configuration says and index it."""
     from ..corpus import chunk_corpus
 
@@ -140,7 +156,13 @@ def build_retriever(corpus, config) -> BM25Retriever:
     return BM25Retriever(chunk_corpus(corpus, chunking["method"], **options))
 
 
-def retrieve_cases(dataset, config, retriever: BM25Retriever | None = None, extra_legs=()) -> dict[str, list[Hit]]:
+#: An extra retrieval leg: (query, tenant, the tenant's passages) -> passage ids, best first.
+Leg = Callable[[str, str, Sequence[Passage]], Iterable[str]]
+
+
+def retrieve_cases(
+    dataset: Dataset, config: Config, retriever: BM25Retriever | None = None, extra_legs: Sequence[Leg] = ()
+) -> dict[str, list[Hit]]:
     """Top-k passages for every case of ``dataset`` (sorted by case id).
 
     With ``retrieval.method: hybrid`` each callable in ``extra_legs``

@@ -57,8 +57,26 @@ RETRIEVAL_ASSERTION = "no_cross_tenant_passage"
 REPORT_FILES = ("config.yaml", "report.json", "cases.csv", "units.csv", "cases.jsonl")
 
 
+#: Present in a run folder from the start of a run until its reports are written: a failed run
+#: leaves its finished cases in checkpoints/ under this marker, for ``--resume``.
+INCOMPLETE = "INCOMPLETE"
+INCOMPLETE_TEXT = "This run has not finished; `playground harness run --resume` with the same --config continues it.\n"
+
+
 class RunError(RuntimeError):
     """A run cannot start or continue (the message says why and what to do)."""
+
+
+def _check_checkpoints(checkpoints: Path) -> None:
+    """Refuse to resume over a checkpoint that is empty or not JSON (checkpoints are written whole or not at all)."""
+    bad = []
+    for path in sorted(checkpoints.glob("*.json")):
+        try:
+            json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError) as exc:
+            bad.append(f"{path} ({'empty' if path.is_file() and path.stat().st_size == 0 else exc})")
+    if bad:
+        raise RunError(f"cannot resume: unreadable checkpoint {'; '.join(bad)} — delete it and rerun with --resume")
 
 
 def _r(x: float | None) -> float | None:
@@ -319,8 +337,11 @@ def run_harness(
             raise RunError(f"{out} exists and is not a harness run folder — choose an empty or new --out folder")
         for stale in [*checkpoints.glob("*.json"), *[out / f for f in REPORT_FILES]]:
             stale.unlink(missing_ok=True)
+    if resume:
+        _check_checkpoints(checkpoints)
     checkpoints.mkdir(parents=True, exist_ok=True)
     _atomic_write(meta_path, _dump(run_meta))
+    _atomic_write(out / INCOMPLETE, INCOMPLETE_TEXT)  # removed once every report is written
     _atomic_write(out / "config.yaml", yaml.safe_dump(config.snapshot(), sort_keys=True, allow_unicode=True))
 
     legs = None
@@ -332,7 +353,9 @@ def run_harness(
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(case_ids), initial=len(case_ids) - len(todo), desc=f"harness {config.name}", unit="case")
+        # disable=None: tqdm draws only when stderr is a terminal (no \r-joined bars in CI logs).
+        bar = tqdm(total=len(case_ids), initial=len(case_ids) - len(todo), desc=f"harness {config.name}", unit="case",
+                   disable=None)
     for case_id in todo:
         case = dataset.cases[case_id]
         one = Dataset(dataset.root, dataset.corpus, {case_id: case}, {})
@@ -353,6 +376,7 @@ def run_harness(
     results = [json.loads((checkpoints / f"{c}.json").read_text(encoding="utf-8")) for c in case_ids]
     report = build_report(config, fingerprint, results, sample, legs.stats() if legs else None)
     write_reports(out, report, results)
+    (out / INCOMPLETE).unlink(missing_ok=True)
     return report
 
 

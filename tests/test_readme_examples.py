@@ -1,0 +1,250 @@
+"""Every ``playground ...`` command in the README's fenced code blocks runs as written.
+
+The commands are read from README.md at collection time (a README without any
+is a failure, not a pass) and run in README order, each in a subprocess, from
+one temporary copy of the repository — so examples that write (``--out
+runs/default``) write there, and a later example can read what an earlier one
+wrote, as a reader following the README would.  ``.venv/bin/playground`` and
+``playground`` are both run as ``python -m playground`` with the copy first on
+``PYTHONPATH``: the console script is ``playground.cli:main`` (asserted below),
+the same entry point.  The label store (created first, as ``make serve``
+would) and the user's data directory point into the temporary folder, and ``OLLAMA_HOST`` at the project's Ollama
+protocol double, so the Ollama example runs too, without a model.
+
+Not run, each for the reason given in :data:`SKIP` / :func:`skip_reason`:
+``serve`` (a server does not exit; :func:`test_serve_example_answers` starts
+the README's loopback ``serve`` example once and stops it when it answers) and
+commands that need a PostgreSQL server or a file the reader supplies.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browser_fixtures import free_port, stop_server
+from ollama_double import OllamaDouble
+from test_ollama import replies
+
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+PREFIXES = ("playground", ".venv/bin/playground")
+#: Where the shared data lives beside the repository (``../shared``), or $PLAYGROUND_SHARED_DIR.
+SHARED = Path(os.environ.get("PLAYGROUND_SHARED_DIR", REPO.parent / "shared"))
+#: Exact commands not run, with the reason.
+SKIP = {
+    "calibrate external my-ragas-scores.csv --human key": "names a score file the reader brings (my-ragas-scores.csv)",
+}
+COMMAND_TIMEOUT = 600
+
+
+def readme_commands(text: str) -> list[tuple[int, str]]:
+    """(line number, command line) of every ``playground ...`` line in a fenced code block, in order."""
+    found, fence, number = [], None, 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        marker = re.match(r"^(`{3,}|~{3,})", stripped)
+        if marker:
+            if fence is None:
+                fence = marker.group(1)
+            elif stripped.startswith(fence):
+                fence = None
+            continue
+        if fence is None:
+            continue
+        words = shlex.split(stripped, comments=True)
+        while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
+            words = words[1:]  # VAR=value prefixes
+        if words and words[0] in PREFIXES:
+            found.append((number, stripped))
+    return found
+
+
+def split_command(line: str) -> tuple[dict[str, str], list[str]]:
+    """(environment assignments, arguments after the program) of one README command line."""
+    words = shlex.split(line, comments=True)
+    env = {}
+    while re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
+        key, _, value = words.pop(0).partition("=")
+        env[key] = value
+    return env, words[1:]
+
+
+def skip_reason(args: list[str]) -> str | None:
+    joined = " ".join(args)
+    if joined in SKIP:
+        return SKIP[joined]
+    if args and args[0] == "serve":
+        return "serve does not exit: test_serve_example_answers starts the loopback example once"
+    if any(a.startswith(("postgresql://", "postgres://")) for a in args):
+        return "needs a PostgreSQL server (tests/test_store*.py run these commands on a throwaway cluster)"
+    needs_shared = (args[:2] == ["calibrate", "ragtruth"] and len(args) == 2) or "../shared" in joined
+    if needs_shared and not SHARED.is_dir():
+        return f"needs the shared data beside the repository ({SHARED}); set PLAYGROUND_SHARED_DIR"
+    return None
+
+
+COMMANDS = readme_commands(README.read_text(encoding="utf-8"))
+
+
+def test_the_readme_has_commands_and_the_entry_point_is_the_cli():
+    assert len(COMMANDS) >= 5, COMMANDS
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    assert scripts == {"playground": "playground.cli:main"}
+
+
+def test_command_extraction():
+    text = ("x\n```\nplayground a b   # note\n  .venv/bin/playground c 'd e'\nmake serve\nX=1 playground f\n```\n"
+            "playground no\n")
+    assert readme_commands(text) == [
+        (3, "playground a b   # note"),
+        (4, ".venv/bin/playground c 'd e'"),
+        (6, "X=1 playground f"),
+    ]
+    assert split_command("X=1 .venv/bin/playground c 'd e'  # why") == ({"X": "1"}, ["c", "d e"])
+    assert skip_reason(["serve", "--port", "1"]) is not None and skip_reason(["harness", "run"]) is None
+
+
+#: Labels two readers would have given in the playground (alice says yes throughout, bob alternates).
+SEED_LABELS = """
+import os
+from playground.golden import load_dataset
+from playground.store import open_store
+from playground.units import dataset_units
+
+with open_store(os.environ["PLAYGROUND_DB"], create=False) as store:
+    for i, unit in enumerate(dataset_units(load_dataset())[:60]):
+        for dimension in unit.dimensions:
+            store.set_label("alice", unit, dimension, 1)
+            store.set_label("bob", unit, dimension, i % 2)
+"""
+
+
+def _copy_repo(target: Path) -> Path:
+    ignore = shutil.ignore_patterns(
+        ".git",
+        ".venv",
+        "runs",
+        "__pycache__",
+        "*.egg-info",
+        ".pytest_cache",
+        "*.db",
+        "*.db-wal",
+        "*.db-shm",
+        "build",
+        "node_modules",
+    )
+    shutil.copytree(REPO, target, ignore=ignore, symlinks=True)
+    return target
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A copy of the repository (with ../shared beside it) and the environment every command runs in."""
+    base = tmp_path_factory.mktemp("readme")
+    repo = _copy_repo(base / "repo")
+    if SHARED.is_dir():
+        (base / "shared").symlink_to(SHARED.resolve())
+    home = base / "home"
+    home.mkdir()
+    with OllamaDouble(chat_reply=replies) as double:
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(repo),
+            "HOME": str(home),
+            "XDG_DATA_HOME": str(home / ".local/share"),
+            "PLAYGROUND_DB": str(base / "labels.db"),
+            "OLLAMA_HOST": f"127.0.0.1:{double.port}",
+        }
+        env.pop("PLAYGROUND_READ_ONLY", None)
+        # A reader who followed the README ran `make serve` first (`playground serve` creates the store) and
+        # labelled in the browser: two annotators' labels on the first units, so the calibration examples have data.
+        for argv in (["-m", "playground", "labels", "init"], ["-c", SEED_LABELS]):
+            subprocess.run([sys.executable, *argv], cwd=repo, env=env, check=True, capture_output=True,
+                           timeout=COMMAND_TIMEOUT)
+        yield repo, env
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("line", "command"), COMMANDS, ids=[f"README:{n}" for n, _ in COMMANDS])
+def test_readme_command_runs(sandbox, line, command):
+    repo, env = sandbox
+    extra, args = split_command(command)
+    reason = skip_reason(args)
+    if reason:
+        pytest.skip(reason)
+    proc = subprocess.run(
+        [sys.executable, "-m", "playground", *args],
+        cwd=repo,
+        env={**env, **extra},
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, f"README line {line}: {command}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
+    assert "Traceback" not in proc.stderr
+
+
+def _serve_example() -> tuple[int, str] | None:
+    for line, command in COMMANDS:
+        _, args = split_command(command)
+        host = args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
+        if args[:1] == ["serve"] and host in ("127.0.0.1", "localhost") and not any("postgres" in a for a in args):
+            return line, command
+    return None
+
+
+@pytest.mark.slow
+def test_serve_example_answers(sandbox):
+    example = _serve_example()
+    assert example is not None, "the README has no loopback `playground serve` example in a code block"
+    line, command = example
+    repo, env = sandbox
+    _, args = split_command(command)
+    port = free_port()
+    if "--port" in args:
+        args[args.index("--port") + 1] = str(port)  # the README's port may be taken on this machine
+    else:
+        args += ["--port", str(port)]
+    log = repo.parent / "serve.log"
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "playground", *args],
+            cwd=repo,
+            env=env,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        status = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                # any HTTP answer will do, and a path that is not a page starts no kernel (a GET of / would)
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/favicon.ico", timeout=2) as response:
+                    status = response.status
+            except urllib.error.HTTPError as answer:
+                status = answer.code
+            except OSError:
+                time.sleep(0.3)
+                continue
+            break
+        assert status is not None and status < 500, (
+            f"README line {line}: {command}\nstatus {status}\n{log.read_text(errors='replace')[-3000:]}"
+        )
+        assert proc.poll() is None, "the server exited after answering"
+    finally:
+        stop_server(proc)
+    assert proc.returncode is not None
