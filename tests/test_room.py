@@ -1,0 +1,259 @@
+"""The instructor's room: figures over plain label rows (hand-computed), and its door to a real SQLite store."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from store_fixtures import catalog_of, claim, fact
+
+from playground.calibrate import human_from_labels
+from playground.calibrate.room import (
+    UNSURE,
+    Adjudication,
+    LabelRow,
+    Room,
+    RoomState,
+    RoomStore,
+    UnitComment,
+    annotator_progress,
+    dimension_agreement,
+    key_accuracy,
+    latest_queues,
+    make_room_assignment,
+    teaching_moments,
+    vote_split,
+)
+from playground.store import open_store
+
+U = [claim(i) for i in range(1, 5)]
+F = fact(1)
+CATALOG = catalog_of([*U, F])
+IDS = [u.unit_id for u in U]
+
+# supported: a 1 1 0 0 · b 1 0 0 0 · c 1 1 0 - ; correct on u1: a yes, b no, c unsure
+SUPPORTED = {"a": (1, 1, 0, 0), "b": (1, 0, 0, 0), "c": (1, 1, 0, None)}
+
+
+def rows() -> list[LabelRow]:
+    out = [LabelRow(a, IDS[i], "supported", v)
+           for a, vs in SUPPORTED.items() for i, v in enumerate(vs) if v is not None]
+    out += [LabelRow("a", IDS[0], "correct", 1), LabelRow("b", IDS[0], "correct", 0),
+            LabelRow("c", IDS[0], "correct", UNSURE)]
+    return out
+
+
+def test_pairwise_kappa_fleiss_and_alpha_by_hand():
+    ag = dimension_agreement(RoomState.from_rows(rows()), "supported")
+    assert ag.annotators == ("a", "b", "c")
+    assert (ag.n_items, ag.n_shared) == (4, 4)
+    pairs = {(p.annotator_a, p.annotator_b): p for p in ag.pairs}
+    # a-b: 3/4 agree; p_yes .5 and .25 -> p_e = .5; kappa = (.75 - .5) / .5
+    assert pairs[("a", "b")].n_shared == 4
+    assert pairs[("a", "b")].agreement == pytest.approx(0.75)
+    assert pairs[("a", "b")].kappa == pytest.approx(0.5)
+    # a-c on u1..u3: identical
+    assert pairs[("a", "c")].kappa == pytest.approx(1.0)
+    # b-c on u1..u3: 2/3 agree; p_e = 1/3*2/3 + 2/3*1/3 = 4/9; kappa = (2/3 - 4/9) / (5/9) = 0.4
+    assert pairs[("b", "c")].n_shared == 3
+    assert pairs[("b", "c")].kappa == pytest.approx(0.4)
+    # Fleiss with 3, 3, 3, 2 raters: P_i = 1, 1/3, 1, 1 -> P = 5/6; p_yes = 5/11 -> P_e = 61/121
+    assert ag.fleiss == pytest.approx(239 / 360)
+    # Krippendorff: o_01 = 1 (unit 2: 1*2/(3-1)), n = 11, n_0 = 6, n_1 = 5: 1 - 10 * 1 / 30
+    assert ag.krippendorff == pytest.approx(2 / 3)
+
+
+def test_unsure_answers_never_enter_agreement():
+    ag = dimension_agreement(RoomState.from_rows(rows()), "correct")
+    assert ag.annotators == ("a", "b")  # c was unsure
+    assert ag.pairs[0].n_shared == 1 and ag.pairs[0].kappa == 0.0 and "one class" in ag.pairs[0].reason
+    assert ag.pairs[0].agreement == 0.0
+    # one unit, one yes and one no: P = 0, P_e = 1/2 -> Fleiss -1; alpha = 1 - (2 - 1) * 1 / (1 * 1) = 0
+    assert ag.fleiss == pytest.approx(-1.0)
+    assert ag.krippendorff == pytest.approx(0.0)
+
+
+def test_pair_without_shared_units_is_left_out():
+    state = RoomState.from_rows([LabelRow("a", IDS[0], "supported", 1), LabelRow("b", IDS[1], "supported", 0)])
+    ag = dimension_agreement(state, "supported")
+    assert ag.pairs == () and ag.n_shared == 0 and ag.n_items == 2
+    assert ag.fleiss is None and ag.krippendorff is None
+
+
+def test_vote_split_text():
+    assert vote_split(3, 2) == "3 yes · 2 no"
+    assert vote_split(2, 2) == "tie: 2 yes · 2 no"
+    assert vote_split(1, 1, 1) == "tie: 1 yes · 1 no · 1 unsure"
+
+
+def test_teaching_moments_most_divided_first_ties_with_their_split():
+    state = RoomState.from_rows(rows())
+    state.comments[IDS[0]] = (UnitComment("b", "the passage says 30 s"),)
+    moments = teaching_moments(state, CATALOG)
+    assert [(m.unit_id, m.dimension) for m in moments] == [(IDS[0], "correct"), (IDS[1], "supported")]
+    tie, two_one = moments
+    assert tie.status == "tie" and tie.consensus is None
+    assert tie.split == "tie: 1 yes · 1 no · 1 unsure" and tie.unsure == 1
+    assert tie.votes == (("a", 1), ("b", 0), ("c", UNSURE))
+    assert tie.comments == (UnitComment("b", "the passage says 30 s"),)
+    assert tie.text == U[0].text and tie.case_id == U[0].case_id and tie.unit_kind == "claim"
+    assert two_one.split == "2 yes · 1 no" and two_one.status == "majority" and two_one.consensus == 1
+    # adjudicated: it moves after every open one and carries the settled value
+    state.adjudications[(IDS[0], "correct")] = Adjudication(0, "prof")
+    moments = teaching_moments(state, CATALOG)
+    assert [m.unit_id for m in moments] == [IDS[1], IDS[0]]
+    assert moments[1].status == "adjudicated" and moments[1].consensus == 0
+    assert teaching_moments(state, CATALOG, limit=1) == moments[:1]
+
+
+def test_more_votes_first_at_equal_division():
+    # u1: 2 yes 2 no; u2: 1 yes 1 no -> both ties, the bigger one first; u3: unanimous -> not a moment
+    r = [LabelRow(a, IDS[0], "supported", v) for a, v in zip("abcd", (1, 1, 0, 0), strict=True)]
+    r += [LabelRow(a, IDS[1], "supported", v) for a, v in zip("ab", (0, 1), strict=True)]
+    r += [LabelRow(a, IDS[2], "supported", 1) for a in "abc"]
+    moments = teaching_moments(RoomState.from_rows(r))
+    assert [(m.unit_id, m.split) for m in moments] == [(IDS[0], "tie: 2 yes · 2 no"), (IDS[1], "tie: 1 yes · 1 no")]
+
+
+def test_progress_against_dataset_and_queue_never_zero_or_reserved():
+    state = RoomState.from_rows(rows())
+    state.set_vote("consensus", IDS[0], "supported", 1)
+    state.set_vote("harness", IDS[0], "supported", 0)
+    state.set_vote("dora", IDS[0], "supported", 1)
+    state.set_vote("dora", IDS[0], "supported", None)  # set then cleared: no answer left
+    progress = annotator_progress(state, CATALOG)
+    assert [(p.annotator, p.answered, p.unsure, p.units_done, p.units_total, p.queued) for p in progress] == [
+        ("a", 5, 0, 1, 5, False), ("b", 5, 0, 1, 5, False), ("c", 4, 1, 1, 5, False)]
+    queued = annotator_progress(state, CATALOG, {"a": (IDS[0], IDS[1]), "zed": (IDS[2],)})
+    assert (queued[0].units_done, queued[0].units_total, queued[0].queued) == (1, 2, True)
+    assert queued[0].fraction == 0.5
+    assert [p.annotator for p in queued] == ["a", "b", "c"]  # zed has a queue but no answer
+
+
+def test_accuracy_against_the_key():
+    key = human_from_labels([{"unit_id": IDS[i], "unit_kind": "claim", "dimension": "supported", "value": v}
+                             for i, v in enumerate((1, 1, 0))], "answer key", "key")
+    rows_ = {(r["annotator"], r["dimension"]): r for r in key_accuracy(RoomState.from_rows(rows()), key)}
+    assert sorted(rows_) == [("a", "supported"), ("b", "supported"), ("c", "supported")]
+    assert (rows_[("a", "supported")]["correct"], rows_[("a", "supported")]["n"]) == (3, 3)
+    assert (rows_[("b", "supported")]["correct"], rows_[("b", "supported")]["accuracy"]) == (2, 0.6667)
+    assert key_accuracy(RoomState.from_rows(rows()), None) == []
+
+
+def test_bad_answer_is_refused():
+    with pytest.raises(ValueError, match=r"a: .* supported: answer must be 1, 0 or unsure, got 5"):
+        RoomState().set_vote("a", IDS[0], "supported", 5)
+
+
+class _Assignment:
+    def __init__(self, name, kind, dataset, created_at, queues=None):
+        self.name, self.kind, self.dataset, self.created_at = name, kind, dataset, created_at
+        self.queues = queues or {}
+
+
+def test_latest_queue_assignment():
+    found = latest_queues([_Assignment("x", "queue", "golden", "2026-01-02"),
+                           _Assignment("y", "queue", "golden", "2026-01-01"),
+                           _Assignment("s", "calibration_sample", "golden", "2026-01-03"),
+                           _Assignment("z", "queue", "other", "2026-01-04")], "golden")
+    assert found.name == "x"
+    assert latest_queues([], "golden") is None
+
+
+# --------------------------------------------------------------------------- a real store
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = open_store(tmp_path / "labels.db")
+    yield s
+    s.close()
+
+
+def test_room_store_polls_only_new_events_and_drops_stale(store):
+    for a, vs in SUPPORTED.items():
+        for i, v in enumerate(vs):
+            if v is not None:
+                store.set_label(a, U[i], "supported", v)
+    room = Room(RoomStore(store, CATALOG))
+    first = room.version
+    assert room.agreement["supported"].fleiss == pytest.approx(239 / 360)
+    assert room.refresh() is False and room.version == first  # nothing new: nothing recomputed
+    store.set_label("b", U[1], "supported", 1)  # b changes her mind: a-b now 4/4
+    assert room.refresh() is True
+    pair = {(p.annotator_a, p.annotator_b): p for p in room.agreement["supported"].pairs}[("a", "b")]
+    assert pair.agreement == 1.0
+    # a label on text that changed since is stale: it does not vote
+    changed = {**CATALOG, U[3].unit_id: type(U[3])(**{**U[3].__dict__, "text_hash": "0" * 12})}
+    stale_room = Room(RoomStore(store, changed))
+    assert U[3].unit_id not in {u for (u, _d) in stale_room.state.votes}
+    # events on units of another dataset are skipped
+    other = claim(99)
+    store.set_label("a", other, "supported", 1)
+    before = room.state.last_event_id
+    room.refresh()
+    assert other.unit_id not in {u for (u, _d) in room.state.votes}
+    assert room.state.last_event_id == before + 1
+
+
+def test_room_adjudicates_and_the_tie_becomes_the_consensus(store):
+    store.set_label("a", U[0], "supported", 1)
+    store.set_label("b", U[0], "supported", 0)
+    room = Room(RoomStore(store, CATALOG))
+    [m] = room.moments()
+    assert m.status == "tie" and m.split == "tie: 1 yes · 1 no"
+    with pytest.raises(ValueError, match="reserved"):
+        room.source.adjudicate(U[0].unit_id, "supported", 1, "consensus")
+    with pytest.raises(ValueError, match="give your name"):
+        room.source.adjudicate(U[0].unit_id, "supported", 1, " ")
+    room.source.adjudicate(U[0].unit_id, "supported", 1, "prof")
+    assert room.refresh() is True
+    [m] = room.moments()
+    assert (m.status, m.consensus, m.adjudication) == ("adjudicated", 1, Adjudication(1, "prof"))
+    assert m.split == "tie: 1 yes · 1 no"  # the split stays visible
+    # the students' labels are untouched and the room cannot set one
+    assert sorted((lab.annotator, lab.value) for lab in store.labels(unit_ids=[U[0].unit_id])
+                  if lab.annotator in ("a", "b")) == [("a", 1), ("b", 0)]
+    assert not hasattr(room.source, "set_label")
+    # withdrawn: the tie is open again
+    room.source.adjudicate(U[0].unit_id, "supported", None, "prof")
+    room.refresh()
+    assert room.moments()[0].status == "tie"
+    # a fresh room sees the same as the incremental one
+    assert Room(RoomStore(store, CATALOG)).moments() == room.moments()
+
+
+class _FakeStore:
+    def __init__(self):
+        self.saved = []
+
+    def save_assignment(self, a):
+        self.saved.append(a)
+
+
+def test_assignment_from_the_room_is_made_over_every_unit_and_saved():
+    calls = []
+
+    def make(unit_ids, annotators, overlap, seed, *, name, dataset):
+        calls.append((unit_ids, annotators, overlap, seed, name, dataset))
+        return ("assignment", name)
+
+    fake = _FakeStore()
+    source = RoomStore(fake, CATALOG, dataset="golden")
+    out = make_room_assignment(source, [" a", "b ", ""], 2, "7", " week 1 ", make=make)
+    assert out == ("assignment", "week 1")
+    assert calls == [(list(CATALOG), ["a", "b"], 2, "7", "week 1", "golden")]
+    assert fake.saved == [out]
+    with pytest.raises(ValueError, match="reserved name"):
+        make_room_assignment(source, ["a", "harness"], 1, 1, "x", make=make)
+    with pytest.raises(ValueError, match="at least one annotator"):
+        make_room_assignment(source, [" "], 1, 1, "x", make=make)
+
+    def refuse(*a, **k):
+        raise ValueError("overlap 3 is more than the 2 annotators")
+
+    with pytest.raises(ValueError, match="overlap 3"):
+        make_room_assignment(source, ["a", "b"], 3, 1, "x", make=refuse)
+    assert len(fake.saved) == 1  # nothing saved on an error
