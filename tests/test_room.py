@@ -257,3 +257,131 @@ def test_assignment_from_the_room_is_made_over_every_unit_and_saved():
     with pytest.raises(ValueError, match="overlap 3"):
         make_room_assignment(source, ["a", "b"], 3, 1, "x", make=refuse)
     assert len(fake.saved) == 1  # nothing saved on an error
+
+
+# --------------------------------------------------------------------------- the page's widgets (no browser)
+
+
+@pytest.fixture(scope="module")
+def hostile_root(tmp_path_factory):
+    from browser_fixtures import make_data_root
+
+    return make_data_root(tmp_path_factory.mktemp("room") / "data")
+
+
+def walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()) or ():
+        yield from walk(child)
+
+
+def find(app, cls: str):
+    found = [w for w in walk(app.widget) if cls in set(w._dom_classes)]
+    assert found, f"no widget with class {cls}"
+    return found
+
+
+def test_page_escapes_text_shows_split_and_adjudicates(hostile_root, tmp_path):
+    from browser_fixtures import XSS_CLAIMS
+
+    from playground.ui.room import RoomApp, open_room
+
+    db = tmp_path / "labels.db"
+    open_store(db).close()
+    room, note = open_room(str(hostile_root), str(db))
+    assert note == ""
+    hostile = next(u for u in room.source.catalog.values() if u.text == XSS_CLAIMS[0])
+    with open_store(db) as s:
+        s.set_label("alice", hostile, "supported", 1)
+        s.set_label("bob", hostile, "supported", 0)
+    app = RoomApp(room, adjudicator="prof", interval=1)
+    assert app.refresh() is True
+    [row] = app.rows
+    text = row.info.value
+    assert "tie: 1 yes · 1 no" in text and "consensus: none (tie)" in text
+    assert "<img" not in text and "&lt;img src=x onerror=" in text  # shown as text, never markup
+    assert "alice" in find(app, "pr-progress")[0].value and "bob" in app.progress.value
+    assert "consensus" not in app.progress.value
+    assert "Nobody" not in app.progress.value
+    row.yes.click()
+    assert f"{hostile.case_id} faithfulness: settled as yes by prof." in app.status.value
+    [row] = app.rows
+    assert "consensus: yes (adjudicated by prof)" in row.info.value
+    assert row.withdraw.disabled is False
+    # no name: one clear message, nothing written
+    app.adjudicator.value = ""
+    before = room.state.last_event_id
+    row.no.click()
+    assert "give your name" in app.status.value
+    assert app.refresh() is False and room.state.last_event_id == before
+
+
+def test_page_makes_an_assignment_and_shows_queue_sizes(hostile_root, tmp_path, monkeypatch):
+    import playground.ui.room as page
+
+    db = tmp_path / "labels.db"
+    open_store(db).close()
+    room, _ = open_room_for(hostile_root, db)
+    saved = []
+    monkeypatch.setattr(room.source, "save_assignment", saved.append)
+
+    class A:
+        def __init__(self, unit_ids, annotators, overlap, seed, *, name, dataset):
+            self.name, self.overlap, self.seed, self.dataset = name, overlap, seed, dataset
+            self.queues = {a: tuple(unit_ids[i::len(annotators)]) for i, a in enumerate(annotators)}
+
+    real = page.make_room_assignment
+    monkeypatch.setattr(page, "make_room_assignment", lambda *a, **k: real(*a, **k, make=A))
+    app = page.RoomApp(room, interval=1)
+    app.assign_annotators.value = "ann, ben"
+    app.assign_overlap.value = 1
+    app.assign_seed.value = "42"
+    app.assign_go.click()
+    [a] = saved
+    assert (a.name, a.overlap, a.seed, a.dataset) == ("room-1", 1, 42, "golden")
+    n = len(room.source.catalog)
+    assert f"{n} units" in app.assign_result.value
+    assert f"<td>ann</td><td>{(n + 1) // 2}</td>" in app.assign_result.value
+    app.assign_overlap.value = 1
+    app.assign_annotators.value = "harness"
+    app.assign_go.click()
+    assert "reserved name" in app.status.value and len(saved) == 1
+
+
+def open_room_for(root, db):
+    from playground.ui.room import open_room
+
+    return open_room(str(root), str(db))
+
+
+def test_timer_refreshes_by_itself(hostile_root, tmp_path):
+    import time
+
+    from playground.ui.room import RoomApp
+
+    db = tmp_path / "labels.db"
+    open_store(db).close()
+    room, _ = open_room_for(hostile_root, db)
+    app = RoomApp(room, interval=0.5)
+    app.start()  # no running event loop here: a daemon thread
+    try:
+        unit = next(u for u in room.source.catalog.values() if u.unit_kind == "passage")
+        with open_store(db) as s:
+            s.set_label("alice", unit, "relevant", 1)
+            s.set_label("bob", unit, "relevant", 0)
+        deadline = time.monotonic() + 10
+        while not app.rows and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert [r.moment.split for r in app.rows] == ["tie: 1 yes · 1 no"]
+        assert app.ticks >= 1
+    finally:
+        app.stop()
+
+
+def test_notebook_is_a_few_lines_without_outputs():
+    import json
+
+    nb = json.loads((Path(__file__).resolve().parent.parent / "notebooks" / "room.ipynb").read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert len(code) == 1 and all(not c["outputs"] and c["execution_count"] is None for c in code)
+    assert "from playground.ui.room import launch" in "".join(code[0]["source"])
