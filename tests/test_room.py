@@ -24,6 +24,7 @@ from playground.calibrate.room import (
     latest_queues,
     make_room_assignment,
     teaching_moments,
+    unit_notes,
     vote_split,
 )
 from playground.store import open_store
@@ -115,6 +116,20 @@ def test_more_votes_first_at_equal_division():
     r += [LabelRow(a, IDS[2], "supported", 1) for a in "abc"]
     moments = teaching_moments(RoomState.from_rows(r))
     assert [(m.unit_id, m.split) for m in moments] == [(IDS[0], "tie: 2 yes · 2 no"), (IDS[1], "tie: 1 yes · 1 no")]
+
+
+def test_unit_notes_most_unsure_first_then_comments():
+    state = RoomState.from_rows(rows())  # c unsure on u1 correct
+    state.set_vote("a", IDS[2], "correct", UNSURE)
+    state.set_vote("b", IDS[2], "correct", UNSURE)
+    state.set_vote("b", IDS[2], "supported", UNSURE)  # b's supported answer on u3 becomes unsure
+    state.comments[F.unit_id] = (UnitComment("a", "is this fact in the answer?"),)
+    notes = unit_notes(state, CATALOG)
+    assert [(n.unit_id, n.unsure, n.unsure_total) for n in notes] == [
+        (IDS[2], (("supported", 1), ("correct", 2)), 3), (IDS[0], (("correct", 1),), 1), (F.unit_id, (), 0)]
+    assert notes[2].comments == (UnitComment("a", "is this fact in the answer?"),) and notes[2].unit_kind == "fact"
+    assert unit_notes(state, CATALOG, limit=1) == notes[:1]
+    assert unit_notes(RoomState.from_rows([LabelRow("a", IDS[0], "supported", 1)])) == []
 
 
 def test_progress_against_dataset_and_queue_never_zero_or_reserved():
@@ -294,12 +309,21 @@ def test_page_escapes_text_shows_split_and_adjudicates(hostile_root, tmp_path):
     with open_store(db) as s:
         s.set_label("alice", hostile, "supported", 1)
         s.set_label("bob", hostile, "supported", 0)
-    app = RoomApp(room, adjudicator="prof", interval=1)
+    app = RoomApp(room, adjudicator="prof", interval=1, link_base="http://host:8866/")
+    assert "No disagreement yet" in app.moments.children[0].value
     assert app.refresh() is True
     [row] = app.rows
     text = row.info.value
     assert "tie: 1 yes · 1 no" in text and "consensus: none (tie)" in text
     assert "<img" not in text and "&lt;img src=x onerror=" in text  # shown as text, never markup
+    assert f"href='http://host:8866/?case={hostile.case_id}'" in text
+    assert app.assign_annotators.value == "alice, bob"  # follows the annotators until edited
+    app.assign_annotators.value = "alice"
+    with open_store(db) as s:
+        s.set_label("carol", hostile, "supported", 1)
+    app.refresh()
+    assert app.assign_annotators.value == "alice"
+    assert "2 yes · 1 no" in app.rows[0].info.value
     assert "alice" in find(app, "pr-progress")[0].value and "bob" in app.progress.value
     assert "consensus" not in app.progress.value
     assert "Nobody" not in app.progress.value
@@ -308,6 +332,13 @@ def test_page_escapes_text_shows_split_and_adjudicates(hostile_root, tmp_path):
     [row] = app.rows
     assert "consensus: yes (adjudicated by prof)" in row.info.value
     assert row.withdraw.disabled is False
+    # unsure answers and comments are shown to whoever adjudicates
+    assert "No unsure answer" in app.notes.value
+    app.room.state.set_vote("dan", hostile.unit_id, "correct", UNSURE)
+    app.room.state.comments[hostile.unit_id] = (UnitComment("dan", "<b>not sure</b>"),)
+    app.render()
+    assert "faithfulness" not in app.notes.value and "correctness: 1" in app.notes.value
+    assert "dan: &lt;b&gt;not sure&lt;/b&gt;" in app.notes.value
     # no name: one clear message, nothing written
     app.adjudicator.value = ""
     before = room.state.last_event_id

@@ -24,6 +24,8 @@ pure function of that picture over plain label rows
   (adjudicated) after every open one.  Each carries its vote split
   (``"3 yes · 2 no"``, a tie ``"tie: 2 yes · 2 no"``), its unsure answers and
   its comments.
+* :func:`unit_notes` — units with unsure answers or comments, for whoever
+  adjudicates (most unsure first).
 
 :class:`RoomStore` is the room's only door to the store: it reads everything
 but can write only two things, an adjudication (``store.adjudicate``) and an
@@ -56,12 +58,14 @@ __all__ = [
     "RoomStore",
     "TeachingMoment",
     "UnitComment",
+    "UnitNote",
     "annotator_progress",
     "dimension_agreement",
     "key_accuracy",
     "latest_queues",
     "make_room_assignment",
     "teaching_moments",
+    "unit_notes",
     "vote_split",
 ]
 
@@ -341,6 +345,43 @@ def teaching_moments(state: RoomState, catalog: Mapping[str, Unit] | None = None
     return found if limit is None else found[:limit]
 
 
+@dataclass(frozen=True)
+class UnitNote:
+    """A unit with unsure answers or comments: ``unsure`` per dimension (``(dimension, count)``, in
+    dimension order) and every comment."""
+
+    unit_id: str
+    unit_kind: str
+    case_id: str
+    text: str
+    unsure: tuple[tuple[str, int], ...]
+    comments: tuple[UnitComment, ...]
+
+    @property
+    def unsure_total(self) -> int:
+        return sum(n for _d, n in self.unsure)
+
+
+def unit_notes(state: RoomState, catalog: Mapping[str, Unit] | None = None,
+               limit: int | None = None) -> list[UnitNote]:
+    """Units with at least one unsure answer or comment: most unsure answers first, then most comments,
+    then unit id (at most ``limit``)."""
+    order = {d: i for i, d in enumerate(DIMENSIONS)}
+    unsure: dict[str, dict[str, int]] = {}
+    for (u, d), by in state.votes.items():
+        n = sum(1 for v in by.values() if v == UNSURE)
+        if n:
+            unsure.setdefault(u, {})[d] = n
+    out = []
+    for u in set(unsure) | {u for u, cs in state.comments.items() if cs}:
+        unit = catalog.get(u) if catalog is not None else None
+        dims = tuple(sorted(unsure.get(u, {}).items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+        out.append(UnitNote(u, unit.unit_kind if unit else "", unit.case_id if unit else "", unit.text if unit else "",
+                            dims, state.comments.get(u, ())))
+    out.sort(key=lambda n: (-n.unsure_total, -len(n.comments), n.unit_id))
+    return out if limit is None else out[:limit]
+
+
 # --------------------------------------------------------------------------- the store
 
 
@@ -526,3 +567,6 @@ class Room:
 
     def moments(self) -> list[TeachingMoment]:
         return teaching_moments(self.state, self.source.catalog, self.moments_limit)
+
+    def notes(self) -> list[UnitNote]:
+        return unit_notes(self.state, self.source.catalog, self.moments_limit)

@@ -20,11 +20,12 @@ The timer is an asyncio task on the kernel's own event loop (the loop that
 handles the page's messages), so widgets are only touched from that thread;
 outside a kernel a daemon thread does the same.
 
-Settings: ``PLAYGROUND_ROOT``, ``PLAYGROUND_DB``; in the URL ``?dataset=NAME``,
+Settings: ``PLAYGROUND_ROOT``, ``PLAYGROUND_DB``, ``PLAYGROUND_LINK_BASE`` (the
+playground's address: case ids then link to ``<base>?case=<case_id>``); in the URL ``?dataset=NAME``,
 ``?adjudicator=NAME`` (or ``?annotator=NAME``) and ``?interval=SECONDS``.
 
 CSS classes for tests: ``pr-room``, ``pr-updated``, ``pr-status``, ``pr-progress``,
-``pr-agreement``, ``pr-accuracy``, ``pr-moments``, ``pr-moment`` (and ``pr-moment-<i>``),
+``pr-agreement``, ``pr-accuracy``, ``pr-notes``, ``pr-moments``, ``pr-moment`` (and ``pr-moment-<i>``),
 ``pr-split``, ``pr-consensus``, ``pr-adj-yes``, ``pr-adj-no``, ``pr-adj-withdraw``,
 ``pr-adjudicator``, ``pr-assign-annotators``, ``pr-assign-overlap``, ``pr-assign-seed``,
 ``pr-assign-name``, ``pr-assign-go``, ``pr-assign-result``.
@@ -39,6 +40,7 @@ import threading
 import time
 import traceback
 from typing import Any
+from urllib.parse import quote
 
 import ipywidgets as W
 
@@ -49,12 +51,14 @@ from ..calibrate.room import (
     Room,
     RoomStore,
     TeachingMoment,
+    UnitNote,
     make_room_assignment,
 )
 from ..metrics import DIMENSION_LABELS
 from ..model import DIMENSION_NAMES, DIMENSIONS
 
-__all__ = ["CSS", "RoomApp", "launch", "open_room"]
+__all__ = ["CSS", "MomentRow", "RoomApp", "accuracy_html", "agreement_html", "assignment_html", "case_html", "launch",
+           "moment_html", "notes_html", "open_room", "progress_html"]
 
 DEFAULT_INTERVAL = 3.0
 ANSWER = {1: "yes", 0: "no", UNSURE: "unsure"}
@@ -185,7 +189,28 @@ def accuracy_html(rows: list[dict[str, Any]], has_key: bool) -> str:
     return "".join(out) + "</table>"
 
 
-def moment_html(m: TeachingMoment) -> str:
+def case_html(case_id: str, link_base: str | None) -> str:
+    """The case id, a link to it in the playground when ``link_base`` (the playground's address) is known."""
+    if not link_base:
+        return f"<b>{esc(case_id)}</b>"
+    return (f"<a href='{esc(link_base)}?case={quote(case_id, safe='')}' target='_blank' rel='noopener'>"
+            f"<b>{esc(case_id)}</b></a>")
+
+
+def notes_html(notes: list[UnitNote], link_base: str | None = None) -> str:
+    """Units with unsure answers or comments: where, the text, unsure per dimension, every comment."""
+    if not notes:
+        return "<span class='pr-muted'>No unsure answer and no comment yet.</span>"
+    rows = ["<table><tr><th>case</th><th>unit</th><th>unsure</th><th>comments</th></tr>"]
+    for n in notes:
+        unsure = ", ".join(f"{esc(_dim(d))}: {c}" for d, c in n.unsure) or "–"
+        comments = "".join(f"<div>💬 {esc(c.annotator)}: {esc(c.text)}</div>" for c in n.comments) or "–"
+        rows.append(f"<tr class='pr-note'><td>{case_html(n.case_id, link_base)}</td><td>{esc(n.unit_kind)}: "
+                    f"<span class='pr-text-inline'>{esc(n.text)}</span></td><td>{unsure}</td><td>{comments}</td></tr>")
+    return "".join(rows) + "</table>"
+
+
+def moment_html(m: TeachingMoment, link_base: str | None = None) -> str:
     """One teaching moment: where, the text, the split, who said what, unsure answers, comments, the consensus."""
     votes = ", ".join(f"{esc(a)}: {ANSWER.get(v, v)}" for a, v in m.votes)
     split_cls = "pr-split pr-tie" if m.yes == m.no else "pr-split"
@@ -199,7 +224,7 @@ def moment_html(m: TeachingMoment) -> str:
         consensus = f"<span class='pr-consensus'>consensus: {ANSWER[m.consensus]} (majority)</span>"
     comments = "".join(f"<div class='pr-comment'>💬 {esc(c.annotator)}: {esc(c.text)}</div>" for c in m.comments)
     unsure = f" · <span class='pr-unsure'>{m.unsure} unsure</span>" if m.unsure else ""
-    return (f"<div><b>{esc(m.case_id)}</b> · {esc(m.unit_kind)} · {esc(_dim(m.dimension))} · "
+    return (f"<div>{case_html(m.case_id, link_base)} · {esc(m.unit_kind)} · {esc(_dim(m.dimension))} · "
             f"<span class='{split_cls}'>{esc(m.split)}</span></div>"
             f"<div class='pr-text'>{esc(m.text)}</div>"
             f"<div class='pr-muted'>{votes}{unsure}</div>{comments}<div>{consensus}</div>")
@@ -222,7 +247,7 @@ class MomentRow:
 
     def __init__(self, app: RoomApp, index: int, moment: TeachingMoment):
         self.moment = moment
-        self.info = _html(moment_html(moment))
+        self.info = _html(moment_html(moment, app.link_base))
         self.yes = _button("settle: yes", "pr-adj-yes", "adjudicate: the consensus is yes")
         self.no = _button("settle: no", "pr-adj-no", "adjudicate: the consensus is no")
         self.withdraw = _button("withdraw", "pr-adj-withdraw", "withdraw the adjudication")
@@ -244,8 +269,9 @@ class RoomApp:
     """The room's widgets over a :class:`~playground.calibrate.room.Room`; :meth:`start` begins the timer."""
 
     def __init__(self, room: Room, *, adjudicator: str | None = None, interval: float = DEFAULT_INTERVAL,
-                 note: str = ""):
+                 note: str = "", link_base: str | None = None):
         self.room = room
+        self.link_base = link_base
         self.interval = max(0.5, float(interval))
         self.ticks = 0
         self._task: Any = None
@@ -263,9 +289,13 @@ class RoomApp:
         self.moments = W.VBox([])
         self.moments.add_class("pr-moments")
         self.rows: list[MomentRow] = []
+        self.notes = _html(cls="pr-notes")
         self.assign_annotators = W.Text(placeholder="alice, bob, carol", description="Annotators",
                                         layout=W.Layout(width="420px"))
         self.assign_annotators.add_class("pr-assign-annotators")
+        self._filling = False  # the field follows the annotators seen until someone edits it
+        self._annotators_edited = False
+        self.assign_annotators.observe(self._on_annotators_edit, "value")
         self.assign_overlap = W.BoundedIntText(value=2, min=1, max=100, description="Overlap",
                                                layout=W.Layout(width="170px"))
         self.assign_overlap.add_class("pr-assign-overlap")
@@ -287,6 +317,7 @@ class RoomApp:
             _html("<div class='pr-h'>Accuracy against the answer key</div>"), self.accuracy,
             _html("<div class='pr-h'>Teaching moments: the most disagreement first</div>"), self.adjudicator,
             self.moments,
+            _html("<div class='pr-h'>Unsure answers and comments</div>"), self.notes,
             _html("<div class='pr-h'>Assign work</div><div class='pr-muted'>Every unit of the dataset goes to at "
                   "least <i>overlap</i> annotators; the seed makes the draw repeatable.</div>"),
             W.HBox([self.assign_annotators, self.assign_overlap, self.assign_seed, self.assign_name,
@@ -304,12 +335,21 @@ class RoomApp:
         self.agreement.value = agreement_html(room.agreement)
         self.accuracy.value = accuracy_html(room.accuracy(), room.key is not None and len(room.key.frame) > 0)
         self._render_moments(room.moments())
-        if not self.assign_annotators.value.strip():
-            self.assign_annotators.value = ", ".join(room.state.annotators())
+        self.notes.value = notes_html(room.notes(), self.link_base)
+        if not self._annotators_edited:
+            self._filling = True
+            try:
+                self.assign_annotators.value = ", ".join(room.state.annotators())
+            finally:
+                self._filling = False
         self._stamp()
 
+    def _on_annotators_edit(self, change: dict[str, Any]) -> None:
+        if not self._filling:
+            self._annotators_edited = True
+
     def _render_moments(self, moments: list[TeachingMoment]) -> None:
-        if [r.moment for r in self.rows] == moments:
+        if self.moments.children and [r.moment for r in self.rows] == moments:
             return
         old = self.rows
         self.rows = [MomentRow(self, i, m) for i, m in enumerate(moments)]
@@ -477,7 +517,8 @@ def launch(root: str | None = None, db: str | None = None, *, dataset: str | Non
     except ValueError:
         every = DEFAULT_INTERVAL
     name = adjudicator if adjudicator is not None else (params.get("adjudicator") or params.get("annotator"))
-    app = RoomApp(room, adjudicator=name, interval=every, note=note)
+    app = RoomApp(room, adjudicator=name, interval=every, note=note,
+                  link_base=os.environ.get("PLAYGROUND_LINK_BASE") or None)
     print(f"room: ready in {time.perf_counter() - t0:.2f}s ({len(room.source.catalog)} units, "
           f"{room.state.last_event_id} events)", file=sys.__stderr__ or sys.stderr, flush=True)
     if display:
