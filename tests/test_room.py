@@ -83,6 +83,25 @@ def test_pair_without_shared_units_is_left_out():
     assert ag.fleiss is None and ag.krippendorff is None
 
 
+def test_incremental_agreement_equals_the_full_computation():
+    from playground.calibrate.room import dimension_agreement as full
+    from playground.calibrate.room import update_agreement
+    from playground.sampling import stable_hash
+
+    state = RoomState.from_rows(rows())
+    state.changed = {}
+    current = full(state, "supported")
+    names = ["a", "b", "c", "d", "e"]
+    for step in range(60):  # seeded answers, clears and unsure ones by five annotators
+        h = stable_hash(7, str(step))
+        who, unit, pick = names[h % 5], IDS[(h // 5) % 4], (h // 20) % 4
+        state.set_vote(who, unit, "supported", (1, 0, UNSURE, None)[pick])
+        if step % 3 == 2:
+            changed, state.changed = state.changed, {}
+            current = update_agreement(state, "supported", current, changed.get("supported", set()))
+            assert current == full(state, "supported"), step
+
+
 def test_vote_split_text():
     assert vote_split(3, 2) == "3 yes · 2 no"
     assert vote_split(2, 2) == "tie: 2 yes · 2 no"

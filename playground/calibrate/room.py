@@ -15,7 +15,8 @@ pure function of that picture over plain label rows
 * :func:`dimension_agreement` — per dimension, over yes/no answers (unsure
   ones left out): pairwise Cohen's kappa on the units both annotators labelled,
   Fleiss' kappa and Krippendorff's alpha over units with two or more labels,
-  all from :mod:`playground.stats` (through :func:`playground.metrics.multi_rater`).
+  all from :mod:`playground.stats`.  After a change only the pairs of the
+  annotators who changed are computed again (:func:`update_agreement`).
 * :func:`key_accuracy` — each annotator against the answer key
   (:func:`playground.calibrate.accuracy_against_key`).
 * :func:`teaching_moments` — (unit, dimension) pairs with at least one yes and
@@ -34,13 +35,13 @@ student's label.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import store as _store_pkg
-from ..metrics import multi_rater
 from ..model import DIMENSIONS, UNIT_DIMENSIONS, Unit
+from ..stats import AgreementStat, cohens_kappa, fleiss_kappa, krippendorff_alpha
 from .annotators import accuracy_against_key
 from .labellings import CONSENSUS, HumanLabelling
 
@@ -61,11 +62,14 @@ __all__ = [
     "UnitNote",
     "annotator_progress",
     "dimension_agreement",
+    "group_agreement",
     "key_accuracy",
     "latest_queues",
     "make_room_assignment",
+    "pair_kappa",
     "teaching_moments",
     "unit_notes",
+    "update_agreement",
     "vote_split",
 ]
 
@@ -106,15 +110,15 @@ class RoomState:
     """The room's picture of the store: current answers, adjudications and comments.
 
     ``votes[(unit_id, dimension)][annotator]`` is 1, 0 or :data:`UNSURE`;
-    ``changed`` holds the dimensions whose answers changed since the figures
-    were last computed (so only their agreement is computed again).
+    ``changed[dimension]`` holds the annotators whose answers on it changed
+    since the figures were last computed (so only their pairs are computed again).
     """
 
     votes: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
     adjudications: dict[tuple[str, str], Adjudication] = field(default_factory=dict)
     comments: dict[str, tuple[UnitComment, ...]] = field(default_factory=dict)
     last_event_id: int = 0
-    changed: set[str] = field(default_factory=set)
+    changed: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
     def from_rows(cls, rows: Iterable[LabelRow]) -> RoomState:
@@ -141,7 +145,7 @@ class RoomState:
             if value not in (0, 1, UNSURE):
                 raise ValueError(f"{annotator}: {unit_id} {dimension}: answer must be 1, 0 or unsure, got {value!r}")
             self.votes.setdefault(key, current)[annotator] = int(value)
-        self.changed.add(dimension)
+        self.changed.setdefault(dimension, set()).add(annotator)
 
     def rows(self) -> list[LabelRow]:
         return [LabelRow(a, u, d, v) for (u, d), by in sorted(self.votes.items()) for a, v in sorted(by.items())]
@@ -245,32 +249,70 @@ class DimensionAgreement:
     krippendorff_reason: str
 
 
+def pair_kappa(a: str, b: str, items_a: Mapping[str, int], items_b: Mapping[str, int]) -> PairKappa | None:
+    """Cohen's kappa (:func:`playground.stats.cohens_kappa`) of ``a`` and ``b`` on the units both labelled
+    (sorted by unit id); None when they share none.  ``a`` and ``b`` are put in name order."""
+    if b < a:
+        a, b, items_a, items_b = b, a, items_b, items_a
+    shared = sorted(items_a.keys() & items_b.keys())
+    if not shared:
+        return None
+    k = cohens_kappa([items_a[u] for u in shared], [items_b[u] for u in shared])
+    return PairKappa(a, b, len(shared), k.agreement, k.kappa, k.low, k.high, k.reason or k.note)
+
+
+def group_agreement(by: Mapping[str, Mapping[str, int]]) -> tuple[AgreementStat, AgreementStat, int, int]:
+    """``(fleiss, krippendorff, n_items, n_shared)`` of ``{annotator: {unit_id: 0/1}}``
+    (:func:`playground.stats.fleiss_kappa`, :func:`playground.stats.krippendorff_alpha`)."""
+    names = sorted(by)
+    units = sorted({u for items in by.values() for u in items})
+    ratings = [[by[a][u] for a in names if u in by[a]] for u in units]
+    reliability: list[list[int | None]] = [[by[a].get(u) for u in units] for a in names]
+    return (fleiss_kappa(ratings), krippendorff_alpha(reliability), len(units),
+            sum(1 for r in ratings if len(r) >= 2))
+
+
+def _per_unit(state: RoomState, dimension: str) -> dict[str, dict[str, int]]:
+    return {a: {u: v for (u, _d), v in items.items()} for a, items in state.by_annotator(dimension).items()}
+
+
+def _assemble(dimension: str, by: Mapping[str, Mapping[str, int]], pairs: Iterable[PairKappa]) -> DimensionAgreement:
+    fleiss, alpha, n_items, n_shared = group_agreement(by)
+    return DimensionAgreement(dimension, tuple(sorted(by)), n_items, n_shared,
+                              tuple(sorted(pairs, key=lambda p: (p.annotator_a, p.annotator_b))),
+                              fleiss.value, fleiss.reason or fleiss.note, alpha.value, alpha.reason)
+
+
 def dimension_agreement(state: RoomState, dimension: str) -> DimensionAgreement:
-    """Pairwise Cohen's kappa, Fleiss' kappa and Krippendorff's alpha on ``dimension``.
+    """Pairwise Cohen's kappa, Fleiss' kappa and Krippendorff's alpha on ``dimension``, from scratch.
 
     Items are units; only yes/no answers count.  ``n_shared`` counts units
     with two or more labels.  Pairs with no shared unit are left out; a pair
     whose kappa is undefined keeps its row with the reason.
     """
-    by: dict[Hashable, Mapping[Hashable, int]] = {
-        a: {u: v for (u, _d), v in items.items()} for a, items in state.by_annotator(dimension).items()}
-    mr = multi_rater(by)
-    pairs = []
-    for pa in mr.pairwise:
-        ag = pa.agreement
-        if ag.n_shared == 0:
-            continue
-        k = ag.kappa
-        pairs.append(PairKappa(str(pa.annotator_a), str(pa.annotator_b), ag.n_shared, ag.percent, k.kappa,
-                               k.low, k.high, k.reason or k.note))
-    counts: dict[Hashable, int] = {}
-    for items in by.values():
-        for u in items:
-            counts[u] = counts.get(u, 0) + 1
-    return DimensionAgreement(dimension, tuple(str(a) for a in mr.annotators), len(counts),
-                              sum(1 for c in counts.values() if c >= 2), tuple(pairs),
-                              mr.fleiss.value, mr.fleiss.reason or mr.fleiss.note,
-                              mr.krippendorff.value, mr.krippendorff.reason)
+    by = _per_unit(state, dimension)
+    names = sorted(by)
+    pairs = [p for i, a in enumerate(names) for b in names[i + 1:]
+             if (p := pair_kappa(a, b, by[a], by[b])) is not None]
+    return _assemble(dimension, by, pairs)
+
+
+def update_agreement(state: RoomState, dimension: str, previous: DimensionAgreement | None,
+                     changed: set[str] | None) -> DimensionAgreement:
+    """:func:`dimension_agreement` again after the answers of ``changed`` annotators changed (None: all):
+    only the pairs that involve one of them are computed again; Fleiss and Krippendorff always."""
+    if previous is None or changed is None:
+        return dimension_agreement(state, dimension)
+    by = _per_unit(state, dimension)
+    kept = {(p.annotator_a, p.annotator_b): p for p in previous.pairs
+            if p.annotator_a not in changed and p.annotator_b not in changed
+            and p.annotator_a in by and p.annotator_b in by}
+    for a in sorted(changed & by.keys()):
+        for b in by:
+            key = (min(a, b), max(a, b))
+            if a != b and key not in kept and (p := pair_kappa(a, b, by[a], by[b])) is not None:
+                kept[key] = p
+    return _assemble(dimension, by, kept.values())
 
 
 def key_accuracy(state: RoomState, key: HumanLabelling | None) -> list[dict[str, Any]]:
@@ -421,7 +463,6 @@ class RoomStore:
         state = RoomState()
         self._apply(state, self._store.events(after=0))
         self._reread(state, None)
-        state.changed = set(DIMENSIONS)
         return state
 
     def poll(self, state: RoomState) -> int:
@@ -539,7 +580,9 @@ class Room:
         self.state = source.load()
         self.agreement: dict[str, DimensionAgreement] = {}
         self.version = 0
-        self._recompute()
+        self.state.changed = {}
+        for d in DIMENSIONS:
+            self.agreement[d] = dimension_agreement(self.state, d)
 
     def refresh(self) -> bool:
         """Read new events; True when anything changed (the figures are then up to date)."""
@@ -549,10 +592,10 @@ class Room:
         return True
 
     def _recompute(self) -> None:
-        for d in sorted(self.state.changed):
+        changed, self.state.changed = self.state.changed, {}
+        for d, who in sorted(changed.items()):
             if d in DIMENSIONS:
-                self.agreement[d] = dimension_agreement(self.state, d)
-        self.state.changed.clear()
+                self.agreement[d] = update_agreement(self.state, d, self.agreement.get(d), who)
         self.version += 1
 
     def queues(self) -> Any | None:

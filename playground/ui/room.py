@@ -274,6 +274,7 @@ class RoomApp:
         self.link_base = link_base
         self.interval = max(0.5, float(interval))
         self.ticks = 0
+        self.last_refresh_s = 0.0
         self._task: Any = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -359,7 +360,7 @@ class RoomApp:
             r.close()
 
     def _stamp(self) -> None:
-        self.updated.value = (f"updated {time.strftime('%H:%M:%S')} · {self.room.state.last_event_id} events · "
+        self.updated.value = (f"checked {time.strftime('%H:%M:%S')} · {self.room.state.last_event_id} events · "
                               f"refreshes every {self.interval:g} s")
 
     def say(self, text: str, error: bool = False) -> None:
@@ -382,6 +383,8 @@ class RoomApp:
             changed = self.room.refresh()
             if changed:
                 self.render()
+            else:
+                self._stamp()  # one small message: the page shows it is live
             self.ticks += 1
             return changed
 
@@ -425,21 +428,29 @@ class RoomApp:
             self._task.cancel()
         self._task = None
 
+    def _pause(self) -> float:
+        """The wait before the next refresh: the interval, or twice the last refresh when that took longer
+        (a class labelling hard must not keep the kernel busy and the adjudication buttons waiting)."""
+        return max(self.interval, 2 * self.last_refresh_s)
+
     async def _tick_async(self) -> None:
         while not self._stop.is_set():
-            await asyncio.sleep(self.interval)
+            await asyncio.sleep(self._pause())
             self._tick()
 
     def _tick_thread(self) -> None:
-        while not self._stop.wait(self.interval):
+        while not self._stop.wait(self._pause()):
             self._tick()
 
     def _tick(self) -> None:
+        t0 = time.perf_counter()
         try:
             self.refresh()
         except Exception as exc:  # the store may be busy or gone for a moment: say so, keep ticking
             self.say(f"refresh failed ({type(exc).__name__}: {exc}); trying again", error=True)
             traceback.print_exc(file=sys.__stderr__ or sys.stderr)
+        finally:
+            self.last_refresh_s = time.perf_counter() - t0
 
 
 # --------------------------------------------------------------------------- opening
