@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import store_fixtures as sf
 from store_fixtures import catalog_of, claim, fact
 
 from playground.calibrate import human_from_labels
@@ -199,11 +200,8 @@ def test_latest_queue_assignment():
 # --------------------------------------------------------------------------- a real store
 
 
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "labels.db")
-    yield s
-    s.close()
+# SQLite and PostgreSQL (a throwaway cluster; see tests/store_fixtures.py)
+pg_server, store_url, store = sf.pg_server, sf.store_url, sf.store
 
 
 def test_room_store_polls_only_new_events_and_drops_stale(store):
