@@ -23,7 +23,10 @@ from playground.calibrate.room import (
     dimension_agreement,
     key_accuracy,
     latest_queues,
+    latest_sample,
     make_room_assignment,
+    make_room_sample,
+    sample_coverage,
     teaching_moments,
     unit_notes,
     vote_split,
@@ -376,6 +379,7 @@ def test_page_makes_an_assignment_and_shows_queue_sizes(hostile_root, tmp_path, 
     class A:
         def __init__(self, unit_ids, annotators, overlap, seed, *, name, dataset):
             self.name, self.overlap, self.seed, self.dataset = name, overlap, seed, dataset
+            self.kind, self.created_at = "queue", "w"
             self.queues = {a: tuple(unit_ids[i::len(annotators)]) for i, a in enumerate(annotators)}
 
     real = page.make_room_assignment
@@ -394,6 +398,21 @@ def test_page_makes_an_assignment_and_shows_queue_sizes(hostile_root, tmp_path, 
     app.assign_annotators.value = "harness"
     app.assign_go.click()
     assert "reserved name" in app.status.value and len(saved) == 1
+
+    class S:
+        def __init__(self, unit_ids, n, seed, *, name, dataset):
+            self.name, self.kind, self.seed, self.dataset = name, "calibration_sample", seed, dataset
+            self.created_at = "x"
+            self.queues = {"*": tuple(unit_ids[:n])}
+
+    real_sample = page.make_room_sample
+    monkeypatch.setattr(page, "make_room_sample", lambda *a, **k: real_sample(*a, **k, draw=S))
+    monkeypatch.setattr(room.source, "assignments", lambda: list(saved))
+    assert "No calibration sample drawn" in app.sample.value
+    app.sample_n.value = 4
+    app.sample_go.click()
+    assert saved[-1].queues["*"] == tuple(list(room.source.catalog)[:4])
+    assert "Calibration sample <b>sample-2</b> (seed 42): 4 units, 0 labelled" in app.sample.value
 
 
 def open_room_for(root, db):
@@ -433,3 +452,29 @@ def test_notebook_is_a_few_lines_without_outputs():
     code = [c for c in nb["cells"] if c["cell_type"] == "code"]
     assert len(code) == 1 and all(not c["outputs"] and c["execution_count"] is None for c in code)
     assert "from playground.ui.room import launch" in "".join(code[0]["source"])
+
+
+def test_calibration_sample_from_the_room_and_its_labelled_prefix():
+    calls = []
+
+    def draw(unit_ids, n, seed, *, name, dataset):
+        calls.append((unit_ids, n, seed, name, dataset))
+        a = _Assignment(name, "calibration_sample", dataset, "2026-01-05", {"*": tuple(reversed(unit_ids))[:n]})
+        a.seed = seed
+        return a
+
+    fake = _FakeStore()
+    source = RoomStore(fake, CATALOG, dataset="golden")
+    sample = make_room_sample(source, 3, 5, " s1 ", draw=draw)
+    assert calls == [(list(CATALOG), 3, 5, "s1", "golden")] and fake.saved == [sample]
+    assert latest_sample([sample, _Assignment("q", "queue", "golden", "2026-01-09")], "golden") is sample
+    for bad in (0, True, "3"):
+        with pytest.raises(ValueError, match="at least 1 unit"):
+            make_room_sample(source, bad, 5, "s", draw=draw)
+    # sample order F, u4, u3: F unanswered -> prefix 0; u4 only unsure (c) ... rows() give u4 yes/no by a, b
+    state = RoomState.from_rows(rows())
+    assert sample_coverage(state, sample.queues["*"]) == (2, 0)
+    state.set_vote("a", F.unit_id, "covered", 1)
+    assert sample_coverage(state, sample.queues["*"]) == (3, 3)
+    state.set_vote("a", F.unit_id, "covered", UNSURE)  # unsure is no label for an estimate
+    assert sample_coverage(state, sample.queues["*"]) == (2, 0)

@@ -65,8 +65,11 @@ __all__ = [
     "group_agreement",
     "key_accuracy",
     "latest_queues",
+    "latest_sample",
     "make_room_assignment",
+    "make_room_sample",
     "pair_kappa",
+    "sample_coverage",
     "teaching_moments",
     "unit_notes",
     "update_agreement",
@@ -566,6 +569,46 @@ def make_room_assignment(source: RoomStore, annotators: Sequence[str], overlap: 
     return assignment
 
 
+def make_room_sample(source: RoomStore, n: int, seed: int | str, name: str,
+                     draw: Callable[..., Any] | None = None) -> Any:
+    """Draw and save a calibration sample of ``n`` units of the room's dataset.
+
+    ``draw`` defaults to :func:`playground.assign.draw_calibration_sample`
+    (units in catalog order, ``n, seed, name=, dataset=``): the first ``n`` of
+    :func:`playground.sampling.ranked`, the sample on which prediction-powered
+    estimates are valid.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"a calibration sample needs at least 1 unit, got {n!r}")
+    if not name.strip():
+        raise ValueError("give the sample a name")
+    if draw is None:
+        from ..assign import draw_calibration_sample  # type: ignore[import-not-found,unused-ignore]
+
+        draw = draw_calibration_sample
+    sample = draw(list(source.catalog), n, seed, name=name.strip(), dataset=source.dataset)
+    source.save_assignment(sample)
+    return sample
+
+
+def latest_sample(assignments: Iterable[Any], dataset: str | None = None) -> Any | None:
+    """The most recent assignment of kind ``calibration_sample`` (of ``dataset`` when given), or None."""
+    found = [a for a in assignments if a.kind == "calibration_sample" and (dataset is None or a.dataset == dataset)]
+    return max(found, key=lambda a: (a.created_at, a.name)) if found else None
+
+
+def sample_coverage(state: RoomState, units: Sequence[str]) -> tuple[int, int]:
+    """``(labelled, prefix)`` of a calibration sample in its ranked order: units with at least one yes/no
+    answer, and the length of the longest run of such units from the start of the ranking."""
+    answered = {u for (u, _d), by in state.votes.items() if any(v != UNSURE for v in by.values())}
+    prefix = 0
+    for u in units:
+        if u not in answered:
+            break
+        prefix += 1
+    return sum(1 for u in units if u in answered), prefix
+
+
 class Room:
     """The room's figures over a :class:`RoomStore`, recomputed only where something changed.
 
@@ -600,6 +643,9 @@ class Room:
 
     def queues(self) -> Any | None:
         return latest_queues(self.source.assignments(), self.source.dataset)
+
+    def sample(self) -> Any | None:
+        return latest_sample(self.source.assignments(), self.source.dataset)
 
     def progress(self) -> list[AnnotatorProgress]:
         a = self.queues()

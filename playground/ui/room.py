@@ -8,7 +8,8 @@ Cohen's kappa, Fleiss' kappa, Krippendorff's alpha), each student's accuracy
 against the answer key, and the teaching moments — the units with the most
 disagreement, each with its vote split, unsure answers and comments — where
 the instructor settles a disagreement (adjudication).  An assignment
-(annotators, overlap, seed) can be made from the page; the queue sizes show.
+(annotators, overlap, seed) can be made from the page, the queue sizes show;
+so can a calibration sample (a seeded uniform random sample of units).
 
 Writes: the room opens the store writable but holds only a
 :class:`~playground.calibrate.room.RoomStore`, which can write an adjudication
@@ -28,7 +29,7 @@ CSS classes for tests: ``pr-room``, ``pr-updated``, ``pr-status``, ``pr-progress
 ``pr-agreement``, ``pr-accuracy``, ``pr-notes``, ``pr-moments``, ``pr-moment`` (and ``pr-moment-<i>``),
 ``pr-split``, ``pr-consensus``, ``pr-adj-yes``, ``pr-adj-no``, ``pr-adj-withdraw``,
 ``pr-adjudicator``, ``pr-assign-annotators``, ``pr-assign-overlap``, ``pr-assign-seed``,
-``pr-assign-name``, ``pr-assign-go``, ``pr-assign-result``.
+``pr-assign-name``, ``pr-assign-go``, ``pr-assign-result``, ``pr-sample-n``, ``pr-sample-go``, ``pr-sample``.
 """
 from __future__ import annotations
 
@@ -53,12 +54,14 @@ from ..calibrate.room import (
     TeachingMoment,
     UnitNote,
     make_room_assignment,
+    make_room_sample,
+    sample_coverage,
 )
 from ..metrics import DIMENSION_LABELS
 from ..model import DIMENSION_NAMES, DIMENSIONS
 
 __all__ = ["CSS", "MomentRow", "RoomApp", "accuracy_html", "agreement_html", "assignment_html", "case_html", "launch",
-           "moment_html", "notes_html", "open_room", "progress_html"]
+           "moment_html", "notes_html", "open_room", "progress_html", "sample_html"]
 
 DEFAULT_INTERVAL = 3.0
 ANSWER = {1: "yes", 0: "no", UNSURE: "unsure"}
@@ -230,6 +233,16 @@ def moment_html(m: TeachingMoment, link_base: str | None = None) -> str:
             f"<div class='pr-muted'>{votes}{unsure}</div>{comments}<div>{consensus}</div>")
 
 
+def sample_html(sample: Any, labelled: int, prefix: int) -> str:
+    """The current calibration sample: its size and how much of it is labelled, in ranked order."""
+    if sample is None:
+        return "<span class='pr-muted'>No calibration sample drawn.</span>"
+    units = len(sample.queues.get("*", ()))
+    return (f"Calibration sample <b>{esc(sample.name)}</b> (seed {esc(sample.seed)}): {units} units, "
+            f"{labelled} labelled; the first {prefix} in sample order are all labelled "
+            "<span class='pr-muted'>(prediction-powered estimates use that prefix)</span>")
+
+
 def assignment_html(assignment: Any) -> str:
     queues = dict(assignment.queues)
     sizes = "".join(f"<tr><td>{esc(a)}</td><td>{len(q)}</td></tr>" for a, q in sorted(queues.items()))
@@ -308,6 +321,14 @@ class RoomApp:
         self.assign_go.on_click(lambda _b: self._guard(self.make_assignment))
         self.assign_go.disabled = not src.writable
         self.assign_result = _html(cls="pr-assign-result")
+        self.sample_n = W.BoundedIntText(value=min(50, max(1, len(src.catalog))), min=1, max=max(1, len(src.catalog)),
+                                         description="Units", layout=W.Layout(width="170px"))
+        self.sample_n.add_class("pr-sample-n")
+        self.sample_go = _button("Draw calibration sample", "pr-sample-go",
+                                 "a seeded uniform random sample of units (uses the seed above)")
+        self.sample_go.on_click(lambda _b: self._guard(self.draw_sample))
+        self.sample_go.disabled = not src.writable
+        self.sample = _html(cls="pr-sample")
         header = W.HBox([_html("<span class='pr-title'>Instructor's room</span>"),
                          _html(f"<span class='pr-muted'>dataset {esc(src.dataset)} · {len(src.catalog)} units · "
                                f"store {esc(src.url)}</span>")])
@@ -324,6 +345,7 @@ class RoomApp:
             W.HBox([self.assign_annotators, self.assign_overlap, self.assign_seed, self.assign_name,
                     self.assign_go]),
             self.assign_result,
+            W.HBox([self.sample_n, self.sample_go]), self.sample,
         ])
         self.widget.add_class("pr-room")
         self.render()
@@ -337,6 +359,9 @@ class RoomApp:
         self.accuracy.value = accuracy_html(room.accuracy(), room.key is not None and len(room.key.frame) > 0)
         self._render_moments(room.moments())
         self.notes.value = notes_html(room.notes(), self.link_base)
+        sample = room.sample()
+        self.sample.value = sample_html(sample, *(sample_coverage(room.state, sample.queues.get("*", ()))
+                                                  if sample is not None else (0, 0)))
         if not self._annotators_edited:
             self._filling = True
             try:
@@ -405,6 +430,14 @@ class RoomApp:
         a = make_room_assignment(self.room.source, names, int(self.assign_overlap.value), seed, name)
         self.assign_result.value = assignment_html(a)
         self.say(f"Assignment {a.name} saved.")
+        self.render()
+
+    def draw_sample(self) -> None:
+        seed_text = self.assign_seed.value.strip()
+        seed: int | str = int(seed_text) if seed_text.lstrip("-").isdigit() else seed_text
+        name = self.assign_name.value.strip() or f"sample-{len(self.room.source.assignments()) + 1}"
+        s = make_room_sample(self.room.source, int(self.sample_n.value), seed, name)
+        self.say(f"Calibration sample {s.name} saved.")
         self.render()
 
     # --- the timer ------------------------------------------------------------------------------
