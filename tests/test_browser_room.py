@@ -63,7 +63,20 @@ def room_server(server, tmp_path_factory):
     stop_server(srv.proc)
 
 
-def label_first_claim(browser, url: str, name: str, choice: str) -> None:
+def wait_for_label(db: Path, name: str, timeout: float = 30.0) -> None:
+    """Until ``name`` has a label in the store (the page saves on the toggle, in its own kernel)."""
+    from playground.store import open_store
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open_store(db, read_only=True) as store:
+            if store.labels(annotator=name):
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"{name}'s label never reached the store")
+
+
+def label_first_claim(browser, url: str, db: Path, name: str, choice: str) -> None:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     pg = context.new_page()
     pg.set_default_timeout(PAGE_TIMEOUT_MS)
@@ -71,7 +84,7 @@ def label_first_claim(browser, url: str, name: str, choice: str) -> None:
         open_app(pg, f"{url}?annotator={name}")
         expect(pg.locator(".pg-status")).to_contain_text(f"Labelling as {name}")
         pg.locator(f".pg-claim-0-supported button[data-value='{choice}']").click()
-        expect(pg.locator(".pg-status")).to_contain_text("Saved")
+        wait_for_label(db, name)
     finally:
         context.close()
 
@@ -90,8 +103,8 @@ def test_room_shows_a_disagreement_by_itself_and_adjudication_makes_the_consensu
     expect(page.locator(".pr-moments")).to_contain_text("No disagreement yet")
     expect(page.locator(".pr-progress")).to_contain_text("Nobody has labelled yet")
 
-    label_first_claim(browser, server.url, "alice", "yes")
-    label_first_claim(browser, server.url, "bob", "no")
+    label_first_claim(browser, server.url, server.db, "alice", "yes")
+    label_first_claim(browser, server.url, server.db, "bob", "no")
     t_labelled = time.monotonic()
     # no reload, no button: the room refreshes by itself
     moment = page.locator(".pr-moment-0")
@@ -112,6 +125,8 @@ def test_room_shows_a_disagreement_by_itself_and_adjudication_makes_the_consensu
     page.screenshot(path=str(bf.ARTIFACTS / "room.png"), full_page=True)
 
     with open_store(server.db, read_only=True) as store:
+        last = store.events()[-1].event_id
+        expect(page.locator(".pr-updated")).to_contain_text(f"· {last} events ·", timeout=int((INTERVAL + 5) * 1000))
         labels = [lab for lab in store.labels() if lab.annotator in ("alice", "bob")]
         assert sorted((lab.annotator, lab.value) for lab in labels) == [("alice", 1), ("bob", 0)]
         unit_id, dim = labels[0].unit_id, labels[0].dimension
