@@ -478,3 +478,32 @@ def test_calibration_sample_from_the_room_and_its_labelled_prefix():
     assert sample_coverage(state, sample.queues["*"]) == (3, 3)
     state.set_vote("a", F.unit_id, "covered", UNSURE)  # unsure is no label for an estimate
     assert sample_coverage(state, sample.queues["*"]) == (2, 0)
+
+
+def test_room_says_when_its_sqlite_file_was_replaced(tmp_path):
+    import shutil
+
+    from playground.store import StoreError
+
+    db = tmp_path / "labels.db"
+    with open_store(db) as s:
+        s.set_label("a", U[0], "supported", 1)
+    store = open_store(db)
+    try:
+        room = Room(RoomStore(store, CATALOG))
+        assert room.refresh() is False
+        shutil.copy(db, tmp_path / "copy.db")
+        (tmp_path / "copy.db").replace(db)  # a restore from a backup: same name, another file
+        with pytest.raises(StoreError, match="was deleted or replaced since this page opened it; reload the page"):
+            room.refresh()
+        db.unlink()
+        with pytest.raises(StoreError, match="deleted or replaced"):
+            room.refresh()
+        from playground.ui.room import RoomApp
+
+        app = RoomApp(room, interval=1)
+        app._task = "running"
+        app._tick()  # the page says it once and its timer stops
+        assert "reload the page" in app.status.value and app._task is None and app._stop.is_set()
+    finally:
+        store.close()

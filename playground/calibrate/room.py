@@ -35,6 +35,7 @@ student's label.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,7 @@ __all__ = [
     "Room",
     "RoomState",
     "RoomStore",
+    "StoreReplacedError",
     "TeachingMoment",
     "UnitComment",
     "UnitNote",
@@ -82,6 +84,10 @@ UNSURE: int = int(getattr(_store_pkg, "UNSURE", 2))
 RESERVED: frozenset[str] = frozenset(getattr(_store_pkg, "RESERVED_ANNOTATORS", frozenset({CONSENSUS, "harness"})))
 #: Event actions that change a person's label (every other action, e.g. a comment, is re-read from the store).
 LABEL_ACTIONS: frozenset[str] = frozenset({"set", "clear", "undo", "import"})
+
+
+class StoreReplacedError(_store_pkg.StoreError):
+    """The SQLite file the room reads was deleted or replaced since it was opened."""
 
 
 @dataclass(frozen=True)
@@ -452,6 +458,24 @@ class RoomStore:
         self._store = store
         self.catalog = catalog
         self.dataset = dataset
+        self._file = self._identity()
+
+    def _identity(self) -> tuple[int, int] | None:
+        """(device, inode) of a SQLite store's file, None for other backends or when it is missing."""
+        if getattr(self._store, "backend", "") != "sqlite":
+            return None
+        try:
+            st = os.stat(_store_pkg.parse_url(self.url)[1])
+        except (OSError, _store_pkg.StoreError):
+            return None
+        return st.st_dev, st.st_ino
+
+    def check_file(self) -> None:
+        """Raise when the SQLite file was deleted or replaced since the room opened it: the room would
+        otherwise keep reading the old file and show a class that has moved on."""
+        if self._file is not None and self._identity() != self._file:
+            raise StoreReplacedError(f"the label store {self.url} was deleted or replaced since this page opened "
+                                        "it; reload the page")
 
     @property
     def url(self) -> str:
@@ -470,6 +494,7 @@ class RoomStore:
 
     def poll(self, state: RoomState) -> int:
         """Apply the events after ``state.last_event_id``; returns how many there were."""
+        self.check_file()
         events = self._store.events(after=state.last_event_id)
         if events:
             touched = self._apply(state, events)

@@ -51,6 +51,7 @@ from ..calibrate.room import (
     DimensionAgreement,
     Room,
     RoomStore,
+    StoreReplacedError,
     TeachingMoment,
     UnitNote,
     make_room_assignment,
@@ -479,6 +480,9 @@ class RoomApp:
         t0 = time.perf_counter()
         try:
             self.refresh()
+        except StoreReplacedError as exc:  # nothing more to read from the old file: say so once and stop
+            self.say(str(exc), error=True)
+            self.stop()
         except Exception as exc:  # the store may be busy or gone for a moment: say so, keep ticking
             self.say(f"refresh failed ({type(exc).__name__}: {exc}); trying again", error=True)
             traceback.print_exc(file=sys.__stderr__ or sys.stderr)
