@@ -167,6 +167,7 @@ def test_progress_against_dataset_and_queue_never_zero_or_reserved():
     queued = annotator_progress(state, CATALOG, {"a": (IDS[0], IDS[1]), "zed": (IDS[2],)})
     assert (queued[0].units_done, queued[0].units_total, queued[0].queued) == (1, 2, True)
     assert queued[0].fraction == 0.5
+    assert [p.unsure_by_dimension for p in progress] == [(), (), (("correct", 1),)]
     assert [p.annotator for p in queued] == ["a", "b", "c"]  # zed has a queue but no answer
 
 
@@ -358,6 +359,7 @@ def test_page_escapes_text_shows_split_and_adjudicates(hostile_root, tmp_path):
     app.room.state.comments[hostile.unit_id] = (UnitComment("dan", "<b>not sure</b>"),)
     app.render()
     assert "faithfulness" not in app.notes.value and "correctness: 1" in app.notes.value
+    assert "<td>dan</td><td>1</td><td>1 <span class='pr-muted'>(correctness 1)</span>" in app.progress.value
     assert "dan: &lt;b&gt;not sure&lt;/b&gt;" in app.notes.value
     # no name: one clear message, nothing written
     app.adjudicator.value = ""

@@ -189,6 +189,8 @@ class AnnotatorProgress:
     units_done: int
     units_total: int
     queued: bool
+    #: unsure answers per dimension, ``(dimension, count)`` in dimension order (dimensions with none left out)
+    unsure_by_dimension: tuple[tuple[str, int], ...] = ()
 
     @property
     def fraction(self) -> float:
@@ -209,13 +211,14 @@ def annotator_progress(state: RoomState, catalog: Mapping[str, Unit],
     ``answered`` and ``unsure`` count all their answers on units of ``catalog``.
     """
     answered: dict[str, dict[str, set[str]]] = {}
-    unsure: dict[str, int] = {}
+    unsure: dict[str, dict[str, int]] = {}
     for (u, d), by in state.votes.items():
         if u not in catalog:
             continue
         for a, v in by.items():
             answered.setdefault(a, {}).setdefault(u, set()).add(d)
-            unsure[a] = unsure.get(a, 0) + (v == UNSURE)
+            if v == UNSURE:
+                unsure.setdefault(a, {})[d] = unsure.get(a, {}).get(d, 0) + 1
     out = []
     for a in sorted(answered):
         if a in RESERVED:
@@ -224,8 +227,9 @@ def annotator_progress(state: RoomState, catalog: Mapping[str, Unit],
         queue = list((queues or {}).get(a, ()))
         units = [u for u in queue if u in catalog] if queue else list(catalog)
         done = sum(1 for u in units if u in mine and set(_dims(catalog[u])) <= mine[u])
-        out.append(AnnotatorProgress(a, sum(len(ds) for ds in mine.values()), unsure.get(a, 0), done, len(units),
-                                     bool(queue)))
+        dims = unsure.get(a, {})
+        out.append(AnnotatorProgress(a, sum(len(ds) for ds in mine.values()), sum(dims.values()), done, len(units),
+                                     bool(queue), tuple((d, dims[d]) for d in DIMENSIONS if d in dims)))
     return out
 
 

@@ -122,6 +122,13 @@ def _button(text: str, cls: str, tooltip: str = "", style: str = "") -> W.Button
 # --------------------------------------------------------------------------- HTML fragments (pure)
 
 
+def _unsure(p: AnnotatorProgress) -> str:
+    if not p.unsure:
+        return "0"
+    dims = ", ".join(f"{_dim(d)} {n}" for d, n in p.unsure_by_dimension)
+    return f"{p.unsure} <span class='pr-muted'>({esc(dims)})</span>"
+
+
 def progress_html(rows: list[AnnotatorProgress], assigned: dict[str, tuple[str, ...]] | None = None) -> str:
     """The progress table; names with a queue but no answer are listed after it, never as a row of zeros."""
     if not rows:
@@ -133,7 +140,7 @@ def progress_html(rows: list[AnnotatorProgress], assigned: dict[str, tuple[str, 
             bar = (f"<span class='pr-barbg'><span class='pr-bar' style='width:{round(120 * p.fraction)}px'>"
                    "</span></span>")
             lines.append(f"<tr class='pr-annotator'><td>{esc(p.annotator)}</td><td>{p.answered}</td>"
-                         f"<td>{p.unsure}</td><td>{p.units_done} / {p.units_total} {of}</td><td>{bar}</td></tr>")
+                         f"<td>{_unsure(p)}</td><td>{p.units_done} / {p.units_total} {of}</td><td>{bar}</td></tr>")
         body = "".join(lines) + "</table>"
     waiting = sorted(set(assigned or {}) - {p.annotator for p in rows})
     if waiting:
