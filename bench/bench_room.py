@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         print(_line("  of which the write alone", writes))
         print(_line(f"{args.annotators} labels (one each) + refresh", busy))
         print(_line("figures (progress, moments, notes)", figures))
-        print(f"teaching moments found: {len(room.moments())} shown of "
-              f"{sum(1 for by in room.state.votes.values() if 0 < sum(v == 1 for v in by.values()) < len(by))}")
+        shown, open_, settled = room.moments()
+        print(f"teaching moments: {len(shown)} shown of {open_ + settled}")
     return 0
 
 

@@ -133,7 +133,7 @@ def test_room_shows_a_disagreement_by_itself_and_adjudication_makes_the_consensu
         from playground.ui.room import _open_dataset
 
         _, _, catalog = _open_dataset(None, str(server.root), store)
-        [m] = Room(RoomStore(store, catalog)).moments()
+        [m], _open, _settled = Room(RoomStore(store, catalog)).moments()
         assert (m.unit_id, m.dimension, m.adjudication, m.consensus) == (unit_id, dim, Adjudication(1, "prof"), 1)
         if hasattr(store, "adjudicate"):  # the store's own consensus (CONTRACTS): the adjudicated value
             [row] = store.consensus(dimension=dim, catalog=catalog, unit_ids=[unit_id])

@@ -130,6 +130,7 @@ def test_teaching_moments_most_divided_first_ties_with_their_split():
     assert [m.unit_id for m in moments] == [IDS[1], IDS[0]]
     assert moments[1].status == "adjudicated" and moments[1].consensus == 0
     assert teaching_moments(state, CATALOG, limit=1) == moments[:1]
+    assert [m.dimension for m in teaching_moments(state, CATALOG, dimension="correct")] == ["correct"]
 
 
 def test_more_votes_first_at_equal_division():
@@ -238,16 +239,16 @@ def test_room_adjudicates_and_the_tie_becomes_the_consensus(store):
     store.set_label("a", U[0], "supported", 1)
     store.set_label("b", U[0], "supported", 0)
     room = Room(RoomStore(store, CATALOG))
-    [m] = room.moments()
-    assert m.status == "tie" and m.split == "tie: 1 yes · 1 no"
+    [m], open_, settled = room.moments()
+    assert (m.status, m.split, open_, settled) == ("tie", "tie: 1 yes · 1 no", 1, 0)
     with pytest.raises(ValueError, match="reserved"):
         room.source.adjudicate(U[0].unit_id, "supported", 1, "consensus")
     with pytest.raises(ValueError, match="give your name"):
         room.source.adjudicate(U[0].unit_id, "supported", 1, " ")
     room.source.adjudicate(U[0].unit_id, "supported", 1, "prof")
     assert room.refresh() is True
-    [m] = room.moments()
-    assert (m.status, m.consensus, m.adjudication) == ("adjudicated", 1, Adjudication(1, "prof"))
+    [m], open_, settled = room.moments()
+    assert (m.status, m.consensus, m.adjudication, open_, settled) == ("adjudicated", 1, Adjudication(1, "prof"), 0, 1)
     assert m.split == "tie: 1 yes · 1 no"  # the split stays visible
     # the students' labels are untouched and the room cannot set one
     assert sorted((lab.annotator, lab.value) for lab in store.labels(unit_ids=[U[0].unit_id])
@@ -256,7 +257,7 @@ def test_room_adjudicates_and_the_tie_becomes_the_consensus(store):
     # withdrawn: the tie is open again
     room.source.adjudicate(U[0].unit_id, "supported", None, "prof")
     room.refresh()
-    assert room.moments()[0].status == "tie"
+    assert room.moments()[0][0].status == "tie"
     # a fresh room sees the same as the incremental one
     assert Room(RoomStore(store, CATALOG)).moments() == room.moments()
 
@@ -345,6 +346,10 @@ def test_page_escapes_text_shows_split_and_adjudicates(hostile_root, tmp_path):
     app.refresh()
     assert app.assign_annotators.value == "alice"
     assert "2 yes · 1 no" in app.rows[0].info.value
+    assert "showing 1 of 1 disagreement(s): 1 open, 0 adjudicated" in app.moment_count.value
+    app.moment_dimension.value = "covered"
+    assert app.rows == [] and "showing 0 of 0" in app.moment_count.value
+    app.moment_dimension.value = ""
     assert "alice" in find(app, "pr-progress")[0].value and "bob" in app.progress.value
     assert "consensus" not in app.progress.value
     assert "Nobody" not in app.progress.value

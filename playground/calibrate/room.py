@@ -381,11 +381,14 @@ class TeachingMoment:
 
 
 def teaching_moments(state: RoomState, catalog: Mapping[str, Unit] | None = None,
-                     limit: int | None = None) -> list[TeachingMoment]:
-    """Pairs with at least one yes and one no, in the order of the module docstring (at most ``limit``)."""
+                     limit: int | None = None, dimension: str | None = None) -> list[TeachingMoment]:
+    """Pairs with at least one yes and one no (of ``dimension`` when given), in the order of the module
+    docstring (at most ``limit``)."""
     order = {d: i for i, d in enumerate(DIMENSIONS)}
     found = []
     for (u, d), by in state.votes.items():
+        if dimension is not None and d != dimension:
+            continue
         yes = sum(1 for v in by.values() if v == 1)
         no = sum(1 for v in by.values() if v == 0)
         if not yes or not no:
@@ -683,8 +686,12 @@ class Room:
     def accuracy(self) -> list[dict[str, Any]]:
         return key_accuracy(self.state, self.key)
 
-    def moments(self) -> list[TeachingMoment]:
-        return teaching_moments(self.state, self.source.catalog, self.moments_limit)
+    def moments(self, dimension: str | None = None) -> tuple[list[TeachingMoment], int, int]:
+        """``(shown, open, settled)``: the first ``moments`` teaching moments (of ``dimension``), and how many
+        are open and adjudicated in all."""
+        found = teaching_moments(self.state, self.source.catalog, None, dimension)
+        settled = sum(1 for m in found if m.adjudication is not None)
+        return found[:self.moments_limit], len(found) - settled, settled
 
     def notes(self) -> list[UnitNote]:
         return unit_notes(self.state, self.source.catalog, self.moments_limit)

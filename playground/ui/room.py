@@ -27,7 +27,8 @@ playground's address: case ids then link to ``<base>?case=<case_id>``); in the U
 
 CSS classes for tests: ``pr-room``, ``pr-updated``, ``pr-status``, ``pr-progress``,
 ``pr-agreement``, ``pr-accuracy``, ``pr-notes``, ``pr-moments``, ``pr-moment`` (and ``pr-moment-<i>``),
-``pr-split``, ``pr-consensus``, ``pr-adj-yes``, ``pr-adj-no``, ``pr-adj-withdraw``,
+``pr-split``, ``pr-consensus``, ``pr-moment-dimension``, ``pr-moment-count``, ``pr-adj-yes``,
+``pr-adj-no``, ``pr-adj-withdraw``,
 ``pr-adjudicator``, ``pr-assign-annotators``, ``pr-assign-overlap``, ``pr-assign-seed``,
 ``pr-assign-name``, ``pr-assign-go``, ``pr-assign-result``, ``pr-sample-n``, ``pr-sample-go``, ``pr-sample``.
 """
@@ -311,6 +312,11 @@ class RoomApp:
         self.moments = W.VBox([])
         self.moments.add_class("pr-moments")
         self.rows: list[MomentRow] = []
+        self.moment_dimension = W.Dropdown(options=[("all dimensions", "")] + [(_dim(d), d) for d in DIMENSIONS],
+                                           value="", description="Show", layout=W.Layout(width="260px"))
+        self.moment_dimension.add_class("pr-moment-dimension")
+        self.moment_dimension.observe(lambda _c: self._guard(self.render), "value")
+        self.moment_count = _html(cls="pr-moment-count")
         self.notes = _html(cls="pr-notes")
         self.assign_annotators = W.Text(placeholder="alice, bob, carol", description="Annotators",
                                         layout=W.Layout(width="420px"))
@@ -345,8 +351,8 @@ class RoomApp:
             _html("<div class='pr-h'>Progress</div>"), self.progress,
             _html("<div class='pr-h'>Agreement between annotators</div>"), self.agreement,
             _html("<div class='pr-h'>Accuracy against the answer key</div>"), self.accuracy,
-            _html("<div class='pr-h'>Teaching moments: the most disagreement first</div>"), self.adjudicator,
-            self.moments,
+            _html("<div class='pr-h'>Teaching moments: the most disagreement first</div>"),
+            W.HBox([self.adjudicator, self.moment_dimension, self.moment_count]), self.moments,
             _html("<div class='pr-h'>Unsure answers and comments</div>"), self.notes,
             _html("<div class='pr-h'>Assign work</div><div class='pr-muted'>Every unit of the dataset goes to at "
                   "least <i>overlap</i> annotators; the seed makes the draw repeatable.</div>"),
@@ -365,7 +371,10 @@ class RoomApp:
         self.progress.value = progress_html(room.progress(), dict(assignment.queues) if assignment else None)
         self.agreement.value = agreement_html(room.agreement)
         self.accuracy.value = accuracy_html(room.accuracy(), room.key is not None and len(room.key.frame) > 0)
-        self._render_moments(room.moments())
+        shown, open_, settled = room.moments(self.moment_dimension.value or None)
+        self._render_moments(shown)
+        self.moment_count.value = (f"<span class='pr-muted'>showing {len(shown)} of {open_ + settled} "
+                                   f"disagreement(s): {open_} open, {settled} adjudicated</span>")
         self.notes.value = notes_html(room.notes(), self.link_base)
         sample = room.sample()
         self.sample.value = sample_html(sample, *(sample_coverage(room.state, sample.queues.get("*", ()))
