@@ -372,6 +372,12 @@ def test_page_escapes_text_shows_split_and_adjudicates(hostile_root, tmp_path):
     row.no.click()
     assert "give your name" in app.status.value
     assert app.refresh() is False and room.state.last_event_id == before
+    # a quiet tick sends nothing to the page (kernel messages would keep the idle cull from ending the room)
+    import time
+
+    stamp = app.updated.value
+    time.sleep(1.1)
+    assert app.refresh() is False and app.updated.value == stamp
 
 
 def test_page_makes_an_assignment_and_shows_queue_sizes(hostile_root, tmp_path, monkeypatch):
