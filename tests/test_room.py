@@ -353,7 +353,10 @@ def test_page_escapes_text_shows_split_and_adjudicates(hostile_root, tmp_path):
     assert "alice" in find(app, "pr-progress")[0].value and "bob" in app.progress.value
     assert "consensus" not in app.progress.value
     assert "Nobody" not in app.progress.value
+    [row] = app.rows
+    first_row = row
     row.yes.click()
+    assert app.rows[0] is first_row  # the same widgets, updated in place
     assert f"{hostile.case_id} faithfulness: settled as yes by prof." in app.status.value
     [row] = app.rows
     assert "consensus: yes (adjudicated by prof)" in row.info.value

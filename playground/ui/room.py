@@ -265,21 +265,35 @@ def assignment_html(assignment: Any) -> str:
 
 
 class MomentRow:
-    """A teaching moment on the page and its adjudication buttons."""
+    """A teaching moment on the page and its adjudication buttons; kept (and updated) while its
+    (unit, dimension) stays among the moments, so a refresh never pulls a button from under a click."""
 
     def __init__(self, app: RoomApp, index: int, moment: TeachingMoment):
-        self.moment = moment
-        self.info = _html(moment_html(moment, app.link_base))
+        self.app = app
+        self.info = _html()
         self.yes = _button("settle: yes", "pr-adj-yes", "adjudicate: the consensus is yes")
         self.no = _button("settle: no", "pr-adj-no", "adjudicate: the consensus is no")
         self.withdraw = _button("withdraw", "pr-adj-withdraw", "withdraw the adjudication")
-        self.withdraw.disabled = moment.adjudication is None
         for b, v in ((self.yes, 1), (self.no, 0), (self.withdraw, None)):
-            b.disabled = b.disabled or not app.room.source.writable
             b.on_click(lambda _b, v=v: app.adjudicate(self.moment, v))
         self.widget = W.VBox([self.info, W.HBox([self.yes, self.no, self.withdraw])])
         self.widget.add_class("pr-moment")
-        self.widget.add_class(f"pr-moment-{index}")
+        self.index = -1
+        self.update(index, moment)
+
+    def update(self, index: int, moment: TeachingMoment) -> None:
+        self.moment = moment
+        text = moment_html(moment, self.app.link_base)
+        if self.info.value != text:
+            self.info.value = text
+        writable = self.app.room.source.writable
+        self.yes.disabled = self.no.disabled = not writable
+        self.withdraw.disabled = moment.adjudication is None or not writable
+        if index != self.index:
+            if self.index >= 0:
+                self.widget.remove_class(f"pr-moment-{self.index}")
+            self.widget.add_class(f"pr-moment-{index}")
+            self.index = index
 
     def close(self) -> None:
         for w in (self.info, self.yes, self.no, self.withdraw):
@@ -317,6 +331,7 @@ class RoomApp:
         self.moment_dimension.add_class("pr-moment-dimension")
         self.moment_dimension.observe(lambda _c: self._guard(self.render), "value")
         self.moment_count = _html(cls="pr-moment-count")
+        self.no_moments = _html("<span class='pr-muted'>No disagreement yet.</span>")
         self.notes = _html(cls="pr-notes")
         self.assign_annotators = W.Text(placeholder="alice, bob, carol", description="Annotators",
                                         layout=W.Layout(width="420px"))
@@ -394,11 +409,18 @@ class RoomApp:
     def _render_moments(self, moments: list[TeachingMoment]) -> None:
         if self.moments.children and [r.moment for r in self.rows] == moments:
             return
-        old = self.rows
-        self.rows = [MomentRow(self, i, m) for i, m in enumerate(moments)]
-        self.moments.children = ([r.widget for r in self.rows] if self.rows else
-                                 [_html("<span class='pr-muted'>No disagreement yet.</span>")])
-        for r in old:
+        old = {(r.moment.unit_id, r.moment.dimension): r for r in self.rows}
+        rows = []
+        for i, m in enumerate(moments):
+            row = old.pop((m.unit_id, m.dimension), None)
+            if row is None:
+                row = MomentRow(self, i, m)
+            else:
+                row.update(i, m)
+            rows.append(row)
+        self.rows = rows
+        self.moments.children = [r.widget for r in rows] if rows else [self.no_moments]
+        for r in old.values():
             r.close()
 
     def _stamp(self) -> None:
