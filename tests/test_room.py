@@ -523,3 +523,33 @@ def test_room_says_when_its_sqlite_file_was_replaced(tmp_path):
         assert "reload the page" in app.status.value and app._task is None and app._stop.is_set()
     finally:
         store.close()
+
+
+def test_room_on_a_store_it_cannot_write_shows_everything_and_turns_writes_off(hostile_root, tmp_path, monkeypatch):
+    import playground.store as store_pkg
+    from playground.ui.room import RoomApp, open_room
+
+    db = tmp_path / "labels.db"
+    open_store(db).close()
+    real = store_pkg.open_store
+
+    def no_writes(url=None, *, read_only=False, **kw):
+        if not read_only:
+            raise store_pkg.StoreError("attempt to write a readonly database")
+        return real(url, read_only=True, **kw)
+
+    monkeypatch.setattr(store_pkg, "open_store", no_writes)
+    room, note = open_room(str(hostile_root), str(db))
+    assert note == ("The store cannot be written (attempt to write a readonly database); "
+                    "adjudication and assignment are off.")
+    monkeypatch.setattr(store_pkg, "open_store", real)
+    unit = next(iter(room.source.catalog.values()))
+    with open_store(db) as s:
+        s.set_label("alice", unit, unit.dimensions[0], 1)
+        s.set_label("bob", unit, unit.dimensions[0], 0)
+    app = RoomApp(room, adjudicator="prof", note=note)
+    assert app.refresh() is True
+    [row] = app.rows
+    assert row.yes.disabled and row.no.disabled and row.withdraw.disabled
+    assert app.assign_go.disabled and app.sample_go.disabled
+    assert "adjudication and assignment are off" in app.status.value
