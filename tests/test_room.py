@@ -407,6 +407,9 @@ def test_page_makes_an_assignment_and_shows_queue_sizes(hostile_root, tmp_path, 
     app.assign_go.click()
     [a] = saved
     assert (a.name, a.overlap, a.seed, a.dataset) == ("room-1", 1, 42, "golden")
+    monkeypatch.setattr(room.source, "assignments", lambda: list(saved))
+    app.render()
+    assert "Queues from the assignment room-1 (overlap 1, seed 42)." in app.progress.value
     n = len(room.source.catalog)
     assert f"{n} units" in app.assign_result.value
     assert f"<td>ann</td><td>{(n + 1) // 2}</td>" in app.assign_result.value
@@ -423,7 +426,6 @@ def test_page_makes_an_assignment_and_shows_queue_sizes(hostile_root, tmp_path, 
 
     real_sample = page.make_room_sample
     monkeypatch.setattr(page, "make_room_sample", lambda *a, **k: real_sample(*a, **k, draw=S))
-    monkeypatch.setattr(room.source, "assignments", lambda: list(saved))
     assert "No calibration sample drawn" in app.sample.value
     app.sample_n.value = 4
     app.sample_go.click()

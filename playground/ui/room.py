@@ -383,7 +383,9 @@ class RoomApp:
     def render(self) -> None:
         room = self.room
         assignment = room.queues()
-        self.progress.value = progress_html(room.progress(), dict(assignment.queues) if assignment else None)
+        self.progress.value = progress_html(room.progress(), dict(assignment.queues) if assignment else None) + (
+            f"<div class='pr-muted'>Queues from the assignment {esc(assignment.name)} (overlap "
+            f"{esc(assignment.overlap)}, seed {esc(assignment.seed)}).</div>" if assignment else "")
         self.agreement.value = agreement_html(room.agreement)
         self.accuracy.value = accuracy_html(room.accuracy(), room.key is not None and len(room.key.frame) > 0)
         shown, open_, settled = room.moments(self.moment_dimension.value or None)
