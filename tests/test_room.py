@@ -555,3 +555,79 @@ def test_room_on_a_store_it_cannot_write_shows_everything_and_turns_writes_off(h
     assert row.yes.disabled and row.no.disabled and row.withdraw.disabled
     assert app.assign_go.disabled and app.sample_go.disabled
     assert "adjudication and assignment are off" in app.status.value
+
+
+class _ContractStore:
+    """The store API of CONTRACTS.md that the room uses, in memory: events with unsure answers, comments and
+    adjudications as events of their own (action ``comment`` / ``adjudicate``, under a person's name)."""
+
+    url, read_only, backend = "memory://", False, "memory"
+
+    def __init__(self):
+        self.log, self.labels_, self.comments_, self.adjudicated, self.saved = [], {}, {}, {}, []
+
+    def _event(self, annotator, unit, dimension, value, action):
+        from playground.store import Event
+
+        self.log.append(Event(len(self.log) + 1, annotator, unit.unit_kind, unit.unit_id, dimension, None, value,
+                              unit.text_hash, "t", action, unit.case_id))
+        return self.log[-1]
+
+    def set_label(self, annotator, unit, dimension, value):
+        self.labels_[(annotator, unit.unit_id, dimension)] = value
+        return self._event(annotator, unit, dimension, value, "set" if value is not None else "clear")
+
+    def set_comment(self, annotator, unit, text):
+        self.comments_[(annotator, unit.unit_id)] = text
+        return self._event(annotator, unit, "", None, "comment")
+
+    def adjudicate(self, unit, dimension, value, adjudicator):
+        if value is None:
+            self.adjudicated.pop((unit.unit_id, dimension), None)
+        else:
+            self.adjudicated[(unit.unit_id, dimension)] = (value, adjudicator)
+        return self._event(adjudicator, unit, dimension, value, "adjudicate")
+
+    def events(self, annotator=None, after=0):
+        return [e for e in self.log if e.event_id > after]
+
+    def consensus(self, dimension=None, catalog=None, unit_ids=None):
+        from types import SimpleNamespace
+
+        return [SimpleNamespace(unit_id=u, dimension=d, value=v, status="adjudicated", adjudicator=who)
+                for (u, d), (v, who) in sorted(self.adjudicated.items()) if unit_ids is None or u in unit_ids]
+
+    def comments(self, unit_ids=None, annotator=None):
+        from types import SimpleNamespace
+
+        return [SimpleNamespace(annotator=a, unit_id=u, text=t) for (a, u), t in sorted(self.comments_.items())
+                if unit_ids is None or u in unit_ids]
+
+    def assignments(self):
+        return list(self.saved)
+
+    def save_assignment(self, a):
+        self.saved.append(a)
+
+
+def test_room_over_the_contract_store_api():
+    store = _ContractStore()
+    store.set_label("a", U[0], "supported", 1)
+    store.set_label("b", U[0], "supported", 0)
+    store.set_label("c", U[0], "supported", UNSURE)
+    store.set_comment("c", U[0], "which passage says so?")
+    room = Room(RoomStore(store, CATALOG))
+    [m], _open, _settled = room.moments()
+    assert (m.split, m.comments) == ("tie: 1 yes · 1 no · 1 unsure", (UnitComment("c", "which passage says so?"),))
+    room.source.adjudicate(U[0].unit_id, "supported", 0, "prof")
+    store.set_comment("a", U[0], "I misread it")
+    assert room.refresh() is True
+    [m], open_, settled = room.moments()
+    assert (m.status, m.consensus, m.adjudication, open_, settled) == ("adjudicated", 0, Adjudication(0, "prof"), 0, 1)
+    assert [c.annotator for c in m.comments] == ["a", "c"]
+    # the adjudicator is no voter and no annotator; progress never lists them
+    assert room.state.annotators() == ["a", "b", "c"]
+    assert [p.annotator for p in room.progress()] == ["a", "b", "c"]
+    room.source.adjudicate(U[0].unit_id, "supported", None, "prof")
+    room.refresh()
+    assert room.moments()[0][0].status == "tie"
