@@ -123,6 +123,10 @@ def test_room_shows_a_disagreement_by_itself_and_adjudication_makes_the_consensu
     expect(page.locator(".pr-progress")).not_to_contain_text("consensus")
     bf.ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(bf.ARTIFACTS / "room.png"), full_page=True)
+    page.set_viewport_size({"width": 1024, "height": 800})  # a small laptop: nothing scrolls sideways
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    page.screenshot(path=str(bf.ARTIFACTS / "room-1024.png"), full_page=True)
 
     with open_store(server.db, read_only=True) as store:
         last = store.events()[-1].event_id

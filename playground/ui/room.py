@@ -71,7 +71,8 @@ ANSWER = {1: "yes", 0: "no", UNSURE: "unsure"}
 CSS = """
 <style>
 .pr-room { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; color: #1f2328;
-           max-width: 1400px; }
+           max-width: 1400px; overflow-wrap: break-word; }
+.pr-room table { max-width: 100%; }
 .pr-title { font-size: 19px; font-weight: 600; margin-right: 14px; }
 .pr-h { font-weight: 600; font-size: 15px; margin: 10px 0 2px 0; }
 .pr-muted, .pr-muted * { color: #656d76; font-size: 12px; }
@@ -112,6 +113,11 @@ def _html(value: str = "", cls: str = "") -> W.HTML:
     for c in cls.split():
         w.add_class(c)
     return w
+
+
+def _row(children: list[Any]) -> W.HBox:
+    """A row that wraps on a narrow window instead of scrolling the page sideways."""
+    return W.HBox(children, layout=W.Layout(flex_flow="row wrap", align_items="center"))
 
 
 def _button(text: str, cls: str, tooltip: str = "", style: str = "") -> W.Button:
@@ -358,7 +364,7 @@ class RoomApp:
         self.sample_go.on_click(lambda _b: self._guard(self.draw_sample))
         self.sample_go.disabled = not src.writable
         self.sample = _html(cls="pr-sample")
-        header = W.HBox([_html("<span class='pr-title'>Instructor's room</span>"),
+        header = _row([_html("<span class='pr-title'>Instructor's room</span>"),
                          _html(f"<span class='pr-muted'>dataset {esc(src.dataset)} · {len(src.catalog)} units · "
                                f"store {esc(src.url)}</span>")])
         self.widget = W.VBox([
@@ -367,14 +373,14 @@ class RoomApp:
             _html("<div class='pr-h'>Agreement between annotators</div>"), self.agreement,
             _html("<div class='pr-h'>Accuracy against the answer key</div>"), self.accuracy,
             _html("<div class='pr-h'>Teaching moments: the most disagreement first</div>"),
-            W.HBox([self.adjudicator, self.moment_dimension, self.moment_count]), self.moments,
+            _row([self.adjudicator, self.moment_dimension, self.moment_count]), self.moments,
             _html("<div class='pr-h'>Unsure answers and comments</div>"), self.notes,
             _html("<div class='pr-h'>Assign work</div><div class='pr-muted'>Every unit of the dataset goes to at "
                   "least <i>overlap</i> annotators; the seed makes the draw repeatable.</div>"),
-            W.HBox([self.assign_annotators, self.assign_overlap, self.assign_seed, self.assign_name,
+            _row([self.assign_annotators, self.assign_overlap, self.assign_seed, self.assign_name,
                     self.assign_go]),
             self.assign_result,
-            W.HBox([self.sample_n, self.sample_go]), self.sample,
+            _row([self.sample_n, self.sample_go]), self.sample,
         ])
         self.widget.add_class("pr-room")
         self.render()
