@@ -631,3 +631,22 @@ def test_room_over_the_contract_store_api():
     room.source.adjudicate(U[0].unit_id, "supported", None, "prof")
     room.refresh()
     assert room.moments()[0][0].status == "tie"
+
+
+def test_assignment_without_the_assign_module_is_one_clear_error(monkeypatch):
+    import importlib
+
+    real = importlib.import_module
+
+    def missing(name, *a, **k):
+        if name == "playground.assign":
+            raise ModuleNotFoundError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    fake = _FakeStore()
+    with pytest.raises(ValueError, match=r"no playground.assign.make_assignment: assignments cannot be made"):
+        make_room_assignment(RoomStore(fake, CATALOG), ["a"], 1, 1, "x")
+    with pytest.raises(ValueError, match=r"no playground.assign.draw_calibration_sample"):
+        make_room_sample(RoomStore(fake, CATALOG), 2, 1, "x")
+    assert fake.saved == []

@@ -575,6 +575,16 @@ class RoomStore:
         self._store.save_assignment(assignment)
 
 
+def _assign_function(name: str) -> Callable[..., Any]:
+    import importlib
+
+    try:
+        fn: Callable[..., Any] = getattr(importlib.import_module("playground.assign"), name)
+    except (ImportError, AttributeError):
+        raise ValueError(f"this installation has no playground.assign.{name}: assignments cannot be made") from None
+    return fn
+
+
 def make_room_assignment(source: RoomStore, annotators: Sequence[str], overlap: int, seed: int | str, name: str,
                          make: Callable[..., Any] | None = None) -> Any:
     """Make and save a queue assignment of every unit of the room's dataset.
@@ -593,9 +603,7 @@ def make_room_assignment(source: RoomStore, annotators: Sequence[str], overlap: 
     if not name.strip():
         raise ValueError("give the assignment a name")
     if make is None:
-        from ..assign import make_assignment  # type: ignore[import-not-found,unused-ignore]
-
-        make = make_assignment
+        make = _assign_function("make_assignment")
     assignment = make(list(source.catalog), names, overlap, seed, name=name.strip(), dataset=source.dataset)
     source.save_assignment(assignment)
     return assignment
@@ -615,9 +623,7 @@ def make_room_sample(source: RoomStore, n: int, seed: int | str, name: str,
     if not name.strip():
         raise ValueError("give the sample a name")
     if draw is None:
-        from ..assign import draw_calibration_sample  # type: ignore[import-not-found,unused-ignore]
-
-        draw = draw_calibration_sample
+        draw = _assign_function("draw_calibration_sample")
     sample = draw(list(source.catalog), n, seed, name=name.strip(), dataset=source.dataset)
     source.save_assignment(sample)
     return sample
