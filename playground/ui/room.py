@@ -323,12 +323,32 @@ class RoomApp:
         src = room.source
         self.updated = _html(cls="pr-updated pr-muted")
         self.status = _html(note, "pr-status")
-        self.adjudicator = W.Text(value=adjudicator or "", placeholder="your name", description="Adjudicator",
-                                  layout=W.Layout(width="280px"))
-        self.adjudicator.add_class("pr-adjudicator")
         self.progress = _html(cls="pr-progress")
         self.agreement = _html(cls="pr-agreement")
         self.accuracy = _html(cls="pr-accuracy")
+        self.notes = _html(cls="pr-notes")
+        moments = self._moment_widgets(adjudicator)
+        assign = self._assign_widgets()
+        header = _row([_html("<span class='pr-title'>Instructor's room</span>"),
+                       _html(f"<span class='pr-muted'>dataset {esc(src.dataset)} · {len(src.catalog)} units · "
+                             f"store {esc(src.url)}</span>")])
+        self.widget = W.VBox([
+            _html(CSS), header, self.updated, self.status,
+            _html("<div class='pr-h'>Progress</div>"), self.progress,
+            _html("<div class='pr-h'>Agreement between annotators</div>"), self.agreement,
+            _html("<div class='pr-h'>Accuracy against the answer key</div>"), self.accuracy,
+            _html("<div class='pr-h'>Teaching moments: the most disagreement first</div>"), *moments,
+            _html("<div class='pr-h'>Unsure answers and comments</div>"), self.notes,
+            _html("<div class='pr-h'>Assign work</div><div class='pr-muted'>Every unit of the dataset goes to at "
+                  "least <i>overlap</i> annotators; the seed makes the draw repeatable.</div>"), *assign,
+        ])
+        self.widget.add_class("pr-room")
+        self.render()
+
+    def _moment_widgets(self, adjudicator: str | None) -> list[Any]:
+        self.adjudicator = W.Text(value=adjudicator or "", placeholder="your name", description="Adjudicator",
+                                  layout=W.Layout(width="280px"))
+        self.adjudicator.add_class("pr-adjudicator")
         self.moments = W.VBox([])
         self.moments.add_class("pr-moments")
         self.rows: list[MomentRow] = []
@@ -338,7 +358,10 @@ class RoomApp:
         self.moment_dimension.observe(lambda _c: self._guard(self.render), "value")
         self.moment_count = _html(cls="pr-moment-count")
         self.no_moments = _html("<span class='pr-muted'>No disagreement yet.</span>")
-        self.notes = _html(cls="pr-notes")
+        return [_row([self.adjudicator, self.moment_dimension, self.moment_count]), self.moments]
+
+    def _assign_widgets(self) -> list[Any]:
+        src = self.room.source
         self.assign_annotators = W.Text(placeholder="alice, bob, carol", description="Annotators",
                                         layout=W.Layout(width="420px"))
         self.assign_annotators.add_class("pr-assign-annotators")
@@ -364,26 +387,9 @@ class RoomApp:
         self.sample_go.on_click(lambda _b: self._guard(self.draw_sample))
         self.sample_go.disabled = not src.writable
         self.sample = _html(cls="pr-sample")
-        header = _row([_html("<span class='pr-title'>Instructor's room</span>"),
-                         _html(f"<span class='pr-muted'>dataset {esc(src.dataset)} · {len(src.catalog)} units · "
-                               f"store {esc(src.url)}</span>")])
-        self.widget = W.VBox([
-            _html(CSS), header, self.updated, self.status,
-            _html("<div class='pr-h'>Progress</div>"), self.progress,
-            _html("<div class='pr-h'>Agreement between annotators</div>"), self.agreement,
-            _html("<div class='pr-h'>Accuracy against the answer key</div>"), self.accuracy,
-            _html("<div class='pr-h'>Teaching moments: the most disagreement first</div>"),
-            _row([self.adjudicator, self.moment_dimension, self.moment_count]), self.moments,
-            _html("<div class='pr-h'>Unsure answers and comments</div>"), self.notes,
-            _html("<div class='pr-h'>Assign work</div><div class='pr-muted'>Every unit of the dataset goes to at "
-                  "least <i>overlap</i> annotators; the seed makes the draw repeatable.</div>"),
-            _row([self.assign_annotators, self.assign_overlap, self.assign_seed, self.assign_name,
-                    self.assign_go]),
-            self.assign_result,
-            _row([self.sample_n, self.sample_go]), self.sample,
-        ])
-        self.widget.add_class("pr-room")
-        self.render()
+        return [_row([self.assign_annotators, self.assign_overlap, self.assign_seed, self.assign_name,
+                      self.assign_go]),
+                self.assign_result, _row([self.sample_n, self.sample_go]), self.sample]
 
     # --- drawing --------------------------------------------------------------------------------
     def render(self) -> None:
