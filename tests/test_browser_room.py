@@ -1,0 +1,153 @@
+"""The instructor's room in a real browser: two annotators disagree on the playground, the room shows it by itself.
+
+Two Voila servers on one label store: ``playground serve`` (the labelling page)
+and Voila on ``notebooks/room.ipynb``.  Alice and Bob label the same claim
+differently on the playground; the room, opened before they label and never
+reloaded, shows the tie with its vote split within its refresh interval; the
+instructor settles it there and the store's consensus becomes the adjudicated
+value.  Skipped without /usr/bin/chromium unless PLAYGROUND_REQUIRE_BROWSER=1.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import browser_fixtures as bf
+from browser_fixtures import PAGE_TIMEOUT_MS, REPO, SERVER_TIMEOUT, Server, open_app, stop_server
+
+# the shared fixtures, by name
+browser, page, server = bf.browser, bf.page, bf.server
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+INTERVAL = 2.0
+
+
+def expect(locator):
+    from playwright.sync_api import expect as _expect
+
+    return _expect(locator)
+
+
+def start_room(srv: Server, workdir: Path) -> Server:
+    """Voila on notebooks/room.ipynb over the playground server's store and data root."""
+    port = bf.free_port()
+    log = workdir / f"room-{port}.log"
+    cmd = [sys.executable, "-m", "voila", str(REPO / "notebooks" / "room.ipynb"), f"--port={port}",
+           "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--no-browser",
+           "--MappingKernelManager.cull_idle_timeout=0"]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PLAYGROUND_DB": str(srv.db), "PLAYGROUND_ROOT": str(srv.root),
+           "PLAYGROUND_READ_ONLY": "1"}
+    t0 = time.monotonic()
+    with open(log, "wb") as fh:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=str(REPO),
+                                start_new_session=True)
+    try:
+        bf.wait_for_port(port, proc, SERVER_TIMEOUT, log)
+    except Exception:
+        stop_server(proc)
+        raise
+    return Server(f"http://127.0.0.1:{port}/", srv.db, srv.root, log, proc, time.monotonic() - t0)
+
+
+@pytest.fixture(scope="module")
+def room_server(server, tmp_path_factory):
+    srv = start_room(server, tmp_path_factory.mktemp("room"))
+    yield srv
+    stop_server(srv.proc)
+
+
+def wait_for_label(db: Path, name: str, timeout: float = 30.0) -> None:
+    """Until ``name`` has a label in the store (the page saves on the toggle, in its own kernel)."""
+    from playground.store import open_store
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open_store(db, read_only=True) as store:
+            if store.labels(annotator=name):
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"{name}'s label never reached the store")
+
+
+def label_first_claim(browser, url: str, db: Path, name: str, choice: str) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    pg = context.new_page()
+    pg.set_default_timeout(PAGE_TIMEOUT_MS)
+    try:
+        open_app(pg, f"{url}?annotator={name}")
+        expect(pg.locator(".pg-status")).to_contain_text(f"Labelling as {name}")
+        pg.locator(f".pg-claim-0-supported button[data-value='{choice}']").click()
+        wait_for_label(db, name)
+    finally:
+        context.close()
+
+
+def test_room_shows_a_disagreement_by_itself_and_adjudication_makes_the_consensus(server, room_server, browser,
+                                                                                   page, capsys):
+    from playground.calibrate.room import Adjudication, Room, RoomStore
+    from playground.store import open_store
+
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    t0 = time.monotonic()
+    page.goto(f"{room_server.url}?adjudicator=prof&interval={INTERVAL:g}", timeout=PAGE_TIMEOUT_MS)
+    page.locator(".pr-room .pr-progress").wait_for(state="visible", timeout=PAGE_TIMEOUT_MS)
+    opened = time.monotonic() - t0
+    expect(page.locator(".pr-moments")).to_contain_text("No disagreement yet")
+    expect(page.locator(".pr-progress")).to_contain_text("Nobody has labelled yet")
+
+    label_first_claim(browser, server.url, server.db, "alice", "yes")
+    label_first_claim(browser, server.url, server.db, "bob", "no")
+    t_labelled = time.monotonic()
+    # no reload, no button: the room refreshes by itself
+    moment = page.locator(".pr-moment-0")
+    expect(moment.locator(".pr-split")).to_have_text("tie: 1 yes · 1 no", timeout=int((INTERVAL + 8) * 1000))
+    shown = time.monotonic() - t_labelled
+    expect(moment).to_contain_text("alice: yes, bob: no")
+    expect(moment.locator(".pr-consensus")).to_contain_text("consensus: none (tie)")
+    progress = page.locator(".pr-progress")
+    expect(progress).to_contain_text("alice")
+    expect(progress).to_contain_text("bob")
+    expect(page.locator(".pr-agreement")).to_contain_text("alice – bob")
+
+    moment.locator(".pr-adj-yes button, button.pr-adj-yes").first.click()
+    expect(page.locator(".pr-moment-0 .pr-consensus")).to_have_text("consensus: yes (adjudicated by prof)")
+    expect(page.locator(".pr-moment-0 .pr-split")).to_have_text("tie: 1 yes · 1 no")
+    expect(page.locator(".pr-progress")).not_to_contain_text("consensus")
+    bf.ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(bf.ARTIFACTS / "room.png"), full_page=True)
+    page.set_viewport_size({"width": 1024, "height": 800})  # a small laptop: nothing scrolls sideways
+    page.wait_for_timeout(300)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+    page.screenshot(path=str(bf.ARTIFACTS / "room-1024.png"), full_page=True)
+
+    with open_store(server.db, read_only=True) as store:
+        last = store.events()[-1].event_id
+        expect(page.locator(".pr-updated")).to_contain_text(f"· {last} events ·", timeout=int((INTERVAL + 5) * 1000))
+        labels = [lab for lab in store.labels() if lab.annotator in ("alice", "bob")]
+        assert sorted((lab.annotator, lab.value) for lab in labels) == [("alice", 1), ("bob", 0)]
+        unit_id, dim = labels[0].unit_id, labels[0].dimension
+        from playground.ui.room import _open_dataset
+
+        _, _, catalog = _open_dataset(None, str(server.root), store)
+        [m], _open, _settled = Room(RoomStore(store, catalog)).moments()
+        assert (m.unit_id, m.dimension, m.adjudication, m.consensus) == (unit_id, dim, Adjudication(1, "prof"), 1)
+        if hasattr(store, "adjudicate"):  # the store's own consensus (CONTRACTS): the adjudicated value
+            [row] = store.consensus(dimension=dim, catalog=catalog, unit_ids=[unit_id])
+            assert (row.status, row.value, row.adjudicator) == ("adjudicated", 1, "prof")
+        else:
+            from playground.calibrate import human_consensus
+
+            frame = human_consensus(store, catalog).frame
+            assert frame[(frame.unit_id == unit_id) & (frame.dimension == dim)]["value"].tolist() == [1]
+    assert errors == []
+    with capsys.disabled():
+        print(f"\n[browser] room opened in {opened:.1f} s; disagreement shown {shown:.1f} s after the second label "
+              f"(refresh every {INTERVAL:g} s)")
