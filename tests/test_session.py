@@ -251,7 +251,9 @@ def test_agreement_per_dimension_on_the_units_this_annotator_labelled(mini, db):
     s.set_label(passage, "relevant", s.auto[(passage, "relevant")])  # agree
     a = s.agreement()
     assert a["faithfulness"].n_shared == 1 and a["faithfulness"].percent == 0.0
-    assert a["faithfulness"].disagreements == [(claim, 1 - auto, auto)]
+    expected = [[0, 0], [0, 0]]
+    expected[1 - auto][auto] = 1  # rows: this annotator, columns: the harness
+    assert a["faithfulness"].confusion == (tuple(expected[0]), tuple(expected[1]))
     assert a["context_relevance"].percent == 1.0
     assert a["correctness"].n_shared == 0 and a["correctness"].percent is None
     assert s.case_row("GC-0001").disagreements == 1
@@ -266,6 +268,36 @@ def test_copying_the_harness_agrees_fully(mini, db):
     assert a.n_shared == len(claims) and a.percent == 1.0 and a.disagreements == []
     mine = [s.auto[(u.unit_id, "supported")] for u in claims]
     assert a.kappa.base_rate == max(sum(mine), len(mine) - sum(mine)) / len(mine)
+
+
+@pytest.mark.parametrize("table", [(0, 0, 0, 0), (20, 5, 10, 15), (3, 0, 0, 4), (5, 0, 0, 0), (0, 7, 0, 0),
+                                   (1, 2, 3, 4), (400, 3, 2, 1)])
+def test_agreement_from_the_table_equals_the_reference_on_the_labels(table):
+    from playground.metrics import agreement
+    from playground.ui.session import agreement_from_table
+
+    human, harness, i = {}, {}, 0
+    for cell, count in enumerate(table):
+        for _ in range(count):
+            human[i], harness[i] = cell // 2, cell % 2
+            i += 1
+    ref = agreement(human, harness)
+    got = agreement_from_table(table)
+    assert (got.n_shared, got.percent, got.confusion, got.kappa, got.pabak) == (
+        ref.n_shared, ref.percent, ref.confusion, ref.kappa, ref.pabak)
+    assert (got.mcc is None) == (ref.mcc is None)
+    if ref.mcc is not None:
+        assert got.mcc == pytest.approx(ref.mcc, abs=1e-12)
+
+
+def test_agreement_follows_every_change_incrementally(mini, db):
+    s = make(mini, db)
+    claim = uid(s, "claim")
+    auto = s.auto[(claim, "supported")]
+    for value in (auto, 1 - auto, None, auto):
+        s.set_label(claim, "supported", value)
+    a = s.agreement()["faithfulness"]
+    assert a.n_shared == 1 and a.percent == 1.0
 
 
 # --- the case list --------------------------------------------------------------------------------------
@@ -304,13 +336,18 @@ def test_navigation_next_prev_and_next_unlabelled(mini, db):
     assert s.next_case() == "GC-0002" and s.response_id == "GC-0002-R1"
     assert s.next_case() is None
     assert s.prev_case() == "GC-0001"
-    # next unlabelled: after the view on screen, wrapping round
+    # next unlabelled: the view on screen first while it has something left (never skipped) ...
+    assert s.next_unlabelled() == ("GC-0001", "GC-0001-R1")
+    for v in s.view_units():
+        for d in v.unit.dimensions:
+            s.set_label(v.unit.unit_id, d, 1)
+    # ... then the views after it (R2 shares R1's passages, answered above)
     assert s.next_unlabelled() == ("GC-0001", "GC-0001-R2")
-    assert s.next_unlabelled() == ("GC-0002", "GC-0002-R1")
+    s.go_to("GC-0002")
     for v in s.view_units():
         for d in v.unit.dimensions:
             s.set_label(v.unit.unit_id, d, 0)
-    assert s.next_unlabelled() == ("GC-0001", "GC-0001-R1")
+    assert s.next_unlabelled() == ("GC-0001", "GC-0001-R2")  # wrapped round; R1 is done
     for cid in s.case_ids:
         for rid, _ in [(r.response_id, 0) for r in s.responses[cid]]:
             s.go_to(cid, rid)
@@ -444,7 +481,11 @@ def test_export_my_labels_as_csv_and_jsonl(mini, db):
     make(mini, db, annotator="bob").set_label(claim, "supported", 1)
     name, text, n = s.export_text("csv")
     assert name == "labels-alice.csv" and n == 1
-    assert text.splitlines() == ["annotator,unit_kind,unit_id,dimension,value", f"alice,claim,{claim},supported,0"]
+    lines = text.splitlines()
+    assert lines[0] == "case_id,response_id,unit_kind,unit_id,text,dimension,value,comment,annotator,time"
+    text_of = s.catalog[claim].text
+    assert lines[1].startswith(f"GC-0001,GC-0001-R1,claim,{claim},{text_of},supported,0,,alice,")
+    assert len(lines) == 2
     name, text, n = s.export_text("jsonl", scope="all")
     assert name == "labels-all.jsonl" and n == 2
     assert [json.loads(line)["annotator"] for line in text.splitlines()] == ["alice", "bob"]
@@ -452,6 +493,30 @@ def test_export_my_labels_as_csv_and_jsonl(mini, db):
     assert n == 0  # a tie is left out
     with pytest.raises(SessionError):
         s.export_text("xlsx")
+
+
+def test_export_cells_never_run_as_spreadsheet_formulas(mini, db):
+    s = make(mini, db, annotator="=HYPERLINK(1)")
+    s.set_label(uid(s, "claim"), "supported", 1)
+    _, text, _ = s.export_text("csv")
+    assert ",'=HYPERLINK(1)," in text.splitlines()[1] and ",=HYPERLINK" not in text
+    _, text, _ = s.export_text("jsonl")
+    assert json.loads(text)["annotator"] == "=HYPERLINK(1)"  # JSON is data, not a spreadsheet
+
+
+def test_weights_and_gates_in_the_url_round_trip_and_bad_ones_are_named():
+    from playground.ui.session import format_weights, parse_weights
+
+    w = {"faithfulness": 0.4, "correctness": 0.3, "context_relevance": 0.2, "coverage": 0.1}
+    assert parse_weights(format_weights(w)) == w
+    assert parse_weights("faithfulness:1") == {"faithfulness": 1.0}
+    assert parse_weights("faithfulness:1", unit_interval=True) == {"faithfulness": 1.0}  # the boundary is allowed
+    with pytest.raises(SessionError) as err:
+        parse_weights("faithfulness:-1,bogus:2,coverage:x", "gates", unit_interval=True)
+    msg = str(err.value)
+    assert "gates" in msg and "faithfulness: -1" in msg and "'bogus:2'" in msg and "coverage: 'x'" in msg
+    with pytest.raises(SessionError):
+        parse_weights("coverage:1.01", unit_interval=True)
 
 
 def test_export_file_names_are_safe(mini, db):

@@ -78,8 +78,8 @@ def test_hostile_text_is_escaped_in_every_html_widget(hostile, db):
     assert "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;" in joined
     assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in joined
     # the question and both claims are on the page, as text
-    for text in (XSS_QUERY, *XSS_CLAIMS):
-        assert __import__("html").escape(text) in joined
+    for text in (XSS_QUERY, *XSS_CLAIMS):  # markdown leaves quotes in text as they are: both spellings are text
+        assert __import__("html").escape(text, quote=False) in joined.replace("&quot;", '"')
     # option labels are rendered as text by ipywidgets: the raw text may stay raw there
     assert any(IMG[:10] in label for label, _ in app.case_list.options)
 
@@ -163,14 +163,16 @@ def test_filters_navigation_and_scenarios(hostile, db):
     app.prev_b.click()
     app.prev_b.click()
     assert "No more cases" in app.status.value
-    assert app.scenario.options == (("grounded correct", "GC-0001-R1"), ("confident hallucination", "GC-0001-R2"))
+    # blind: neutral names until a response is fully labelled
+    assert app.scenario.options == (("Response 1", "GC-0001-R1"), ("Response 2", "GC-0001-R2"))
     app.scenario.value = "GC-0001-R2"
     assert app.session.response_id == "GC-0001-R2"
     assert app._rows["claim"][1].box.layout.display is None  # R2 has two claims
     app.scenario.value = "GC-0001-R1"
     assert app._rows["claim"][1].box.layout.display == "none"
-    app.next_u.click()
-    assert (app.session.case_id, app.session.response_id) == ("GC-0001", "GC-0001-R2")
+    app.next_u.click()  # the view on screen still has everything to label: it is not skipped
+    assert (app.session.case_id, app.session.response_id) == ("GC-0001", "GC-0001-R1")
+    assert "still unlabelled" in app.status.value
 
 
 def test_reveal_checkbox_shows_the_harness_before_labelling(hostile, db):
@@ -188,8 +190,9 @@ def test_export_link_holds_the_labels(hostile, db):
     app.export_csv.click()
     m = re.search(r"base64,([A-Za-z0-9+/=]+)", app.download.value)
     text = base64.b64decode(m.group(1)).decode()
-    assert text.splitlines()[0] == "annotator,unit_kind,unit_id,dimension,value"
-    assert text.splitlines()[1].startswith("alice,claim,GC-0001-R1:c0:")
+    assert text.splitlines()[0] == "case_id,response_id,unit_kind,unit_id,text,dimension,value,comment,annotator,time"
+    assert text.splitlines()[1].startswith("GC-0001,GC-0001-R1,claim,GC-0001-R1:c0:")
+    assert ",supported,0,,alice," in text.splitlines()[1]
     assert "download='labels-alice.csv'" in app.download.value
     app.export_jsonl.click()
     assert "labels-alice.jsonl" in app.download.value
@@ -249,11 +252,20 @@ def test_store_errors_become_messages(hostile, db, monkeypatch):
     assert app._rows["claim"][0].toggles["supported"].value is None  # shows what is stored
 
 
-def test_the_chart_renders_png(hostile, db):
+def test_the_chart_is_an_svg_with_the_rates(hostile, db):
+    import xml.etree.ElementTree as ET
+
     app = app_for(hostile, db, chart=True)
+    svg = app.chart.value
+    assert svg.startswith("<svg") and svg.count("no data") == 8  # four dimensions, two series
     click(app, "claim", 0, "supported", "no")
-    assert app.chart_img.value[:8] == b"\x89PNG\r\n\x1a\n"
-    assert app.timings["chart"] < 1.0
+    root = ET.fromstring(app.chart.value)  # well-formed
+    ns = "{http://www.w3.org/2000/svg}"
+    dots = [(c.get("cx"), c.get("fill")) for c in root.iter(f"{ns}circle")]
+    # faithfulness 0% for this case (blue) and all labelled (orange): x = 150 + 0 * 350; plus the two legend dots
+    assert dots[:2] == [("150.0", "#0072B2"), ("150.0", "#E69F00")] and len(dots) == 4
+    assert app.chart.value.count("no data") == 6
+    assert 'viewBox="0 0 520 ' in app.chart.value
 
 
 def _row(table: str, dim: str) -> str:
