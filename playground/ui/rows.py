@@ -55,7 +55,7 @@ class UnitRow:
             toggle = W.ToggleButtons(options=list(ANSWERS), value=None,
                                      tooltips=["yes (y, 1)", "no (n, 2)", "unsure: counted in no rate (u, 3)",
                                                "remove my label (c, 0)"],
-                                     style={"button_width": "56px"}, layout=W.Layout(width="auto"))
+                                     style={"button_width": "62px"}, layout=W.Layout(width="auto"))
             toggle.add_class(f"{prefix}-{dim}")
             toggle.add_class("pg-toggle")
             toggle.observe(self._changed(dim), names="value")
@@ -68,7 +68,7 @@ class UnitRow:
             lines.append(line)
         self.evidence = html_widget(cls=f"{prefix}-evidence pg-evidence")
         self.comment = W.Textarea(placeholder="comment on this unit (saved when you leave the box)",
-                                  continuous_update=False, rows=1, layout=W.Layout(width="100%"))
+                                  continuous_update=False, rows=1, layout=W.Layout(width="auto"))
         self.comment.add_class("pg-comment")
         self.comment.add_class(f"{prefix}-comment")
         self.comment.observe(self._comment_changed, names="value")

@@ -71,6 +71,10 @@ mark.pg-mark.pg-mark-active { background: #ffd33d; outline: 2px solid #d4a72c; }
 .pg-scores { flex: 1 1 340px !important; max-width: 480px; min-width: 0 !important; }
 .pg-app > * { flex: 0 0 auto; }
 .pg-panel > *, .pg-panel .widget-vbox > * { flex-shrink: 0; }
+.pg-panel > .jupyter-widgets, .pg-panel > .widget-vbox > .jupyter-widgets { max-width: calc(100% - 4px); }
+.pg-app .widget-checkbox { height: auto; }
+.pg-app .widget-checkbox .widget-label-basic { white-space: normal; overflow: visible; height: auto;
+                                              line-height: 1.3; }
 @media (min-width: 1280px) {
   .pg-app { height: calc(100vh - 40px); min-height: 560px; }
   .pg-app > .pg-body { flex: 1 1 0; min-height: 0; flex-wrap: nowrap !important; }
