@@ -63,8 +63,9 @@ def _claim_pattern(claim: str) -> re.Pattern[str] | None:
     words = _PRIVATE.sub("", claim).split()
     if not words:
         return None
-    emphasis = r"[*_`]*"
-    return re.compile(r"\s+".join(emphasis + re.escape(w) + emphasis for w in words), re.IGNORECASE)
+    emphasis = r"[*_`]*"  # markdown emphasis and code marks may sit anywhere in the response's words
+    return re.compile(r"\s+".join(emphasis + emphasis.join(re.escape(c) for c in w) + emphasis for w in words),
+                      re.IGNORECASE)
 
 
 def response_html(text: Any, claims: Sequence[str]) -> str:
