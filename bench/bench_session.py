@@ -51,7 +51,8 @@ from playground.ui.views import PlaygroundApp
 app = PlaygroundApp(LabelSession(load_dataset(), open_store(sys.argv[1])), annotator="rss")
 seconds = time.perf_counter() - t0
 rss = next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmRSS")) / 1024
-heavy = sorted(m for m in ("matplotlib", "scipy.optimize", "pandas", "playground.calibrate", "playground.ui.calibration")
+heavy = sorted(m for m in ("matplotlib", "statsmodels", "pandas", "numba", "playground.calibrate",
+                           "playground.ui.calibration")
                if m in sys.modules)
 print(f"{rss:.1f} {seconds:.2f} {','.join(heavy) or '-'}")
 """
@@ -59,7 +60,7 @@ print(f"{rss:.1f} {seconds:.2f} {','.join(heavy) or '-'}")
 
 def summary(name: str, seconds: list[float]) -> tuple[str, float, float, float, float, float]:
     ms = sorted(s * 1000 for s in seconds)
-    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
     return name, statistics.median(ms), ms[0], p95, ms[-1], statistics.fmean(ms)
 
 

@@ -566,3 +566,42 @@ def test_a_toggle_recomputes_in_well_under_50_ms(mini, db):
         s.scores()
         times.append(time.perf_counter() - t0)
     assert statistics.median(times) < 0.05
+
+
+# --- unsure -------------------------------------------------------------------------------------------------
+
+
+def test_an_unsure_answer_counts_as_answered_but_in_no_rate(mini, db):
+    """The session's side of "unsure" (kept in memory as the store reports it; the store's side is tested there)."""
+    from playground.ui.session import UNSURE
+
+    s = make(mini, db)
+    claim = uid(s, "claim")
+    s._apply(claim, "supported", 1)
+    assert s.rates_current()["faithfulness"].n == 1
+    s._apply(claim, "supported", UNSURE)
+    assert s.answer(claim, "supported") == UNSURE and s.label(claim, "supported") is None
+    assert s.answered(claim, "supported") and s.revealed(claim, "supported")
+    assert s.rates_current()["faithfulness"].n == 0 and s.rates_pooled()["faithfulness"].n == 0
+    assert s.agreement()["faithfulness"].n_shared == 0
+    assert s.view_progress().labelled_pairs == 1  # an answer: next unlabelled does not send you back to it
+    s._apply(claim, "supported", 0)
+    assert s.answer(claim, "supported") == 0 and claim not in {u for u, _ in s.unsure}
+    assert s.rates_current()["faithfulness"].n == 1
+
+
+def test_unsure_through_the_store(mini, db):
+    from playground.ui.session import STORE_HAS_UNSURE, UNSURE
+
+    s = make(mini, db)
+    claim = uid(s, "claim")
+    if not STORE_HAS_UNSURE:
+        with pytest.raises(SessionError, match="unsure"):
+            s.set_label(claim, "supported", UNSURE)
+        pytest.skip("the store does not keep unsure answers yet (playground.store.UNSURE, CONTRACTS.md)")
+    change = s.set_label(claim, "supported", UNSURE)
+    assert change is not None and change.new == UNSURE
+    again = make(mini, db)
+    assert again.answer(claim, "supported") == UNSURE and again.rates_pooled()["faithfulness"].n == 0
+    _, text, n = again.export_text("csv")
+    assert n == 1 and ",supported,unsure," in text
