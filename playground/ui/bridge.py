@@ -234,7 +234,7 @@ export default { render };
 """
 
 
-class PageBridge(anywidget.AnyWidget):  # type: ignore[misc]
+class PageBridge(anywidget.AnyWidget):
     """The page's front-end helper (see the module docstring)."""
 
     _esm = traitlets.Unicode(ESM).tag(sync=True)

@@ -47,7 +47,7 @@ def rates_svg(current: Mapping[str, DimensionRate], pooled: Mapping[str, Dimensi
         for s, (rates, (_name, colour)) in enumerate(zip((current, pooled), SERIES, strict=True)):
             yy = y - _OFFSET if s == 0 else y + _OFFSET
             r = rates.get(d)
-            if r is None or not r.has_data:
+            if r is None or not r.has_data or r.rate is None or r.low is None or r.high is None:
                 parts.append(f'<text x="{_LEFT + 4}" y="{yy + 4}" fill="#888" font-size="10">no data</text>')
                 continue
             parts.append(f'<line x1="{_x(r.low)}" y1="{yy}" x2="{_x(r.high)}" y2="{yy}" stroke="{colour}" '

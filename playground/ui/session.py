@@ -46,9 +46,10 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 from ..golden import Dataset, passage_unit, response_units
 from ..metrics import (
@@ -455,7 +456,7 @@ class LabelSession:
         return out
 
     def _reset_labels(self) -> None:
-        self.counter = RateCounter(self._group)
+        self.counter = RateCounter(cast(Mapping[Hashable, Hashable], self._group))
         self.labels: dict[tuple[str, str], int] = {}
         self.unsure: set[tuple[str, str]] = set()
         self.comments: dict[str, str] = {}
@@ -859,6 +860,7 @@ class LabelSession:
 
     def _step(self, delta: int) -> str | None:
         visible = self.visible_ids()
+        target: str | None
         if not visible:
             return None
         if self.case_id in visible:
@@ -960,9 +962,10 @@ class LabelSession:
         case list.  Returns ``(case_id, response_id)`` or None when everything
         is answered (no move).
         """
-        views = list(self.queue) if self.queue else [
-            v for cid in self.visible_ids()
-            for v in ([(cid, r.response_id) for r in self.responses[cid]] or [(cid, None)])]
+        views: list[tuple[str, str | None]] = list(self.queue)
+        if not views:
+            for cid in self.visible_ids():
+                views += [(cid, r.response_id) for r in self.responses[cid]] or [(cid, None)]
         if not views:
             return None
         here = (self.case_id, self.response_id)
@@ -1259,7 +1262,8 @@ def session_from_env(root: str | os.PathLike | None = None, db: str | None = Non
         if annotator is not None:
             session.set_annotator(annotator)
         return session
-    return LabelSession(load_dataset(root), store, annotator=annotator, reveal_all=reveal_all)
+    return LabelSession(load_dataset(None if root is None else Path(root)), store, annotator=annotator,
+                        reveal_all=reveal_all)
 
 
 def env_flag(name: str) -> bool:

@@ -74,6 +74,56 @@ def _store_gone_error() -> type[BaseException] | None:
 class PlaygroundApp:
     """The whole page; ``app.widget`` is what the notebook displays."""
 
+    # widgets made by the panel builders (playground.ui.panels)
+    agreement: Any
+    bookmark: Any
+    case_head: Any
+    case_list: Any
+    chart: Any
+    claims_box: Any
+    composite: Any
+    dataset_pick: W.Dropdown | None
+    decision: Any
+    diagnosis: Any
+    download: Any
+    export_csv: Any
+    export_jsonl: Any
+    export_scope: Any
+    f_disagree: Any
+    f_status: Any
+    f_type: Any
+    f_verdict: Any
+    facts_box: Any
+    facts_head: Any
+    history: Any
+    list_note: Any
+    name_go: Any
+    next_b: Any
+    next_u: Any
+    passages_box: Any
+    passages_head: Any
+    prev_b: Any
+    progress: Any
+    progress_bar: Any
+    question: Any
+    queue_note: Any
+    rates: Any
+    reference: Any
+    refresh_b: Any
+    response_head: Any
+    response_text: Any
+    reveal: Any
+    roster: Any
+    scenario: Any
+    scenario_note: Any
+    undo_b: Any
+    variants: Any
+    viewer: Any
+    weights: dict[str, W.FloatSlider]
+    shares: dict[str, W.HTML]
+    gate_on: dict[str, W.Checkbox]
+    gate_floor: dict[str, W.BoundedFloatText]
+
     def __init__(self, session: LabelSession, annotator: str | None = None, reveal: bool = False,
                  chart: bool = True):
         self.session = session
@@ -212,6 +262,7 @@ class PlaygroundApp:
         s = self.session
         known = s.known_annotators()
         tidy = s.set_annotator(name)
+        assert tidy is not None  # a name was given
         if self.name is not None and self.name.value != tidy:
             with self.quiet():
                 self.name.value = tidy
