@@ -120,6 +120,14 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     _log(f"playground: session ready in {t_session:.2f}s ({len(session.case_ids)} cases, "
          f"{len(session.catalog)} units)")
     params = query_params()  # after the slow part: with preheated kernels this waits for the request
+    late = params.get("dataset")
+    if late and late != session.dataset_name:  # a preheated kernel learns the link's dataset only now
+        try:
+            session = session_from_env(root, db, read_only, dataset=late)
+        except SessionError as exc:
+            problems.append(str(exc))
+        except (DataError, StoreError, OSError) as exc:
+            return _show_error(exc, display)
     t_page = time.perf_counter()
     from .views import PlaygroundApp
 
