@@ -41,7 +41,10 @@ def app_for(hostile, db, annotator="alice", read_only=False, **kw) -> Playground
 
 @pytest.fixture
 def db(tmp_path):
-    return tmp_path / "labels.db"
+    """A label store that exists, as ``playground serve`` leaves it before any page opens."""
+    path = tmp_path / "labels.db"
+    open_store(path).close()
+    return path
 
 
 def walk(widget):
@@ -300,6 +303,17 @@ def test_launch_reads_the_environment_and_the_query_string(hostile, db, monkeypa
     monkeypatch.setenv("QUERY_STRING", "")
     monkeypatch.setenv("JUPYTERHUB_USER", "hubuser")
     assert launch(display=False).session.annotator == "hubuser"
+
+
+def test_a_page_never_creates_a_store(hostile, tmp_path, monkeypatch):
+    missing = tmp_path / "deleted.db"
+    monkeypatch.setenv("PLAYGROUND_ROOT", str(hostile[0]))
+    monkeypatch.setenv("PLAYGROUND_DB", str(missing))
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    monkeypatch.setenv("QUERY_STRING", "annotator=alice")
+    assert launch(display=False) is None  # the error is shown on the page instead
+    assert not missing.exists()
+    monkeypatch.setenv("QUERY_STRING", "")
 
 
 def test_launch_shows_data_problems_instead_of_crashing(tmp_path, monkeypatch, capsys):

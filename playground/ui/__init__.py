@@ -99,6 +99,7 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     (``annotator``, ``reveal``, ``dataset``, ``sample``, ``case``,
     ``response``, ``weights``, ``gates``).  Data or store problems are shown on
     the page as text, not as a traceback; a bad URL parameter is named on the page.
+    The store must exist (``playground serve`` creates it): a page never creates one.
     """
     t0 = time.perf_counter()
     from ..errors import DataError
@@ -110,10 +111,10 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     problems: list[str] = []
     try:
         try:
-            session = session_from_env(root, db, read_only, dataset=wanted)
+            session = session_from_env(root, db, read_only, dataset=wanted, create=False)
         except SessionError as exc:  # an unknown dataset in the link: open the shipped one and say so
             problems.append(str(exc))
-            session = session_from_env(root, db, read_only)
+            session = session_from_env(root, db, read_only, create=False)
     except (DataError, StoreError, OSError, SessionError) as exc:
         return _show_error(exc, display)
     t_session = time.perf_counter() - t0
@@ -123,7 +124,7 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     late = params.get("dataset")
     if late and late != session.dataset_name:  # a preheated kernel learns the link's dataset only now
         try:
-            session = session_from_env(root, db, read_only, dataset=late)
+            session = session_from_env(root, db, read_only, dataset=late, create=False)
         except SessionError as exc:
             problems.append(str(exc))
         except (DataError, StoreError, OSError) as exc:

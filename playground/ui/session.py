@@ -1240,12 +1240,14 @@ def parse_weights(text: str, what: str = "weights", unit_interval: bool = False)
 
 
 def session_from_env(root: str | os.PathLike | None = None, db: str | None = None, read_only: bool | None = None,
-                     annotator: str | None = None, reveal_all: bool = False, dataset: str | None = None
-                     ) -> LabelSession:
+                     annotator: str | None = None, reveal_all: bool = False, dataset: str | None = None,
+                     create: bool = True) -> LabelSession:
     """A session on ``$PLAYGROUND_ROOT`` (or the repository's data) and ``$PLAYGROUND_DB``.
 
     ``read_only`` defaults to ``$PLAYGROUND_READ_ONLY`` (``1``/``true``/``yes``);
-    ``dataset`` names a dataset of the store (None or ``golden``: the shipped set).
+    ``dataset`` names a dataset of the store (None or ``golden``: the shipped set);
+    ``create=False`` (a page's kernel) never creates a store: ``playground serve``
+    creates it once, so a store deleted meanwhile is an error, not a fresh empty file.
     """
     from ..golden import load_dataset
     from ..store import open_store
@@ -1253,7 +1255,7 @@ def session_from_env(root: str | os.PathLike | None = None, db: str | None = Non
     root = root or os.environ.get("PLAYGROUND_ROOT") or None
     if read_only is None:
         read_only = env_flag("PLAYGROUND_READ_ONLY")
-    store = open_store(db or None, read_only=read_only)
+    store = open_store(db or None, read_only=read_only, create=create)
     if dataset not in (None, "", "golden"):
         from . import open_session_dataset
 
