@@ -17,7 +17,8 @@ Keys (shown on the page with ``?``)
 * ``→`` / ``]`` next case, ``←`` / ``[`` previous case, ``g`` next
   unlabelled, ``s`` next response of this case, ``z`` undo, ``e`` comment on
   the focused unit, ``?`` the key map, ``Esc`` closes it.
-* Keys are ignored while typing in a text field, a list or a menu.
+* Keys are ignored while typing in a text field, a list or a menu; ``Esc``
+  leaves the field (a comment is saved when its box is left).
 
 The URL bar
 -----------
@@ -151,7 +152,10 @@ function render({ model, el }) {
     if (lost || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const t = ev.target;
     const tag = (t && t.tagName) || "";
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(tag) || (t && t.isContentEditable)) return;
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(tag) || (t && t.isContentEditable)) {
+      if (ev.key === "Escape" && t.blur) t.blur();  // leave a comment box (it saves on leaving) and go on by keys
+      return;
+    }
     const k = ev.key;
     let done = true;
     if (k === "?") help.style.display = help.style.display === "none" ? "block" : "none";
