@@ -605,3 +605,41 @@ def test_unsure_through_the_store(mini, db):
     assert again.answer(claim, "supported") == UNSURE and again.rates_pooled()["faithfulness"].n == 0
     _, text, n = again.export_text("csv")
     assert n == 1 and ",supported,unsure," in text
+
+
+# --- the harness's results kept on disk ------------------------------------------------------------------------
+
+
+def test_a_kept_harness_run_gives_the_same_session(tmp_path, monkeypatch, db):
+    import shutil
+
+    from playground.ui.harness_cache import cached_harness, fingerprint
+
+    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "data"
+    shutil.copytree(MINI, root)
+    dataset = load_dataset(root)
+    hits, results, how = cached_harness(dataset)
+    assert how == "computed and kept"
+    from playground.harness.config import load_config
+
+    files = list((tmp_path / "cache").glob("*.json"))
+    assert [f.name for f in files] == [f"{fingerprint(root, load_config())}.json"]
+    hits2, results2, how2 = cached_harness(load_dataset(root))
+    assert how2 == "read" and results2 == results
+    assert {c: [(h.passage, h.score, h.rank) for h in hs] for c, hs in hits2.items()} == {
+        c: [(h.passage, h.score, h.rank) for h in hs] for c, hs in hits.items()}
+    fresh_hits, fresh_results = compute_harness(dataset)
+    a = LabelSession(dataset, open_store(db), harness_results=fresh_results, hits=fresh_hits)
+    b = LabelSession(dataset, open_store(db), harness_results=results2, hits=hits2)
+    assert (a.auto, a.auto_score, a.key, a.decisions, a.catalog) == (b.auto, b.auto_score, b.key, b.decisions,
+                                                                    b.catalog)
+    # any change to the data gives another file; a damaged file is ignored, never trusted
+    cases = root / "golden" / "cases" / "cases.yaml"
+    cases.write_text(cases.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    assert fingerprint(root, load_config()) != files[0].stem
+    files[0].write_text("{not json", encoding="utf-8")
+    cases.write_text(cases.read_text(encoding="utf-8").replace("\n# a comment\n", ""), encoding="utf-8")
+    assert cached_harness(load_dataset(root))[2] == "computed and kept"
+    monkeypatch.setenv("PLAYGROUND_CACHE", "off")
+    assert cached_harness(load_dataset(root))[2] == "computed"

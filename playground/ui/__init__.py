@@ -30,6 +30,7 @@ needed: ``import playground.ui`` itself is cheap.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -119,7 +120,7 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
         return _show_error(exc, display)
     t_session = time.perf_counter() - t0
     _log(f"playground: session ready in {t_session:.2f}s ({len(session.case_ids)} cases, "
-         f"{len(session.catalog)} units)")
+         f"{len(session.catalog)} units; harness results {session.harness_source})")
     params = query_params()  # after the slow part: with preheated kernels this waits for the request
     late = params.get("dataset")
     if late and late != session.dataset_name:  # a preheated kernel learns the link's dataset only now
@@ -187,10 +188,8 @@ def apply_view_params(session: Any, params: dict[str, str]) -> list[str]:
 def _log(line: str) -> None:
     """A line for the server's log (the kernel's own stderr, not the page)."""
     stream = sys.__stderr__ or sys.stderr
-    try:
+    with contextlib.suppress(OSError, ValueError):
         print(line, file=stream, flush=True)
-    except (OSError, ValueError):
-        pass
 
 
 def _show_error(exc: BaseException, display: bool):

@@ -307,6 +307,8 @@ class LabelSession:
                  dataset_name: str = "golden"):
         self.dataset = dataset
         self.dataset_name = dataset_name
+        #: Where the harness's results came from (``computed``, or the disk cache: ``read``).
+        self.harness_source = "computed"
         self.store = store
         self.read_only = bool(getattr(store, "read_only", False))
         self.reveal_all = reveal_all or self.read_only
@@ -1264,8 +1266,14 @@ def session_from_env(root: str | os.PathLike | None = None, db: str | None = Non
         if annotator is not None:
             session.set_annotator(annotator)
         return session
-    return LabelSession(load_dataset(None if root is None else Path(root)), store, annotator=annotator,
-                        reveal_all=reveal_all)
+    from .harness_cache import cached_harness
+
+    dataset_ = load_dataset(None if root is None else Path(root))
+    hits, results, how = cached_harness(dataset_)
+    session = LabelSession(dataset_, store, annotator=annotator, reveal_all=reveal_all, harness_results=results,
+                           hits=hits)
+    session.harness_source = how
+    return session
 
 
 def env_flag(name: str) -> bool:
