@@ -26,6 +26,12 @@ REPO = Path(__file__).resolve().parent.parent
 MINI = REPO / "tests" / "data" / "mini"
 
 
+@pytest.fixture(autouse=True)
+def kept_harness_in_tmp(tmp_path, monkeypatch):
+    """Kernels keep the harness's results on disk (playground.ui.harness_cache): never in the user's cache here."""
+    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "harness-cache"))
+
+
 @pytest.fixture(scope="module")
 def mini():
     dataset = load_dataset(MINI)

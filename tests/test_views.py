@@ -25,6 +25,12 @@ from browser_fixtures import IMG, XSS_CLAIMS, XSS_QUERY, make_data_root
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def kept_harness_in_tmp(tmp_path, monkeypatch):
+    """Kernels keep the harness's results on disk (playground.ui.harness_cache): never in the user's cache here."""
+    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "harness-cache"))
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     root = make_data_root(tmp_path_factory.mktemp("hostile") / "data")
