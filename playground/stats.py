@@ -35,6 +35,7 @@ __all__ = [
     "PPIResult",
     "balanced_accuracy",
     "cohens_kappa",
+    "cohens_kappa_table",
     "confusion_matrix",
     "f1_score",
     "fleiss_kappa",
@@ -222,10 +223,16 @@ def cohens_kappa(a: Sequence, b: Sequence, confidence: float = 0.95) -> KappaRes
 
     Kappa is symmetric in ``a`` and ``b``; ``base_rate`` is not (it is ``a``'s).
     """
-    c = _check_confidence(confidence)
     a_, b_ = _paired(a, b)
-    (n00, n01), (n10, n11) = conf = confusion_matrix(a_, b_)
-    n = len(a_)
+    return cohens_kappa_table(confusion_matrix(a_, b_), confidence)
+
+
+def cohens_kappa_table(confusion: tuple[tuple[int, int], tuple[int, int]],
+                       confidence: float = 0.95) -> KappaResult:
+    """:func:`cohens_kappa` from the 2x2 table ``((n_00, n_01), (n_10, n_11))`` (rows ``a``), in O(1)."""
+    c = _check_confidence(confidence)
+    (n00, n01), (n10, n11) = conf = confusion
+    n = n00 + n01 + n10 + n11
     if n == 0:
         return KappaResult(None, None, None, None, None, 0, False, "no units", conf,
                            confidence=c)

@@ -103,7 +103,7 @@ def test_label_undo_weight_and_reload(server, page, capsys):
     expect(page.locator(".pg-weight-coverage-share")).to_have_text("33%")
     expect(page.locator(".pg-composite-current")).to_have_text("1.00")
     expect(page.locator(".pg-diagnosis")).to_contain_text("faithfulness")
-    expect(page.locator("img.pg-chart")).to_be_visible()
+    expect(page.locator(".pg-chart svg")).to_be_visible()
     expect(page.locator(".pg-progress")).to_contain_text("1 / ")
 
     # the main view, as an artifact (the page fits the window; each column scrolls on its own)

@@ -1,4 +1,6 @@
 """HTML fragments of the playground page: numbers as the metrics give them, text always escaped."""
+import pytest
+
 from playground.metrics import composite, diagnose, rate_from_counts
 from playground.ui.fragments import composite_html, diagnosis_html, esc, pct, rate_cell
 
@@ -28,3 +30,85 @@ def test_gate_reasons_and_text_are_escaped():
     page = composite_html(c, "this case")
     assert "GATED" in page and "0.50" in page
     assert esc('<img src=x onerror="alert(1)">') == "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;"
+
+
+# --- markdown, sanitised ------------------------------------------------------------------------------------
+
+from playground.ui.fragments import evidence_html, markdown_html, response_html  # noqa: E402
+
+HOSTILE_MARKDOWN = [
+    "<script>window.__xss=1</script>",
+    '<img src=x onerror="window.__xss=1">',
+    "[click](javascript:window.__xss=1)",
+    "[click](JaVaScRiPt:window.__xss=1)",
+    "[click](data:text/html,<script>x</script>)",
+    '![i](x" onerror="window.__xss=1)',
+    "<a href='javascript:alert(1)'>a</a>",
+    '<b onmouseover="window.__xss=1">b</b>',
+    "<iframe src='https://example.org'></iframe>",
+    "[ref]: javascript:alert(1)\n\n[x][ref]",
+    "<svg onload=alert(1)>",
+    "`<script>` in code stays text",
+]
+
+
+def test_markdown_renders_code_lists_and_emphasis():
+    html = markdown_html("Use `retry()` with *care* and **force**:\n\n- one\n- two\n\n1. first")
+    assert html == ("<p>Use <code>retry()</code> with <em>care</em> and <strong>force</strong>:</p>\n"
+                    "<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n<ol>\n<li>first</li>\n</ol>\n")
+    assert markdown_html("line one\nline two") == "<p>line one<br>\nline two</p>\n"  # a newline stays a break
+    assert markdown_html("[docs](https://example.org/a)") == (
+        '<p><a href="https://example.org/a" rel="noopener noreferrer nofollow">docs</a></p>\n')
+
+
+def _elements(html: str) -> list[tuple[str, dict]]:
+    """Every element and its attributes, as a browser's parser sees them."""
+    from html.parser import HTMLParser
+
+    found: list[tuple[str, dict]] = []
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, dict(attrs)))
+
+    Collect().feed(html)
+    return found
+
+
+@pytest.mark.parametrize("payload", HOSTILE_MARKDOWN)
+def test_no_markdown_payload_can_carry_script(payload):
+    html = markdown_html(payload)
+    for tag, attrs in _elements(html):
+        assert tag in {"p", "a", "code", "br", "strong", "em"}, (payload, html)
+        assert not any(name.startswith("on") for name in attrs), (payload, html)
+        href = (attrs.get("href") or "").strip().lower()
+        assert not href.startswith(("javascript:", "data:", "vbscript:")), (payload, html)
+    assert "window.__xss" not in "".join(str(a) for _, a in _elements(html))
+
+
+def test_markdown_of_nothing_and_of_non_text():
+    assert markdown_html(None) == "" and markdown_html("") == ""
+    assert markdown_html(42) == "<p>42</p>\n"
+
+
+def test_claims_are_marked_in_the_response_even_across_emphasis_and_line_breaks():
+    html = response_html("Hi. Endpoints answer within **15** seconds.\nThe key is `x`.",
+                         ["Endpoints answer within 15 seconds.", "The key is x.", "Never said."])
+    assert html == ('<p>Hi. <mark class="pg-mark pg-mark-0">Endpoints answer within <strong>15</strong> seconds.'
+                    '</mark><br>\n<mark class="pg-mark pg-mark-1">The key is <code>x</code>.</mark></p>\n')
+
+
+def test_text_cannot_forge_a_claim_mark():
+    html = response_html("a \ue0000\ue001<b>b</b>\ue002 c", [])
+    assert "<mark" not in html and "&lt;b&gt;b&lt;/b&gt;" in html
+
+
+def test_evidence_shows_matched_and_missing_words_escaped():
+    from playground.harness.score import support_detail
+
+    ev = support_detail("Endpoints answer within 45 seconds <b>now</b>.",
+                        ["An endpoint must answer within 15 seconds."])
+    html = evidence_html(ev)
+    assert "missing from the passages" in html and "<span class='pg-ev-missing-exact'>45</span>" in html
+    assert "matched in the passages:" in html and "<b>now" not in html and "/b&gt;." in html
+    assert f"support {ev.score:.2f}" in html

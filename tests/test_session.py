@@ -26,6 +26,12 @@ REPO = Path(__file__).resolve().parent.parent
 MINI = REPO / "tests" / "data" / "mini"
 
 
+@pytest.fixture(autouse=True)
+def kept_harness_in_tmp(tmp_path, monkeypatch):
+    """Kernels keep the harness's results on disk (playground.ui.harness_cache): never in the user's cache here."""
+    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "harness-cache"))
+
+
 @pytest.fixture(scope="module")
 def mini():
     dataset = load_dataset(MINI)
@@ -251,7 +257,9 @@ def test_agreement_per_dimension_on_the_units_this_annotator_labelled(mini, db):
     s.set_label(passage, "relevant", s.auto[(passage, "relevant")])  # agree
     a = s.agreement()
     assert a["faithfulness"].n_shared == 1 and a["faithfulness"].percent == 0.0
-    assert a["faithfulness"].disagreements == [(claim, 1 - auto, auto)]
+    expected = [[0, 0], [0, 0]]
+    expected[1 - auto][auto] = 1  # rows: this annotator, columns: the harness
+    assert a["faithfulness"].confusion == (tuple(expected[0]), tuple(expected[1]))
     assert a["context_relevance"].percent == 1.0
     assert a["correctness"].n_shared == 0 and a["correctness"].percent is None
     assert s.case_row("GC-0001").disagreements == 1
@@ -266,6 +274,36 @@ def test_copying_the_harness_agrees_fully(mini, db):
     assert a.n_shared == len(claims) and a.percent == 1.0 and a.disagreements == []
     mine = [s.auto[(u.unit_id, "supported")] for u in claims]
     assert a.kappa.base_rate == max(sum(mine), len(mine) - sum(mine)) / len(mine)
+
+
+@pytest.mark.parametrize("table", [(0, 0, 0, 0), (20, 5, 10, 15), (3, 0, 0, 4), (5, 0, 0, 0), (0, 7, 0, 0),
+                                   (1, 2, 3, 4), (400, 3, 2, 1)])
+def test_agreement_from_the_table_equals_the_reference_on_the_labels(table):
+    from playground.metrics import agreement
+    from playground.ui.session import agreement_from_table
+
+    human, harness, i = {}, {}, 0
+    for cell, count in enumerate(table):
+        for _ in range(count):
+            human[i], harness[i] = cell // 2, cell % 2
+            i += 1
+    ref = agreement(human, harness)
+    got = agreement_from_table(table)
+    assert (got.n_shared, got.percent, got.confusion, got.kappa, got.pabak) == (
+        ref.n_shared, ref.percent, ref.confusion, ref.kappa, ref.pabak)
+    assert (got.mcc is None) == (ref.mcc is None)
+    if ref.mcc is not None:
+        assert got.mcc == pytest.approx(ref.mcc, abs=1e-12)
+
+
+def test_agreement_follows_every_change_incrementally(mini, db):
+    s = make(mini, db)
+    claim = uid(s, "claim")
+    auto = s.auto[(claim, "supported")]
+    for value in (auto, 1 - auto, None, auto):
+        s.set_label(claim, "supported", value)
+    a = s.agreement()["faithfulness"]
+    assert a.n_shared == 1 and a.percent == 1.0
 
 
 # --- the case list --------------------------------------------------------------------------------------
@@ -304,13 +342,18 @@ def test_navigation_next_prev_and_next_unlabelled(mini, db):
     assert s.next_case() == "GC-0002" and s.response_id == "GC-0002-R1"
     assert s.next_case() is None
     assert s.prev_case() == "GC-0001"
-    # next unlabelled: after the view on screen, wrapping round
+    # next unlabelled: the view on screen first while it has something left (never skipped) ...
+    assert s.next_unlabelled() == ("GC-0001", "GC-0001-R1")
+    for v in s.view_units():
+        for d in v.unit.dimensions:
+            s.set_label(v.unit.unit_id, d, 1)
+    # ... then the views after it (R2 shares R1's passages, answered above)
     assert s.next_unlabelled() == ("GC-0001", "GC-0001-R2")
-    assert s.next_unlabelled() == ("GC-0002", "GC-0002-R1")
+    s.go_to("GC-0002")
     for v in s.view_units():
         for d in v.unit.dimensions:
             s.set_label(v.unit.unit_id, d, 0)
-    assert s.next_unlabelled() == ("GC-0001", "GC-0001-R1")
+    assert s.next_unlabelled() == ("GC-0001", "GC-0001-R2")  # wrapped round; R1 is done
     for cid in s.case_ids:
         for rid, _ in [(r.response_id, 0) for r in s.responses[cid]]:
             s.go_to(cid, rid)
@@ -444,7 +487,11 @@ def test_export_my_labels_as_csv_and_jsonl(mini, db):
     make(mini, db, annotator="bob").set_label(claim, "supported", 1)
     name, text, n = s.export_text("csv")
     assert name == "labels-alice.csv" and n == 1
-    assert text.splitlines() == ["annotator,unit_kind,unit_id,dimension,value", f"alice,claim,{claim},supported,0"]
+    lines = text.splitlines()
+    assert lines[0] == "case_id,response_id,unit_kind,unit_id,text,dimension,value,comment,annotator,time"
+    text_of = s.catalog[claim].text
+    assert lines[1].startswith(f"GC-0001,GC-0001-R1,claim,{claim},{text_of},supported,0,,alice,")
+    assert len(lines) == 2
     name, text, n = s.export_text("jsonl", scope="all")
     assert name == "labels-all.jsonl" and n == 2
     assert [json.loads(line)["annotator"] for line in text.splitlines()] == ["alice", "bob"]
@@ -452,6 +499,30 @@ def test_export_my_labels_as_csv_and_jsonl(mini, db):
     assert n == 0  # a tie is left out
     with pytest.raises(SessionError):
         s.export_text("xlsx")
+
+
+def test_export_cells_never_run_as_spreadsheet_formulas(mini, db):
+    s = make(mini, db, annotator="=HYPERLINK(1)")
+    s.set_label(uid(s, "claim"), "supported", 1)
+    _, text, _ = s.export_text("csv")
+    assert ",'=HYPERLINK(1)," in text.splitlines()[1] and ",=HYPERLINK" not in text
+    _, text, _ = s.export_text("jsonl")
+    assert json.loads(text)["annotator"] == "=HYPERLINK(1)"  # JSON is data, not a spreadsheet
+
+
+def test_weights_and_gates_in_the_url_round_trip_and_bad_ones_are_named():
+    from playground.ui.session import format_weights, parse_weights
+
+    w = {"faithfulness": 0.4, "correctness": 0.3, "context_relevance": 0.2, "coverage": 0.1}
+    assert parse_weights(format_weights(w)) == w
+    assert parse_weights("faithfulness:1") == {"faithfulness": 1.0}
+    assert parse_weights("faithfulness:1", unit_interval=True) == {"faithfulness": 1.0}  # the boundary is allowed
+    with pytest.raises(SessionError) as err:
+        parse_weights("faithfulness:-1,bogus:2,coverage:x", "gates", unit_interval=True)
+    msg = str(err.value)
+    assert "gates" in msg and "faithfulness: -1" in msg and "'bogus:2'" in msg and "coverage: 'x'" in msg
+    with pytest.raises(SessionError):
+        parse_weights("coverage:1.01", unit_interval=True)
 
 
 def test_export_file_names_are_safe(mini, db):
@@ -501,3 +572,80 @@ def test_a_toggle_recomputes_in_well_under_50_ms(mini, db):
         s.scores()
         times.append(time.perf_counter() - t0)
     assert statistics.median(times) < 0.05
+
+
+# --- unsure -------------------------------------------------------------------------------------------------
+
+
+def test_an_unsure_answer_counts_as_answered_but_in_no_rate(mini, db):
+    """The session's side of "unsure" (kept in memory as the store reports it; the store's side is tested there)."""
+    from playground.ui.session import UNSURE
+
+    s = make(mini, db)
+    claim = uid(s, "claim")
+    s._apply(claim, "supported", 1)
+    assert s.rates_current()["faithfulness"].n == 1
+    s._apply(claim, "supported", UNSURE)
+    assert s.answer(claim, "supported") == UNSURE and s.label(claim, "supported") is None
+    assert s.answered(claim, "supported") and s.revealed(claim, "supported")
+    assert s.rates_current()["faithfulness"].n == 0 and s.rates_pooled()["faithfulness"].n == 0
+    assert s.agreement()["faithfulness"].n_shared == 0
+    assert s.view_progress().labelled_pairs == 1  # an answer: next unlabelled does not send you back to it
+    s._apply(claim, "supported", 0)
+    assert s.answer(claim, "supported") == 0 and claim not in {u for u, _ in s.unsure}
+    assert s.rates_current()["faithfulness"].n == 1
+
+
+def test_unsure_through_the_store(mini, db):
+    from playground.ui.session import STORE_HAS_UNSURE, UNSURE
+
+    s = make(mini, db)
+    claim = uid(s, "claim")
+    if not STORE_HAS_UNSURE:
+        with pytest.raises(SessionError, match="unsure"):
+            s.set_label(claim, "supported", UNSURE)
+        pytest.skip("the store does not keep unsure answers yet (playground.store.UNSURE, CONTRACTS.md)")
+    change = s.set_label(claim, "supported", UNSURE)
+    assert change is not None and change.new == UNSURE
+    again = make(mini, db)
+    assert again.answer(claim, "supported") == UNSURE and again.rates_pooled()["faithfulness"].n == 0
+    _, text, n = again.export_text("csv")
+    assert n == 1 and ",supported,unsure," in text
+
+
+# --- the harness's results kept on disk ------------------------------------------------------------------------
+
+
+def test_a_kept_harness_run_gives_the_same_session(tmp_path, monkeypatch, db):
+    import shutil
+
+    from playground.ui.harness_cache import cached_harness, fingerprint
+
+    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "data"
+    shutil.copytree(MINI, root)
+    dataset = load_dataset(root)
+    hits, results, how = cached_harness(dataset)
+    assert how == "computed and kept"
+    from playground.harness.config import load_config
+
+    files = list((tmp_path / "cache").glob("*.json"))
+    assert [f.name for f in files] == [f"{fingerprint(root, load_config())}.json"]
+    hits2, results2, how2 = cached_harness(load_dataset(root))
+    assert how2 == "read" and results2 == results
+    assert {c: [(h.passage, h.score, h.rank) for h in hs] for c, hs in hits2.items()} == {
+        c: [(h.passage, h.score, h.rank) for h in hs] for c, hs in hits.items()}
+    fresh_hits, fresh_results = compute_harness(dataset)
+    a = LabelSession(dataset, open_store(db), harness_results=fresh_results, hits=fresh_hits)
+    b = LabelSession(dataset, open_store(db), harness_results=results2, hits=hits2)
+    assert (a.auto, a.auto_score, a.key, a.decisions, a.catalog) == (b.auto, b.auto_score, b.key, b.decisions,
+                                                                    b.catalog)
+    # any change to the data gives another file; a damaged file is ignored, never trusted
+    cases = root / "golden" / "cases" / "cases.yaml"
+    cases.write_text(cases.read_text(encoding="utf-8") + "\n# a comment\n", encoding="utf-8")
+    assert fingerprint(root, load_config()) != files[0].stem
+    files[0].write_text("{not json", encoding="utf-8")
+    cases.write_text(cases.read_text(encoding="utf-8").replace("\n# a comment\n", ""), encoding="utf-8")
+    assert cached_harness(load_dataset(root))[2] == "computed and kept"
+    monkeypatch.setenv("PLAYGROUND_CACHE", "off")
+    assert cached_harness(load_dataset(root))[2] == "computed"

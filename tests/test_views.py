@@ -16,13 +16,19 @@ from playground.golden import load_dataset
 from playground.metrics import DIMENSION_ORDER
 from playground.store import open_store
 from playground.ui import launch, query_params
-from playground.ui.session import LabelSession, compute_harness
+from playground.ui.session import LabelSession, SessionError, compute_harness
 from playground.ui.views import PlaygroundApp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from browser_fixtures import IMG, XSS_CLAIMS, XSS_QUERY, make_data_root
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def kept_harness_in_tmp(tmp_path, monkeypatch):
+    """Kernels keep the harness's results on disk (playground.ui.harness_cache): never in the user's cache here."""
+    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "harness-cache"))
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +47,10 @@ def app_for(hostile, db, annotator="alice", read_only=False, **kw) -> Playground
 
 @pytest.fixture
 def db(tmp_path):
-    return tmp_path / "labels.db"
+    """A label store that exists, as ``playground serve`` leaves it before any page opens."""
+    path = tmp_path / "labels.db"
+    open_store(path).close()
+    return path
 
 
 def walk(widget):
@@ -78,8 +87,8 @@ def test_hostile_text_is_escaped_in_every_html_widget(hostile, db):
     assert "&lt;img src=x onerror=&quot;window.__xss=1&quot;&gt;" in joined
     assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in joined
     # the question and both claims are on the page, as text
-    for text in (XSS_QUERY, *XSS_CLAIMS):
-        assert __import__("html").escape(text) in joined
+    for text in (XSS_QUERY, *XSS_CLAIMS):  # markdown leaves quotes in text as they are: both spellings are text
+        assert __import__("html").escape(text, quote=False) in joined.replace("&quot;", '"')
     # option labels are rendered as text by ipywidgets: the raw text may stay raw there
     assert any(IMG[:10] in label for label, _ in app.case_list.options)
 
@@ -163,14 +172,16 @@ def test_filters_navigation_and_scenarios(hostile, db):
     app.prev_b.click()
     app.prev_b.click()
     assert "No more cases" in app.status.value
-    assert app.scenario.options == (("grounded correct", "GC-0001-R1"), ("confident hallucination", "GC-0001-R2"))
+    # blind: neutral names until a response is fully labelled
+    assert app.scenario.options == (("Response 1", "GC-0001-R1"), ("Response 2", "GC-0001-R2"))
     app.scenario.value = "GC-0001-R2"
     assert app.session.response_id == "GC-0001-R2"
     assert app._rows["claim"][1].box.layout.display is None  # R2 has two claims
     app.scenario.value = "GC-0001-R1"
     assert app._rows["claim"][1].box.layout.display == "none"
-    app.next_u.click()
-    assert (app.session.case_id, app.session.response_id) == ("GC-0001", "GC-0001-R2")
+    app.next_u.click()  # the view on screen still has everything to label: it is not skipped
+    assert (app.session.case_id, app.session.response_id) == ("GC-0001", "GC-0001-R1")
+    assert "still unlabelled" in app.status.value
 
 
 def test_reveal_checkbox_shows_the_harness_before_labelling(hostile, db):
@@ -188,8 +199,9 @@ def test_export_link_holds_the_labels(hostile, db):
     app.export_csv.click()
     m = re.search(r"base64,([A-Za-z0-9+/=]+)", app.download.value)
     text = base64.b64decode(m.group(1)).decode()
-    assert text.splitlines()[0] == "annotator,unit_kind,unit_id,dimension,value"
-    assert text.splitlines()[1].startswith("alice,claim,GC-0001-R1:c0:")
+    assert text.splitlines()[0] == "case_id,response_id,unit_kind,unit_id,text,dimension,value,comment,annotator,time"
+    assert text.splitlines()[1].startswith("GC-0001,GC-0001-R1,claim,GC-0001-R1:c0:")
+    assert ",supported,0,,alice," in text.splitlines()[1]
     assert "download='labels-alice.csv'" in app.download.value
     app.export_jsonl.click()
     assert "labels-alice.jsonl" in app.download.value
@@ -249,11 +261,20 @@ def test_store_errors_become_messages(hostile, db, monkeypatch):
     assert app._rows["claim"][0].toggles["supported"].value is None  # shows what is stored
 
 
-def test_the_chart_renders_png(hostile, db):
+def test_the_chart_is_an_svg_with_the_rates(hostile, db):
+    import xml.etree.ElementTree as ET
+
     app = app_for(hostile, db, chart=True)
+    svg = app.chart.value
+    assert svg.startswith("<svg") and svg.count("no data") == 8  # four dimensions, two series
     click(app, "claim", 0, "supported", "no")
-    assert app.chart_img.value[:8] == b"\x89PNG\r\n\x1a\n"
-    assert app.timings["chart"] < 1.0
+    root = ET.fromstring(app.chart.value)  # well-formed
+    ns = "{http://www.w3.org/2000/svg}"
+    dots = [(c.get("cx"), c.get("fill")) for c in root.iter(f"{ns}circle")]
+    # faithfulness 0% for this case (blue) and all labelled (orange): x = 150 + 0 * 350; plus the two legend dots
+    assert dots[:2] == [("150.0", "#0072B2"), ("150.0", "#E69F00")] and len(dots) == 4
+    assert app.chart.value.count("no data") == 6
+    assert 'viewBox="0 0 520 ' in app.chart.value
 
 
 def _row(table: str, dim: str) -> str:
@@ -288,6 +309,17 @@ def test_launch_reads_the_environment_and_the_query_string(hostile, db, monkeypa
     monkeypatch.setenv("QUERY_STRING", "")
     monkeypatch.setenv("JUPYTERHUB_USER", "hubuser")
     assert launch(display=False).session.annotator == "hubuser"
+
+
+def test_a_page_never_creates_a_store(hostile, tmp_path, monkeypatch):
+    missing = tmp_path / "deleted.db"
+    monkeypatch.setenv("PLAYGROUND_ROOT", str(hostile[0]))
+    monkeypatch.setenv("PLAYGROUND_DB", str(missing))
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    monkeypatch.setenv("QUERY_STRING", "annotator=alice")
+    assert launch(display=False) is None  # the error is shown on the page instead
+    assert not missing.exists()
+    monkeypatch.setenv("QUERY_STRING", "")
 
 
 def test_launch_shows_data_problems_instead_of_crashing(tmp_path, monkeypatch, capsys):
@@ -390,3 +422,245 @@ def test_browser_tests_skip_without_chromium_unless_required(monkeypatch, tmp_pa
     monkeypatch.setenv("PLAYGROUND_REQUIRE_BROWSER", "1")
     with pytest.raises(pytest.fail.Exception, match="no Chromium"):
         browser_fixtures.need_chromium()
+
+
+# --- keys, URL, connection, store gone (the page's safety) ----------------------------------------------------
+
+
+def test_the_bridge_answers_pings_acknowledges_toggles_and_forwards_keys(hostile, db, monkeypatch):
+    app = app_for(hostile, db)
+    sent = []
+    monkeypatch.setattr(app.bridge, "send", lambda content, buffers=None: sent.append(content))
+    app.bridge._on_msg(app.bridge, {"type": "ping", "n": 7}, [])
+    assert sent == [{"type": "pong", "n": 7}]
+    click(app, "claim", 0, "supported", "no")
+    assert {"type": "ack", "toggle": "pg-claim-0-supported"} in sent
+    app.bridge._on_msg(app.bridge, {"type": "next_response"}, [])  # the key s
+    assert app.session.response_id == "GC-0001-R2"
+    app.bridge._on_msg(app.bridge, {"type": "hint", "text": "<b>x</b>"}, [])
+    assert "&lt;b&gt;x&lt;/b&gt;" in app.status.value
+    app.bridge._on_msg(app.bridge, "not a dict", [])  # ignored
+    from playground.ui.bridge import ESM, KEYMAP
+
+    assert "export default" in ESM and "history.replaceState" in ESM
+    assert [k for k, _ in KEYMAP][:6] == ["j / ↓", "k / ↑", "y / 1", "n / 2", "u / 3", "c / 0"]
+
+
+def test_the_url_follows_the_view(hostile, db):
+    app = app_for(hostile, db)
+    assert app.bridge.query == "?annotator=alice&case=GC-0001&response=GC-0001-R1"
+    app.next_b.click()
+    assert app.bridge.query == "?annotator=alice&case=GC-0002&response=GC-0002-R1"
+    app.weights["faithfulness"].value = 0.5
+    app.gate_on["coverage"].value = True
+    app.reveal.value = True
+    assert app.bridge.query == ("?annotator=alice&case=GC-0002&response=GC-0002-R1&weights=context_relevance%3A0.25"
+                                "%2Cfaithfulness%3A0.5%2Ccorrectness%3A0.25%2Ccoverage%3A0.25&gates=coverage%3A0.7"
+                                "&reveal=1")
+
+
+def test_launch_applies_weights_gates_and_names_bad_ones(hostile, db, monkeypatch):
+    monkeypatch.setenv("PLAYGROUND_ROOT", str(hostile[0]))
+    monkeypatch.setenv("PLAYGROUND_DB", str(db))
+    monkeypatch.delenv("PLAYGROUND_READ_ONLY", raising=False)
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    monkeypatch.delenv("PLAYGROUND_DATASET", raising=False)
+    monkeypatch.setenv("QUERY_STRING", "annotator=alice&case=GC-0002&weights=faithfulness:0&gates=coverage:0.5")
+    app = launch(display=False)
+    assert app.session.case_id == "GC-0002" and app.session.weights["faithfulness"] == 0.0
+    assert app.session.gates == {"coverage": 0.5} and app.gate_on["coverage"].value
+    assert app.gate_floor["coverage"].value == 0.5 and app.shares["faithfulness"].value == "0%"
+    monkeypatch.setenv("QUERY_STRING", "annotator=alice&weights=faithfulness:-2&gates=bogus:1")
+    app = launch(display=False)
+    said = __import__("html").unescape(app.status.value)
+    assert "faithfulness: -2 is out of range" in said and "'bogus:1'" in said
+    assert app.session.weights["faithfulness"] == 0.25 and app.session.gates == {}
+    monkeypatch.setenv("QUERY_STRING", "")
+
+
+def test_a_store_that_disappears_stops_the_page(hostile, db, monkeypatch):
+    import playground.store as store_module
+    from playground.store import StoreError
+
+    gone = getattr(store_module, "StoreGoneError", None)
+    if gone is None:  # before the store branch is merged: the page's side, with the contract's exception
+        gone = type("StoreGoneError", (StoreError,), {})
+        monkeypatch.setattr(store_module, "StoreGoneError", gone, raising=False)
+    app = app_for(hostile, db)
+    click(app, "passage", 0, "relevant", "yes")
+
+    def vanished(*a, **k):
+        raise gone("the label store file was deleted")
+
+    monkeypatch.setattr(app.session.store, "set_label", vanished)
+    click(app, "claim", 0, "supported", "no")
+    assert app.stopped and "pg-stopped" in app.status.value and "NOT saved" in app.status.value
+    row = app._rows["claim"][0]
+    assert row.toggles["supported"].value is None  # nothing looks set that was not written
+    assert all(t.disabled for rows in app._rows.values() for r in rows for t in r.toggles.values())
+    assert app.undo_b.disabled and app.export_csv.disabled
+    app.say("Saved: something")  # later messages never hide the warning
+    assert "pg-stopped" in app.status.value
+
+
+# --- blind mode, evidence -------------------------------------------------------------------------------------
+
+
+def test_blind_mode_hides_variants_and_verdicts_until_the_response_is_labelled(hostile, db):
+    app = app_for(hostile, db)
+    assert app.f_verdict.layout.display == "none"
+    assert "grounded" not in app.scenario_note.value and "Response 1" in app.scenario_note.value
+    assert "grounded" not in app.variants.value and "Response 2" in app.variants.value
+    assert app._rows["claim"][0].evidence.value == ""
+    for rows in app._rows.values():
+        for r in rows:
+            if r.unit_id is not None and r.box.layout.display is None:
+                for dim in r.toggles:
+                    r.toggles[dim].value = "yes"
+    assert app.scenario.options[0] == ("Response 1 · grounded correct", "GC-0001-R1")
+    assert app.scenario.options[1] == ("Response 2", "GC-0001-R2")  # not labelled yet: still neutral
+    assert "Harness decision:" in app.decision.value
+    assert "matched in the passages" in app._rows["claim"][0].evidence.value
+    app.reveal.value = True
+    assert app.f_verdict.layout.display is None
+    assert app.scenario.options[1] == ("Response 2 · confident hallucination", "GC-0001-R2")
+
+
+def test_the_response_marks_its_claims(hostile, db):
+    app = app_for(hostile, db)
+    app.scenario.value = "GC-0001-R2"
+    html = app.response_text.value
+    assert html.count("<mark class=\"pg-mark") == 2 and 'pg-mark-1"' in html
+
+
+# --- comments, queues, datasets (store API of CONTRACTS.md) ---------------------------------------------------
+
+
+class ContractStore:
+    """The real store plus, in memory, the CONTRACTS.md methods the `store` branch adds (comments, assignments);
+    used only while the real store lacks them, so these tests check the page against the contract either way."""
+
+    def __init__(self, inner):
+        self._inner = inner
+        self._comments: dict = {}
+        self._assignments: list = []
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def set_comment(self, annotator, unit, text):
+        from types import SimpleNamespace
+
+        key = (annotator, unit.unit_id)
+        if self._comments.get(key, SimpleNamespace(text="")).text == text:
+            return None
+        self._comments[key] = SimpleNamespace(annotator=annotator, unit_kind=unit.unit_kind, unit_id=unit.unit_id,
+                                              case_id=unit.case_id, text=text, updated_at="2026-01-01T00:00:00Z")
+        return object()
+
+    def comments(self, unit_ids=None, annotator=None):
+        return [c for (a, u), c in sorted(self._comments.items())
+                if c.text and (annotator is None or a == annotator) and (unit_ids is None or u in unit_ids)]
+
+    def save_assignment(self, a):
+        self._assignments.append(a)
+
+    def assignments(self):
+        return list(self._assignments)
+
+    def assignment(self, name):
+        return next((a for a in self._assignments if a.name == name), None)
+
+
+def contract_app(hostile, db, annotator="alice"):
+    _, dataset, hits, results = hostile
+    store = open_store(db)
+    if not (hasattr(store, "set_comment") and hasattr(store, "assignments")):
+        store = ContractStore(store)
+    session = LabelSession(dataset, store, harness_results=results, hits=hits)
+    return PlaygroundApp(session, annotator=annotator, chart=False), store
+
+
+def test_a_comment_per_unit_is_saved_shown_and_exported(hostile, db):
+    app, store = contract_app(hostile, db)
+    row = app._rows["claim"][0]
+    row.comment.value = "the number is in passage 2"
+    assert "Comment saved on claim 1 of GC-0001" in app.status.value
+    assert [c.text for c in store.comments(annotator="alice")] == ["the number is in passage 2"]
+    _, text, n = app.session.export_text("csv")
+    assert n == 1 and ",,the number is in passage 2,alice," in text.splitlines()[1]  # a comment without a label
+    row.toggles["supported"].value = "no"
+    _, text, n = app.session.export_text("csv")
+    assert n == 1 and ",supported,0,the number is in passage 2,alice," in text.splitlines()[1]
+    again, _ = contract_app(hostile, db)
+    again.session.store = store
+    again.session.refresh()
+    again.render_all()
+    assert again._rows["claim"][0].comment.value == "the number is in passage 2"
+    row.comment.value = ""
+    assert "Comment removed" in app.status.value
+
+
+def test_next_and_next_unlabelled_follow_the_annotators_queue(hostile, db):
+    from types import SimpleNamespace
+
+    app, store = contract_app(hostile, db, annotator=None)
+    s = app.session
+    r2 = s._response_units["GC-0001-R2"][0]
+    gc3 = s._case_units["GC-0003"][0]
+    store.save_assignment(SimpleNamespace(name="week1", kind="queue", dataset="golden", seed=1, overlap=1,
+                                          queues={"alice": (gc3, r2), "bob": ()}, created_at="2026-01-01"))
+    app.name.value = "alice"
+    assert "Following your queue from the assignment 'week1'" in __import__("html").unescape(app.status.value)
+    assert s.queue == [("GC-0003", "GC-0003-R1"), ("GC-0001", "GC-0001-R2")]
+    assert (s.case_id, s.response_id) == ("GC-0003", "GC-0003-R1")  # the queue's first view with work left
+    assert "0 / 2" in app.queue_note.value
+    app.next_b.click()
+    assert (s.case_id, s.response_id) == ("GC-0001", "GC-0001-R2")
+    app.next_b.click()
+    assert "No more cases in that direction in your queue" in app.status.value
+    s.go_to("GC-0003", "GC-0003-R1")
+    for dim in s.catalog[gc3].dimensions:
+        s.set_label(gc3, dim, 1)
+    app.render_all()
+    assert "1 / 2" in app.queue_note.value
+    app.next_u.click()  # GC-0003-R1 still has units outside the queue: a view is judged as a whole
+    assert (s.case_id, s.response_id) == ("GC-0003", "GC-0003-R1")
+
+
+def test_a_calibration_sample_is_walked_in_its_order(hostile, db):
+    from types import SimpleNamespace
+
+    app, store = contract_app(hostile, db, annotator=None)
+    s = app.session
+    units = [s._response_units["GC-0002-R1"][0], s._case_units["GC-0001"][0]]
+    store.save_assignment(SimpleNamespace(name="cal", kind="calibration_sample", dataset="golden", seed=3,
+                                          overlap=1, queues={"*": tuple(units)}, created_at=""))
+    app.start("carol", "cal")
+    assert s.queue == [("GC-0002", "GC-0002-R1"), ("GC-0001", "GC-0001-R1")] and s.queue_sample
+    assert "calibration sample" in app.queue_note.value and "sample=cal" in app.bridge.query
+    with pytest.raises(SessionError, match="no calibration sample named 'nope' \\(known: cal\\)"):
+        s.use_queue("nope")
+
+
+def test_the_dataset_picker_opens_another_dataset(hostile, db, monkeypatch):
+    import types
+
+    dataset = hostile[1]
+    fake = types.ModuleType("playground.datasets")
+    mini = load_dataset(REPO / "tests" / "data" / "mini")
+    passages = {cid: [h.passage for h in compute_harness(mini)[0][cid]][:1] for cid in mini.cases}
+    fake.dataset_names = lambda store: ["golden", "mini"]
+    fake.open_dataset = lambda name, store=None, root=None: types.SimpleNamespace(
+        name=name or "golden", kind="import", dataset=mini if name == "mini" else dataset,
+        passages=passages)
+    monkeypatch.setitem(sys.modules, "playground.datasets", fake)
+    app = app_for(hostile, db)
+    assert app.dataset_pick is not None and list(app.dataset_pick.options) == ["golden", "mini"]
+    app.dataset_pick.value = "mini"
+    s = app.session
+    assert s.dataset_name == "mini" and s.annotator == "alice" and len(s.case_ids) == 2
+    assert len(s.view_units("passage")) == 1  # the dataset's own passages, not retrieval's
+    assert "dataset=mini" in app.bridge.query and "Dataset mini: 2 cases" in app.status.value
+    click(app, "passage", 0, "relevant", "yes")
+    assert app.session.label(app._rows["passage"][0].unit_id, "relevant") == 1

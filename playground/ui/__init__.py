@@ -8,10 +8,15 @@
 :func:`launch` reads its settings from the environment that ``playground
 serve`` sets: ``PLAYGROUND_ROOT`` (corpus/ and golden/), ``PLAYGROUND_DB``
 (the label store), ``PLAYGROUND_READ_ONLY`` (instructor dashboard); and from
-the page's URL: ``?annotator=NAME`` (a bookmark keeps the name) and
+the page's URL: ``?annotator=NAME`` (a bookmark keeps the name),
 ``?reveal=1`` (show the harness's labels before labelling, for teaching),
 ``?case=GC-0007[&response=GC-0007-R2]`` (open on one case, e.g. from a link on
-the calibration page).
+the calibration page), ``?weights=faithfulness:0.4,...`` and
+``?gates=faithfulness:0.6`` (the composite's settings), ``?dataset=NAME``
+(an imported dataset; ``PLAYGROUND_DATASET`` sets the default, from
+``playground serve --dataset``) and ``?sample=NAME`` (walk a calibration
+sample in order).  The page keeps the URL bar up to date as the person
+moves, so a link copied at any moment reopens the same view.
 Under JupyterHub the name defaults to ``JUPYTERHUB_USER`` (the hub's login).
 
 Under Voila the query string reaches the kernel as the ``QUERY_STRING``
@@ -25,13 +30,14 @@ needed: ``import playground.ui`` itself is cheap.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
 from typing import Any
 from urllib.parse import parse_qs
 
-__all__ = ["LabelSession", "PlaygroundApp", "launch", "query_params"]
+__all__ = ["LabelSession", "PlaygroundApp", "apply_view_params", "launch", "open_session_dataset", "query_params"]
 
 
 def __getattr__(name: str) -> Any:
@@ -61,44 +67,87 @@ def _flag(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def open_session_dataset(name: str | None, store: Any, *, reveal_all: bool = False, root: str | None = None) -> Any:
+    """A :class:`~playground.ui.session.LabelSession` on the dataset ``name`` (None or ``golden``: the shipped set).
+
+    Uses :func:`playground.datasets.open_dataset` (an imported dataset brings
+    its own passages); without that module only the shipped set can be opened.
+    """
+    from .session import LabelSession, SessionError
+
+    try:
+        from ..datasets import open_dataset  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        if name not in (None, "", "golden"):
+            raise SessionError(f"unknown dataset {name!r}: this installation knows only the shipped set") from None
+        from ..golden import load_dataset
+
+        return LabelSession(load_dataset(root), store, reveal_all=reveal_all)
+    try:
+        opened = open_dataset(name or None, store, root)
+    except ValueError as exc:  # DatasetNotFound names the known datasets
+        raise SessionError(str(exc)) from None
+    passages = None if opened.name == "golden" else opened.passages
+    return LabelSession(opened.dataset, store, reveal_all=reveal_all, passages=passages, dataset_name=opened.name)
+
+
 def launch(root: str | None = None, db: str | None = None, *, read_only: bool | None = None,
-           annotator: str | None = None, reveal: bool | None = None, display: bool = True):
+           annotator: str | None = None, reveal: bool | None = None, display: bool = True) -> Any:
     """Build the playground page and display it; returns the :class:`~playground.ui.views.PlaygroundApp`.
 
     Arguments override the environment (``PLAYGROUND_ROOT``, ``PLAYGROUND_DB``,
-    ``PLAYGROUND_READ_ONLY``) and the URL (``annotator``, ``reveal``).  Data or
-    store problems are shown on the page as text, not as a traceback.
+    ``PLAYGROUND_READ_ONLY``, ``PLAYGROUND_DATASET``) and the URL
+    (``annotator``, ``reveal``, ``dataset``, ``sample``, ``case``,
+    ``response``, ``weights``, ``gates``).  Data or store problems are shown on
+    the page as text, not as a traceback; a bad URL parameter is named on the page.
+    The store must exist (``playground serve`` creates it): a page never creates one.
     """
     t0 = time.perf_counter()
     from ..errors import DataError
     from ..store import StoreError
-    from .session import session_from_env
+    from .session import SessionError, session_from_env
 
+    params = {} if os.environ.get("VOILA_PREHEAT") == "True" else query_params()
+    wanted = params.get("dataset") or os.environ.get("PLAYGROUND_DATASET") or None
+    problems: list[str] = []
     try:
-        session = session_from_env(root, db, read_only)
-    except (DataError, StoreError, OSError) as exc:
+        try:
+            session = session_from_env(root, db, read_only, dataset=wanted, create=False)
+        except SessionError as exc:  # an unknown dataset in the link: open the shipped one and say so
+            problems.append(str(exc))
+            session = session_from_env(root, db, read_only, create=False)
+    except (DataError, StoreError, OSError, SessionError) as exc:
         return _show_error(exc, display)
     t_session = time.perf_counter() - t0
     _log(f"playground: session ready in {t_session:.2f}s ({len(session.case_ids)} cases, "
-         f"{len(session.catalog)} units)")
+         f"{len(session.catalog)} units; harness results {session.harness_source})")
     params = query_params()  # after the slow part: with preheated kernels this waits for the request
+    late = params.get("dataset")
+    if late and late != session.dataset_name:  # a preheated kernel learns the link's dataset only now
+        try:
+            session = session_from_env(root, db, read_only, dataset=late, create=False)
+        except SessionError as exc:
+            problems.append(str(exc))
+        except (DataError, StoreError, OSError) as exc:
+            return _show_error(exc, display)
     t_page = time.perf_counter()
     from .views import PlaygroundApp
 
     name = annotator if annotator is not None else (params.get("annotator") or os.environ.get("JUPYTERHUB_USER"))
     show = reveal if reveal is not None else _flag(params.get("reveal"))
-    case = params.get("case")
-    if case:  # a link to one case (e.g. from the calibration page's disagreements)
-        if case in session.dataset.cases:
-            response = params.get("response")
-            session.go_to(case, response if response in {r.response_id for r in session.responses[case]} else None)
+    problems += apply_view_params(session, params)
     app = PlaygroundApp(session, annotator=None, reveal=show)
     if name and not session.read_only:
-        app._guard(app._start, name)
+        here = (session.case_id, session.response_id)
+        app.guard(app.start, name, params.get("sample") or None)
         if app.name is not None and session.annotator is None:
             app.name.value = ""
-    if case and case not in session.dataset.cases:
-        app.say(f"The link names case {case!r}, which this dataset does not have.", error=True)
+        if params.get("case") and here[0] is not None and here != (session.case_id, session.response_id):
+            session.go_to(here[0], here[1])  # the link's case wins over the queue's first one
+            app.render_all()
+    if problems:
+        app.say(" ".join(problems), error=True)
+    app.update_url()
     app.timings["session"] = t_session
     app.timings["launch"] = time.perf_counter() - t0
     _log(f"playground: page for {session.annotator or 'a new visitor'!r} built in "
@@ -110,13 +159,37 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     return app
 
 
+def apply_view_params(session: Any, params: dict[str, str]) -> list[str]:
+    """Apply ``case``, ``response``, ``weights`` and ``gates`` of a link to the session; returns the problems."""
+    from .session import SessionError, parse_weights
+
+    problems: list[str] = []
+    case = params.get("case")
+    if case:
+        if case in session.dataset.cases:
+            response = params.get("response")
+            session.go_to(case, response if response in {r.response_id for r in session.responses[case]} else None)
+        else:
+            problems.append(f"The link names case {case!r}, which this dataset does not have.")
+    try:
+        if params.get("weights"):
+            session.set_weights(parse_weights(params["weights"], "weights"))
+    except SessionError as exc:
+        problems.append(str(exc))
+    try:
+        if params.get("gates"):
+            for dim, floor in parse_weights(params["gates"], "gates", unit_interval=True).items():
+                session.set_gate(dim, floor)
+    except SessionError as exc:
+        problems.append(str(exc))
+    return problems
+
+
 def _log(line: str) -> None:
     """A line for the server's log (the kernel's own stderr, not the page)."""
     stream = sys.__stderr__ or sys.stderr
-    try:
+    with contextlib.suppress(OSError, ValueError):
         print(line, file=stream, flush=True)
-    except (OSError, ValueError):
-        pass
 
 
 def _show_error(exc: BaseException, display: bool):

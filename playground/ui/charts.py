@@ -1,89 +1,64 @@
 """The rates chart: a point and its 95% Wilson interval per dimension, this case versus all labelled.
 
-Drawn with matplotlib's object API on the Agg canvas (no pyplot, no global
-state, no display needed) into PNG bytes for an ``ipywidgets.Image``.  One
-:class:`RatesChart` per page keeps its figure and only moves the artists on
-update, so a redraw costs a few milliseconds plus the PNG encoding.
+An inline SVG string (no matplotlib, no image encoding): a redraw is string
+formatting of a few dozen numbers, well under a millisecond, and the chart is
+crisp at any width because the browser draws the vectors (``viewBox`` scales
+with the column).  Labels come only from :data:`playground.metrics.DIMENSION_LABELS`.
 """
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from ..metrics import DEFAULT_THRESHOLDS, DIMENSION_LABELS, DIMENSION_ORDER, DimensionRate
 
+__all__ = ["SERIES", "rates_svg"]
+
 #: Colours of the two series (colour-blind safe: blue and orange of the Okabe-Ito palette).
-SERIES = (("this case", "#0072B2", "o"), ("all labelled", "#E69F00", "s"))
-_OFFSET = 0.17
+SERIES = (("this case", "#0072B2"), ("all labelled", "#E69F00"))
+_W, _ROW, _LEFT, _RIGHT, _TOP = 520, 44, 150, 20, 26
+_OFFSET = 8
 
 
-class RatesChart:
-    """A reusable figure; :meth:`render` returns PNG bytes."""
+def _x(value: float) -> float:
+    return round(_LEFT + value * (_W - _LEFT - _RIGHT), 1)
 
-    def __init__(self, width: float = 5.2, height: float = 2.9, dpi: int = 96,
-                 thresholds: Mapping[str, float] | None = None):
-        self.thresholds = dict(thresholds or DEFAULT_THRESHOLDS)
-        self.fig = Figure(figsize=(width, height), dpi=dpi)
-        self.canvas = FigureCanvasAgg(self.fig)
-        self.ax = self.fig.add_axes((0.27, 0.2, 0.70, 0.70))
-        ax = self.ax
-        n = len(DIMENSION_ORDER)
-        self._y = {d: n - 1 - i for i, d in enumerate(DIMENSION_ORDER)}
-        ax.set_xlim(0, 1)
-        ax.set_ylim(-0.6, n - 0.4)
-        ax.set_yticks([self._y[d] for d in DIMENSION_ORDER], [DIMENSION_LABELS[d] for d in DIMENSION_ORDER])
-        ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0], ["0%", "25%", "50%", "75%", "100%"])
-        ax.tick_params(labelsize=9)
-        ax.grid(axis="x", color="#dddddd", linewidth=0.8)
-        ax.set_axisbelow(True)
-        for spine in ("top", "right"):
-            ax.spines[spine].set_visible(False)
-        for d in DIMENSION_ORDER:
-            y = self._y[d]
-            ax.plot([self.thresholds[d]] * 2, [y - 0.38, y + 0.38], color="#C0392B", linewidth=1.2,
-                    linestyle=(0, (2, 1.5)), zorder=1)
-        # one line (interval) and one marker (rate) per series and dimension, moved on update
-        self._lines = {}
-        self._points = {}
-        self._nodata = {}
-        for s, (name, colour, marker) in enumerate(SERIES):
-            for d in DIMENSION_ORDER:
-                y = self._y[d] + (_OFFSET if s == 0 else -_OFFSET)
-                (line,) = ax.plot([0, 0], [y, y], color=colour, linewidth=2.2, solid_capstyle="butt", zorder=2,
-                                  clip_on=False)
-                (point,) = ax.plot([0], [y], marker=marker, color=colour, markersize=6, linestyle="none", zorder=3,
-                                   clip_on=False, label=name if d == DIMENSION_ORDER[0] else None)
-                text = ax.text(0.01, y, "no data", fontsize=7.5, color="#888888", va="center", ha="left")
-                self._lines[(s, d)] = line
-                self._points[(s, d)] = point
-                self._nodata[(s, d)] = text
-        ax.plot([], [], color="#C0392B", linewidth=1.2, linestyle=(0, (2, 1.5)), label="threshold")
-        ax.legend(loc="upper center", bbox_to_anchor=(0.4, -0.1), ncol=3, fontsize=8, frameon=False)
-        self.fig.text(0.27, 0.94, "rate and 95% Wilson interval", fontsize=8.5, color="#444444")
 
-    def update(self, current: Mapping[str, DimensionRate], pooled: Mapping[str, DimensionRate]) -> None:
-        for s, rates in enumerate((current, pooled)):
-            for d in DIMENSION_ORDER:
-                r = rates.get(d)
-                line, point, text = self._lines[(s, d)], self._points[(s, d)], self._nodata[(s, d)]
-                has = r is not None and r.has_data
-                line.set_visible(has)
-                point.set_visible(has)
-                text.set_visible(not has)
-                if has:
-                    y = point.get_ydata()[0]
-                    line.set_data([r.low, r.high], [y, y])
-                    point.set_data([r.rate], [y])
-
-    def png(self) -> bytes:
-        buf = io.BytesIO()
-        self.canvas.print_png(buf)
-        return buf.getvalue()
-
-    def render(self, current: Mapping[str, DimensionRate], pooled: Mapping[str, DimensionRate]) -> bytes:
-        """Update the artists and return the figure as PNG bytes."""
-        self.update(current, pooled)
-        return self.png()
+def rates_svg(current: Mapping[str, DimensionRate], pooled: Mapping[str, DimensionRate],
+              thresholds: Mapping[str, float] | None = None) -> str:
+    """The chart as an ``<svg>`` element: per dimension a row with the threshold (dashed red), and for each
+    series its interval (a line from ``low`` to ``high``) and its rate (a dot), or "no data"."""
+    limits = dict(thresholds or DEFAULT_THRESHOLDS)
+    height = _TOP + _ROW * len(DIMENSION_ORDER) + 40
+    parts = [f'<svg class="pg-rates-svg" viewBox="0 0 {_W} {height}" xmlns="http://www.w3.org/2000/svg" '
+             f'role="img" aria-label="rate and 95% Wilson interval per dimension" font-size="12" '
+             f'font-family="system-ui, sans-serif">',
+             f'<text x="{_LEFT}" y="14" fill="#444">rate and 95% Wilson interval</text>']
+    bottom = _TOP + _ROW * len(DIMENSION_ORDER)
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = _x(tick)
+        parts.append(f'<line x1="{x}" y1="{_TOP}" x2="{x}" y2="{bottom}" stroke="#ddd"/>'
+                     f'<text x="{x}" y="{bottom + 14}" text-anchor="middle" fill="#555">{tick:.0%}</text>')
+    for i, d in enumerate(DIMENSION_ORDER):
+        y = _TOP + _ROW * i + _ROW / 2
+        t = _x(limits[d])
+        parts.append(f'<text x="{_LEFT - 8}" y="{y + 4}" text-anchor="end" fill="#222">{DIMENSION_LABELS[d]}</text>'
+                     f'<line class="pg-svg-threshold" x1="{t}" y1="{y - 16}" x2="{t}" y2="{y + 16}" '
+                     f'stroke="#C0392B" stroke-width="1.5" stroke-dasharray="3 2"/>')
+        for s, (rates, (_name, colour)) in enumerate(zip((current, pooled), SERIES, strict=True)):
+            yy = y - _OFFSET if s == 0 else y + _OFFSET
+            r = rates.get(d)
+            if r is None or not r.has_data or r.rate is None or r.low is None or r.high is None:
+                parts.append(f'<text x="{_LEFT + 4}" y="{yy + 4}" fill="#888" font-size="10">no data</text>')
+                continue
+            parts.append(f'<line x1="{_x(r.low)}" y1="{yy}" x2="{_x(r.high)}" y2="{yy}" stroke="{colour}" '
+                         f'stroke-width="3"/><circle cx="{_x(r.rate)}" cy="{yy}" r="4.5" fill="{colour}"/>')
+    legend_y = bottom + 32
+    x = _LEFT
+    for name, colour in SERIES:
+        parts.append(f'<circle cx="{x}" cy="{legend_y - 4}" r="4.5" fill="{colour}"/>'
+                     f'<text x="{x + 9}" y="{legend_y}" fill="#333">{name}</text>')
+        x += 100
+    parts.append(f'<line x1="{x}" y1="{legend_y - 9}" x2="{x}" y2="{legend_y + 1}" stroke="#C0392B" '
+                 f'stroke-dasharray="3 2" stroke-width="1.5"/><text x="{x + 6}" y="{legend_y}" fill="#333">'
+                 'threshold</text></svg>')
+    return "".join(parts)

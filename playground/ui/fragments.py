@@ -7,10 +7,105 @@ that comes from the corpus, the cases, the responses or a person goes through
 from __future__ import annotations
 
 import html
+import re
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER, Agreement, Composite, Diagnosis, DimensionRate
 from .session import Scores
+
+__all__ = [
+    "MD_TAGS", "agreement_table", "composite_html", "diagnosis_html", "esc", "evidence_html", "markdown_html",
+    "pct", "rate_cell", "rates_table", "response_html",
+]
+
+#: The HTML elements rendered markdown may keep (everything else is removed by the sanitiser, nh3).
+MD_TAGS: frozenset[str] = frozenset({
+    "p", "br", "em", "strong", "code", "pre", "ul", "ol", "li", "blockquote", "a", "h1", "h2", "h3", "h4", "h5",
+    "h6", "hr", "del", "table", "thead", "tbody", "tr", "th", "td", "mark",
+})
+_MARK_OPEN, _MARK_SEP, _MARK_CLOSE = "\ue000", "\ue001", "\ue002"
+_PRIVATE = re.compile("[\ue000-\ue002]")
+_MARK_RE = re.compile(f"{_MARK_OPEN}(\\d+){_MARK_SEP}")
+_MAX_MARKS = 200
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    # CommonMark without raw HTML (markup in the text is shown as text); single newlines kept as line breaks.
+    return MarkdownIt("commonmark", {"html": False, "breaks": True}).enable("table").enable("strikethrough")
+
+
+def _sanitise(html_text: str) -> str:
+    import nh3
+
+    classes = {"mark": {"pg-mark", *(f"pg-mark-{i}" for i in range(_MAX_MARKS))}}
+    return str(nh3.clean(html_text, tags=set(MD_TAGS), attributes={"a": {"href", "title"}},
+                         allowed_classes=classes, url_schemes={"http", "https", "mailto"},
+                         link_rel="noopener noreferrer nofollow"))
+
+
+def markdown_html(text: Any) -> str:
+    """Markdown as safe HTML: rendered by markdown-it-py (raw HTML off), then cleaned by nh3.
+
+    Only :data:`MD_TAGS` survive, links keep ``href`` only for http, https
+    and mailto (a ``javascript:`` link loses it), no attribute can carry an
+    event handler, and no image or script is ever emitted.
+    """
+    raw = _PRIVATE.sub("", "" if text is None else str(text))
+    return _sanitise(_markdown().render(raw))
+
+
+def _claim_pattern(claim: str) -> re.Pattern[str] | None:
+    words = _PRIVATE.sub("", claim).split()
+    if not words:
+        return None
+    emphasis = r"[*_`]*"  # markdown emphasis and code marks may sit anywhere in the response's words
+    return re.compile(r"\s+".join(emphasis + emphasis.join(re.escape(c) for c in w) + emphasis for w in words),
+                      re.IGNORECASE)
+
+
+def response_html(text: Any, claims: Sequence[str]) -> str:
+    """The response as safe markdown HTML with each claim found in it wrapped in ``<mark class="pg-mark-<i>">``.
+
+    A claim is found when its words occur in order in the response (case and
+    spacing aside), after the previous claim; one that is not found (split or
+    reworded) is left unmarked.
+    """
+    raw = _PRIVATE.sub("", "" if text is None else str(text))
+    out: list[str] = []
+    pos = 0
+    for i, claim in enumerate(claims[:_MAX_MARKS]):
+        pattern = _claim_pattern(claim)
+        m = pattern.search(raw, pos) if pattern else None
+        if m is None:
+            continue
+        out += [raw[pos:m.start()], f"{_MARK_OPEN}{i}{_MARK_SEP}", m.group(0), _MARK_CLOSE]
+        pos = m.end()
+    out.append(raw[pos:])
+    rendered = _markdown().render("".join(out))
+    rendered = _MARK_RE.sub(lambda m: f'<mark class="pg-mark pg-mark-{m.group(1)}">', rendered)
+    return _sanitise(rendered.replace(_MARK_CLOSE, "</mark>"))
+
+
+def evidence_html(ev: Any) -> str:
+    """What the harness found for a claim: passage words it matched, words and exact items it did not find."""
+    def words(items: Sequence[str], cls: str) -> str:
+        return " ".join(f"<span class='{cls}'>{esc(x)}</span>" for x in items) or "<span class='pg-ci'>none</span>"
+
+    best = ("" if ev.best_passage is None else
+            f" · closest passage <b>[{ev.best_passage + 1}]</b> ({pct(ev.best_passage_coverage)} of the words)")
+    missing = ""
+    if ev.missing_exact:
+        missing = (f"<div><b class='pg-fail'>missing from the passages</b> (numbers, identifiers, names): "
+                   f"{words(ev.missing_exact, 'pg-ev-missing-exact')}</div>")
+    return ("<div class='pg-ev'><div class='pg-muted'>Evidence the harness used "
+            f"(support {ev.score:.2f}{best})</div>"
+            f"<div>matched in the passages: {words(ev.matched_tokens, 'pg-ev-hit')}</div>"
+            f"<div>not found: {words(ev.missing_tokens, 'pg-ev-miss')}</div>{missing}</div>")
 
 
 def esc(text: Any) -> str:
@@ -36,7 +131,7 @@ def rates_table(scores: Scores, thresholds: dict[str, float]) -> str:
         cur, pool = scores.current[d], scores.pooled[d]
         t = thresholds[d]
 
-        def cls(r):
+        def cls(r, t=t):
             return "" if not r.has_data else ("pg-fail" if r.rate < t else "pg-pass")
 
         rows.append(

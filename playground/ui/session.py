@@ -46,9 +46,10 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 from ..golden import Dataset, passage_unit, response_units
 from ..metrics import (
@@ -59,12 +60,51 @@ from ..metrics import (
     Diagnosis,
     DimensionRate,
     RateCounter,
-    agreement,
     composite,
     diagnose,
     rate_from_counts,
 )
 from ..model import DIMENSION_NAMES, DIMENSIONS, Case, Passage, Response, Unit
+
+try:  # the store's "unsure" answer (CONTRACTS.md); older stores know only 1 and 0
+    from ..store import UNSURE as _STORE_UNSURE  # type: ignore[attr-defined]
+
+    UNSURE: int = int(_STORE_UNSURE)
+    STORE_HAS_UNSURE = True
+except ImportError:
+    UNSURE = 2
+    STORE_HAS_UNSURE = False
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "EXPORT_COLUMNS",
+    "QUESTIONS",
+    "RESERVED_NAMES",
+    "STATUSES",
+    "STORE_HAS_UNSURE",
+    "UNSURE",
+    "VERDICTS",
+    "CaseFilter",
+    "CaseRow",
+    "LabelChange",
+    "LabelSession",
+    "Progress",
+    "Scores",
+    "SessionError",
+    "ViewUnit",
+    "agreement_from_table",
+    "compute_harness",
+    "env_flag",
+    "format_weights",
+    "hits_of",
+    "parse_weights",
+    "session_from_env",
+    "validate_annotator",
+]
+
+#: Columns of the page's download (issue 14.7): everything a reader needs without the store.
+EXPORT_COLUMNS: tuple[str, ...] = ("case_id", "response_id", "unit_kind", "unit_id", "text", "dimension", "value",
+                                   "comment", "annotator", "time")
 
 #: Statuses of a case for one annotator.
 STATUSES: tuple[str, ...] = ("unlabelled", "partial", "done")
@@ -195,11 +235,41 @@ class Scores:
     ties: int = 0
 
 
+def agreement_from_table(table: Sequence[int], confidence: float = 0.95) -> Agreement:
+    """Agreement from the (human, harness) table ``(n_00, n_01, n_10, n_11)`` (rows human), in O(1).
+
+    The same numbers as :func:`playground.metrics.agreement` on the labels the
+    table counts (kappa by :func:`playground.stats.cohens_kappa_table`,
+    ``PABAK = 2 p_o - 1``, ``MCC = (n_11 n_00 - n_10 n_01) / sqrt(n_1. n_.1 n_0. n_.0)``), without the list of
+    disagreeing units, which the page does not show.
+    """
+    import math
+
+    from ..stats import cohens_kappa_table
+
+    n00, n01, n10, n11 = (int(x) for x in table)
+    conf = ((n00, n01), (n10, n11))
+    k = cohens_kappa_table(conf, confidence)
+    n = n00 + n01 + n10 + n11
+    pabak = None if n == 0 else 2 * (n00 + n11) / n - 1
+    denominator = (n11 + n10) * (n11 + n01) * (n00 + n10) * (n00 + n01)
+    mcc = None if denominator == 0 else (n11 * n00 - n10 * n01) / math.sqrt(denominator)
+    return Agreement(n, 0, 0, k, k.agreement, conf, [], pabak, mcc)
+
+
 # --- the harness, once ----------------------------------------------------------------------------
 
 
-def compute_harness(dataset: Dataset, config=None) -> tuple[dict[str, list], dict[str, dict]]:
-    """Retrieve and score every case on ``config`` (default configuration): ``(hits, results)`` by case id.
+def hits_of(passages: Mapping[str, Sequence[Passage]]) -> dict[str, list]:
+    """Given passages as retrieval hits (rank in the order given, score 0), for a dataset that brings its own."""
+    from ..harness.retrieve import Hit
+
+    return {cid: [Hit(p, 0.0, i + 1) for i, p in enumerate(ps)] for cid, ps in passages.items()}
+
+
+def compute_harness(dataset: Dataset, config=None, hits: Mapping[str, list] | None = None
+                    ) -> tuple[dict[str, list], dict[str, dict]]:
+    """Retrieve (unless ``hits`` are given) and score every case on ``config``: ``(hits, results)`` by case id.
 
     Authored responses and BM25 only: the playground never calls a model.
     """
@@ -208,7 +278,7 @@ def compute_harness(dataset: Dataset, config=None) -> tuple[dict[str, list], dic
     from ..harness.run import score_case
 
     config = config or load_config()
-    hits = retrieve_cases(dataset, config)
+    hits = dict(hits) if hits is not None else retrieve_cases(dataset, config)
     results = {cid: score_case(dataset.cases[cid], hits[cid], dataset.responses_for(cid), config)
                for cid in sorted(dataset.cases)}
     return hits, results
@@ -225,18 +295,27 @@ class LabelSession:
     configuration (default ``configs/default.yaml``); ``annotator``: a name
     (validated) or None until the person gives one; ``harness_results``:
     precomputed ``score_case`` results by case id (computed when None);
-    ``reveal_all``: show automatic labels before labelling.
+    ``reveal_all``: show automatic labels before labelling; ``passages``:
+    the passages of each case as a dataset brings them (used as they are
+    instead of retrieval); ``dataset_name``: the name the page shows and puts
+    in links (``golden`` for the shipped set).
     """
 
     def __init__(self, dataset: Dataset, store, config=None, annotator: str | None = None,
                  harness_results: Mapping[str, dict] | None = None, *, reveal_all: bool = False,
-                 hits: Mapping[str, list] | None = None):
+                 hits: Mapping[str, list] | None = None, passages: Mapping[str, Sequence[Passage]] | None = None,
+                 dataset_name: str = "golden"):
         self.dataset = dataset
+        self.dataset_name = dataset_name
+        #: Where the harness's results came from (``computed``, or the disk cache: ``read``).
+        self.harness_source = "computed"
         self.store = store
         self.read_only = bool(getattr(store, "read_only", False))
         self.reveal_all = reveal_all or self.read_only
+        if passages is not None and hits is None:
+            hits = hits_of({cid: passages.get(cid, []) for cid in dataset.cases})
         if hits is None or harness_results is None:
-            computed_hits, computed = compute_harness(dataset, config)
+            computed_hits, computed = compute_harness(dataset, config, hits)
             hits = hits if hits is not None else computed_hits
             harness_results = harness_results if harness_results is not None else computed
         self.results: dict[str, dict] = dict(harness_results)
@@ -251,6 +330,11 @@ class LabelSession:
         self.case_id: str | None = self.case_ids[0] if self.case_ids else None
         self.response_id: str | None = self._first_response(self.case_id)
         self.annotator: str | None = None
+        self.queue_name: str | None = None
+        self.queue_units: list[str] = []
+        self.queue_sample = False
+        self.queue: list[tuple[str, str | None]] = []
+        self._evidence: dict[str, Any] = {}
         self._ties: set[tuple[str, str]] = set()
         self._reset_labels()
         if annotator is not None or self.read_only:
@@ -374,13 +458,28 @@ class LabelSession:
         return out
 
     def _reset_labels(self) -> None:
-        self.counter = RateCounter(self._group)
+        self.counter = RateCounter(cast(Mapping[Hashable, Hashable], self._group))
         self.labels: dict[tuple[str, str], int] = {}
+        self.unsure: set[tuple[str, str]] = set()
+        self.comments: dict[str, str] = {}
         self.stale: dict[tuple[str, str], int] = {}
-        self._by_dim: dict[str, dict[str, int]] = {d: {} for d in DIMENSIONS}
+        # (human, harness) table per label dimension, kept as labels change: agreement in O(1) per toggle
+        self._tables: dict[str, list[int]] = {d: [0, 0, 0, 0] for d in DIMENSIONS}
         self._agreement_cache: dict[str, Agreement] = {}
         self._case_stats: dict[str, tuple] = {}
         self._ties = set()
+
+    def _my_labels(self, **where: Any) -> list:
+        """This annotator's stored labels, unsure ones included when the store keeps them."""
+        extra = {"include_unsure": True} if STORE_HAS_UNSURE else {}
+        return list(self.store.labels(annotator=self.annotator, **where, **extra))
+
+    def _load_comments(self, unit_ids: Iterable[str] | None = None) -> dict[str, str]:
+        if self.annotator is None or not hasattr(self.store, "comments"):
+            return {}
+        ids = None if unit_ids is None else list(unit_ids)
+        return {c.unit_id: c.text for c in self.store.comments(unit_ids=ids, annotator=self.annotator)
+                if c.unit_id in self.catalog and c.text}
 
     def refresh(self) -> None:
         """Reload this annotator's labels (or the consensus) from the store: another tab's changes appear."""
@@ -392,7 +491,8 @@ class LabelSession:
                 else:
                     self._put(row.unit_id, row.dimension, row.value)
         elif self.annotator is not None:
-            for label in self.store.labels(annotator=self.annotator):
+            self.comments = self._load_comments()
+            for label in self._my_labels():
                 unit = self.catalog.get(label.unit_id)
                 if unit is None or label.dimension not in unit.dimensions:
                     continue  # orphaned: a unit of another configuration or dataset
@@ -426,17 +526,26 @@ class LabelSession:
                 else:
                     fresh[(row.unit_id, row.dimension)] = row.value
         else:
-            for label in self.store.labels(annotator=self.annotator, case_id=cid):
+            for label in self._my_labels(case_id=cid):
                 unit = self.catalog.get(label.unit_id)
                 if unit is None or label.dimension not in unit.dimensions:
                     continue
                 target = fresh if unit.text_hash == label.text_hash else stale
                 target[(label.unit_id, label.dimension)] = label.value
         changed = 0
+        if self.annotator is not None:
+            here_comments = self._load_comments(ids)
+            for uid in ids:
+                if self.comments.get(uid, "") != here_comments.get(uid, ""):
+                    changed += 1
+                    if uid in here_comments:
+                        self.comments[uid] = here_comments[uid]
+                    else:
+                        self.comments.pop(uid, None)
         for uid, dim in self._pairs(ids):
             key = (uid, dim)
             new = fresh.get(key)
-            if self.labels.get(key) != new:
+            if self.answer(uid, dim) != new:
                 self._put(uid, dim, new)
                 changed += 1
             if key in stale and new is None:
@@ -453,20 +562,68 @@ class LabelSession:
         return len(self._ties)
 
     def _put(self, unit_id: str, dimension: str, value: int | None) -> None:
+        """Record an answer (1, 0, :data:`UNSURE` or None) in memory: labels, unsure set, counts and agreement."""
         key = (unit_id, dimension)
-        if value is None:
+        old = self.labels.get(key)
+        auto = self.auto.get(key)
+        if old is not None and auto is not None:
+            self._tables[dimension][2 * old + auto] -= 1
+        if value is None or value == UNSURE:
             self.labels.pop(key, None)
-            self._by_dim[dimension].pop(unit_id, None)
+            if value == UNSURE:
+                self.unsure.add(key)
+                self.stale.pop(key, None)
+            else:
+                self.unsure.discard(key)
+            self.counter.set(unit_id, dimension, None)  # unsure is counted in no rate
         else:
-            self.labels[key] = int(value)
-            self._by_dim[dimension][unit_id] = int(value)
+            v = int(value)
+            self.labels[key] = v
+            self.unsure.discard(key)
             self.stale.pop(key, None)
-        self.counter.set(unit_id, dimension, value)
+            if auto is not None:
+                self._tables[dimension][2 * v + auto] += 1
+            self.counter.set(unit_id, dimension, v)
         self._agreement_cache.pop(dimension, None)
 
     def label(self, unit_id: str, dimension: str) -> int | None:
-        """This annotator's current label (1, 0) or None."""
+        """This annotator's current label (1, 0) or None (no label, or unsure)."""
         return self.labels.get((unit_id, dimension))
+
+    def answer(self, unit_id: str, dimension: str) -> int | None:
+        """This annotator's answer: 1, 0, :data:`UNSURE` or None (not answered)."""
+        key = (unit_id, dimension)
+        if key in self.unsure:
+            return UNSURE
+        return self.labels.get(key)
+
+    def answered(self, unit_id: str, dimension: str) -> bool:
+        """Whether this annotator gave an answer (an unsure one counts: they have looked at it)."""
+        key = (unit_id, dimension)
+        return key in self.labels or key in self.unsure
+
+    def comment(self, unit_id: str) -> str:
+        """This annotator's comment on a unit ("" when none)."""
+        return self.comments.get(unit_id, "")
+
+    def set_comment(self, unit_id: str, text: str) -> bool:
+        """Save a comment on a unit ("" removes it); returns whether the store changed."""
+        if self.read_only:
+            raise SessionError("This page is read-only: comments cannot be changed here.")
+        if self.annotator is None:
+            raise SessionError("Type your name first: comments are saved under it.")
+        unit = self.catalog.get(unit_id)
+        if unit is None:
+            raise SessionError(f"unknown unit {unit_id!r}")
+        if not hasattr(self.store, "set_comment"):
+            raise SessionError("This label store cannot keep comments yet (it needs the store update).")
+        text = str(text).strip()
+        event = self.store.set_comment(self.annotator, unit, text)
+        if text:
+            self.comments[unit_id] = text
+        else:
+            self.comments.pop(unit_id, None)
+        return event is not None
 
     def stale_label(self, unit_id: str, dimension: str) -> int | None:
         """An earlier label of this unit whose text has changed since, or None."""
@@ -486,10 +643,12 @@ class LabelSession:
             raise SessionError("This page is read-only (an instructor dashboard): labels cannot be changed here.")
         if self.annotator is None:
             raise SessionError("Type your name first: labels are saved under it.")
-        if value is not None and value not in (0, 1):
-            raise SessionError(f"a label is 1 (yes), 0 (no) or None (clear), not {value!r}")
+        if value == UNSURE and not STORE_HAS_UNSURE:
+            raise SessionError("This label store cannot keep an unsure answer yet (it needs the store update).")
+        if value is not None and value not in (0, 1, UNSURE):
+            raise SessionError(f"a label is 1 (yes), 0 (no), {UNSURE} (unsure) or None (clear), not {value!r}")
         unit = self._unit(unit_id, dimension)
-        shown = self.label(unit_id, dimension)
+        shown = self.answer(unit_id, dimension)
         event = self.store.set_label(self.annotator, unit, dimension, None if value is None else int(value))
         if event is None:
             # Nothing changed in the store; make sure the page agrees with it.
@@ -534,13 +693,45 @@ class LabelSession:
         cid, rid = self._group[unit_id]
         for vu in self._view_units.get((cid, rid), []):
             if vu.unit.unit_id == unit_id:
-                where = f" of {cid}" + (f" ({self.variants[rid].replace('_', ' ')})" if rid else "")
+                where = f" of {cid}" + (f" ({self.response_name(rid)})" if rid else "")
                 return f"{vu.kind} {vu.index + 1}{where}"
         return unit_id
 
     # --- what the harness said (blind until labelled) ------------------------------------------------------
     def revealed(self, unit_id: str, dimension: str) -> bool:
-        return self.reveal_all or (unit_id, dimension) in self.labels
+        return self.reveal_all or self.answered(unit_id, dimension)
+
+    def response_revealed(self, response_id: str) -> bool:
+        """Blind mode: a response's variant and verdict show once every unit of it is answered (or reveal is on)."""
+        if self.reveal_all:
+            return True
+        cid = self._group_of_response(response_id)
+        return all(self.answered(u, d) for u, d in self._pairs(self._view_ids(cid, response_id)))
+
+    def response_name(self, response_id: str) -> str:
+        """``Response 2`` while blind; ``Response 2 · confident hallucination`` once revealed."""
+        cid = self._group_of_response(response_id)
+        ids = [r.response_id for r in self.responses.get(cid, [])]
+        name = f"Response {ids.index(response_id) + 1}" if response_id in ids else response_id
+        if self.response_revealed(response_id):
+            name += f" · {self.variants.get(response_id, '').replace('_', ' ')}"
+        return name
+
+    def evidence(self, unit_id: str) -> Any:
+        """What the harness's support score of a claim rests on (``playground.harness.score.SupportDetail``).
+
+        None for other units, and in blind mode until the claim's "supported" is answered.
+        """
+        unit = self.catalog.get(unit_id)
+        if unit is None or unit.unit_kind != "claim" or not self.revealed(unit_id, "supported"):
+            return None
+        cached = self._evidence.get(unit_id)
+        if cached is None:
+            from ..harness.score import support_detail
+
+            cid = self._group[unit_id][0]
+            cached = self._evidence[unit_id] = support_detail(unit.text, [p.text for p in self.passages[cid]])
+        return cached
 
     def auto_label(self, unit_id: str, dimension: str) -> int | None:
         """The harness's label, or None while it is hidden (blind mode, not labelled yet)."""
@@ -560,10 +751,8 @@ class LabelSession:
         rid = response_id or self.response_id
         if rid is None:
             return None
-        if not self.reveal_all:
-            cid = self._group_of_response(rid)
-            if any(self.label(u, d) is None for u, d in self._pairs(self._view_ids(cid, rid))):
-                return None
+        if not self.response_revealed(rid):
+            return None
         return self.decisions.get(rid)
 
     def _group_of_response(self, response_id: str) -> str:
@@ -597,9 +786,9 @@ class LabelSession:
             done = 0
             for d in dims:
                 v = self.labels.get((uid, d))
-                if v is not None:
+                if v is not None or (uid, d) in self.unsure:
                     done += 1
-                    if v != self.auto.get((uid, d)):
+                    if v is not None and v != self.auto.get((uid, d)):
                         dis += 1
             lu += done == len(dims)
             lp += done
@@ -673,6 +862,7 @@ class LabelSession:
 
     def _step(self, delta: int) -> str | None:
         visible = self.visible_ids()
+        target: str | None
         if not visible:
             return None
         if self.case_id in visible:
@@ -691,28 +881,97 @@ class LabelSession:
         return target
 
     def next_case(self) -> str | None:
-        """Move to the next case in the list; None (and no move) at the end."""
-        return self._step(+1)
+        """Move to the next case in the list (or the next view of the queue); None (and no move) at the end."""
+        return self._queue_step(+1) if self.queue else self._step(+1)
 
     def prev_case(self) -> str | None:
-        """Move to the previous case in the list; None (and no move) at the start."""
-        return self._step(-1)
+        """Move to the previous case in the list (or view of the queue); None (and no move) at the start."""
+        return self._queue_step(-1) if self.queue else self._step(-1)
+
+    def _queue_step(self, delta: int) -> str | None:
+        here = (self.case_id, self.response_id)
+        i = self.queue.index(here) + delta if here in self.queue else (0 if delta > 0 else -1)
+        if not 0 <= i < len(self.queue) or (here not in self.queue and not self.queue):
+            return None
+        cid, rid = self.queue[i]
+        self.go_to(cid, rid)
+        return cid
+
+    # --- queues: an assignment, or a calibration sample --------------------------------------------------
+    def use_queue(self, sample: str | None = None) -> str | None:
+        """Follow a queue: the calibration sample named ``sample``, else this annotator's assignment, if any.
+
+        A queue is a list of unit ids (``Assignment.queues``: the annotator's,
+        or ``"*"`` of a calibration sample, in its ranked order); the page
+        walks the views (case, response) that hold them, in that order.
+        Returns the assignment's name, or None (no queue: the case list).
+        Raises :class:`SessionError` for a sample that does not exist.
+        """
+        self.queue_name, self.queue_units, self.queue = None, [], []
+        if not hasattr(self.store, "assignments"):
+            if sample:
+                raise SessionError("This label store has no assignments yet (it needs the store update).")
+            return None
+        units: tuple[str, ...] = ()
+        if sample:
+            a = self.store.assignment(sample)
+            if a is None or a.kind != "calibration_sample":
+                names = sorted(x.name for x in self.store.assignments() if x.kind == "calibration_sample")
+                raise SessionError(f"no calibration sample named {sample!r} (known: {', '.join(names) or 'none'})")
+            units, name = a.queues.get("*", ()), a.name
+        else:
+            if self.annotator is None:
+                return None
+            mine = [a for a in self.store.assignments()
+                    if a.kind == "queue" and self.annotator in a.queues and a.dataset in (self.dataset_name, "")]
+            if not mine:
+                return None
+            a = max(mine, key=lambda x: (x.created_at, x.name))
+            units, name = a.queues[self.annotator], a.name
+        self.queue_sample = bool(sample)
+        self.queue_units = [u for u in units if u in self.catalog]
+        views: list[tuple[str, str | None]] = []
+        for u in self.queue_units:
+            cid, rid = self._group[u]
+            view = (cid, rid or self._first_response(cid))
+            if view not in views:
+                views.append(view)
+        self.queue_name, self.queue = name, views
+        return name
+
+    def queue_progress(self) -> Progress | None:
+        """Progress on the queue's units (every dimension answered), or None without a queue."""
+        if not self.queue_name:
+            return None
+        lu = lp = tp = 0
+        for uid in self.queue_units:
+            dims = self.catalog[uid].dimensions
+            done = sum(self.answered(uid, d) for d in dims)
+            lu += done == len(dims)
+            lp += done
+            tp += len(dims)
+        return Progress(lu, len(self.queue_units), lp, tp)
 
     def has_unlabelled(self, case_id: str, response_id: str | None) -> bool:
-        return any(self.label(u, d) is None for u, d in self._pairs(self._view_ids(case_id, response_id)))
+        return any(not self.answered(u, d) for u, d in self._pairs(self._view_ids(case_id, response_id)))
 
     def next_unlabelled(self) -> tuple[str, str | None] | None:
-        """Move to the next (case, response) of the list, after the one on screen, with an unlabelled unit.
+        """Move to the first (case, response) with an unanswered unit, starting at the one on screen.
 
-        Wraps around; the view on screen comes last.  Returns ``(case_id,
-        response_id)`` or None when everything visible is labelled (no move).
+        The view on screen is never skipped: while it has something left it is
+        the answer (no move).  Then the views after it, wrapping around: the
+        annotator's queue when one is in use (:meth:`use_queue`), else the
+        case list.  Returns ``(case_id, response_id)`` or None when everything
+        is answered (no move).
         """
-        views = [v for cid in self.visible_ids()
-                 for v in ([(cid, r.response_id) for r in self.responses[cid]] or [(cid, None)])]
+        views: list[tuple[str, str | None]] = list(self.queue)
+        if not views:
+            for cid in self.visible_ids():
+                views += [(cid, r.response_id) for r in self.responses[cid]] or [(cid, None)]
         if not views:
             return None
         here = (self.case_id, self.response_id)
-        start = views.index(here) + 1 if here in views else 0
+        start = views.index(here) if here in views else 0
         if here not in views and self.case_id in self.case_ids:
             pos = self.case_ids.index(self.case_id)
             start = next((i for i, (c, _) in enumerate(views) if self.case_ids.index(c) > pos), 0)
@@ -741,7 +1000,7 @@ class LabelSession:
         lu = lp = tp = 0
         for uid in ids:
             dims = self.catalog[uid].dimensions
-            done = sum(self.label(uid, d) is not None for d in dims)
+            done = sum(self.answered(uid, d) for d in dims)
             lu += done == len(dims)
             lp += done
             tp += len(dims)
@@ -815,9 +1074,7 @@ class LabelSession:
         for label_dim in DIMENSIONS:
             cached = self._agreement_cache.get(label_dim)
             if cached is None:
-                human = self._by_dim[label_dim]
-                harness = {u: self.auto[(u, label_dim)] for u in human if (u, label_dim) in self.auto}
-                cached = self._agreement_cache[label_dim] = agreement(human, harness)
+                cached = self._agreement_cache[label_dim] = agreement_from_table(self._tables[label_dim])
             out[DIMENSION_NAMES[label_dim]] = cached
         return out
 
@@ -844,41 +1101,155 @@ class LabelSession:
             self.ties,
         )
 
+    # --- the URL -----------------------------------------------------------------------------------------
+    def url_params(self) -> dict[str, str]:
+        """What the page's URL holds so that a link reopens this view (issue 13.6), in a fixed order.
+
+        ``annotator``, ``dataset`` (unless the shipped set), ``sample`` (a
+        calibration sample being walked), ``case``, ``response``, ``weights``
+        and ``gates`` (``dimension:value,...``, only when not the defaults) and
+        ``reveal=1``.
+        """
+        out: dict[str, str] = {}
+        if self.annotator and not self.read_only:
+            out["annotator"] = self.annotator
+        if self.dataset_name != "golden":
+            out["dataset"] = self.dataset_name
+        if self.queue_name and self.queue_sample:
+            out["sample"] = self.queue_name
+        if self.case_id:
+            out["case"] = self.case_id
+        if self.response_id:
+            out["response"] = self.response_id
+        if self.weights != DEFAULT_WEIGHTS:
+            out["weights"] = format_weights(self.weights)
+        if self.gates:
+            out["gates"] = format_weights(self.gates)
+        if self.reveal_all and not self.read_only:
+            out["reveal"] = "1"
+        return out
+
     # --- export ---------------------------------------------------------------------------------------------
     def export_rows(self, scope: str = "mine") -> list[dict]:
-        """Label rows (``annotator, unit_kind, unit_id, dimension, value``): ``mine``, ``all`` or ``consensus``.
+        """Rows with :data:`EXPORT_COLUMNS` (issue 14.7): ``mine``, ``all`` or ``consensus``.
 
-        Stale labels are left out (the five columns cannot say a label is stale).
+        ``value`` is 1, 0 or ``unsure``; ``comment`` the annotator's comment on
+        the unit; ``time`` when the label was last set.  A unit commented on but
+        not labelled gives one row with empty ``dimension`` and ``value``.
+        Stale labels (on text that changed since) are left out.  Sorted by
+        (annotator, case_id, unit_id, dimension).
         """
-        from ..store import export_rows
-
-        if scope == "mine":
-            if self.annotator is None:
-                raise SessionError("Type your name first (or choose an annotator) to export their labels.")
-            return export_rows(self.store, annotator=self.annotator, catalog=self.catalog)
-        if scope == "all":
-            return export_rows(self.store, catalog=self.catalog)
+        if scope not in ("mine", "all", "consensus"):
+            raise SessionError(f"unknown export scope {scope!r} (mine, all, consensus)")
+        if scope == "mine" and self.annotator is None:
+            raise SessionError("Type your name first (or choose an annotator) to export their labels.")
+        rows: list[dict] = []
         if scope == "consensus":
-            return export_rows(self.store, consensus=True, catalog=self.catalog)
-        raise SessionError(f"unknown export scope {scope!r} (mine, all, consensus)")
+            for c in self.store.consensus(catalog=self.catalog):
+                if c.value is not None:
+                    rows.append(self._export_row("consensus", c.unit_id, c.dimension, c.value, "", ""))
+        else:
+            who = self.annotator if scope == "mine" else None
+            extra = {"include_unsure": True} if STORE_HAS_UNSURE else {}
+            comments: dict[tuple[str, str], str] = {}
+            if hasattr(self.store, "comments"):
+                comments = {(c.annotator, c.unit_id): c.text for c in self.store.comments(annotator=who)
+                            if c.unit_id in self.catalog and c.text}
+            labelled: set[tuple[str, str]] = set()
+            for label in self.store.labels(annotator=who, **extra):
+                unit = self.catalog.get(label.unit_id)
+                if unit is None or label.dimension not in unit.dimensions or unit.text_hash != label.text_hash:
+                    continue
+                labelled.add((label.annotator, label.unit_id))
+                rows.append(self._export_row(label.annotator, label.unit_id, label.dimension, label.value,
+                                             comments.get((label.annotator, label.unit_id), ""), label.updated_at))
+            for (name, unit_id), text in comments.items():
+                if (name, unit_id) not in labelled:
+                    rows.append(self._export_row(name, unit_id, "", None, text, ""))
+        rows.sort(key=lambda r: (r["annotator"], r["case_id"], r["unit_id"], r["dimension"]))
+        return rows
+
+    def _export_row(self, annotator: str, unit_id: str, dimension: str, value: int | None, comment: str,
+                    time: str) -> dict:
+        unit = self.catalog[unit_id]
+        cid, rid = self._group[unit_id]
+        shown: Any = "" if value is None else ("unsure" if value == UNSURE else int(value))
+        return {"case_id": cid, "response_id": rid, "unit_kind": unit.unit_kind, "unit_id": unit_id,
+                "text": unit.text, "dimension": dimension, "value": shown, "comment": comment,
+                "annotator": annotator, "time": time}
 
     def export_text(self, fmt: str = "csv", scope: str = "mine") -> tuple[str, str, int]:
-        """``(filename, text, rows)`` of an export, for a download link."""
-        from ..store import format_rows
+        """``(filename, text, rows)`` of an export, for a download link.
+
+        CSV cells that a spreadsheet would run as a formula (starting with
+        ``=``, ``+``, ``-``, ``@``, tab or carriage return) are prefixed with ``'``.
+        """
+        import csv
+        import io
+        import json
 
         if fmt not in ("csv", "jsonl"):
             raise SessionError(f"unknown export format {fmt!r} (csv, jsonl)")
         rows = self.export_rows(scope)
         who = self.annotator if scope == "mine" else scope
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in (who or "labels")).strip("-") or "labels"
-        return f"labels-{safe}.{fmt}", format_rows(rows, fmt), len(rows)
+        if fmt == "jsonl":
+            text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        else:
+            buf = io.StringIO()
+            writer = csv.DictWriter(buf, fieldnames=list(EXPORT_COLUMNS), lineterminator="\n")
+            writer.writeheader()
+            for r in rows:
+                writer.writerow({k: _cell(v) for k, v in r.items()})
+            text = buf.getvalue()
+        return f"labels-{safe}.{fmt}", text, len(rows)
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell that no spreadsheet runs as a formula."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def format_weights(weights: Mapping[str, float]) -> str:
+    """``faithfulness:0.4,correctness:0.3`` in dimension order (for the URL)."""
+    return ",".join(f"{d}:{weights[d]:g}" for d in DIMENSION_ORDER if d in weights)
+
+
+def parse_weights(text: str, what: str = "weights", unit_interval: bool = False) -> dict[str, float]:
+    """The inverse of :func:`format_weights`; one :class:`SessionError` lists every bad item."""
+    out: dict[str, float] = {}
+    problems: list[str] = []
+    for item in (x for x in text.split(",") if x.strip()):
+        name, sep, value = item.partition(":")
+        name = name.strip()
+        if not sep or name not in DIMENSION_ORDER:
+            problems.append(f"{item.strip()!r} is not dimension:value (dimensions: {', '.join(DIMENSION_ORDER)})")
+            continue
+        try:
+            v = float(value)
+        except ValueError:
+            problems.append(f"{name}: {value.strip()!r} is not a number")
+            continue
+        if not (v >= 0 and (v <= 1 or not unit_interval)) or v != v or v == float("inf"):
+            problems.append(f"{name}: {v:g} is out of range ({'0 to 1' if unit_interval else 'at least 0'})")
+            continue
+        out[name] = v
+    if problems:
+        raise SessionError(f"The link's {what} cannot be used: " + "; ".join(problems) + ".")
+    return out
 
 
 def session_from_env(root: str | os.PathLike | None = None, db: str | None = None, read_only: bool | None = None,
-                     annotator: str | None = None, reveal_all: bool = False) -> LabelSession:
+                     annotator: str | None = None, reveal_all: bool = False, dataset: str | None = None,
+                     create: bool = True) -> LabelSession:
     """A session on ``$PLAYGROUND_ROOT`` (or the repository's data) and ``$PLAYGROUND_DB``.
 
-    ``read_only`` defaults to ``$PLAYGROUND_READ_ONLY`` (``1``/``true``/``yes``).
+    ``read_only`` defaults to ``$PLAYGROUND_READ_ONLY`` (``1``/``true``/``yes``);
+    ``dataset`` names a dataset of the store (None or ``golden``: the shipped set);
+    ``create=False`` (a page's kernel) never creates a store: ``playground serve``
+    creates it once, so a store deleted meanwhile is an error, not a fresh empty file.
     """
     from ..golden import load_dataset
     from ..store import open_store
@@ -886,9 +1257,23 @@ def session_from_env(root: str | os.PathLike | None = None, db: str | None = Non
     root = root or os.environ.get("PLAYGROUND_ROOT") or None
     if read_only is None:
         read_only = env_flag("PLAYGROUND_READ_ONLY")
-    dataset = load_dataset(root)
-    store = open_store(db or None, read_only=read_only)
-    return LabelSession(dataset, store, annotator=annotator, reveal_all=reveal_all)
+    store = open_store(db or None, read_only=read_only, create=create)
+    if dataset not in (None, "", "golden"):
+        from . import open_session_dataset
+
+        session = open_session_dataset(dataset, store, reveal_all=reveal_all,
+                                       root=None if root is None else str(root))
+        if annotator is not None:
+            session.set_annotator(annotator)
+        return session
+    from .harness_cache import cached_harness
+
+    dataset_ = load_dataset(None if root is None else Path(root))
+    hits, results, how = cached_harness(dataset_)
+    session = LabelSession(dataset_, store, annotator=annotator, reveal_all=reveal_all, harness_results=results,
+                           hits=hits)
+    session.harness_source = how
+    return session
 
 
 def env_flag(name: str) -> bool:

@@ -1,0 +1,132 @@
+"""The harness's results for the page, computed once and kept on disk, so each page's kernel skips the run.
+
+Every page needs the harness's retrieval hits and scores of every case
+(:func:`playground.ui.session.compute_harness`: about 3 s on the shipped set,
+and BM25 brings scipy and numba into the kernel).  With thirty kernels on one
+machine that is done thirty times; :func:`cached_harness` does it once per
+(dataset, configuration, code) and later kernels read a JSON file.
+
+The file's name is the SHA-256 of: every file under the dataset's
+``corpus/`` and ``golden/`` (path and bytes), the configuration (canonical
+JSON of ``Config.data``) and the source of the modules whose code decides the
+results (``playground/*.py`` and ``playground/harness/*.py``).  Any change
+gives another name, so a stale file is never read.  JSON only (no pickle):
+reading a file can never run code.  A file that cannot be read or written is
+ignored (the harness runs as before); writes are atomic (a temporary file
+renamed into place), so two kernels racing write the same bytes.
+
+The directory is ``$PLAYGROUND_CACHE`` or the user cache directory
+(``platformdirs``); ``PLAYGROUND_CACHE=off`` turns the cache off.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from datetime import date
+from pathlib import Path
+from typing import Any, NamedTuple
+
+__all__ = ["FORMAT", "KeptHit", "cache_dir", "cached_harness", "fingerprint", "hits_from_json", "hits_to_json"]
+
+FORMAT = 1
+
+
+class KeptHit(NamedTuple):
+    """A retrieval hit read back from the file: the fields of ``playground.harness.retrieve.Hit``, without
+    importing retrieval (BM25 brings scipy and numba into the kernel)."""
+
+    passage: Any
+    score: float
+    rank: int
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def cache_dir() -> Path | None:
+    """Where the files live, or None when the cache is off."""
+    where = os.environ.get("PLAYGROUND_CACHE", "")
+    if where.strip().lower() == "off":
+        return None
+    if where:
+        return Path(where)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("rag-label-playground")) / "harness"
+
+
+def fingerprint(root: Path, config: Any) -> str:
+    """SHA-256 of the dataset's files, the configuration and the deciding source code (module docstring)."""
+    h = hashlib.sha256(f"format {FORMAT}\n".encode())
+    for top in ("corpus", "golden"):
+        for path in sorted(p for p in (root / top).rglob("*") if p.is_file()):
+            h.update(f"{path.relative_to(root).as_posix()}\n".encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    h.update(json.dumps(config.data, sort_keys=True, default=str).encode())
+    for path in sorted([*_PACKAGE.glob("*.py"), *(_PACKAGE / "harness").glob("*.py")]):
+        h.update(path.name.encode())
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _locator(loc: Any) -> list[str]:
+    return [loc.tenant, loc.slug, loc.heading]
+
+
+def hits_to_json(hits: Mapping[str, list]) -> dict[str, list]:
+    """Retrieval hits as JSON-able lists (every field of the passage, its score and rank)."""
+    return {cid: [{"locator": _locator(h.passage.locator), "text": h.passage.text, "title": h.passage.title,
+                   "updated": h.passage.updated.isoformat() if h.passage.updated else None,
+                   "overlaps": [_locator(o) for o in h.passage.overlaps], "score": h.score, "rank": h.rank}
+                  for h in hs] for cid, hs in hits.items()}
+
+
+def hits_from_json(data: Mapping[str, list]) -> dict[str, list]:
+    """The inverse of :func:`hits_to_json`."""
+    from ..model import Locator, Passage
+
+    out: dict[str, list] = {}
+    for cid, rows in data.items():
+        out[cid] = [KeptHit(Passage(Locator(*r["locator"]), r["text"], r["title"],
+                                date.fromisoformat(r["updated"]) if r["updated"] else None,
+                                tuple(Locator(*o) for o in r["overlaps"])), float(r["score"]), int(r["rank"]))
+                    for r in rows]
+    return out
+
+
+def cached_harness(dataset: Any, config: Any = None) -> tuple[dict[str, list], dict[str, dict], str]:
+    """``(hits, results, how)`` of :func:`~playground.ui.session.compute_harness`; ``how`` is ``read``,
+    ``computed and kept`` or ``computed`` (cache off or not writable)."""
+    from ..harness.config import load_config
+    from .session import compute_harness
+
+    config = config or load_config()
+    where = cache_dir()
+    path = None
+    if where is not None:
+        try:
+            path = where / f"{fingerprint(Path(dataset.root), config)}.json"
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("format") == FORMAT and set(data["results"]) == set(dataset.cases):
+                return hits_from_json(data["hits"]), data["results"], "read"
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    hits, results = compute_harness(dataset, config)
+    if path is None:
+        return hits, results, "computed"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"format": FORMAT, "hits": hits_to_json(hits), "results": results}, sort_keys=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".harness-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    except (OSError, TypeError, ValueError):
+        return hits, results, "computed"
+    # what the page uses is what a later kernel will read: the JSON form (tuples become lists)
+    return hits, json.loads(text)["results"], "computed and kept"

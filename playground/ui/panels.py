@@ -1,0 +1,215 @@
+"""The panels of the playground page, built once per page: header, case list, the case, the scores.
+
+Each ``build_*`` function creates the widgets of one panel, stores on the
+:class:`~playground.ui.views.PlaygroundApp` those it updates later, wires
+their events to the app's actions and returns the panel's box.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import ipywidgets as W
+
+from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER
+from .rows import html_widget
+from .session import STATUSES, VERDICTS
+
+if TYPE_CHECKING:
+    from .views import PlaygroundApp
+
+__all__ = ["ALL", "build_case", "build_header", "build_nav", "build_scores", "button"]
+
+ALL = "__all__"
+
+
+def button(text: str, cls: str, tooltip: str = "", style: str = "", width: str = "auto", icon: str = "") -> W.Button:
+    b = W.Button(description=text, tooltip=tooltip or text, button_style=style, icon=icon,
+                 layout=W.Layout(width=width))
+    b.add_class(cls)
+    return b
+
+
+def _who(app: PlaygroundApp) -> list[W.Widget]:
+    s = app.session
+    if s.read_only:
+        names = [("all annotators (consensus)", ALL)] + [(n, n) for n in s.known_annotators()]
+        app.viewer = W.Dropdown(options=names, value=ALL if s.annotator is None else s.annotator,
+                                description="Showing", layout=W.Layout(width="330px"))
+        app.viewer.add_class("pg-viewer")
+        app.viewer.observe(app.on_viewer, names="value")
+        app.name = None
+        return [app.viewer, html_widget("<span class='pg-readonly'>Read-only dashboard: labels cannot be changed "
+                                        "here.</span>")]
+    app.name = W.Text(placeholder="your name", description="Name", continuous_update=False,
+                      layout=W.Layout(width="250px"))
+    app.name.add_class("pg-annotator")
+    app.name_go = button("Start labelling", "pg-annotator-go", "label under this name", "primary")
+    app.name_go.on_click(lambda _b: app.guard(app.start, app.name.value if app.name is not None else ""))
+    app.name.observe(app.on_name, names="value")
+    app.bookmark = html_widget(cls="pg-bookmark pg-muted")
+    return [app.name, app.name_go, app.bookmark]
+
+
+def build_header(app: PlaygroundApp) -> list[W.Widget]:
+    """Title, name (or viewer), dataset picker; the bar with progress, undo, refresh, reveal; the note."""
+    s = app.session
+    title = html_widget("<span class='pg-title'>RAG Label Playground</span>")
+    pick: list[W.Widget] = []
+    names = app.dataset_names()
+    app.dataset_pick = None
+    if len(names) > 1:
+        app.dataset_pick = W.Dropdown(options=names, value=s.dataset_name if s.dataset_name in names else names[0],
+                                      description="Dataset", layout=W.Layout(width="260px"))
+        app.dataset_pick.add_class("pg-dataset")
+        app.dataset_pick.observe(lambda ch: app.guard(app.on_dataset, ch["new"]), names="value")
+        pick = [app.dataset_pick]
+    header = W.HBox([title, *_who(app), *pick, app.bridge],
+                    layout=W.Layout(flex_flow="row wrap", align_items="center"))
+    header.add_class("pg-header")
+    app.progress_bar = W.FloatProgress(value=0, min=0, max=1, layout=W.Layout(width="160px"))
+    app.progress_bar.add_class("pg-progress-bar")
+    app.progress = html_widget(cls="pg-progress")
+    app.undo_b = button("Undo", "pg-undo", "revert your last change (z)", icon="undo", width="90px")
+    app.undo_b.on_click(lambda _b: app.guard(app.undo))
+    app.refresh_b = button("Refresh", "pg-refresh", "reload labels from the store (other tabs' changes)",
+                           icon="refresh", width="100px")
+    app.refresh_b.on_click(lambda _b: app.guard(app.refresh))
+    app.reveal = W.Checkbox(value=s.reveal_all, description="show harness labels before I label",
+                            indent=False, layout=W.Layout(width="auto"))
+    app.reveal.add_class("pg-reveal")
+    app.reveal.disabled = s.read_only
+    app.reveal.observe(lambda ch: app.guard(app.on_reveal, ch["new"]), names="value")
+    actions = [app.undo_b] if not s.read_only else []
+    keys = html_widget("<span class='pg-keyhint'>Keys: <b>?</b> shows them — j/k unit, y/n/u/c answer, "
+                       "→/← case, z undo</span>")
+    bar = W.HBox([app.progress_bar, app.progress, *actions, app.refresh_b, app.reveal, keys],
+                 layout=W.Layout(flex_flow="row wrap", align_items="center"))
+    bar.add_class("pg-bar")
+    note = html_widget("<span class='pg-muted'>Your name only labels your work — it is not a login; anyone can "
+                       "type any name. Each answer is saved at once. Harness labels and response variants stay "
+                       "hidden until you have labelled, so they do not sway you.</span>")
+    return [header, bar, note]
+
+
+def build_nav(app: PlaygroundApp) -> W.VBox:
+    """The case list with its filters and buttons, the export."""
+    s = app.session
+    app.f_type = W.Dropdown(options=app.type_options(), value=ALL, layout=W.Layout(width="100%"))
+    app.f_status = W.Dropdown(options=[("any status", ALL)] + [(x, x) for x in STATUSES], value=ALL,
+                              layout=W.Layout(width="100%"))
+    app.f_verdict = W.Dropdown(options=[("any harness decision", ALL)] + [(v, v) for v in VERDICTS], value=ALL,
+                               layout=W.Layout(width="100%"))
+    app.f_disagree = W.Checkbox(value=False, description="only where I disagree with the harness", indent=False,
+                                layout=W.Layout(width="100%"))
+    for w, c in ((app.f_type, "pg-filter-type"), (app.f_status, "pg-filter-status"),
+                 (app.f_verdict, "pg-filter-verdict"), (app.f_disagree, "pg-filter-disagree")):
+        w.add_class(c)
+        w.observe(lambda _ch: app.guard(app.on_filter), names="value")
+    app.case_list = W.Select(options=[], rows=16, layout=W.Layout(width="100%"))
+    app.case_list.add_class("pg-case-list")
+    app.case_list.observe(app.on_pick, names="value")
+    app.list_note = html_widget(cls="pg-muted")
+    app.queue_note = html_widget(cls="pg-queue")
+    app.prev_b = button("◀ previous", "pg-prev", "previous case (← or [)", width="48%")
+    app.next_b = button("next ▶", "pg-next", "next case (→ or ])", width="48%")
+    app.next_u = button("next unlabelled ▶▶", "pg-next-unlabelled",
+                        "the first case or response with something left to label, from this one (g)", "info",
+                        width="98%")
+    app.prev_b.on_click(lambda _b: app.guard(app.move, "prev"))
+    app.next_b.on_click(lambda _b: app.guard(app.move, "next"))
+    app.next_u.on_click(lambda _b: app.guard(app.move, "unlabelled"))
+    scopes = [("my labels", "mine"), ("all annotators", "all"), ("consensus", "consensus")]
+    if s.read_only:
+        scopes = scopes[1:] + scopes[:1]
+    app.export_scope = W.Dropdown(options=scopes, layout=W.Layout(width="100%"))
+    app.export_scope.add_class("pg-export-scope")
+    app.export_csv = button("CSV", "pg-export-csv", "prepare a CSV download", width="48%", icon="download")
+    app.export_jsonl = button("JSONL", "pg-export-jsonl", "prepare a JSONL download", width="48%", icon="download")
+    app.export_csv.on_click(lambda _b: app.guard(app.export, "csv"))
+    app.export_jsonl.on_click(lambda _b: app.guard(app.export, "jsonl"))
+    app.download = html_widget(cls="pg-download")
+    app.roster = html_widget(cls="pg-roster")
+    extra = [html_widget("<div class='pg-h'>Annotators</div>"), app.roster] if s.read_only else []
+    nav = W.VBox([
+        *extra, html_widget("<div class='pg-h'>Cases</div>"), app.queue_note, app.f_type, app.f_status,
+        app.f_verdict, app.f_disagree, app.case_list, app.list_note, W.HBox([app.prev_b, app.next_b]), app.next_u,
+        html_widget("<div class='pg-h'>Export labels</div>"), app.export_scope,
+        W.HBox([app.export_csv, app.export_jsonl]), app.download,
+    ], layout=W.Layout(width="230px"))
+    for c in ("pg-panel", "pg-side", "pg-nav"):
+        nav.add_class(c)
+    return nav
+
+
+def build_case(app: PlaygroundApp) -> list[W.Widget]:
+    """The widgets of the case column (the column itself is made fresh per case by the app)."""
+    app.case_head = html_widget(cls="pg-case-head")
+    app.question = html_widget(cls="pg-question")
+    app.history = html_widget(cls="pg-history")
+    app.scenario = W.ToggleButtons(options=[], style={"button_width": "auto"}, layout=W.Layout(width="auto"))
+    app.scenario.add_class("pg-scenario")
+    app.scenario.observe(app.on_scenario, names="value")
+    app.scenario_note = html_widget(cls="pg-muted pg-scenario-note")
+    app.passages_box = W.VBox([])
+    app.claims_box = W.VBox([])
+    app.facts_box = W.VBox([])
+    app.response_text = html_widget(cls="pg-response")
+    app.decision = html_widget(cls="pg-decision")
+    app.passages_head = html_widget(cls="pg-h")
+    app.response_head = html_widget(cls="pg-h")
+    app.facts_head = html_widget(cls="pg-h")
+    app.reference = html_widget(cls="pg-reference")
+    return [
+        app.case_head, app.history, app.question, app.passages_head, app.passages_box,
+        app.response_head, W.HBox([app.scenario], layout=W.Layout(flex_flow="row wrap")), app.scenario_note,
+        app.response_text, app.reference, app.claims_box, app.facts_head, app.facts_box, app.decision,
+    ]
+
+
+def _weights_grid(app: PlaygroundApp) -> W.GridBox:
+    s = app.session
+    app.weights, app.shares, app.gate_on, app.gate_floor = {}, {}, {}, {}
+    grid: list[W.Widget] = [html_widget("<span class='pg-muted'>dimension</span>"),
+                            html_widget("<span class='pg-muted'>weight</span>"),
+                            html_widget("<span class='pg-muted'>share</span>"),
+                            html_widget("<span class='pg-muted'>hard gate ≥</span>")]
+    for d in DIMENSION_ORDER:
+        sl = W.FloatSlider(value=s.weights[d], min=0, max=1, step=0.05, continuous_update=False,
+                           readout_format=".2f", layout=W.Layout(width="150px"))
+        sl.add_class(f"pg-weight-{d}")
+        sl.observe(lambda ch, d=d: app.guard(app.on_weight, d, ch["new"]), names="value")
+        share = html_widget(cls=f"pg-weight-{d}-share pg-num")
+        on = W.Checkbox(value=d in s.gates, indent=False, layout=W.Layout(width="22px"))
+        on.add_class(f"pg-gate-{d}")
+        floor = W.BoundedFloatText(value=s.gates.get(d, s.thresholds[d]), min=0, max=1, step=0.05,
+                                   layout=W.Layout(width="68px"))
+        floor.add_class(f"pg-gate-{d}-floor")
+        on.observe(lambda ch, d=d: app.guard(app.on_gate, d), names="value")
+        floor.observe(lambda ch, d=d: app.guard(app.on_gate, d), names="value")
+        app.weights[d], app.shares[d], app.gate_on[d], app.gate_floor[d] = sl, share, on, floor
+        grid += [html_widget(DIMENSION_LABELS[d]), sl, share, W.HBox([on, floor])]
+    box = W.GridBox(grid, layout=W.Layout(align_items="center", grid_gap="0 4px"))
+    box.add_class("pg-weights")
+    return box
+
+
+def build_scores(app: PlaygroundApp) -> W.VBox:
+    """Rates, chart, diagnosis, weights and gates, composite, agreement, the case by response."""
+    app.rates = html_widget(cls="pg-rates")
+    app.chart = html_widget(cls="pg-chart pg-chart-svg", width="100%")
+    weights_grid = _weights_grid(app)
+    app.composite = html_widget(cls="pg-composite")
+    app.diagnosis = html_widget(cls="pg-diagnosis")
+    app.agreement = html_widget(cls="pg-agreement")
+    app.variants = html_widget(cls="pg-variants")
+    col = W.VBox([
+        html_widget("<div class='pg-h'>The four dimensions</div>"), app.rates, app.chart,
+        html_widget("<div class='pg-h'>Diagnosis</div>"), app.diagnosis,
+        html_widget("<div class='pg-h'>Weighted composite <span class='pg-muted'>(not a standard score)</span></div>"),
+        weights_grid, app.composite,
+        html_widget("<div class='pg-h'>You versus the harness</div>"), app.agreement,
+        html_widget("<div class='pg-h'>This case, by response</div>"), app.variants,
+    ], layout=W.Layout(width="auto"))
+    col.add_class("pg-panel")
+    col.add_class("pg-scores")
+    return col
