@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     gate.add_argument("run", type=Path)
     gate.add_argument("--baseline", type=Path, default=None, help="baseline JSON (default: golden/baseline.json)")
-    gate.add_argument("--tolerance", type=float, default=None, help="relative drop allowed (default: the run config's gate.max_relative_drop)")
+    gate.add_argument("--tolerance", type=float, default=None, help="relative drop allowed (default: the baseline's max_relative_drop, else 0.05; never the run's own config)")
     gate.set_defaults(func=run_gate)
 
     baseline = sub.add_parser("baseline", help="write a baseline file from a finished run",
@@ -147,7 +147,11 @@ def run_gate(args: argparse.Namespace) -> int:
     report = load_report(args.run)
     path = args.baseline or _default_baseline()
     baseline = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    result = gate(report, baseline, args.tolerance)
+    try:
+        result = gate(report, baseline, args.tolerance)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print("\n".join(result.lines))
     for r in result.regressions:
         print(f"REGRESSION: {r}", file=sys.stderr)
