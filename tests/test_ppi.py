@@ -25,7 +25,7 @@ LAM = 0.15625 / ((1 + 8 / 40) * (48 * 0.1875 / 47))  # = .679977
 def test_tuning_parameter_hand_computed():
     f_u, f_l, y = (np.asarray(v, dtype=float) for v in (PPI_U, PPI_F, PPI_Y))
     assert ppi_tuning(f_u, f_l, y) == approx(LAM, abs=1e-12)
-    assert LAM == approx(0.679977, abs=1e-6)
+    assert approx(0.679977, abs=1e-6) == LAM
     # a constant scorer carries no information: lam = 0 (the human labels alone)
     assert ppi_tuning(np.ones(5), np.ones(3), np.array([1.0, 0.0, 1.0])) == 0.0
     # a scorer anti-correlated with people: lam clipped at 0
