@@ -611,3 +611,74 @@ def test_cli_calibrate_store(capsys, tmp_path, mini_run):
     assert "no annotator 'zed'" in capsys.readouterr().err
     assert cli("calibrate", "store", "--run", str(mini_run), "--root", str(MINI), "--db", str(db), "--judge") == 1
     assert "no judge verdicts" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- undefined statistics, said plainly
+
+
+@pytest.mark.parametrize("rows,expect", [
+    # one unit: kappa undefined (one class), no cross-validation (one group)
+    ("GC-0001-R1:c0:e2ec8357,0.8,1\n", ["both labellings use one class only", "at least 2 groups"]),
+    # one human class: kappa is 0 by construction, no cross-validation
+    ("GC-0001-R1:c0:e2ec8357,0.8,1\nGC-0002-R1:c0:cc12699b,0.3,0\n",
+     ["a labelling uses one class only", "one class only: kappa is not defined"]),
+    # one source (case): every unit in one group
+    ("GC-0001-R2:c0:9640821f,0.8,1\nGC-0001-R2:c1:b5b8d4fd,0.3,0\nGC-0001-R1:c0:e2ec8357,0.6,1\n",
+     ["at least 2 groups"]),
+])
+def test_cli_external_undefined_statistics_print_the_reason(capsys, tmp_path, rows, expect):
+    scores = tmp_path / "scores.csv"
+    scores.write_text("unit_id,score,label\n" + rows)
+    assert cli("calibrate", "external", str(scores), "--dimension", "supported", "--root", str(MINI),
+               "--boot", "20") == 0
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.out + captured.err
+    for text in expect:
+        assert text in captured.out
+
+
+def test_cli_annotators_with_one_annotator_and_one_unit(capsys, tmp_path):
+    from playground.store import open_store
+    from playground.units import load_catalog
+
+    unit = next(u for u in load_catalog(MINI).values() if u.unit_kind == "claim")
+    db = tmp_path / "labels.db"
+    with open_store(db) as s:
+        s.set_label("alice", unit, "supported", 1)
+    assert cli("calibrate", "annotators", "--db", str(db), "--root", str(MINI)) == 0
+    out = capsys.readouterr().out
+    assert "agreement between annotators needs at least two of them on shared units" in out
+
+
+def test_cli_sample_lists_the_ranked_units(capsys):
+    from playground.sampling import ranked
+    from playground.units import load_catalog
+
+    catalog = load_catalog(MINI)
+    assert cli("calibrate", "sample", "--size", "3", "--seed", "9", "--root", str(MINI)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "rank\tunit_id\tkind\tcase_id"
+    assert [line.split("\t")[1] for line in lines[2:]] == ranked(catalog, 9)[:3]
+    assert cli("calibrate", "sample", "--size", "0", "--seed", "9", "--root", str(MINI)) == 1
+    assert "--size must be at least 1" in capsys.readouterr().err
+
+
+def test_cli_store_ppi_needs_the_sample_seed(capsys, tmp_path, mini_run):
+    from playground.sampling import ranked
+    from playground.store import open_store
+    from playground.units import load_catalog
+
+    catalog = load_catalog(MINI)
+    claims = [u for u in catalog.values() if u.unit_kind == "claim"]
+    first = ranked([u.unit_id for u in claims], 4)[:2]  # the first two claims of the seed-4 ranking
+    db = tmp_path / "labels.db"
+    with open_store(db) as s:
+        for u in claims:
+            if u.unit_id in first:
+                s.set_label("alice", u, "supported", 1)
+    base = ["calibrate", "store", "--run", str(mini_run), "--root", str(MINI), "--db", str(db), "--boot", "20"]
+    assert cli(*base) == 0
+    assert "no PPI interval: the labelled units are not a drawn calibration sample" in capsys.readouterr().out
+    assert cli(*base, "--sample-seed", "4") == 0
+    out = capsys.readouterr().out
+    assert "no PPI interval" not in out and "ppi_low" in out
