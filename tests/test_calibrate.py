@@ -682,3 +682,28 @@ def test_cli_store_ppi_needs_the_sample_seed(capsys, tmp_path, mini_run):
     assert cli(*base, "--sample-seed", "4") == 0
     out = capsys.readouterr().out
     assert "no PPI interval" not in out and "ppi_low" in out
+
+
+def test_page_shows_the_paired_difference_and_no_ppi_without_a_sample(tmp_path):
+    """The calibrate page: human and automatic rates of the same units come with the paired difference;
+    store labels get no PPI interval until the sample seed is given."""
+    from playground.sampling import ranked
+    from playground.store import open_store
+    from playground.ui.calibration import CalibrationApp, Sources
+    from playground.units import load_catalog
+
+    claims = [u for u in load_catalog(MINI).values() if u.unit_kind == "claim"]
+    first = ranked([u.unit_id for u in claims], 3)[:2]
+    db = tmp_path / "labels.db"
+    with open_store(db) as s:
+        for u in claims:
+            if u.unit_id in first:
+                s.set_label("alice", u, "supported", 1)
+    app = CalibrationApp(Sources(root=str(MINI), db=str(db), ragtruth=str(tmp_path / "none.jsonl")))
+    assert "automatic − human (paired, Newcombe 95% CI)" in app.summary.value
+    assert "what-if" in app.ppi_html.value and "calibration sample of seed 0" in app.ppi_html.value
+    app.human.value = "annotator:alice"
+    assert "No calibration sample" in app.ppi_html.value
+    assert "not a drawn calibration sample" in app.ppi_html.value
+    app.sample_seed.value = "3"
+    assert "No calibration sample" not in app.ppi_html.value and "pc-err" not in app.status.value
