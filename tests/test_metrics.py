@@ -641,3 +641,36 @@ def test_dimension_rate_is_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
         r.rate = 0.0  # type: ignore[misc]
     assert math.isclose(r.rate, 0.5)
+
+
+# --------------------------------------------------------------------------- diagnosis boundaries
+
+
+def test_diagnosis_exactly_at_the_thresholds_passes():
+    # 7/10 = 0.70 exactly (faithfulness, correctness, coverage) and 5/10 = 0.50 (context relevance): no failure
+    rates = {"context_relevance": rate_from_counts("context_relevance", 5, 10),
+             "faithfulness": rate_from_counts("faithfulness", 7, 10),
+             "correctness": rate_from_counts("correctness", 70, 100),
+             "coverage": rate_from_counts("coverage", 7, 10)}
+    d = diagnose(rates)
+    assert d.failures == [] and d.healthy
+    # passing, but every Wilson interval reaches below its threshold: all four borderline
+    assert d.borderline == ["context_relevance", "faithfulness", "correctness", "coverage"]
+
+
+@pytest.mark.parametrize("dimension,successes,n", [
+    ("context_relevance", 49, 100), ("faithfulness", 69, 100), ("correctness", 699, 1000), ("coverage", 6999, 10000)])
+def test_diagnosis_just_below_the_threshold_fails(dimension, successes, n):
+    d = diagnose({dimension: rate_from_counts(dimension, successes, n)})
+    assert [f.dimension for f in d.failures] == [dimension]
+    assert d.failures[0].uncertain  # the interval still reaches the threshold
+
+
+def test_diagnosis_uncertain_exactly_when_the_upper_bound_reaches_the_threshold():
+    # 1/10 context relevance: Wilson (0.0179, 0.4042) < 0.50 -> a certain failure
+    d = diagnose({"context_relevance": rate_from_counts("context_relevance", 1, 10)})
+    assert not d.failures[0].uncertain
+    # threshold set to the upper bound itself: high >= threshold -> uncertain
+    r = rate_from_counts("context_relevance", 1, 10)
+    assert diagnose({"context_relevance": r}, {"context_relevance": r.high}).failures[0].uncertain
+    assert not diagnose({"context_relevance": r}, {"context_relevance": r.high + 1e-9}).failures[0].uncertain

@@ -187,10 +187,10 @@ def test_grouped_cv_is_deterministic_and_reports_intervals():
 def _bootstrap_by_hand(scores, human, groups, cv, n_boot, seed, confidence=0.95):
     """The documented resampling written out plainly: draw groups by stable hash, rerun the whole CV."""
     from playground.sampling import stable_hash
-    from playground.stats import kappa_from_counts
+    from playground.stats import balanced_accuracy_from_counts, kappa_from_counts
 
     uniq = sorted(set(groups))
-    ks = []
+    ks, bs = [], []
     for b in range(n_boot):
         picked = [uniq[stable_hash(seed, f"boot:{b}:{j}") % len(uniq)] for j in range(len(uniq))]
         s_ = np.array([x for g in picked for x, gg in zip(scores, groups, strict=True) if gg == g])
@@ -203,18 +203,20 @@ def _bootstrap_by_hand(scores, human, groups, cv, n_boot, seed, confidence=0.95)
             train = f_ != f
             t = best_row(sweep(s_[train], h_[train])).threshold  # the floor is chosen inside the resample
             pred[f_ == f] = s_[f_ == f] >= t
-        k = kappa_from_counts(int((pred & h_).sum()), int((pred & ~h_).sum()),
-                              int((~pred & h_).sum()), int((~pred & ~h_).sum()))
-        if k is not None:
-            ks.append(k)
+        table = (int((pred & h_).sum()), int((pred & ~h_).sum()), int((~pred & h_).sum()), int((~pred & ~h_).sum()))
+        if kappa_from_counts(*table) is not None:
+            ks.append(kappa_from_counts(*table))
+        bs.append(balanced_accuracy_from_counts(*table))
     a = (1 - confidence) / 2
-    return float(np.quantile(ks, a)), float(np.quantile(ks, 1 - a)), len(ks)
+    return (float(np.quantile(ks, a)), float(np.quantile(ks, 1 - a)), len(ks),
+            float(np.quantile(bs, a)), float(np.quantile(bs, 1 - a)))
 
 
 def test_bootstrap_resamples_the_whole_selection_exactly_as_documented():
     scores, human, groups = _cv_data(4)
     cv = grouped_cv(scores, human, groups, folds=4, n_boot=40, seed=11)
-    assert (cv.kappa_low, cv.kappa_high, cv.n_boot_used) == _bootstrap_by_hand(scores, human, groups, cv, 40, 11)
+    assert (cv.kappa_low, cv.kappa_high, cv.n_boot_used, cv.balanced_accuracy_low,
+            cv.balanced_accuracy_high) == _bootstrap_by_hand(scores, human, groups, cv, 40, 11)
 
 
 def test_bootstrap_interval_is_wider_than_holding_the_fold_floors_fixed():
