@@ -96,7 +96,8 @@ def test_must_abstain_on_a_normal_case_is_not_applicable_not_passed(normal, acme
         assert r.status == "n/a"
 
 
-FRUIT = ["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "iris", "juniper", "kiwi", "lemon", "mango"]
+FRUIT = ["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "iris", "juniper", "kiwi", "lemon",
+         "mango"]
 
 
 def test_abstention_cap_is_exactly_twelve_content_tokens(cross, acme):
