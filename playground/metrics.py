@@ -572,9 +572,9 @@ def _check_k(k: Any) -> int:
     return int(k)
 
 
-def _dedupe(retrieved_ids: Iterable[Hashable]) -> list:
-    seen: set = set()
-    out = []
+def _dedupe(retrieved_ids: Iterable[Hashable]) -> list[Hashable]:
+    seen: set[Hashable] = set()
+    out: list[Hashable] = []
     for r in retrieved_ids:
         if r not in seen:
             seen.add(r)
@@ -582,7 +582,7 @@ def _dedupe(retrieved_ids: Iterable[Hashable]) -> list:
     return out
 
 
-def _top_k(retrieved_ids, k):
+def _top_k(retrieved_ids: Iterable[Hashable], k: Any) -> list[Hashable]:
     return _dedupe(retrieved_ids)[:_check_k(k)]
 
 
@@ -830,8 +830,8 @@ class MultiRater:
     missing labels.  ``units`` is the sorted union of labelled unit ids.
     """
 
-    annotators: list
-    units: list
+    annotators: list[Any]
+    units: list[Any]
     pairwise: list[PairAgreement]
     fleiss: AgreementStat
     krippendorff: AgreementStat
