@@ -94,7 +94,10 @@ def summary(report: dict) -> str:
     for name, info in a["gated"].items():
         lines.append(f"  {name:<26} pass {info['passed']:>4}  fail {info['failed']:>3}  n/a {info['not_applicable']:>4}"
                      + (f"  failing: {', '.join(info['failing'][:5])}{' …' if len(info['failing']) > 5 else ''}" if info["failing"] else ""))
-    lines.append("metrics (overall):")
+    without = report["counts"].get("cases_without_relevant_source")
+    lines.append("metrics (overall):" + (f" retrieval over the {report['counts']['cases'] - without} cases with a "
+                                         f"relevant source ({without} without one are left out, as trec_eval)"
+                                         if without else ""))
     for name, value in report["metrics"]["overall"].items():
         lines.append(f"  {name:<26} {'—' if value is None else f'{value:.3f}'}")
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in report["decisions"]["verdicts"].items()))
