@@ -620,7 +620,8 @@ def test_multi_rater_hand_computed():
     assert m.pairwise[0].agreement.kappa.kappa == 0.0
     # ann-cat share only unit 2 (both 0) -> undefined
     assert not m.pairwise[1].agreement.kappa.defined
-    # Fleiss (generalised; see test_stats): .6625; Krippendorff: 1 - 8*1/(4*5) = .6
+    # units [1,1], [0,1,0], [1,1], [0,0]: Fleiss-Cuzick .46 (hand-computed in test_stats);
+    # Krippendorff: 1 - 8*1/(4*5) = .6
     assert m.fleiss.value == approx(0.46, abs=1e-12)
     assert m.krippendorff.value == approx(0.6)
 
