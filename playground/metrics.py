@@ -154,7 +154,7 @@ def _label_index(dimension: Any) -> int:
 
 def _label_value(value: Any, where: str) -> int:
     if isinstance(value, bool) or (isinstance(value, numbers.Real) and value in (0, 1)):
-        return int(value)
+        return int(value)  # type: ignore[arg-type]
     raise ValueError(f"{where}: label value must be 0 or 1, got {value!r}")
 
 
@@ -164,9 +164,9 @@ def _counts_to_rates(succ: Sequence[int], n: Sequence[int], confidence: float
             for i, dim in enumerate(DIMENSION_ORDER)}
 
 
-def _count_labels(labels: Iterable, group_of: Callable | None):
+def _count_labels(labels: Iterable[Any], group_of: Callable[[Any], Hashable] | None) -> dict[Any, list[int]]:
     counts: dict[Any, list[int]] = {}
-    seen: set = set()
+    seen: set[tuple[Any, str]] = set()
     for label in labels:
         idx = _label_index(label.dimension)
         unit_id = getattr(label, "unit_id", None)
@@ -187,7 +187,7 @@ def _count_labels(labels: Iterable, group_of: Callable | None):
     return counts
 
 
-def rates_from_labels(labels: Iterable, confidence: float = 0.95) -> dict[str, DimensionRate]:
+def rates_from_labels(labels: Iterable[Any], confidence: float = 0.95) -> dict[str, DimensionRate]:
     """The four rates, pooled over ``labels`` (e.g. a selection of cases).
 
     ``labels`` are :class:`playground.model.Label` (or anything with
@@ -203,7 +203,7 @@ def rates_from_labels(labels: Iterable, confidence: float = 0.95) -> dict[str, D
     return _counts_to_rates(c[:4], c[4:], confidence)
 
 
-def rates_by_group(labels: Iterable, group_of: Callable[[Any], Hashable],
+def rates_by_group(labels: Iterable[Any], group_of: Callable[[Any], Hashable],
                    confidence: float = 0.95) -> dict[Any, dict[str, DimensionRate]]:
     """The four rates per group (``group_of(label)``: a case id, a case type ...).
 
@@ -217,7 +217,7 @@ def rates_by_group(labels: Iterable, group_of: Callable[[Any], Hashable],
             for g, c in sorted(counts.items(), key=lambda kv: _sort_key(kv[0]))}
 
 
-def _sort_key(value: Any):
+def _sort_key(value: Any) -> tuple[str, Any]:
     # Sort like-typed keys naturally; mixed types by type name first (deterministic).
     return (type(value).__name__, value) if value is not None else ("", "")
 
@@ -233,14 +233,14 @@ class RateCounter:
     A group nobody labelled yet returns four "no data" rates.
     """
 
-    def __init__(self, group_of_unit: Mapping[Hashable, Hashable] | Callable | None = None,
+    def __init__(self, group_of_unit: Mapping[Hashable, Hashable] | Callable[[Hashable], Hashable] | None = None,
                  confidence: float = 0.95) -> None:
         if group_of_unit is None or callable(group_of_unit):
             self._group_fn = group_of_unit
         else:
             mapping = group_of_unit
 
-            def lookup(unit_id):
+            def lookup(unit_id: Hashable) -> Hashable:
                 try:
                     return mapping[unit_id]
                 except KeyError:
@@ -252,7 +252,7 @@ class RateCounter:
         self._groups: dict[Hashable, list[int]] = {}
 
     @classmethod
-    def from_labels(cls, labels: Iterable, group_of_unit=None,
+    def from_labels(cls, labels: Iterable[Any], group_of_unit: Any = None,
                     confidence: float = 0.95) -> RateCounter:
         """A counter loaded with ``labels`` (a later label of a unit replaces an earlier one)."""
         counter = cls(group_of_unit, confidence)
@@ -282,7 +282,7 @@ class RateCounter:
         self._values[key] = (value, group)
         self._add(group, idx, value, +1)
 
-    def _add(self, group, idx: int, value: int, sign: int) -> None:
+    def _add(self, group: Hashable, idx: int, value: int, sign: int) -> None:
         self._total[idx] += sign * value
         self._total[4 + idx] += sign
         if self._group_fn is not None:
@@ -305,7 +305,7 @@ class RateCounter:
         c = self._counts(group)
         return {dim: (c[i], c[4 + i]) for i, dim in enumerate(DIMENSION_ORDER)}
 
-    def _counts(self, group):
+    def _counts(self, group: Hashable | None) -> list[int]:
         if group is None:
             return self._total
         if self._group_fn is None:
@@ -317,7 +317,7 @@ class RateCounter:
         c = self._counts(group)
         return _counts_to_rates(c[:4], c[4:], self.confidence)
 
-    def groups(self) -> list:
+    def groups(self) -> list[Any]:
         """Groups that currently hold at least one label, sorted."""
         return sorted((g for g, c in self._groups.items() if any(c[4:])), key=_sort_key)
 
@@ -361,7 +361,7 @@ def _fmt_num(x: float, other: float | None = None, decimals: int = 2) -> str:
     return f"{x:.{d}f}"
 
 
-def _check_known(mapping: Mapping, what: str) -> None:
+def _check_known(mapping: Mapping[str, Any], what: str) -> None:
     for key in mapping:
         if key not in DIMENSION_ORDER:
             raise ValueError(f"unknown dimension {key!r} in {what}; expected one of "
@@ -371,7 +371,7 @@ def _check_known(mapping: Mapping, what: str) -> None:
 def _check_number(value: Any, where: str, low: float = 0.0, high: float = math.inf) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise ValueError(f"{where} must be a finite number, got {value!r}")
-    if not (low <= value <= high):
+    if not (low <= float(value) <= high):
         raise ValueError(f"{where} must be between {low} and {high}, got {value!r}")
     return float(value)
 
@@ -402,7 +402,7 @@ def composite(rates: Mapping[str, DimensionRate], weights: Mapping[str, float],
     floors = {d: _check_number(gates[d], f"gate of {d}", 0.0, 1.0)
               for d in DIMENSION_ORDER if d in gates}
 
-    def rate_of(d):
+    def rate_of(d: str) -> float | None:
         r = rates.get(d)
         return None if r is None or not r.has_data else r.rate
 
@@ -411,10 +411,12 @@ def composite(rates: Mapping[str, DimensionRate], weights: Mapping[str, float],
     zero = [d for d in DIMENSION_ORDER if w[d] == 0]
     total = sum(w[d] for d in used)
     weights_used = {d: w[d] / total for d in used}
+    value: float | None
     if used:
-        value = sum(weights_used[d] * rate_of(d) for d in used)
-        lo = min(rate_of(d) for d in used)
-        hi = max(rate_of(d) for d in used)
+        used_rates = {d: float(rate_of(d) or 0.0) for d in used}  # every used dimension has a rate
+        value = sum(weights_used[d] * used_rates[d] for d in used)
+        lo = min(used_rates.values())
+        hi = max(used_rates.values())
         value = min(hi, max(lo, value))  # guard against rounding outside [min, max]
         reason = ""
     else:
@@ -506,6 +508,7 @@ class Diagnosis:
             for d in self.borderline:
                 r = self.rates[d]
                 t = self.thresholds[d]
+                assert r.rate is not None and r.low is not None and r.high is not None  # borderline rates have data
                 items.append(f"{DIMENSION_LABELS[d]} {_fmt_pct(r.rate, t)} "
                              f"({ci} {_fmt_pct(r.low)}-{_fmt_pct(r.high)}) "
                              f">= {_fmt_pct(t, r.rate)}")
@@ -554,6 +557,7 @@ def diagnose(rates: Mapping[str, DimensionRate],
         kept[d] = r
         confidence = r.confidence
         t = th[d]
+        assert r.rate is not None and r.low is not None and r.high is not None  # has_data
         if r.rate < t:
             failures.append(Failure(d, r.rate, t, r.low, r.high, CAUSES[d], r.high >= t,
                                     r.successes, r.n))
