@@ -720,3 +720,14 @@ def test_page_shows_the_paired_difference_and_no_ppi_without_a_sample(tmp_path):
     assert "not a drawn calibration sample" in app.ppi_html.value
     app.sample_seed.value = "3"
     assert "No calibration sample" not in app.ppi_html.value and "pc-err" not in app.status.value
+
+
+def test_store_calibration_samples_are_listed_for_the_seed():
+    from types import SimpleNamespace
+
+    from playground.cli.calibrate import _calibration_samples
+
+    queue = SimpleNamespace(name="week1", kind="queue", seed=1)
+    sample = SimpleNamespace(name="cal", kind="calibration_sample", seed=7)
+    assert _calibration_samples(SimpleNamespace(assignments=lambda: [queue, sample])) == [("cal", 7)]
+    assert _calibration_samples(SimpleNamespace()) == []  # a store without assignments

@@ -326,6 +326,14 @@ def _harness_run(args) -> Path:
     return tmp
 
 
+def _calibration_samples(store) -> list[tuple[str, object]]:
+    """``(name, seed)`` of the store's calibration-sample assignments (none when the store keeps no assignments)."""
+    lister = getattr(store, "assignments", None)
+    if lister is None:
+        return []
+    return [(a.name, a.seed) for a in lister() if getattr(a, "kind", "") == "calibration_sample"]
+
+
 def _open_store(db, **kw):
     from ..store import open_store
 
@@ -418,11 +426,16 @@ def run_store(args: argparse.Namespace) -> int:
             known = ", ".join(store.annotators()) or "-"
             return _err(f"no annotator {args.annotator!r} in {store.url} (known: {known})")
         human = human_from_store(store, args.annotator, catalog) if args.annotator else human_consensus(store, catalog)
+        samples = _calibration_samples(store)
     if len(human) == 0:
         return _err("no current human labels to compare with (label some units in the playground first)")
     report = calibrate(human, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000),
                        sample_seed=args.sample_seed)
     _print_report(report)
+    if args.sample_seed is None and samples:
+        print("the store holds calibration sample(s) drawn on the labelling page: "
+              + ", ".join(f"{name} (seed {seed})" for name, seed in samples)
+              + "; pass --sample-seed SEED to use one for PPI")
     _write(report, args.out)
     return 0
 
