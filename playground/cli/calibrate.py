@@ -18,9 +18,12 @@ from .options import add_db, add_root
 def _common(p: argparse.ArgumentParser, folds: bool = True) -> None:
     if folds:
         p.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)")
-        p.add_argument("--seed", type=int, default=0, help="seed of the fold shuffle and the bootstrap (default 0)")
+        p.add_argument("--seed", type=int, default=0,
+                       help="seed of the fold assignment (stable hash of the group id) and of the bootstrap "
+                       "(default 0)")
         p.add_argument("--boot", type=int, default=None, metavar="N",
-                       help="bootstrap resamples for the cross-validated kappa interval")
+                       help="bootstrap resamples for the cross-validated intervals; each one reruns the whole floor "
+                       "selection")
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help="also write CSV tables and PNG charts here")
 
 
@@ -47,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(harness, judge, an external tool's CSV) with human ones (label store, consensus, the golden answer key, "
         "RAGTruth) per dimension: rates with Wilson intervals, agreement, Cohen's kappa with interval, base rate, "
         "MCC, PABAK, confusion matrix, disagreements; threshold sweeps with grouped cross-validation; reliability "
-        "bins; prediction-powered estimates.",
+        "bins; prediction-powered estimates (PPI++, on a seeded calibration sample only: see 'calibrate sample'); "
+        "the paired difference of human and automatic rates on the same units.",
     )
     cal.set_defaults(func=lambda args: cal.print_help() or 2)
     sub = cal.add_subparsers(dest="calibrate_command", metavar="SUBCOMMAND")
