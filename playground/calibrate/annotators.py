@@ -171,12 +171,17 @@ def adjudicate(store: Any, unit: Any, dimension: str, value: int | None, adjudic
     never votes), in one transaction; ``value=None`` withdraws an
     adjudication.  Returns the store's event (None when nothing changed).
     The adjudicator's name is recorded in the event's note
-    (``adjudicated by NAME``), so the history shows who settled it.
+    (``adjudicated by NAME``), so the history shows who settled it.  A store
+    with its own ``adjudicate(unit, dimension, value, adjudicator)`` does it
+    instead (the store decides where the adjudication lives).
     """
     if not isinstance(adjudicator, str) or not adjudicator.strip():
         raise ValueError("an adjudication needs the adjudicator's name")
     if adjudicator.strip() == CONSENSUS:
         raise ValueError(f"'{CONSENSUS}' is the reserved name of adjudicated labels; adjudicate under your own name")
+    store_adjudicate = getattr(store, "adjudicate", None)
+    if store_adjudicate is not None:  # the store's own adjudication (ConsensusRow.status "adjudicated")
+        return store_adjudicate(unit, dimension, value, adjudicator.strip())
     return store.set_label(CONSENSUS, unit, dimension, value, note=f"adjudicated by {adjudicator.strip()}")
 
 
