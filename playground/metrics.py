@@ -841,7 +841,7 @@ class MultiRater:
     krippendorff: AgreementStat
 
 
-def multi_rater(labels_by_annotator: Mapping[Hashable, Mapping[Hashable, int]],
+def multi_rater(labels_by_annotator: Mapping[Any, Mapping[Any, int]],
                 confidence: float = 0.95) -> MultiRater:
     """Pairwise Cohen's kappas, Fleiss' kappa and Krippendorff's alpha of several annotators."""
     annotators = sorted(labels_by_annotator, key=_sort_key)

@@ -60,7 +60,7 @@ class HumanLabelling:
     kind: str = "annotator"
     note: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         missing = [c for c in HUMAN_COLUMNS if c not in self.frame.columns]
         if missing:
             raise ValueError(f"human labelling {self.name!r} lacks column(s) {missing}")
@@ -115,7 +115,7 @@ class AutoLabelling:
     source: str = ""
     grids: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         missing = [c for c in AUTO_COLUMNS if c not in self.frame.columns]
         if missing:
             raise ValueError(f"automatic labelling {self.name!r} lacks column(s) {missing}")
@@ -160,7 +160,7 @@ def human_from_labels(labels: Iterable[Any], name: str, kind: str = "annotator",
     for l in labels:
         get = l.get if isinstance(l, Mapping) else (lambda k, _l=l: getattr(_l, k, ""))
         rows.append({"unit_id": get("unit_id"), "unit_kind": get("unit_kind"), "case_id": get("case_id") or "",
-                     "response_id": get("response_id") or "", "dimension": get("dimension"), "value": int(get("value"))})
+                     "response_id": get("response_id") or "", "dimension": get("dimension"), "value": int(get("value"))})  # type: ignore[arg-type]
     return HumanLabelling(name, _human_frame(rows), kind, note)
 
 
