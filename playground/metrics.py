@@ -62,6 +62,7 @@ __all__ = [
     "composite",
     "diagnose",
     "hit_at_k",
+    "mean_defined",
     "multi_rater",
     "ndcg_at_k",
     "precision_at_k",
@@ -153,7 +154,7 @@ def _label_index(dimension: Any) -> int:
 
 def _label_value(value: Any, where: str) -> int:
     if isinstance(value, bool) or (isinstance(value, numbers.Real) and value in (0, 1)):
-        return int(value)
+        return int(value)  # type: ignore[arg-type]
     raise ValueError(f"{where}: label value must be 0 or 1, got {value!r}")
 
 
@@ -163,9 +164,9 @@ def _counts_to_rates(succ: Sequence[int], n: Sequence[int], confidence: float
             for i, dim in enumerate(DIMENSION_ORDER)}
 
 
-def _count_labels(labels: Iterable, group_of: Callable | None):
+def _count_labels(labels: Iterable[Any], group_of: Callable[[Any], Hashable] | None) -> dict[Any, list[int]]:
     counts: dict[Any, list[int]] = {}
-    seen: set = set()
+    seen: set[tuple[Any, str]] = set()
     for label in labels:
         idx = _label_index(label.dimension)
         unit_id = getattr(label, "unit_id", None)
@@ -186,7 +187,7 @@ def _count_labels(labels: Iterable, group_of: Callable | None):
     return counts
 
 
-def rates_from_labels(labels: Iterable, confidence: float = 0.95) -> dict[str, DimensionRate]:
+def rates_from_labels(labels: Iterable[Any], confidence: float = 0.95) -> dict[str, DimensionRate]:
     """The four rates, pooled over ``labels`` (e.g. a selection of cases).
 
     ``labels`` are :class:`playground.model.Label` (or anything with
@@ -202,7 +203,7 @@ def rates_from_labels(labels: Iterable, confidence: float = 0.95) -> dict[str, D
     return _counts_to_rates(c[:4], c[4:], confidence)
 
 
-def rates_by_group(labels: Iterable, group_of: Callable[[Any], Hashable],
+def rates_by_group(labels: Iterable[Any], group_of: Callable[[Any], Hashable],
                    confidence: float = 0.95) -> dict[Any, dict[str, DimensionRate]]:
     """The four rates per group (``group_of(label)``: a case id, a case type ...).
 
@@ -216,7 +217,7 @@ def rates_by_group(labels: Iterable, group_of: Callable[[Any], Hashable],
             for g, c in sorted(counts.items(), key=lambda kv: _sort_key(kv[0]))}
 
 
-def _sort_key(value: Any):
+def _sort_key(value: Any) -> tuple[str, Any]:
     # Sort like-typed keys naturally; mixed types by type name first (deterministic).
     return (type(value).__name__, value) if value is not None else ("", "")
 
@@ -232,14 +233,14 @@ class RateCounter:
     A group nobody labelled yet returns four "no data" rates.
     """
 
-    def __init__(self, group_of_unit: Mapping[Hashable, Hashable] | Callable | None = None,
+    def __init__(self, group_of_unit: Mapping[Hashable, Hashable] | Callable[[Hashable], Hashable] | None = None,
                  confidence: float = 0.95) -> None:
         if group_of_unit is None or callable(group_of_unit):
             self._group_fn = group_of_unit
         else:
             mapping = group_of_unit
 
-            def lookup(unit_id):
+            def lookup(unit_id: Hashable) -> Hashable:
                 try:
                     return mapping[unit_id]
                 except KeyError:
@@ -251,7 +252,7 @@ class RateCounter:
         self._groups: dict[Hashable, list[int]] = {}
 
     @classmethod
-    def from_labels(cls, labels: Iterable, group_of_unit=None,
+    def from_labels(cls, labels: Iterable[Any], group_of_unit: Any = None,
                     confidence: float = 0.95) -> RateCounter:
         """A counter loaded with ``labels`` (a later label of a unit replaces an earlier one)."""
         counter = cls(group_of_unit, confidence)
@@ -281,7 +282,7 @@ class RateCounter:
         self._values[key] = (value, group)
         self._add(group, idx, value, +1)
 
-    def _add(self, group, idx: int, value: int, sign: int) -> None:
+    def _add(self, group: Hashable, idx: int, value: int, sign: int) -> None:
         self._total[idx] += sign * value
         self._total[4 + idx] += sign
         if self._group_fn is not None:
@@ -304,7 +305,7 @@ class RateCounter:
         c = self._counts(group)
         return {dim: (c[i], c[4 + i]) for i, dim in enumerate(DIMENSION_ORDER)}
 
-    def _counts(self, group):
+    def _counts(self, group: Hashable | None) -> list[int]:
         if group is None:
             return self._total
         if self._group_fn is None:
@@ -316,7 +317,7 @@ class RateCounter:
         c = self._counts(group)
         return _counts_to_rates(c[:4], c[4:], self.confidence)
 
-    def groups(self) -> list:
+    def groups(self) -> list[Any]:
         """Groups that currently hold at least one label, sorted."""
         return sorted((g for g, c in self._groups.items() if any(c[4:])), key=_sort_key)
 
@@ -360,7 +361,7 @@ def _fmt_num(x: float, other: float | None = None, decimals: int = 2) -> str:
     return f"{x:.{d}f}"
 
 
-def _check_known(mapping: Mapping, what: str) -> None:
+def _check_known(mapping: Mapping[str, Any], what: str) -> None:
     for key in mapping:
         if key not in DIMENSION_ORDER:
             raise ValueError(f"unknown dimension {key!r} in {what}; expected one of "
@@ -370,7 +371,7 @@ def _check_known(mapping: Mapping, what: str) -> None:
 def _check_number(value: Any, where: str, low: float = 0.0, high: float = math.inf) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise ValueError(f"{where} must be a finite number, got {value!r}")
-    if not (low <= value <= high):
+    if not (low <= float(value) <= high):
         raise ValueError(f"{where} must be between {low} and {high}, got {value!r}")
     return float(value)
 
@@ -401,7 +402,7 @@ def composite(rates: Mapping[str, DimensionRate], weights: Mapping[str, float],
     floors = {d: _check_number(gates[d], f"gate of {d}", 0.0, 1.0)
               for d in DIMENSION_ORDER if d in gates}
 
-    def rate_of(d):
+    def rate_of(d: str) -> float | None:
         r = rates.get(d)
         return None if r is None or not r.has_data else r.rate
 
@@ -410,10 +411,12 @@ def composite(rates: Mapping[str, DimensionRate], weights: Mapping[str, float],
     zero = [d for d in DIMENSION_ORDER if w[d] == 0]
     total = sum(w[d] for d in used)
     weights_used = {d: w[d] / total for d in used}
+    value: float | None
     if used:
-        value = sum(weights_used[d] * rate_of(d) for d in used)
-        lo = min(rate_of(d) for d in used)
-        hi = max(rate_of(d) for d in used)
+        used_rates = {d: float(rate_of(d) or 0.0) for d in used}  # every used dimension has a rate
+        value = sum(weights_used[d] * used_rates[d] for d in used)
+        lo = min(used_rates.values())
+        hi = max(used_rates.values())
         value = min(hi, max(lo, value))  # guard against rounding outside [min, max]
         reason = ""
     else:
@@ -505,6 +508,7 @@ class Diagnosis:
             for d in self.borderline:
                 r = self.rates[d]
                 t = self.thresholds[d]
+                assert r.rate is not None and r.low is not None and r.high is not None  # borderline rates have data
                 items.append(f"{DIMENSION_LABELS[d]} {_fmt_pct(r.rate, t)} "
                              f"({ci} {_fmt_pct(r.low)}-{_fmt_pct(r.high)}) "
                              f">= {_fmt_pct(t, r.rate)}")
@@ -553,6 +557,7 @@ def diagnose(rates: Mapping[str, DimensionRate],
         kept[d] = r
         confidence = r.confidence
         t = th[d]
+        assert r.rate is not None and r.low is not None and r.high is not None  # has_data
         if r.rate < t:
             failures.append(Failure(d, r.rate, t, r.low, r.high, CAUSES[d], r.high >= t,
                                     r.successes, r.n))
@@ -571,9 +576,9 @@ def _check_k(k: Any) -> int:
     return int(k)
 
 
-def _dedupe(retrieved_ids: Iterable[Hashable]) -> list:
-    seen: set = set()
-    out = []
+def _dedupe(retrieved_ids: Iterable[Hashable]) -> list[Hashable]:
+    seen: set[Hashable] = set()
+    out: list[Hashable] = []
     for r in retrieved_ids:
         if r not in seen:
             seen.add(r)
@@ -581,60 +586,60 @@ def _dedupe(retrieved_ids: Iterable[Hashable]) -> list:
     return out
 
 
-def _top_k(retrieved_ids, k):
+def _top_k(retrieved_ids: Iterable[Hashable], k: Any) -> list[Hashable]:
     return _dedupe(retrieved_ids)[:_check_k(k)]
 
 
 def recall_at_k(retrieved_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable],
-                k: int) -> float:
-    """``|relevant ∩ top-k| / |relevant|``; 1.0 when nothing is relevant.
+                k: int) -> float | None:
+    """``|relevant ∩ top-k| / |relevant|`` (trec_eval ``recall_k``); None when nothing is relevant.
 
-    An out-of-scope case expects no source, so it has nothing to miss.
-    ``retrieved_ids`` is in rank order; a repeated id counts once, at its first
-    rank, and later ids move up (ranks are among distinct ids).
+    A case with no relevant source (out of scope, cross-tenant) has no recall:
+    trec_eval leaves such a query out of every mean, and so do
+    :func:`retrieval_summary` and the harness (the hard assertions judge those
+    cases instead).  ``retrieved_ids`` is in rank order; a repeated id counts
+    once, at its first rank, and later ids move up (ranks are among distinct ids).
     """
     relevant = set(relevant_ids)
     top = _top_k(retrieved_ids, k)
     if not relevant:
-        return 1.0
+        return None
     return sum(1 for r in top if r in relevant) / len(relevant)
 
 
 def precision_at_k(retrieved_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable],
-                   k: int) -> float:
-    """``|relevant ∩ top-k| / min(k, |retrieved|)``; 0.0 when nothing was retrieved.
+                   k: int) -> float | None:
+    """``|relevant ∩ top-k| / k`` (trec_eval ``P_k``); None when nothing is relevant.
 
-    Dividing by ``min(k, |retrieved|)`` does not punish a retriever that
-    returned fewer than k passages.  When nothing is relevant (out of scope)
-    every retrieved passage is irrelevant, so precision is 0.0 (the formula,
-    no special case): average it per case type to keep that visible.
+    The denominator is k even when fewer than k passages were retrieved (the
+    missing ranks count as irrelevant): retrieved [a], relevant {a, b}, k = 5
+    gives 0.2.  Undefined without a relevant id, as :func:`recall_at_k`.
     """
     relevant = set(relevant_ids)
+    k = _check_k(k)
     top = _top_k(retrieved_ids, k)
-    if not top:
-        return 0.0
-    return sum(1 for r in top if r in relevant) / len(top)
+    if not relevant:
+        return None
+    return sum(1 for r in top if r in relevant) / k
 
 
 def hit_at_k(retrieved_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable],
-             k: int) -> float:
-    """1.0 if any relevant id is in the top k, else 0.0.
-
-    1.0 when nothing is relevant, consistent with :func:`recall_at_k`.
-    """
+             k: int) -> float | None:
+    """1.0 if any relevant id is in the top k, else 0.0 (trec_eval ``success_k``); None when nothing is relevant."""
     relevant = set(relevant_ids)
     top = _top_k(retrieved_ids, k)
     if not relevant:
-        return 1.0
+        return None
     return 1.0 if any(r in relevant for r in top) else 0.0
 
 
 def ndcg_at_k(retrieved_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable],
-              k: int) -> float:
-    """Normalised discounted cumulative gain with binary gains; 1.0 when nothing is relevant.
+              k: int) -> float | None:
+    """Normalised discounted cumulative gain, binary gains (trec_eval ``ndcg_cut_k``); None if nothing is relevant.
 
     ``DCG@k = sum_{rank r <= k, id relevant} 1 / log2(r + 1)``;
-    ``IDCG@k = sum_{r=1}^{min(k, |relevant|)} 1 / log2(r + 1)``;
+    ``IDCG@k = sum_{r=1}^{min(k, |relevant|)} 1 / log2(r + 1)`` (the ideal
+    ranking puts every relevant id first, but only k of them fit);
     ``nDCG@k = DCG@k / IDCG@k``.  E.g. relevant {a, b}, retrieved [x, a, b],
     k = 3: DCG = 1/log2(3) + 1/log2(4) = 1.1309, IDCG = 1 + 1/log2(3) = 1.6309,
     nDCG = 0.6934.
@@ -642,20 +647,21 @@ def ndcg_at_k(retrieved_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable
     relevant = set(relevant_ids)
     top = _top_k(retrieved_ids, k)
     if not relevant:
-        return 1.0
+        return None
     dcg = sum(1.0 / math.log2(i + 2) for i, r in enumerate(top) if r in relevant)
     idcg = sum(1.0 / math.log2(i + 2) for i in range(min(int(k), len(relevant))))
     return dcg / idcg
 
 
-def reciprocal_rank(retrieved_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable]) -> float:
-    """``1 / rank`` of the first relevant id (ranks from 1, over the whole list); 0.0 if none.
+def reciprocal_rank(retrieved_ids: Sequence[Hashable], relevant_ids: Iterable[Hashable]) -> float | None:
+    """``1 / rank`` of the first relevant id (ranks from 1, over the whole list); 0.0 if none is retrieved.
 
-    1.0 when nothing is relevant (as recall).  The mean over cases is MRR.
+    trec_eval ``recip_rank``; the mean over cases is MRR.  None when nothing
+    is relevant, as :func:`recall_at_k`.
     """
     relevant = set(relevant_ids)
     if not relevant:
-        return 1.0
+        return None
     for i, r in enumerate(_dedupe(retrieved_ids)):
         if r in relevant:
             return 1.0 / (i + 1)
@@ -668,16 +674,16 @@ RETRIEVAL_METRICS: tuple[str, ...] = ("recall", "precision", "hit", "ndcg", "rec
 
 @dataclass(frozen=True)
 class RetrievalScores:
-    """The retrieval metrics of one case at cut-off ``k``."""
+    """The retrieval metrics of one case at cut-off ``k``; all None when the case has no relevant id."""
 
     case_id: str
     case_type: str
     k: int
-    recall: float
-    precision: float
-    hit: float
-    ndcg: float
-    reciprocal_rank: float
+    recall: float | None
+    precision: float | None
+    hit: float | None
+    ndcg: float | None
+    reciprocal_rank: float | None
     n_relevant: int
     n_retrieved: int
 
@@ -700,42 +706,53 @@ def retrieval_scores(case_id: str, case_type: str, retrieved_ids: Sequence[Hasha
 
 @dataclass(frozen=True)
 class RetrievalSummary:
-    """Per-case retrieval scores and their means (macro averages over cases).
+    """Per-case retrieval scores and their means (macro averages over cases), as trec_eval.
 
-    ``rows`` sorted by case id; ``by_case_type`` maps each case type (sorted)
-    to ``{metric: mean}``; ``overall`` the mean over all cases;
-    ``overall_with_expected`` the mean over cases that expect at least one
-    source (out-of-scope cases score 1.0 on recall/hit/nDCG/RR by convention
-    and 0.0 on precision when anything was retrieved, which would otherwise
-    blur the overall means).  Means are None when there is no case.
+    ``rows`` sorted by case id (every case, including those without a
+    relevant id); ``overall`` the mean over the ``n_with_expected`` cases
+    that expect at least one source, ``by_case_type`` the same per case type
+    (a type none of whose cases expects a source has None means).
+    ``n_without_relevant`` counts the cases left out of the means, and
+    ``n_by_case_type`` / ``n_with_expected_by_case_type`` count cases per type.
     """
 
     k: int
     rows: list[RetrievalScores]
-    by_case_type: dict[str, dict[str, float]]
+    by_case_type: dict[str, dict[str, float | None]]
     n_by_case_type: dict[str, int]
     overall: dict[str, float | None]
-    overall_with_expected: dict[str, float | None]
     n_cases: int
     n_with_expected: int
+    n_with_expected_by_case_type: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def n_without_relevant(self) -> int:
+        """Cases with no relevant id: left out of every mean."""
+        return self.n_cases - self.n_with_expected
 
     def as_rows(self) -> list[dict[str, Any]]:
         """Per-case rows as plain dicts (e.g. for ``pandas.DataFrame``)."""
         return [r.as_dict() for r in self.rows]
 
 
+def mean_defined(values: Iterable[float | None]) -> float | None:
+    """Mean of the values that are not None; None when there is none (how trec_eval averages)."""
+    kept = [v for v in values if v is not None]
+    return sum(kept) / len(kept) if kept else None
+
+
 def _means(rows: Sequence[RetrievalScores]) -> dict[str, float | None]:
-    if not rows:
-        return dict.fromkeys(RETRIEVAL_METRICS)
-    return {m: sum(getattr(r, m) for r in rows) / len(rows) for m in RETRIEVAL_METRICS}
+    return {m: mean_defined(getattr(r, m) for r in rows) for m in RETRIEVAL_METRICS}
 
 
 def retrieval_summary(per_case: Iterable[tuple[str, str, Sequence[Hashable], Iterable[Hashable]]],
                       k: int) -> RetrievalSummary:
     """Score every case ``(case_id, case_type, retrieved_ids, relevant_ids)`` and average.
 
-    Each mean is the unweighted mean over cases (mean of ``reciprocal_rank`` is
-    MRR).  Raises ValueError on a repeated case id.
+    Each mean is the unweighted mean over the cases with at least one
+    relevant id (mean of ``reciprocal_rank`` is MRR), so the figures equal
+    trec_eval's (``recall_k``, ``P_k``, ``success_k``, ``ndcg_cut_k``,
+    ``recip_rank``).  Raises ValueError on a repeated case id.
     """
     k = _check_k(k)
     rows = []
@@ -749,9 +766,9 @@ def retrieval_summary(per_case: Iterable[tuple[str, str, Sequence[Hashable], Ite
     types = sorted({r.case_type for r in rows}, key=_sort_key)
     by_type = {t: _means([r for r in rows if r.case_type == t]) for t in types}
     n_by_type = {t: sum(1 for r in rows if r.case_type == t) for t in types}
-    expected = [r for r in rows if r.n_relevant > 0]
-    return RetrievalSummary(k, rows, by_type, n_by_type, _means(rows), _means(expected),
-                            len(rows), len(expected))
+    n_exp_by_type = {t: sum(1 for r in rows if r.case_type == t and r.n_relevant) for t in types}
+    return RetrievalSummary(k, rows, by_type, n_by_type, _means(rows), len(rows),
+                            sum(1 for r in rows if r.n_relevant), n_exp_by_type)
 
 
 # --------------------------------------------------------------------------- agreement
@@ -793,7 +810,7 @@ def agreement(a: Mapping[Hashable, int], b: Mapping[Hashable, int],
     av = [_label_value(a[u], f"a[{u!r}]") for u in shared]
     bv = [_label_value(b[u], f"b[{u!r}]") for u in shared]
     k = cohens_kappa(av, bv, confidence)
-    dis = [(u, x, y) for u, x, y in zip(shared, av, bv) if x != y]
+    dis = [(u, x, y) for u, x, y in zip(shared, av, bv, strict=True) if x != y]
     return Agreement(len(shared), len(set(a) - set(b)), len(set(b) - set(a)), k, k.agreement,
                      k.confusion, dis, pabak(av, bv), matthews_corrcoef(av, bv))
 
@@ -817,14 +834,14 @@ class MultiRater:
     missing labels.  ``units`` is the sorted union of labelled unit ids.
     """
 
-    annotators: list
-    units: list
+    annotators: list[Any]
+    units: list[Any]
     pairwise: list[PairAgreement]
     fleiss: AgreementStat
     krippendorff: AgreementStat
 
 
-def multi_rater(labels_by_annotator: Mapping[Hashable, Mapping[Hashable, int]],
+def multi_rater(labels_by_annotator: Mapping[Any, Mapping[Any, int]],
                 confidence: float = 0.95) -> MultiRater:
     """Pairwise Cohen's kappas, Fleiss' kappa and Krippendorff's alpha of several annotators."""
     annotators = sorted(labels_by_annotator, key=_sort_key)

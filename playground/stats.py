@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
@@ -33,18 +34,25 @@ __all__ = [
     "AgreementStat",
     "KappaResult",
     "PPIResult",
+    "PairedDifference",
     "balanced_accuracy",
+    "balanced_accuracy_by_table",
+    "balanced_accuracy_from_counts",
     "cohens_kappa",
     "cohens_kappa_table",
     "confusion_matrix",
     "f1_score",
     "fleiss_kappa",
+    "kappa_by_table",
+    "kappa_from_counts",
     "krippendorff_alpha",
     "matthews_corrcoef",
     "pabak",
+    "paired_difference",
     "percent_agreement",
     "ppi_labels_needed",
     "ppi_mean",
+    "ppi_tuning",
     "wilson_interval",
     "z_value",
 ]
@@ -75,18 +83,18 @@ def z_value(confidence: float = 0.95) -> float:
     return NormalDist().inv_cdf((1.0 + c) / 2.0)
 
 
-def _binary(values: Iterable, name: str) -> list[int]:
+def _binary(values: Iterable[Any], name: str) -> list[int]:
     """Values as a list of 0/1 ints; ValueError naming the first bad value."""
     out = []
     for i, v in enumerate(values):
         if isinstance(v, (bool, np.bool_)) or (isinstance(v, numbers.Real) and v in (0, 1)):
-            out.append(int(v))
+            out.append(int(v))  # type: ignore[arg-type]
         else:
             raise ValueError(f"{name}[{i}] = {v!r}: labels must be 0 or 1")
     return out
 
 
-def _paired(a: Sequence, b: Sequence, names=("a", "b")) -> tuple[list[int], list[int]]:
+def _paired(a: Sequence[Any], b: Sequence[Any], names: tuple[str, str] = ("a", "b")) -> tuple[list[int], list[int]]:
     a_ = _binary(a, names[0])
     b_ = _binary(b, names[1])
     if len(a_) != len(b_):
@@ -96,7 +104,7 @@ def _paired(a: Sequence, b: Sequence, names=("a", "b")) -> tuple[list[int], list
     return a_, b_
 
 
-def _is_int(x) -> bool:
+def _is_int(x: Any) -> bool:
     return isinstance(x, (numbers.Integral, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
@@ -151,16 +159,16 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
 # --------------------------------------------------------------------------- two raters
 
 
-def confusion_matrix(a: Sequence, b: Sequence) -> tuple[tuple[int, int], tuple[int, int]]:
+def confusion_matrix(a: Sequence[Any], b: Sequence[Any]) -> tuple[tuple[int, int], tuple[int, int]]:
     """2x2 counts, rows = ``a`` (reference), columns = ``b``: ``((a0b0, a0b1), (a1b0, a1b1))``."""
     a_, b_ = _paired(a, b)
     c = [[0, 0], [0, 0]]
-    for x, y in zip(a_, b_):
+    for x, y in zip(a_, b_, strict=True):
         c[x][y] += 1
     return (c[0][0], c[0][1]), (c[1][0], c[1][1])
 
 
-def percent_agreement(a: Sequence, b: Sequence) -> float | None:
+def percent_agreement(a: Sequence[Any], b: Sequence[Any]) -> float | None:
     """Share of units on which the two labellings agree, ``(a0b0 + a1b1) / n``; None if n == 0."""
     (n00, n01), (n10, n11) = confusion_matrix(a, b)
     n = n00 + n01 + n10 + n11
@@ -196,7 +204,7 @@ class KappaResult:
     note: str = ""
 
 
-def cohens_kappa(a: Sequence, b: Sequence, confidence: float = 0.95) -> KappaResult:
+def cohens_kappa(a: Sequence[Any], b: Sequence[Any], confidence: float = 0.95) -> KappaResult:
     """Cohen's kappa of two binary labellings of the same units, with its interval.
 
     With the 2x2 table ``n_ij`` (rows ``a``, columns ``b``) and ``n`` units::
@@ -206,8 +214,9 @@ def cohens_kappa(a: Sequence, b: Sequence, confidence: float = 0.95) -> KappaRes
         kappa = (p_o - p_e) / (1 - p_e)
         interval = kappa -+ z * ASE, clipped to [-1, 1]
 
-    ASE is the large-sample standard error of Fleiss, Cohen and Everitt (1969),
-    taken from ``statsmodels.stats.inter_rater.cohens_kappa`` (``std_kappa``);
+    kappa is :func:`kappa_from_counts`; ASE is the large-sample standard error
+    of Fleiss, Cohen and Everitt (1969), taken from
+    ``statsmodels.stats.inter_rater.cohens_kappa`` (``std_kappa``);
     at 95% the interval equals statsmodels' ``kappa_low``/``kappa_upp``.
     Example: table ((20, 5), (10, 15)) -> p_o = 0.70, p_e = 0.50, kappa = 0.40,
     95% CI (0.1511, 0.6489).
@@ -250,13 +259,15 @@ def cohens_kappa_table(confusion: tuple[tuple[int, int], tuple[int, int]],
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = _sm_cohens_kappa(table)
-    kappa = float(res.kappa)
+    # the point estimate from the one kappa formula; statsmodels supplies the variance
+    # (tp, fp, fn, tn) with a as the reference and b as the prediction
+    value = kappa_from_counts(n11, n01, n10, n00)
     var = float(res.var_kappa)
-    if not math.isfinite(kappa):  # pragma: no cover - excluded above; belt and braces
+    if value is None:  # pragma: no cover - excluded above; belt and braces
         return KappaResult(None, None, None, p_o, base_rate, n, False,
                            "kappa is not defined for this table", conf,
                            expected=p_e, confidence=c)
-    kappa = min(1.0, max(-1.0, kappa))
+    kappa = min(1.0, max(-1.0, value))
     note = ""
     low = high = se = None
     if math.isfinite(var) and var > _VAR_EPS:
@@ -278,7 +289,7 @@ def cohens_kappa_table(confusion: tuple[tuple[int, int], tuple[int, int]],
                        expected=p_e, std_error=se, confidence=c, note=note)
 
 
-def pabak(a: Sequence, b: Sequence) -> float | None:
+def pabak(a: Sequence[Any], b: Sequence[Any]) -> float | None:
     """Prevalence- and bias-adjusted kappa, ``PABAK = 2 p_o - 1`` (None if no units).
 
     Kappa with chance agreement fixed at 1/2; useful beside kappa when one class
@@ -288,7 +299,7 @@ def pabak(a: Sequence, b: Sequence) -> float | None:
     return None if p_o is None else 2.0 * p_o - 1.0
 
 
-def matthews_corrcoef(reference: Sequence, predicted: Sequence) -> float | None:
+def matthews_corrcoef(reference: Sequence[Any], predicted: Sequence[Any]) -> float | None:
     """Matthews correlation coefficient (phi) of two binary labellings.
 
     With TP = n_11, TN = n_00, FP = n_01, FN = n_10 (rows ``reference``)::
@@ -305,7 +316,7 @@ def matthews_corrcoef(reference: Sequence, predicted: Sequence) -> float | None:
     return (tp * tn - fp * fn) / math.sqrt(den)
 
 
-def f1_score(reference: Sequence, predicted: Sequence, positive: int = 1) -> float | None:
+def f1_score(reference: Sequence[Any], predicted: Sequence[Any], positive: int = 1) -> float | None:
     """F1 of ``predicted`` against ``reference`` for the ``positive`` class.
 
     ``F1 = 2 TP / (2 TP + FP + FN)``.  None when neither labelling contains the
@@ -314,27 +325,162 @@ def f1_score(reference: Sequence, predicted: Sequence, positive: int = 1) -> flo
     if positive not in (0, 1):
         raise ValueError(f"positive must be 0 or 1, got {positive!r}")
     r, p = _paired(reference, predicted, ("reference", "predicted"))
-    tp = sum(1 for x, y in zip(r, p) if x == positive and y == positive)
-    fp = sum(1 for x, y in zip(r, p) if x != positive and y == positive)
-    fn = sum(1 for x, y in zip(r, p) if x == positive and y != positive)
+    tp = sum(1 for x, y in zip(r, p, strict=True) if x == positive and y == positive)
+    fp = sum(1 for x, y in zip(r, p, strict=True) if x != positive and y == positive)
+    fn = sum(1 for x, y in zip(r, p, strict=True) if x == positive and y != positive)
     den = 2 * tp + fp + fn
     return None if den == 0 else 2 * tp / den
 
 
-def balanced_accuracy(reference: Sequence, predicted: Sequence) -> float | None:
+def balanced_accuracy(reference: Sequence[Any], predicted: Sequence[Any]) -> float | None:
     """Mean per-class recall over the classes present in ``reference``.
 
     ``(TP / (TP + FN) + TN / (TN + FP)) / 2`` when ``reference`` has both
     classes; the recall of the one class when it has one (as scikit-learn);
-    None when there are no units.
+    None when there are no units.  Computed by :func:`balanced_accuracy_from_counts`.
     """
     (tn, fp), (fn, tp) = confusion_matrix(reference, predicted)
-    recalls = []
-    if tn + fp:
-        recalls.append(tn / (tn + fp))
-    if tp + fn:
-        recalls.append(tp / (tp + fn))
-    return None if not recalls else sum(recalls) / len(recalls)
+    return balanced_accuracy_from_counts(tp, fp, fn, tn)
+
+
+def _kappa_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of 2x2 tables, element-wise; NaN where undefined (no units, or p_e = 1)."""
+    n = tp + fp + fn + tn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_o = (tp + tn) / n
+        pred_pos, ref_pos = tp + fp, tp + fn
+        p_e = (pred_pos * ref_pos + (n - pred_pos) * (n - ref_pos)) / (n * n)
+        kappa = (p_o - p_e) / (1.0 - p_e)
+    undefined = (n == 0) | (p_e >= 1.0 - 1e-15)
+    return np.where(undefined, np.nan, kappa)
+
+
+def _balanced_accuracy_arrays(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+    """Balanced accuracy of 2x2 tables, element-wise; NaN with no units."""
+    pos, neg = tp + fn, tn + fp
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r_pos = tp / pos
+        r_neg = tn / neg
+    both = (pos > 0) & (neg > 0)
+    out = np.where(both, (r_pos + r_neg) / 2, np.where(pos > 0, r_pos, r_neg))
+    return np.where((pos + neg) == 0, np.nan, out)
+
+
+def kappa_from_counts(tp: int, fp: int, fn: int, tn: int) -> float | None:
+    """Cohen's kappa of one 2x2 table (the one formula every module uses).
+
+    With ``n = tp + fp + fn + tn`` (tp: both positive; fp: predicted positive,
+    reference negative; fn: the reverse; tn: both negative)::
+
+        p_o   = (tp + tn) / n
+        p_e   = ((tp + fp)(tp + fn) + (fn + tn)(fp + tn)) / n^2
+        kappa = (p_o - p_e) / (1 - p_e)
+
+    None when there are no units or ``p_e = 1`` (both labellings one and the
+    same class).  :func:`kappa_by_table` is the same over arrays of tables.
+    """
+    v = float(_kappa_arrays(*(np.asarray([x], dtype=float) for x in (tp, fp, fn, tn)))[0])
+    return None if math.isnan(v) else v
+
+
+def balanced_accuracy_from_counts(tp: int, fp: int, fn: int, tn: int) -> float | None:
+    """Balanced accuracy of one 2x2 table: ``(tp / (tp + fn) + tn / (tn + fp)) / 2``.
+
+    The recall of the one class when the reference has one class only (as
+    scikit-learn); None with no units.  :func:`balanced_accuracy_by_table` is
+    the same over arrays of tables.
+    """
+    v = float(_balanced_accuracy_arrays(*(np.asarray([x], dtype=float) for x in (tp, fp, fn, tn)))[0])
+    return None if math.isnan(v) else v
+
+
+def kappa_by_table(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+    """:func:`kappa_from_counts` element-wise over count arrays (threshold sweeps); NaN marks undefined."""
+    return _kappa_arrays(*(np.asarray(x, dtype=float) for x in (tp, fp, fn, tn)))
+
+
+def balanced_accuracy_by_table(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> np.ndarray:
+    """:func:`balanced_accuracy_from_counts` element-wise over count arrays; NaN marks undefined."""
+    return _balanced_accuracy_arrays(*(np.asarray(x, dtype=float) for x in (tp, fp, fn, tn)))
+
+
+# --------------------------------------------------------------------------- paired difference
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The difference of two rates measured on the same units, ``rate_a - rate_b``, with its interval.
+
+    ``a_only`` counts units where ``a`` says 1 and ``b`` 0, ``b_only`` the
+    reverse (the discordant pairs; only they move the difference).  ``low``/
+    ``high`` None when undefined (no units; ``reason`` says so).
+    """
+
+    difference: float | None
+    low: float | None
+    high: float | None
+    n: int
+    rate_a: float | None
+    rate_b: float | None
+    a_only: int
+    b_only: int
+    confidence: float = 0.95
+    defined: bool = True
+    reason: str = ""
+
+    @property
+    def excludes_zero(self) -> bool:
+        """True when the interval lies entirely on one side of 0 (the two rates differ)."""
+        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
+
+
+def paired_difference(a: Sequence[Any], b: Sequence[Any], confidence: float = 0.95) -> PairedDifference:
+    """Interval for ``mean(a) - mean(b)`` of two 0/1 labellings of the same units (Newcombe 1998, method 10).
+
+    Two rates of the same units are correlated, so two Wilson intervals side
+    by side say nothing about their difference (overlap is not "no
+    difference").  With the paired table ``e`` (a = 1, b = 1), ``f`` (a = 1,
+    b = 0), ``g`` (a = 0, b = 1), ``h`` (both 0), ``n`` units,
+    ``p_a = (e + f) / n``, ``p_b = (e + g) / n``, ``D = p_a - p_b = (f - g) / n``,
+    Wilson intervals ``(l_a, u_a)``, ``(l_b, u_b)`` (:func:`wilson_interval`)::
+
+        phi = (e h - f g - n/2) / sqrt((e+f)(g+h)(e+g)(f+h))  when e h - f g > n/2
+              0                                               when 0 <= e h - f g <= n/2
+              (e h - f g) / sqrt(...)                         when e h - f g < 0
+              0                                               when a margin is 0
+        low  = D - sqrt((p_a - l_a)^2 - 2 phi (p_a - l_a)(u_b - p_b) + (u_b - p_b)^2)
+        high = D + sqrt((p_b - l_b)^2 - 2 phi (p_b - l_b)(u_a - p_a) + (u_a - p_a)^2)
+
+    Newcombe, R. G. (1998), "Improved confidence intervals for the difference
+    between binomial proportions based on paired data", *Statistics in
+    Medicine* 17, 2635-2650, method 10 (score intervals, no continuity
+    correction; ``phi`` as there).  His example e, f, g, h = 36, 12, 2, 0
+    gives D = 0.2000, 95% interval (0.0569, 0.3404).  The interval stays
+    inside [-1, 1] and is not degenerate at 0/n or n/n.
+    """
+    c = _check_confidence(confidence)
+    a_, b_ = _paired(a, b)
+    n = len(a_)
+    e = sum(1 for x, y in zip(a_, b_, strict=True) if x and y)
+    f = sum(1 for x, y in zip(a_, b_, strict=True) if x and not y)
+    g = sum(1 for x, y in zip(a_, b_, strict=True) if y and not x)
+    h = n - e - f - g
+    if n == 0:
+        return PairedDifference(None, None, None, 0, None, None, 0, 0, c, False, "no units")
+    p_a, p_b = (e + f) / n, (e + g) / n
+    ci_a, ci_b = wilson_interval(e + f, n, c), wilson_interval(e + g, n, c)
+    assert ci_a is not None and ci_b is not None
+    (l_a, u_a), (l_b, u_b) = ci_a, ci_b
+    margins = (e + f) * (g + h) * (e + g) * (f + h)
+    cross = e * h - f * g
+    if margins == 0 or 0 <= cross <= n / 2:
+        phi = 0.0
+    else:
+        phi = (cross - n / 2 if cross > 0 else cross) / math.sqrt(margins)
+    d = (f - g) / n
+    low = d - math.sqrt(max(0.0, (p_a - l_a) ** 2 - 2 * phi * (p_a - l_a) * (u_b - p_b) + (u_b - p_b) ** 2))
+    high = d + math.sqrt(max(0.0, (p_b - l_b) ** 2 - 2 * phi * (p_b - l_b) * (u_a - p_a) + (u_a - p_a) ** 2))
+    return PairedDifference(d, max(-1.0, low), min(1.0, high), n, p_a, p_b, f, g, c)
 
 
 # --------------------------------------------------------------------------- several raters
@@ -357,24 +503,26 @@ class AgreementStat:
     note: str = ""
 
 
-def fleiss_kappa(ratings: Iterable[Sequence]) -> AgreementStat:
-    """Fleiss' kappa of binary labels from several annotators.
+def fleiss_kappa(ratings: Iterable[Sequence[Any]]) -> AgreementStat:
+    """Fleiss' kappa of binary labels from several annotators; Fleiss & Cuzick (1979) when counts differ.
 
     ``ratings`` holds one list per unit with the 0/1 labels it received (from
     any number of annotators); units with fewer than two labels are skipped.
-    With ``n_ij`` the labels of class j on unit i and ``n_i = sum_j n_ij``::
+    With ``N`` units, ``n_i`` labels and ``x_i`` "yes" labels on unit i::
 
-        P_i  = (sum_j n_ij^2 - n_i) / (n_i (n_i - 1))   agreement on unit i
-        P    = mean_i P_i
-        p_j  = sum_i n_ij / sum_i n_i                  class proportions
-        P_e  = sum_j p_j^2
-        kappa = (P - P_e) / (1 - P_e)
+        n_bar = sum_i n_i / N                    mean labels per unit
+        p     = sum_i x_i / (N n_bar),  q = 1 - p
+        kappa = 1 - sum_i x_i (n_i - x_i) / n_i  /  (N (n_bar - 1) p q)
 
-    When every unit has the same number of labels this is Fleiss (1971) and is
-    computed by ``statsmodels.stats.inter_rater.fleiss_kappa``; otherwise the
-    same formulas are evaluated with each unit's own ``n_i`` (the usual
-    extension to a varying number of raters; ``note`` says so).  Undefined when
-    no unit has two labels, or when every label is the same class (P_e = 1).
+    This is Fleiss, J. L. & Cuzick, J. (1979), "The reliability of dichotomous
+    judgments: unequal numbers of judges per subject", *Applied Psychological
+    Measurement* 3(4), 537-542.  When every unit has the same number of labels
+    it equals Fleiss (1971), and is then computed by
+    ``statsmodels.stats.inter_rater.fleiss_kappa``; otherwise by the formula
+    above (``note`` says so).  E.g. ``[[1, 1], [0, 1, 0], [1, 1], [0, 0]]``:
+    N = 4, n_bar = 9/4, p = 5/9, sum x(n - x)/n = 2/3, kappa = 1 - (2/3) /
+    (4 * 5/4 * 20/81) = 1 - 0.54 = 0.46.  Undefined when no unit has two
+    labels, or when every label is the same class (p q = 0).
     """
     table = []
     for i, unit in enumerate(ratings):
@@ -397,16 +545,15 @@ def fleiss_kappa(ratings: Iterable[Sequence]) -> AgreementStat:
             value = float(_sm_fleiss_kappa(np.array(table, dtype=float), method="fleiss"))
         note = ""
     else:
-        p_units = [(x * x + y * y - (x + y)) / ((x + y) * (x + y - 1)) for x, y in table]
-        p_bar = sum(p_units) / n_units
-        p1 = sum(y for _, y in table) / n_ratings
-        p_e = p1 * p1 + (1 - p1) * (1 - p1)
-        value = (p_bar - p_e) / (1 - p_e)
-        note = "units have different numbers of labels: generalised Fleiss' kappa"
+        n_bar = n_ratings / n_units
+        p = sum(y for _, y in table) / n_ratings
+        within = sum(x * y / (x + y) for x, y in table)  # x_i (n_i - x_i) / n_i
+        value = 1.0 - within / (n_units * (n_bar - 1.0) * p * (1.0 - p))
+        note = "units have different numbers of labels: Fleiss-Cuzick (1979) kappa"
     return AgreementStat("fleiss_kappa", value, True, "", n_units, n_ratings, note)
 
 
-def krippendorff_alpha(reliability: Sequence[Sequence]) -> AgreementStat:
+def krippendorff_alpha(reliability: Sequence[Sequence[Any]]) -> AgreementStat:
     """Krippendorff's alpha (nominal) with missing labels allowed.
 
     ``reliability`` has one row per annotator and one column per unit, ``None``
@@ -465,13 +612,17 @@ def krippendorff_alpha(reliability: Sequence[Sequence]) -> AgreementStat:
 class PPIResult:
     """Prediction-powered estimate of a rate, beside the human-only and automatic-only ones.
 
-    ``estimate``/``low``/``high``: the PPI point estimate and interval (None
+    ``estimate``/``low``/``high``: the PPI++ point estimate and interval (None
     when not ``defined``; ``low``/``high`` also None when fewer than two units
-    are on either side, see ``reason``).  ``rectifier`` = mean(human -
-    automatic) on the labelled units: the bias of the automatic labels that PPI
-    corrects.  ``human_only`` is the Wilson interval of the human labels,
-    ``human_mean`` their mean; ``auto_only`` the mean of all automatic labels
-    (labelled and unlabelled units), i.e. what trusting the scorer would say.
+    are on either side, see ``reason``).  ``lam`` is the power-tuning
+    parameter used (1 = classical PPI, 0 = the human labels alone);
+    ``tuned`` says whether it was estimated from the data.  ``rectifier`` =
+    mean(human - lam * automatic) on the labelled units.  ``human_only`` is
+    the Wilson interval of the human labels, ``human_mean`` their mean;
+    ``auto_only`` the mean of all automatic labels (labelled and unlabelled
+    units), i.e. what trusting the scorer would say.  The interval is valid
+    only when the labelled units are a uniform random sample of all units
+    (see :mod:`playground.calibrate.ppi`).
     """
 
     estimate: float | None
@@ -488,6 +639,8 @@ class PPIResult:
     defined: bool = True
     reason: str = ""
     note: str = ""
+    lam: float | None = None
+    tuned: bool = False
 
     @property
     def width(self) -> float | None:
@@ -500,19 +653,15 @@ class PPIResult:
         return None if self.human_only is None else self.human_only[1] - self.human_only[0]
 
 
-def _sample_var(x: np.ndarray) -> float:
-    return float(np.var(x, ddof=1)) if len(x) >= 2 else float("nan")
-
-
-def _as_rates(values: Iterable, name: str) -> np.ndarray:
+def _as_rates(values: Iterable[Any], name: str) -> np.ndarray:
     arr = np.asarray([float(v) for v in values], dtype=float)
     if arr.size and (not np.all(np.isfinite(arr)) or arr.min() < 0 or arr.max() > 1):
         raise ValueError(f"{name} must be finite numbers in [0, 1]")
     return arr
 
 
-def _ppi_inputs(auto_unlabelled: Sequence, auto_labelled: Sequence,
-                human_labelled: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _ppi_inputs(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any],
+                human_labelled: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three PPI inputs as float arrays, checked: rates in [0, 1], human labels 0/1, paired lengths."""
     f_u = _as_rates(auto_unlabelled, "auto_unlabelled")
     f_l = _as_rates(auto_labelled, "auto_labelled")
@@ -524,38 +673,71 @@ def _ppi_inputs(auto_unlabelled: Sequence, auto_labelled: Sequence,
     return f_u, f_l, y
 
 
-def ppi_mean(auto_unlabelled: Sequence, auto_labelled: Sequence, human_labelled: Sequence,
-             confidence: float = 0.95) -> PPIResult:
-    """Prediction-powered inference (Angelopoulos et al., Science 2023) for a rate.
+def _check_lam(lam: float | None) -> float | None:
+    if lam is None:
+        return None
+    if isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not 0 <= lam <= 1:
+        raise ValueError(f"lam must be a number in [0, 1] or None (tuned), got {lam!r}")
+    return float(lam)
+
+
+def ppi_tuning(f_u: np.ndarray, f_l: np.ndarray, y: np.ndarray) -> float:
+    """The power-tuning parameter of PPI++ for a mean (Angelopoulos, Duchi & Zrnic 2023, eq. for the mean)::
+
+        lam = Cov(Y, f(X)) / ((1 + n / N) Var(f(X)))     clipped to [0, 1]
+
+    with ``Cov`` over the n labelled units (ddof = 0) and ``Var`` over all n + N
+    automatic labels (ddof = 1), as ``ppi_py.ppi_mean_ci``.  It minimises the
+    estimated variance of the PPI++ estimate; 0 (the human labels alone) when
+    the automatic labels do not vary.
+    """
+    n, big_n = len(y), len(f_u)
+    var_f = float(np.var(np.concatenate([f_l, f_u]), ddof=1))
+    if var_f <= _VAR_EPS or n < 2 or big_n < 1:
+        return 0.0
+    cov = float(np.mean((y - y.mean()) * (f_l - f_l.mean())))
+    return min(1.0, max(0.0, cov / ((1.0 + n / big_n) * var_f)))
+
+
+def ppi_mean(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any], human_labelled: Sequence[Any],
+             confidence: float = 0.95, lam: float | None = None) -> PPIResult:
+    """Prediction-powered inference for a rate: PPI++ (power-tuned) by default, classical PPI with ``lam=1``.
 
     ``auto_unlabelled`` are automatic labels f(X) on the N units no person
     labelled; ``auto_labelled``/``human_labelled`` the automatic and human
     labels on the n units a person did label (same order).  Labels are 0/1 (a
-    score in [0, 1] is also accepted for ``f``)::
+    score in [0, 1] is also accepted for ``f``).  With ``lam`` from
+    :func:`ppi_tuning` unless given::
 
-        theta = mean(f(X_unlab)) + mean(Y_lab - f(X_lab))      rectified mean
-        var   = var(f(X_unlab)) / N + var(Y_lab - f(X_lab)) / n  (ddof = 1)
+        theta = lam * mean(f(X_unlab)) + mean(Y_lab - lam * f(X_lab))
+        var   = Var(lam * f(X_unlab)) / N + Var(Y_lab - lam * f(X_lab)) / n     (ddof = 0)
         interval = theta -+ z * sqrt(var), clipped to [0, 1]
 
-    The point estimate is also clipped to [0, 1] (the rectified mean of rates
-    can step outside it by chance).  The interval is a normal approximation: it
-    needs N >= 2 and n >= 2 (else ``low``/``high`` are None and ``reason``
-    says why), and when the automatic labels agree with every human label the
+    PPI: Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, *Science* 382 (2023);
+    PPI++ and ``lam``: Angelopoulos, Duchi & Zrnic, "PPI++: Efficient
+    prediction-powered inference", arXiv:2311.01453 (2023).  Equal to
+    ``ppi_py.ppi_mean_ci`` / ``ppi_mean_pointestimate`` (checked in the tests).
+    ``lam = 1`` is classical PPI, ``lam = 0`` the human labels' own normal
+    interval; the tuned ``lam`` is never wider than either (asymptotically).
+
+    Valid only when the labelled units are a uniform random sample of all
+    units.  The point estimate is clipped to [0, 1].  The interval needs
+    N >= 2 and n >= 2 (else ``low``/``high`` are None and ``reason`` says
+    why); when the automatic labels agree with every human label the
     rectifier variance is 0 and the interval can be misleadingly narrow
-    (``note`` warns).  ``human_only`` (Wilson on the human labels alone) shows
-    what the automatic labels bought: PPI is narrower when the scorer agrees
-    well with people, and ``rectifier`` far from 0 shows how biased the scorer
-    is.  Undefined (``estimate`` None) when there are no human labels.
+    (``note`` warns).  Undefined (``estimate`` None) when there are no human
+    labels or no unlabelled units.
     """
     c = _check_confidence(confidence)
+    lam_given = _check_lam(lam)
     f_u, f_l, y = _ppi_inputs(auto_unlabelled, auto_labelled, human_labelled)
     n, big_n = len(y), len(f_u)
     human_ci = wilson_interval(int(y.sum()), n, c)
     human_mean = float(y.mean()) if n else None
     all_auto = np.concatenate([f_u, f_l])
     auto_only = float(all_auto.mean()) if all_auto.size else None
-    common = dict(n_labelled=n, n_unlabelled=big_n, human_only=human_ci, auto_only=auto_only,
-                  human_mean=human_mean, confidence=c)
+    common: dict[str, Any] = {"n_labelled": n, "n_unlabelled": big_n, "human_only": human_ci,
+                              "auto_only": auto_only, "human_mean": human_mean, "confidence": c}
     if n == 0:
         return PPIResult(None, None, None, defined=False,
                          reason="no human labels: nothing to rectify the automatic labels with",
@@ -564,34 +746,37 @@ def ppi_mean(auto_unlabelled: Sequence, auto_labelled: Sequence, human_labelled:
         return PPIResult(None, None, None, defined=False,
                          reason="no unlabelled units: use the human labels alone (human_only)",
                          **common)
-    diff = y - f_l
+    used = lam_given if lam_given is not None else ppi_tuning(f_u, f_l, y)
+    tuned = lam_given is None
+    diff = y - used * f_l
     rectifier = float(diff.mean())
-    raw = float(f_u.mean()) + rectifier
+    raw = used * float(f_u.mean()) + rectifier
     estimate = min(1.0, max(0.0, raw))
     if n < 2 or big_n < 2:
-        return PPIResult(estimate, None, None, rectifier=rectifier,
+        return PPIResult(estimate, None, None, rectifier=rectifier, lam=used, tuned=tuned,
                          reason="an interval needs at least 2 labelled and 2 unlabelled units",
                          **common)
-    var = _sample_var(f_u) / big_n + _sample_var(diff) / n
+    var = float(np.var(used * f_u)) / big_n + float(np.var(diff)) / n
     se = math.sqrt(max(var, 0.0))
     z = z_value(c)
     low = min(1.0, max(0.0, raw - z * se))
     high = min(1.0, max(0.0, raw + z * se))
     note = ""
-    if _sample_var(diff) <= _VAR_EPS:
+    if float(np.var(y - f_l)) <= _VAR_EPS:
         note = ("the automatic labels agree with every human label, so the rectifier "
                 "variance is 0 and the interval may be too narrow; label more units")
     return PPIResult(estimate, low, high, rectifier=rectifier, std_error=se, note=note,
-                     **common)
+                     lam=used, tuned=tuned, **common)
 
 
-def ppi_labels_needed(auto_unlabelled: Sequence, auto_labelled: Sequence,
-                      human_labelled: Sequence, width: float,
-                      confidence: float = 0.95) -> int | None:
-    """Total number of human labels n for which the PPI interval would be ``width`` wide.
+def ppi_labels_needed(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any],
+                      human_labelled: Sequence[Any], width: float,
+                      confidence: float = 0.95, lam: float | None = None) -> int | None:
+    """Total number of human labels n for which the PPI++ interval would be ``width`` wide.
 
-    From the current variance estimates ``s_f^2 = var(f(X_unlab))`` and
-    ``s_r^2 = var(Y_lab - f(X_lab))`` (ddof = 1), holding N (the unlabelled
+    From the current estimates, with ``lam`` tuned as in :func:`ppi_mean`
+    unless given, ``s_f^2 = Var(lam f(X_unlab))`` and ``s_r^2 = Var(Y_lab -
+    lam f(X_lab))`` (ddof = 0, as the interval), holding N (the unlabelled
     units) fixed, the half-width ``h = width / 2`` requires::
 
         z * sqrt(s_f^2 / N + s_r^2 / n) <= h
@@ -602,17 +787,19 @@ def ppi_labels_needed(auto_unlabelled: Sequence, auto_labelled: Sequence,
     labels alone (``(h / z)^2 <= s_f^2 / N``: the unlabelled term by itself is
     already wider) or when fewer than 2 units are on either side.  The
     estimate is only as good as ``s_r^2``: from a handful of labels it is rough
-    (0 when the scorer happened to agree with every human label), and the
-    clipping to [0, 1] is ignored.
+    (0 when the scorer happened to agree with every human label), ``lam`` is
+    held at its current value, and the clipping to [0, 1] is ignored.
     """
     c = _check_confidence(confidence)
+    lam_given = _check_lam(lam)
     if not (isinstance(width, numbers.Real) and 0 < width <= 2 and math.isfinite(width)):
         raise ValueError(f"width must be a number in (0, 2], got {width!r}")
     f_u, f_l, y = _ppi_inputs(auto_unlabelled, auto_labelled, human_labelled)
     if len(y) < 2 or len(f_u) < 2:
         return None
-    s_f2 = _sample_var(f_u)
-    s_r2 = _sample_var(y - f_l)
+    used = lam_given if lam_given is not None else ppi_tuning(f_u, f_l, y)
+    s_f2 = float(np.var(used * f_u))
+    s_r2 = float(np.var(y - used * f_l))
     budget = (width / 2.0 / z_value(c)) ** 2 - s_f2 / len(f_u)
     if budget <= 0:
         return None

@@ -1,6 +1,7 @@
 """Shared fixtures: the repository root, the tiny valid dataset in tests/data/mini, copies to break."""
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -21,3 +22,20 @@ def mini_root(tmp_path: Path) -> Path:
     target = tmp_path / "mini"
     shutil.copytree(MINI, target)
     return target
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With PLAYGROUND_REQUIRE_SHARED=1 (set by .ci/run) a test skipped for want of the shared data fails instead.
+
+    Tests that need ``../shared/data/ragtruth`` skip with a reason naming the shared RAGTruth sample; in CI that
+    data must be there, so the skip would hide a broken checkout.
+    """
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped or os.environ.get("PLAYGROUND_REQUIRE_SHARED") != "1":
+        return
+    reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if "shared" in reason.lower() and "ragtruth" in reason.lower():
+        report.outcome = "failed"
+        report.longrepr = f"PLAYGROUND_REQUIRE_SHARED=1, but the test was skipped: {reason}"

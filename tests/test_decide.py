@@ -383,12 +383,37 @@ def test_flags_reject_misaligned_labels():
     with pytest.raises(ValueError, match="misaligned"):
         _flags(supported=(True,), correct=(True, True))
     with pytest.raises(ValueError, match="confidence differs"):
-        flags(
-            GOOD,
-            run(sig(top_retrieval_similarity=0.3)),
-            claim_supported=(True, True),
-            claim_correct=(True, True),
-            answer_correct=True,
-            support_floor=FLOOR,
-            thresholds=T,
-        )
+        flags(GOOD, run(sig(top_retrieval_similarity=0.3)), claim_supported=(True, True),
+              claim_correct=(True, True), answer_correct=True, support_floor=FLOOR, thresholds=T)
+
+
+# --- every documented threshold, exactly at its boundary ------------------------------------
+
+
+@pytest.mark.parametrize("changes,at_rule,beyond,beyond_rule", [
+    # "<" rules do not fire exactly at the threshold, and fire just below it
+    ({"context_quality": 0.30}, "accept", {"context_quality": 0.2999}, "poor_retrieval"),
+    ({"answer_relevance": 0.25}, "accept", {"answer_relevance": 0.2499}, "off_topic"),
+    ({"specificity": 0.12}, "signals_disagree", {"specificity": 0.1199}, "unspecific"),
+    ({"groundedness": 0.45}, "low_confidence", {"groundedness": 0.4499}, "ungrounded"),
+    # ">=" rules fire exactly at the threshold, not just below it
+    ({"hedging": 0.50}, "hedged", {"hedging": 0.4999}, "accept"),
+    ({"support": (0.31, 0.9), "specificity": 0.35, "attribution": 0.30}, "confident_hallucination",
+     {"support": (0.31, 0.9), "specificity": 0.3499, "attribution": 0.30}, "otherwise"),
+    # attribution "<" low_attribution: exactly 0.50 is not weak
+    ({"support": (0.31, 0.9), "specificity": 0.52, "attribution": 0.50, "groundedness": 0.63}, "otherwise",
+     {"support": (0.31, 0.9), "specificity": 0.52, "attribution": 0.4999, "groundedness": 0.63},
+     "confident_hallucination"),
+    # an abstention with context quality exactly at min_context_quality counts as "with context"
+    ({"abstained": True, "context_quality": 0.30, "groundedness": 0.0, "support": (0.1,)}, "abstained_with_context",
+     {"abstained": True, "context_quality": 0.2999, "groundedness": 0.0, "support": (0.1,)}, "abstained_no_context"),
+])
+def test_threshold_boundaries(changes, at_rule, beyond, beyond_rule):
+    assert run(sig(**changes)).rule == at_rule
+    assert run(sig(**beyond)).rule == beyond_rule
+
+
+def test_a_sentence_exactly_at_the_support_floor_is_not_below_it():
+    s = sig(support=(0.70, 0.6999))
+    assert s.below_floor(0.70) == ((1, "Sentence 1.", 0.6999),)
+    assert sig(support=(0.70, 0.70)).below_floor(0.70) == ()

@@ -4,6 +4,7 @@ Wilson intervals below use z = 1.959964 (z^2 = 3.841459).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -291,8 +292,8 @@ counts = st.integers(0, 50).flatmap(lambda n: st.tuples(st.integers(0, n), st.ju
 @given(st.tuples(counts, counts, counts, counts),
        st.tuples(*[st.floats(0, 10, allow_nan=False)] * 4))
 def test_composite_within_min_max_of_rates(cs, ws):
-    r = {d: rate_from_counts(d, *c) for d, c in zip(DIMENSION_ORDER, cs)}
-    w = dict(zip(DIMENSION_ORDER, ws))
+    r = {d: rate_from_counts(d, *c) for d, c in zip(DIMENSION_ORDER, cs, strict=True)}
+    w = dict(zip(DIMENSION_ORDER, ws, strict=True))
     if not any(v > 0 for v in ws):
         with pytest.raises(ValueError):
             composite(r, w)
@@ -387,8 +388,8 @@ REL = {"a", "b", "c"}
 
 def test_retrieval_hand_computed_k3():
     # distinct ranking x, a, b, y; top-3 = x, a, b: 2 of 3 relevant found
-    assert recall_at_k(RET, REL, 3) == approx(2 / 3)
-    assert precision_at_k(RET, REL, 3) == approx(2 / 3)
+    assert recall_at_k(RET, REL, 3) == 2 / 3
+    assert precision_at_k(RET, REL, 3) == 2 / 3
     assert hit_at_k(RET, REL, 3) == 1.0
     # DCG = 1/log2(3) + 1/log2(4) = .630930 + .5 = 1.130930
     # IDCG (3 ideal hits) = 1 + .630930 + .5 = 2.130930 -> nDCG = .530721
@@ -396,36 +397,48 @@ def test_retrieval_hand_computed_k3():
     assert reciprocal_rank(RET, REL) == 0.5
 
 
+def test_precision_divides_by_k_as_trec_eval():
+    # the issue's example: retrieved [a], relevant {a, b}, k = 5 -> 1/5 (not 1/min(5, 1) = 1)
+    assert precision_at_k(["a"], ["a", "b"], 5) == 0.2
+    # k = 5 > 4 distinct retrieved: 2 relevant / 5
+    assert precision_at_k(RET, REL, 5) == 0.4
+    assert precision_at_k(["a", "a", "b"], ["a"], 3) == 1 / 3  # distinct [a, b]: 1 / 3
+
+
 def test_retrieval_hand_computed_other_k():
-    # k = 5 > 4 distinct retrieved: precision divides by min(5, 4) = 4 -> 2/4
-    assert precision_at_k(RET, REL, 5) == 0.5
-    assert recall_at_k(RET, REL, 5) == approx(2 / 3)
+    assert recall_at_k(RET, REL, 5) == 2 / 3
     # k = 1: only "x"
     assert (recall_at_k(RET, REL, 1), precision_at_k(RET, REL, 1), hit_at_k(RET, REL, 1),
             ndcg_at_k(RET, REL, 1)) == (0.0, 0.0, 0.0, 0.0)
     # relevant {a, b}, retrieved [x, a, b], k = 2: DCG = 1/log2(3) = .630930
     # IDCG over min(2, 2) = 1 + .630930 -> nDCG = .386853
     assert ndcg_at_k(["x", "a", "b"], ["a", "b"], 2) == approx(0.386853, abs=1e-6)
-    # one relevant at rank 1, k = 10: IDCG over min(10, 1) = 1 -> nDCG = 1
+
+
+def test_ndcg_ideal_gain_is_capped_at_k():
+    # one relevant at rank 1, k = 10: IDCG over min(10, 1) = 1 ideal hit -> nDCG = 1
     assert ndcg_at_k(["a", "x"], ["a"], 10) == 1.0
+    # three relevant, k = 2, both top ranks relevant: IDCG over min(2, 3) = 2 -> exactly 1
+    # (uncapped, IDCG would be 2.130930 and nDCG 0.765361)
+    assert ndcg_at_k(["a", "b", "x"], ["a", "b", "c"], 2) == 1.0
+    # exactly at the cap: k = |relevant| = 2
+    assert ndcg_at_k(["b", "a"], ["a", "b"], 2) == 1.0
 
 
 def test_retrieval_duplicates_counted_once():
     # [a, a, b] -> distinct [a, b]; top-2 holds b
     assert recall_at_k(["a", "a", "b"], ["b"], 2) == 1.0
-    assert precision_at_k(["a", "a", "b"], ["a"], 3) == 0.5  # 1 / min(3, 2)
     assert reciprocal_rank(["a", "a", "b"], ["b"]) == 0.5
 
 
-def test_retrieval_nothing_expected():
-    # out of scope: nothing to miss
+def test_retrieval_nothing_relevant_is_undefined():
+    # out of scope / cross-tenant: trec_eval leaves the query out; so do we
     for retrieved in (["x", "y"], []):
-        assert recall_at_k(retrieved, [], 3) == 1.0
-        assert hit_at_k(retrieved, [], 3) == 1.0
-        assert ndcg_at_k(retrieved, [], 3) == 1.0
-        assert reciprocal_rank(retrieved, []) == 1.0
-    assert precision_at_k(["x", "y"], [], 3) == 0.0  # everything retrieved is irrelevant
-    assert precision_at_k([], [], 3) == 0.0
+        assert recall_at_k(retrieved, [], 3) is None
+        assert precision_at_k(retrieved, [], 3) is None
+        assert hit_at_k(retrieved, [], 3) is None
+        assert ndcg_at_k(retrieved, [], 3) is None
+        assert reciprocal_rank(retrieved, []) is None
 
 
 def test_retrieval_nothing_retrieved():
@@ -440,41 +453,44 @@ def test_retrieval_nothing_retrieved():
 def test_retrieval_rejects_bad_k(k):
     with pytest.raises(ValueError, match="k must be"):
         recall_at_k(["a"], ["a"], k)
+    with pytest.raises(ValueError, match="k must be"):
+        precision_at_k(["a"], ["a"], k)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(0, 9), max_size=12), st.sets(st.integers(0, 9), max_size=5),
+@given(st.lists(st.integers(0, 9), max_size=12), st.sets(st.integers(0, 9), min_size=1, max_size=5),
        st.integers(1, 12))
 def test_retrieval_properties(retrieved, relevant, k):
     vals = [recall_at_k(retrieved, relevant, k), precision_at_k(retrieved, relevant, k),
             hit_at_k(retrieved, relevant, k), ndcg_at_k(retrieved, relevant, k),
             reciprocal_rank(retrieved, relevant)]
-    assert all(0.0 <= v <= 1.0 + 1e-12 for v in vals)
+    assert all(v is not None and 0.0 <= v <= 1.0 + 1e-12 for v in vals)
     assert recall_at_k(retrieved, relevant, k) <= recall_at_k(retrieved, relevant, k + 1)
-    assert (hit_at_k(retrieved, relevant, k) > 0) == (recall_at_k(retrieved, relevant, k) > 0) \
-        or not relevant
+    assert (hit_at_k(retrieved, relevant, k) > 0) == (recall_at_k(retrieved, relevant, k) > 0)
 
 
 def test_retrieval_summary():
     s = retrieval_summary([
         ("c2", "normal", ["x", "a"], ["a"]),          # recall 1, precision .5, rr .5
         ("c1", "normal", ["a", "b"], ["a", "b"]),     # all 1
-        ("c3", "out_of_scope", ["x"], []),            # recall 1, precision 0, rr 1
+        ("c3", "out_of_scope", ["x"], []),            # undefined: left out of every mean
     ], k=2)
     assert [r.case_id for r in s.rows] == ["c1", "c2", "c3"]
     c2 = s.rows[1]
     # c2: nDCG = (1/log2 3) / 1 = .630930
     assert (c2.recall, c2.precision, c2.hit, c2.reciprocal_rank) == (1.0, 0.5, 1.0, 0.5)
     assert c2.ndcg == approx(0.630930, abs=1e-6)
+    assert s.rows[2].recall is None and s.rows[2].precision is None
     assert list(s.by_case_type) == ["normal", "out_of_scope"]
     assert s.n_by_case_type == {"normal": 2, "out_of_scope": 1}
+    assert s.n_with_expected_by_case_type == {"normal": 2, "out_of_scope": 0}
     # normal: precision (1 + .5)/2 = .75, rr .75, nDCG (1 + .630930)/2 = .815465
     assert s.by_case_type["normal"]["precision"] == 0.75
     assert s.by_case_type["normal"]["ndcg"] == approx(0.815465, abs=1e-6)
-    # overall: precision (1 + .5 + 0)/3 = .5; with expected sources only: .75
-    assert s.overall["precision"] == 0.5 and s.overall_with_expected["precision"] == 0.75
-    assert s.overall["reciprocal_rank"] == approx(2.5 / 3)
-    assert (s.n_cases, s.n_with_expected) == (3, 2)
+    assert s.by_case_type["out_of_scope"] == dict.fromkeys(("recall", "precision", "hit", "ndcg", "reciprocal_rank"))
+    # overall over the 2 cases that expect a source: the out-of-scope case does not count as 1.0
+    assert s.overall["precision"] == 0.75 and s.overall["reciprocal_rank"] == 0.75
+    assert (s.n_cases, s.n_with_expected, s.n_without_relevant) == (3, 2, 1)
     assert s.as_rows()[0]["case_id"] == "c1"
     assert retrieval_scores("c", "normal", ["a"], ["a"], 1).n_retrieved == 1
 
@@ -484,6 +500,71 @@ def test_retrieval_summary_edge_cases():
     assert s.rows == [] and s.overall["recall"] is None and s.by_case_type == {}
     with pytest.raises(ValueError, match="appears twice"):
         retrieval_summary([("c", "normal", [], []), ("c", "normal", [], [])], k=3)
+
+
+# --------------------------------------------------------------------------- retrieval against trec_eval
+
+_TREC = {"recall": "recall_{k}", "precision": "P_{k}", "hit": "success_{k}", "ndcg": "ndcg_cut_{k}",
+         "reciprocal_rank": "recip_rank"}
+
+
+def _trec_eval_means(cases, k):
+    """Mean of each metric over the queries trec_eval scores (via pytrec_eval)."""
+    import pytrec_eval
+
+    qrels = {cid: dict.fromkeys(relevant, 1) for cid, _, _, relevant in cases if relevant}
+    run = {}
+    for cid, _, retrieved, relevant in cases:
+        ranked = list(dict.fromkeys(retrieved))
+        if relevant and ranked:
+            # strictly decreasing scores so trec_eval keeps our order (no tie-breaking by doc id)
+            run[cid] = {doc: float(len(ranked) - i) for i, doc in enumerate(ranked)}
+    measures = {m.format(k=k) for m in _TREC.values()}
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    # trec_eval scores a judged query with an empty ranking as 0 on every measure (-c)
+    return {name: sum(per_query.get(cid, {}).get(m.format(k=k), 0.0) for cid in qrels) / len(qrels)
+            for name, m in _TREC.items()}
+
+
+def _random_cases(seed, n=60, docs=15):
+    from playground.sampling import ranked, uniform
+
+    cases = []
+    for i in range(n):
+        pool = ranked([f"d{j}" for j in range(docs)], f"{seed}/{i}")
+        n_ret = 1 + int(uniform(seed, f"{i}/ret") * 10)
+        n_rel = int(uniform(seed, f"{i}/rel") * 4)  # 0 .. 3: a quarter of cases have no relevant id
+        rel_pool = ranked([f"d{j}" for j in range(docs)], f"{seed}/{i}/relset")
+        cases.append((f"q{i}", "t", pool[:n_ret], rel_pool[:n_rel]))
+    return cases
+
+
+@pytest.mark.parametrize("seed,k", [(1, 5), (2, 3), (3, 10), (4, 1)])
+def test_rank_metrics_equal_trec_eval_on_seeded_random_rankings(seed, k):
+    cases = _random_cases(seed)
+    ours = retrieval_summary(cases, k).overall
+    theirs = _trec_eval_means(cases, k)
+    assert ours == approx(theirs, abs=1e-9)
+
+
+def test_rank_metrics_equal_trec_eval_on_the_shipped_run(tmp_path):
+    import json
+
+    from playground.cli import main
+
+    out = tmp_path / "run"
+    assert main(["harness", "run", "--out", str(out), "--quiet"]) == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    results = [json.loads(line) for line in (out / "cases.jsonl").read_text(encoding="utf-8").splitlines()]
+    cases = [(c["case_id"], c["case_type"], c["retrieval"]["retrieved"], c["expected_sources"]) for c in results]
+    k = report["config"]["retrieval"]["k"]
+    theirs = _trec_eval_means(cases, k)
+    overall = report["metrics"]["overall"]
+    names = {"recall": "recall_at_k", "precision": "precision_at_k", "hit": "hit_at_k", "ndcg": "ndcg_at_k",
+             "reciprocal_rank": "mrr"}
+    assert {m: overall[names[m]] for m in _TREC} == approx(theirs, abs=1e-6)
+    assert report["counts"]["cases_without_relevant_source"] == 22
+    assert sum(1 for c in cases if c[3]) == 44
 
 
 # --------------------------------------------------------------------------- agreement
@@ -539,8 +620,9 @@ def test_multi_rater_hand_computed():
     assert m.pairwise[0].agreement.kappa.kappa == 0.0
     # ann-cat share only unit 2 (both 0) -> undefined
     assert not m.pairwise[1].agreement.kappa.defined
-    # Fleiss (generalised; see test_stats): .6625; Krippendorff: 1 - 8*1/(4*5) = .6
-    assert m.fleiss.value == approx(0.6625)
+    # units [1,1], [0,1,0], [1,1], [0,0]: Fleiss-Cuzick .46 (hand-computed in test_stats);
+    # Krippendorff: 1 - 8*1/(4*5) = .6
+    assert m.fleiss.value == approx(0.46, abs=1e-12)
     assert m.krippendorff.value == approx(0.6)
 
 
@@ -557,6 +639,39 @@ def test_multi_rater_degenerate():
 def test_dimension_rate_is_frozen():
     r = rate_from_counts("coverage", 1, 2)
     assert isinstance(r, DimensionRate) and r.has_data
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         r.rate = 0.0  # type: ignore[misc]
     assert math.isclose(r.rate, 0.5)
+
+
+# --------------------------------------------------------------------------- diagnosis boundaries
+
+
+def test_diagnosis_exactly_at_the_thresholds_passes():
+    # 7/10 = 0.70 exactly (faithfulness, correctness, coverage) and 5/10 = 0.50 (context relevance): no failure
+    rates = {"context_relevance": rate_from_counts("context_relevance", 5, 10),
+             "faithfulness": rate_from_counts("faithfulness", 7, 10),
+             "correctness": rate_from_counts("correctness", 70, 100),
+             "coverage": rate_from_counts("coverage", 7, 10)}
+    d = diagnose(rates)
+    assert d.failures == [] and d.healthy
+    # passing, but every Wilson interval reaches below its threshold: all four borderline
+    assert d.borderline == ["context_relevance", "faithfulness", "correctness", "coverage"]
+
+
+@pytest.mark.parametrize("dimension,successes,n", [
+    ("context_relevance", 49, 100), ("faithfulness", 69, 100), ("correctness", 699, 1000), ("coverage", 6999, 10000)])
+def test_diagnosis_just_below_the_threshold_fails(dimension, successes, n):
+    d = diagnose({dimension: rate_from_counts(dimension, successes, n)})
+    assert [f.dimension for f in d.failures] == [dimension]
+    assert d.failures[0].uncertain  # the interval still reaches the threshold
+
+
+def test_diagnosis_uncertain_exactly_when_the_upper_bound_reaches_the_threshold():
+    # 1/10 context relevance: Wilson (0.0179, 0.4042) < 0.50 -> a certain failure
+    d = diagnose({"context_relevance": rate_from_counts("context_relevance", 1, 10)})
+    assert not d.failures[0].uncertain
+    # threshold set to the upper bound itself: high >= threshold -> uncertain
+    r = rate_from_counts("context_relevance", 1, 10)
+    assert diagnose({"context_relevance": r}, {"context_relevance": r.high}).failures[0].uncertain
+    assert not diagnose({"context_relevance": r}, {"context_relevance": r.high + 1e-9}).failures[0].uncertain

@@ -266,8 +266,9 @@ def test_response_signals_show_a_confident_hallucination():
 #: Out-of-sample figures of support() on the shared sample (5-fold CV grouped by
 #: source, seed 0, floor grid 0.05..0.95, floor chosen for balanced accuracy), as
 #: reached; the test allows a margin.
-RAGTRUTH_CV_KAPPA = 0.393
-RAGTRUTH_CV_BALANCED_ACCURACY = 0.766
+#: (Folds by the stable hash of the source id since issue 15, no longer size-balanced: 0.393 / 0.766 before.)
+RAGTRUTH_CV_KAPPA = 0.380
+RAGTRUTH_CV_BALANCED_ACCURACY = 0.719
 
 
 @pytest.mark.skipif(not SHARED.is_file(), reason=f"shared RAGTruth sample not found at {SHARED}")

@@ -24,8 +24,6 @@ from playground.stats import (
     matthews_corrcoef,
     pabak,
     percent_agreement,
-    ppi_labels_needed,
-    ppi_mean,
     wilson_interval,
     z_value,
 )
@@ -266,28 +264,37 @@ def test_fleiss_kappa_hand_computed():
     assert r.n_units == 4 and r.n_ratings == 12 and r.note == ""
 
 
-def test_fleiss_kappa_varying_raters_and_skips():
-    # units (zeros, ones): (0,2), (2,1), (0,2), (2,0); the single-rating unit is skipped
-    # P_i = 1, (4+1-3)/6 = 1/3, 1, 1 -> P = .833333
-    # p_1 = 5/9 -> P_e = 25/81 + 16/81 = .506173 -> kappa = .327160/.493827 = .6625
+def test_fleiss_kappa_varying_raters_is_fleiss_cuzick():
+    # Fleiss & Cuzick (1979); the single-rating unit is skipped.
+    # n_i = 2, 3, 2, 2; x_i = 2, 1, 2, 0: N = 4, n_bar = 9/4, p = 5/9, q = 4/9
+    # sum x(n - x)/n = 0 + 2/3 + 0 + 0 = 2/3
+    # kappa = 1 - (2/3) / (4 * (9/4 - 1) * 20/81) = 1 - (2/3) / (100/81) = 1 - .54 = .46
     r = fleiss_kappa([[1, 1], [0, 1, 0], [1, 1], [0, 0], [1]])
-    assert r.defined and r.value == approx(0.6625)
-    assert r.n_units == 4 and r.n_ratings == 9 and "different numbers" in r.note
+    assert r.defined and r.value == approx(0.46, abs=1e-12)
+    assert r.n_units == 4 and r.n_ratings == 9 and "Fleiss-Cuzick" in r.note
 
 
-def test_fleiss_generalised_equals_statsmodels_when_constant():
-    from playground.stats import fleiss_kappa as fk
+def test_fleiss_cuzick_second_hand_computed_table():
+    # n_i = 3, 2, 4; x_i = 3, 1, 2 -> N = 3, n_bar = 3, p = 6/9 = 2/3, pq = 2/9
+    # sum x(n - x)/n = 0 + 1/2 + 1 = 3/2; kappa = 1 - 1.5 / (3 * 2 * 2/9) = 1 - 1.5/1.333333 = -.125
+    r = fleiss_kappa([[1, 1, 1], [1, 0], [1, 1, 0, 0]])
+    assert r.value == approx(-0.125, abs=1e-12)
 
-    rng = np.random.default_rng(3)
-    ratings = rng.integers(0, 2, size=(30, 4)).tolist()
-    equal = fk(ratings).value
-    # the generalised formula (used for a varying number of raters) evaluated by hand
-    # on this constant-raters table must agree with statsmodels' Fleiss
+
+def test_fleiss_cuzick_formula_equals_statsmodels_when_counts_are_equal():
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+    from playground.sampling import uniform
+
+    ratings = [[int(uniform(3, f"{i}/{j}") < 0.4) for j in range(4)] for i in range(30)]
     table = [(4 - sum(r), sum(r)) for r in ratings]
-    p_bar = np.mean([(x * x + y * y - 4) / 12 for x, y in table])
-    p1 = sum(y for _, y in table) / 120
-    p_e = p1 ** 2 + (1 - p1) ** 2
-    assert equal == approx((p_bar - p_e) / (1 - p_e))
+    # the Fleiss-Cuzick expression evaluated by hand on this equal-count table ...
+    n, p = 30, sum(y for _, y in table) / 120
+    fc = 1 - sum(x * y / 4 for x, y in table) / (n * 3 * p * (1 - p))
+    # ... equals statsmodels' Fleiss (1971), which is what fleiss_kappa uses here
+    assert fleiss_kappa(ratings).value == approx(fc, abs=1e-12)
+    assert fc == approx(float(sm_fleiss(np.array(table, dtype=float))), abs=1e-12)
+    assert fleiss_kappa(ratings).note == ""
 
 
 def test_fleiss_kappa_degenerate():
@@ -336,103 +343,88 @@ def test_krippendorff_alpha_degenerate():
         krippendorff_alpha([[1, 2], [1, 1]])
 
 
-# --------------------------------------------------------------------------- PPI
-
-# f(X_unlab): [1,1,0,1] x 10 -> N = 40, mean .75, var (ddof 1) = 40*.1875/39 = .192308
-# labelled n = 8: f = [1,1,0,1,1,1,0,1], Y = [1,0,0,1,1,1,0,1]
-# Y - f = [0,-1,0,0,0,0,0,0]: mean -.125, var (ddof 1) = (7*.125^2 + .875^2)/7 = .125
-PPI_U = [1, 1, 0, 1] * 10
-PPI_F = [1, 1, 0, 1, 1, 1, 0, 1]
-PPI_Y = [1, 0, 0, 1, 1, 1, 0, 1]
+# --------------------------------------------------------------------------- one kappa, one balanced accuracy
 
 
-def test_ppi_mean_hand_computed():
-    # theta = .75 - .125 = .625
-    # var = .192308/40 + .125/8 = .0048077 + .015625 = .0204327; se = .142943
-    # interval = .625 -+ 1.959964 * .142943 = .625 -+ .280163 = (.344837, .905163)
-    r = ppi_mean(PPI_U, PPI_F, PPI_Y)
-    assert r.defined
-    assert r.estimate == approx(0.625)
-    assert r.rectifier == approx(-0.125)
-    assert r.std_error == approx(math.sqrt(0.192308 / 40 + 0.125 / 8), abs=1e-6)
-    assert (r.low, r.high) == approx((0.344837, 0.905163), abs=1e-5)
-    assert r.n_labelled == 8 and r.n_unlabelled == 40
-    # auto only: (30 + 6) / 48 = .75 (biased up); human only 5/8 Wilson:
-    # centre = (.625 + .240091)/1.480182 = .584448, half = 1.324137 * .210483 = .278709
-    assert r.auto_only == approx(0.75)
-    assert r.human_mean == approx(0.625)
-    assert r.human_only == approx((0.305739, 0.863157), abs=1e-5)
-    # with only 8 human labels PPI (.5603 wide) is no narrower than Wilson (.5574): the
-    # normal interval is not short at small n; the simulation below shows the narrowing
-    assert r.width == approx(2 * 0.280163, abs=1e-5)
+def test_kappa_from_counts_hand_computed_and_undefined():
+    from playground.stats import kappa_by_table, kappa_from_counts
+
+    # tp 15, fp 5, fn 10, tn 20 (n 50): p_o = .70, p_e = (20*25 + 30*25)/2500 = .50, kappa = .40
+    assert kappa_from_counts(15, 5, 10, 20) == approx(0.4, abs=1e-12)
+    assert kappa_from_counts(0, 0, 0, 0) is None
+    assert kappa_from_counts(7, 0, 0, 0) is None  # both labellings one class: p_e = 1
+    assert kappa_from_counts(0, 3, 0, 4) == 0.0   # one labelling constant: kappa 0 by construction
+    arr = kappa_by_table(np.array([15, 7]), np.array([5, 0]), np.array([10, 0]), np.array([20, 0]))
+    assert arr[0] == approx(0.4, abs=1e-12) and math.isnan(arr[1])
 
 
-def test_ppi_mean_degenerate():
-    r = ppi_mean([1, 0, 1], [], [])
-    assert not r.defined and r.estimate is None and "no human labels" in r.reason
-    assert r.human_only is None and r.auto_only == approx(2 / 3)
-    r = ppi_mean([], [1, 0], [1, 1])
-    assert not r.defined and r.estimate is None and "human_only" in r.reason
-    r = ppi_mean([1, 0, 1], [1], [1])  # one labelled unit: estimate, no interval
-    assert r.defined and r.estimate == approx(2 / 3) and r.low is None and "at least 2" in r.reason
-    r = ppi_mean([1, 1, 1, 1], [1, 1], [1, 1])  # perfect agreement: zero variance -> note
-    assert r.estimate == 1.0 and r.low == 1.0 and r.high == 1.0 and "too narrow" in r.note
+def test_balanced_accuracy_from_counts_hand_computed():
+    from playground.stats import balanced_accuracy_from_counts
+
+    # recall of positives 15/25 = .6, of negatives 20/25 = .8 -> .7
+    assert balanced_accuracy_from_counts(15, 5, 10, 20) == approx(0.7, abs=1e-12)
+    assert balanced_accuracy_from_counts(3, 0, 1, 0) == 0.75  # one reference class: its recall
+    assert balanced_accuracy_from_counts(0, 0, 0, 0) is None
+
+
+def test_every_kappa_in_the_project_is_the_one_formula():
+    """cohens_kappa, the sweep rows and the cross-validation all give kappa_from_counts."""
+    from playground.stats import kappa_from_counts
+    from playground.sweep import metrics_at
+
+    human = [1] * 25 + [0] * 25
+    scores = [0.9] * 15 + [0.1] * 10 + [0.9] * 5 + [0.1] * 20
+    row = metrics_at(scores, [bool(h) for h in human], 0.5)
+    pred = [int(x >= 0.5) for x in scores]
+    assert row.kappa == kappa_from_counts(15, 5, 10, 20) == cohens_kappa(human, pred).kappa
+    assert row.balanced_accuracy == balanced_accuracy(human, pred)
+
+
+# --------------------------------------------------------------------------- paired difference
+
+
+def _pairs(e, f, g, h):
+    return [1] * e + [1] * f + [0] * g + [0] * h, [1] * e + [0] * f + [1] * g + [0] * h
+
+
+@pytest.mark.parametrize("table,expected", [
+    # Newcombe (1998), Statistics in Medicine 17:2635, Table II, method 10
+    ((36, 12, 2, 0), (0.2, 0.0569, 0.3404)),
+    ((18, 12, 2, 18), (0.2, 0.0562, 0.3290)),
+    ((53, 0, 0, 1), (0.0, -0.0729, 0.0729)),
+    ((0, 30, 0, 0), (1.0, 0.8395, 1.0)),
+])
+def test_paired_difference_newcombe_worked_examples(table, expected):
+    from playground.stats import paired_difference
+
+    r = paired_difference(*_pairs(*table))
+    assert (round(r.difference, 4), round(r.low, 4), round(r.high, 4)) == expected
+    assert (r.a_only, r.b_only) == (table[1], table[2])
+
+
+def test_paired_difference_hand_computed_36_12_2_0():
+    from playground.stats import paired_difference
+
+    # p_a = 48/50 = .96, Wilson (.865408, .988958); p_b = 38/50 = .76, Wilson (.626037, .857006)
+    # e h - f g = -24 < 0 -> phi = -24 / sqrt(48 * 2 * 38 * 12) = -24 / 209.3442 = -.114644
+    # low = .2 - sqrt(.094592^2 + 2 * .114644 * .094592 * .097006 + .097006^2) = .2 - .143071 = .056929
+    r = paired_difference(*_pairs(36, 12, 2, 0))
+    assert r.low == approx(0.056930, abs=1e-5) and r.excludes_zero
+    assert (r.rate_a, r.rate_b, r.n) == (0.96, 0.76, 50)
+
+
+def test_paired_difference_degenerate_and_symmetric():
+    from playground.stats import paired_difference
+
+    r = paired_difference([], [])
+    assert not r.defined and r.low is None and r.reason == "no units"
+    a, b = _pairs(10, 4, 7, 9)
+    ab, ba = paired_difference(a, b), paired_difference(b, a)
+    assert (ab.difference, ab.low, ab.high) == approx((-ba.difference, -ba.high, -ba.low), abs=1e-12)
+    same = paired_difference(a, a)
+    assert same.difference == 0.0 and same.low < 0 < same.high and not same.excludes_zero
     with pytest.raises(ValueError, match="same length"):
-        ppi_mean([1], [1, 0], [1])
-    with pytest.raises(ValueError):
-        ppi_mean([1.5], [1], [1])
-
-
-def test_ppi_mean_clips_to_unit_interval():
-    # f_unlab mean .9, rectifier +.5 -> raw 1.4 -> estimate clipped to 1
-    r = ppi_mean([1] * 9 + [0], [0, 0, 1, 1], [1, 1, 1, 1])
-    assert r.estimate == 1.0 and 0.0 <= r.low <= r.estimate <= r.high == 1.0
-
-
-def test_ppi_labels_needed_hand_computed():
-    # width .4 -> h = .2: (h/z)^2 = .0104128; minus s_f^2/N = .0048077 -> .0056051
-    # n >= .125 / .0056051 = 22.30 -> 23
-    assert ppi_labels_needed(PPI_U, PPI_F, PPI_Y, width=0.4) == 23
-    # width .2: (.1/z)^2 = .0026032 < .0048077 -> unreachable by human labels alone
-    assert ppi_labels_needed(PPI_U, PPI_F, PPI_Y, width=0.2) is None
-    # check: with n = 23 the half-width is <= .2, with n = 22 it is not
-    half = lambda n: z_value() * math.sqrt(0.192308 / 40 + 0.125 / n)  # noqa: E731
-    assert half(23) <= 0.2 < half(22)
-    assert ppi_labels_needed(PPI_U, PPI_F[:1], PPI_Y[:1], width=0.4) is None
-    with pytest.raises(ValueError):
-        ppi_labels_needed(PPI_U, PPI_F, PPI_Y, width=0)
-
-
-def test_ppi_coverage_simulation():
-    """The PPI interval covers the true rate in ~95% of seeded repeated draws."""
-    rng = np.random.default_rng(20240601)
-    true_rate, n_lab, n_unlab, draws = 0.7, 80, 2000, 400
-    covered, ppi_width, human_width, auto_bias = 0, 0.0, 0.0, 0.0
-    for _ in range(draws):
-        y = (rng.random(n_lab + n_unlab) < true_rate).astype(int)
-        # a biased scorer: misses 10% of positives, accepts 30% of negatives
-        flip = np.where(y == 1, rng.random(y.size) < 0.10, rng.random(y.size) < 0.30)
-        f = np.where(flip, 1 - y, y)
-        r = ppi_mean(f[n_lab:].tolist(), f[:n_lab].tolist(), y[:n_lab].tolist())
-        covered += r.low <= true_rate <= r.high
-        ppi_width += r.width / draws
-        human_width += r.human_only_width / draws
-        auto_bias += (r.auto_only - true_rate) / draws
-    assert 0.92 <= covered / draws <= 0.98
-    assert ppi_width < human_width  # the automatic labels narrow the interval
-    # E[f] = .7*.9 + .3*.3 = .72: trusting the scorer alone is biased by +.02
-    assert auto_bias == approx(0.02, abs=0.005)
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.integers(0, 1), max_size=30),
-       st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), max_size=30))
-def test_ppi_interval_contains_estimate(unlab, lab):
-    r = ppi_mean(unlab, [f for f, _ in lab], [y for _, y in lab])
-    if r.estimate is not None:
-        assert 0.0 <= r.estimate <= 1.0
-    if r.low is not None:
-        assert 0.0 <= r.low <= r.estimate <= r.high <= 1.0
+        paired_difference([1], [1, 0])
 
 
 # --------------------------------------------------------------------------- imports

@@ -94,33 +94,51 @@ def test_sweep_rejects_bad_input():
         sweep([0.1, 0.2], [2, 0])
 
 
-def test_assign_folds_deterministic_balanced_and_exclusive():
+def test_assign_folds_by_the_stable_hash_of_the_group():
+    from playground.sampling import fold_of
+
     groups = [f"g{i % 11}" for i in range(200)]
     a = assign_folds(groups, folds=5, seed=3)
-    b = assign_folds(groups, folds=5, seed=3)
-    assert a == b
+    assert a == assign_folds(list(reversed(groups)), folds=5, seed=3)
     assert set(a) == set(groups)
-    assert set(a.values()) == set(range(5))
-    sizes = np.bincount([a[g] for g in groups])
-    assert sizes.max() - sizes.min() <= 19  # at most about one group apart
-    # leave-one-group-out when folds >= groups
-    c = assign_folds(["x", "y", "z"], folds=10)
-    assert sorted(c.values()) == [0, 1, 2]
+    # each group's fold is its own hash, renumbered over the folds that received a group
+    raw = {g: fold_of(g, 5, 3) for g in set(groups)}
+    used = sorted(set(raw.values()))
+    assert a == {g: used.index(f) for g, f in raw.items()}
+    # a group's fold does not depend on which other groups are present
+    sub = assign_folds(["g1", "g2", "g3", "g4", "g5", "g6"], folds=5, seed=3)
+    raw6 = {g: fold_of(g, 5, 3) for g in sub}
+    assert all((raw6[x] == raw6[y]) == (sub[x] == sub[y]) for x in sub for y in sub)
+    # leave-one-group-out when folds >= groups (sorted order)
+    assert assign_folds(["z", "x", "y"], folds=10) == {"x": 0, "y": 1, "z": 2}
+    assert assign_folds(["z", "x", "y"], folds=3) == {"x": 0, "y": 1, "z": 2}  # exactly k == groups
     with pytest.raises(ValueError):
         assign_folds(["x", "y"], folds=1)
     with pytest.raises(ValueError):
         assign_folds(["x", "x"], folds=2)
 
 
+def test_assign_folds_falls_back_to_leave_one_out_when_every_group_hashes_together():
+    from playground.sampling import fold_of
+
+    # find three groups that hash into one of 2 folds under seed 0 (deterministic search)
+    same = [g for g in (f"s{i}" for i in range(100)) if fold_of(g, 2, 0) == 0][:3]
+    assert assign_folds(same, folds=2, seed=0) == {g: i for i, g in enumerate(sorted(same))}
+
+
 def _cv_data(seed=0):
-    rng = np.random.default_rng(seed)
+    """12 groups of 5..14 units; human yes with probability .6; score around .7 (yes) or .35 (no)."""
+    from statistics import NormalDist
+
+    from playground.sampling import uniform
+
     groups, scores, human = [], [], []
     for g in range(12):
-        for _ in range(int(rng.integers(5, 15))):
-            h = bool(rng.random() < 0.6)
-            s = float(np.clip(rng.normal(0.7 if h else 0.35, 0.15), 0, 1))
+        for i in range(5 + int(uniform(seed, f"size{g}") * 10)):
+            h = uniform(seed, f"h{g}/{i}") < 0.6
+            z = NormalDist().inv_cdf(min(max(uniform(seed, f"s{g}/{i}"), 1e-9), 1 - 1e-9))
             groups.append(f"src{g}")
-            scores.append(s)
+            scores.append(float(np.clip((0.7 if h else 0.35) + 0.15 * z, 0, 1)))
             human.append(h)
     return scores, human, groups
 
@@ -130,8 +148,8 @@ def test_grouped_cv_never_puts_a_group_in_train_and_test():
     cv = grouped_cv(scores, human, groups, folds=4, n_boot=50)
     fold = np.array([cv.fold_of_group[g] for g in groups])
     for f in range(cv.folds):
-        test_groups = {g for g, x in zip(groups, fold) if x == f}
-        train_groups = {g for g, x in zip(groups, fold) if x != f}
+        test_groups = {g for g, x in zip(groups, fold, strict=True) if x == f}
+        train_groups = {g for g, x in zip(groups, fold, strict=True) if x != f}
         assert test_groups and not (test_groups & train_groups)
     assert sum(cv.fold_sizes) == len(scores)
 
@@ -158,11 +176,66 @@ def test_grouped_cv_is_deterministic_and_reports_intervals():
     scores, human, groups = _cv_data(2)
     a = grouped_cv(scores, human, groups, folds=5, n_boot=200, seed=7)
     b = grouped_cv(scores, human, groups, folds=5, n_boot=200, seed=7)
-    assert a.kappa == b.kappa and a.kappa_low == b.kappa_low and a.fold_thresholds == b.fold_thresholds
+    assert (a.kappa, a.kappa_low, a.kappa_high, a.fold_thresholds) == (b.kappa, b.kappa_low, b.kappa_high,
+                                                                        b.fold_thresholds)
     assert a.kappa_low <= a.kappa <= a.kappa_high
     assert a.balanced_accuracy_low <= a.balanced_accuracy <= a.balanced_accuracy_high
     assert a.kappa_low_asymptotic <= a.kappa <= a.kappa_high_asymptotic
-    assert "kappa" in a.summary()
+    assert a.n_boot_used == 200 and "kappa" in a.summary()
+
+
+def _bootstrap_by_hand(scores, human, groups, cv, n_boot, seed, confidence=0.95):
+    """The documented resampling written out plainly: draw groups by stable hash, rerun the whole CV."""
+    from playground.sampling import stable_hash
+    from playground.stats import balanced_accuracy_from_counts, kappa_from_counts
+
+    uniq = sorted(set(groups))
+    ks, bs = [], []
+    for b in range(n_boot):
+        picked = [uniq[stable_hash(seed, f"boot:{b}:{j}") % len(uniq)] for j in range(len(uniq))]
+        s_ = np.array([x for g in picked for x, gg in zip(scores, groups, strict=True) if gg == g])
+        h_ = np.array([x for g in picked for x, gg in zip(human, groups, strict=True) if gg == g])
+        f_ = np.array([cv.fold_of_group[g] for g in picked for gg in groups if gg == g])
+        if len(set(f_)) < 2:
+            continue
+        pred = np.zeros(s_.size, dtype=bool)
+        for f in sorted(set(f_)):
+            train = f_ != f
+            t = best_row(sweep(s_[train], h_[train])).threshold  # the floor is chosen inside the resample
+            pred[f_ == f] = s_[f_ == f] >= t
+        table = (int((pred & h_).sum()), int((pred & ~h_).sum()), int((~pred & h_).sum()), int((~pred & ~h_).sum()))
+        if kappa_from_counts(*table) is not None:
+            ks.append(kappa_from_counts(*table))
+        bs.append(balanced_accuracy_from_counts(*table))
+    a = (1 - confidence) / 2
+    return (float(np.quantile(ks, a)), float(np.quantile(ks, 1 - a)), len(ks),
+            float(np.quantile(bs, a)), float(np.quantile(bs, 1 - a)))
+
+
+def test_bootstrap_resamples_the_whole_selection_exactly_as_documented():
+    scores, human, groups = _cv_data(4)
+    cv = grouped_cv(scores, human, groups, folds=4, n_boot=40, seed=11)
+    assert (cv.kappa_low, cv.kappa_high, cv.n_boot_used, cv.balanced_accuracy_low,
+            cv.balanced_accuracy_high) == _bootstrap_by_hand(scores, human, groups, cv, 40, 11)
+
+
+def test_bootstrap_interval_is_wider_than_holding_the_fold_floors_fixed():
+    """Choosing the floor inside each resample adds the selection's own variability."""
+    from playground.sampling import stable_hash
+    from playground.stats import kappa_from_counts
+
+    scores, human, groups = _cv_data(5)
+    cv = grouped_cv(scores, human, groups, folds=4, n_boot=200, seed=3)
+    uniq = sorted(set(groups))
+    h, p = np.array(human), cv.predicted
+    fixed = []
+    for b in range(200):  # the old procedure: resample the pooled predictions, floors held fixed
+        idx = [i for j in range(len(uniq)) for i, g in enumerate(groups)
+               if g == uniq[stable_hash(3, f"boot:{b}:{j}") % len(uniq)]]
+        k = kappa_from_counts(int((p[idx] & h[idx]).sum()), int((p[idx] & ~h[idx]).sum()),
+                              int((~p[idx] & h[idx]).sum()), int((~p[idx] & ~h[idx]).sum()))
+        fixed.append(k)
+    assert cv.kappa_high - cv.kappa_low > float(np.quantile(fixed, 0.975) - np.quantile(fixed, 0.025))
 
 
 def test_grouped_cv_separable_data_is_perfect():

@@ -104,7 +104,7 @@ from .labellings import (  # noqa: F401
     auto_from_frame,
     human_from_labels,
 )
-from .ppi import _unreachable, ppi_by_dimension  # noqa: F401
+from .ppi import PPI_COLUMNS, CalibrationSample, calibration_sample, ppi_by_dimension
 from .ragtruth import (  # noqa: F401
     RagTruthCalibration,
     ScorerFigures,
@@ -137,12 +137,14 @@ __all__ = [
     "CONSENSUS",
     "DECIMALS",
     "HUMAN_COLUMNS",
+    "PPI_COLUMNS",
     "SMALL_MINORITY",
     "SMALL_N",
     "AnnotatorAgreement",
     "AutoLabelling",
     "CalibrationInputError",
     "CalibrationReport",
+    "CalibrationSample",
     "Comparison",
     "HumanLabelling",
     "RagTruthCalibration",
@@ -158,6 +160,7 @@ __all__ = [
     "auto_from_run",
     "calibrate",
     "calibrate_ragtruth",
+    "calibration_sample",
     "case_link",
     "compare",
     "default_ragtruth_path",

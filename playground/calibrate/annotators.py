@@ -109,7 +109,7 @@ def annotator_agreement(labels: Any, dimension: str | None = None, confidence: f
         maj_rows.append({"annotator": ann, "n": len(mine), "agreement": _r(k.agreement), "kappa": _r(k.kappa),
                          "kappa_low": _r(k.low), "kappa_high": _r(k.high), "note": k.reason or k.note})
     mcols = ["annotator", "n", "agreement", "kappa", "kappa_low", "kappa_high", "note"]
-    counts: dict[tuple, int] = {}
+    counts: dict[tuple[Any, ...], int] = {}
     for items in by.values():
         for item in items:
             counts[item] = counts.get(item, 0) + 1
@@ -129,7 +129,7 @@ def adjudication_queue(store: Any, catalog: Mapping[str, Any] | None = None, dim
     With a ``catalog`` stale labels do not count.
     """
     labels = _current(store, catalog)
-    votes: dict[tuple[str, str], list] = {}
+    votes: dict[tuple[str, str], list[Any]] = {}
     adjudicated: dict[tuple[str, str], int] = {}
     for l in labels:
         if dimension is not None and l.dimension != dimension:
@@ -163,7 +163,7 @@ def adjudication_queue(store: Any, catalog: Mapping[str, Any] | None = None, dim
     return frame
 
 
-def adjudicate(store: Any, unit: Any, dimension: str, value: int | None, adjudicator: str):
+def adjudicate(store: Any, unit: Any, dimension: str, value: int | None, adjudicator: str) -> Any:
     """Settle a disagreement: write ``value`` as the ``consensus`` label of ``unit`` on ``dimension``.
 
     ``adjudicator`` must be a non-empty name other than ``consensus``.  The
@@ -171,7 +171,9 @@ def adjudicate(store: Any, unit: Any, dimension: str, value: int | None, adjudic
     never votes), in one transaction; ``value=None`` withdraws an
     adjudication.  Returns the store's event (None when nothing changed).
     The adjudicator's name is recorded in the event's note
-    (``adjudicated by NAME``), so the history shows who settled it.
+    (``adjudicated by NAME``), so the history shows who settled it.  A store
+    with its own ``adjudicate(unit, dimension, value, adjudicator)`` does it
+    instead (the store decides where the adjudication lives).
     """
     if not isinstance(adjudicator, str) or not adjudicator.strip():
         raise ValueError("an adjudication needs the adjudicator's name")
@@ -196,7 +198,7 @@ def accuracy_against_key(labels: Any, key: HumanLabelling, *, by: str | None = N
     kf = key.frame
     keyed = {(u, d): int(v) for u, d, v in zip(kf["unit_id"], kf["dimension"], kf["value"])}
     extra = {(u, d): g for u, d, g in zip(kf["unit_id"], kf["dimension"], kf[by])} if by else {}
-    groups: dict[tuple, list[tuple[int, int]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
     for ann in sorted(by_ann):
         for item, v in sorted(by_ann[ann].items()):
             if item not in keyed:
@@ -210,6 +212,7 @@ def accuracy_against_key(labels: Any, key: HumanLabelling, *, by: str | None = N
         mine = [b for _, b in pairs]
         correct = sum(a == b for a, b in pairs)
         ci = wilson_interval(correct, len(pairs), confidence)
+        assert ci is not None  # pairs is not empty
         k = cohens_kappa(ref, mine, confidence)
         row = {"annotator": g[0], "dimension": g[1]}
         if by:

@@ -9,6 +9,10 @@ FP = h0a1, FN = h1a0, TP = h1a1) and ``n`` paired units:
   always predicting the human majority class (all from
   :func:`playground.metrics.agreement`, human = reference);
 * F1 of the "no" class and balanced accuracy ``(TP/(TP+FN) + TN/(TN+FP)) / 2``;
+* the paired difference automatic rate - human rate with its interval
+  (:func:`playground.stats.paired_difference`, Newcombe 1998 method 10): the
+  two rates are of the same units, so their Wilson intervals overlapping does
+  not mean "no difference" — read this interval instead;
 * the disagreeing units, each with a link ``{base}?case=<case_id>``
   (:func:`case_link`).
 """
@@ -22,7 +26,7 @@ from urllib.parse import quote
 import pandas as pd
 
 from ..metrics import agreement
-from ..stats import KappaResult, balanced_accuracy, f1_score, wilson_interval
+from ..stats import KappaResult, PairedDifference, balanced_accuracy, f1_score, paired_difference, wilson_interval
 from .labellings import AutoLabelling, HumanLabelling
 from .tables import _r
 
@@ -44,7 +48,7 @@ def paired(human: HumanLabelling, auto: AutoLabelling, dimension: str) -> pd.Dat
     m = h[hcols].merge(a[["unit_id", "case_id", "response_id", "score", "label"]], on="unit_id", how="inner",
                        suffixes=("", "_auto"))
     for c in ("case_id", "response_id"):
-        m[c] = [x or y for x, y in zip(m[c], m[c + "_auto"])]
+        m[c] = [x or y for x, y in zip(m[c], m[c + "_auto"], strict=True)]
     if "group" not in m.columns:
         m["group"] = m["case_id"]
     m = m.rename(columns={"value": "human"})
@@ -104,10 +108,12 @@ class Comparison:
     confusion: tuple[tuple[int, int], tuple[int, int]]
     threshold: float | None
     disagreements: pd.DataFrame
+    #: automatic rate - human rate on the same units, with the Newcombe (1998) paired interval
+    difference: PairedDifference | None = None
 
     def figures(self) -> dict[str, Any]:
         """The figures as one flat, rounded row."""
-        k = self.kappa
+        k, d = self.kappa, self.difference
         return {
             "dimension": self.dimension, "human": self.human_name, "automatic": self.auto_name, "n": self.n,
             "human_rate": _r(self.human_rate.rate), "human_low": _r(self.human_rate.low),
@@ -119,6 +125,8 @@ class Comparison:
             "h0a0": self.confusion[0][0], "h0a1": self.confusion[0][1],
             "h1a0": self.confusion[1][0], "h1a1": self.confusion[1][1],
             "human_only": self.human_only, "auto_only": self.auto_only,
+            "auto_minus_human": _r(d.difference) if d else None, "diff_low": _r(d.low) if d else None,
+            "diff_high": _r(d.high) if d else None,
             "kappa_note": k.reason or k.note,
         }
 
@@ -141,7 +149,7 @@ def compare(human: HumanLabelling, auto: AutoLabelling, dimension: str, *, link_
     a_ids = set(auto.frame.loc[auto.frame["dimension"] == dimension, "unit_id"])
     hv = p["human"].astype(int).tolist()
     av = p["label"].astype(int).tolist()
-    ag = agreement(dict(zip(p["unit_id"], hv)), dict(zip(p["unit_id"], av)), confidence)
+    ag = agreement(dict(zip(p["unit_id"], hv, strict=True)), dict(zip(p["unit_id"], av, strict=True)), confidence)
     dis = p[p["human"] != p["label"]].copy()
     dis = dis.rename(columns={"label": "auto"})[["unit_id", "unit_kind", "case_id", "response_id", "human", "auto",
                                                  "score"]]
@@ -156,4 +164,5 @@ def compare(human: HumanLabelling, auto: AutoLabelling, dimension: str, *, link_
         f1_no=f1_score(hv, av, positive=0) if n else None,
         balanced_accuracy=balanced_accuracy(hv, av) if n else None,
         confusion=ag.confusion, threshold=auto.threshold(dimension), disagreements=dis,
+        difference=paired_difference(av, hv, confidence),
     )

@@ -17,13 +17,13 @@ from: :mod:`.store_labels`, :mod:`.answer_key`, :mod:`.run_folder`,
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
+from ..sampling import ranked
 from .tables import _dim_key
 
 HUMAN_COLUMNS: tuple[str, ...] = ("unit_id", "unit_kind", "case_id", "response_id", "dimension", "value")
@@ -60,7 +60,7 @@ class HumanLabelling:
     kind: str = "annotator"
     note: str = ""
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         missing = [c for c in HUMAN_COLUMNS if c not in self.frame.columns]
         if missing:
             raise ValueError(f"human labelling {self.name!r} lacks column(s) {missing}")
@@ -79,17 +79,19 @@ class HumanLabelling:
         f = self.frame[self.frame["dimension"] == dimension]
         return dict(zip(f["unit_id"], f["value"].astype(int)))
 
-    def subsample(self, share: float, seed: int = 0) -> HumanLabelling:
+    def subsample(self, share: float, seed: int | str = 0) -> HumanLabelling:
         """A deterministic ``share`` of the labelled units ("what if only this many were labelled?").
 
-        Units are ordered by SHA-256 of ``seed:unit_id`` and the first
-        ``round(share * units)`` kept (all dimensions of a kept unit), so the
-        same share and seed always keep the same units and a larger share keeps
-        a superset.  No random number generator is involved.
+        Units are ordered by :func:`playground.sampling.ranked` under ``seed``
+        and the first ``round(share * units)`` kept (all dimensions of a kept
+        unit), so the same share and seed always keep the same units, a larger
+        share keeps a superset, and when the labelling covers every unit the
+        kept units are the calibration sample of that seed
+        (:mod:`playground.calibrate.ppi`).  No random number generator is involved.
         """
         if not 0 < share <= 1:
             raise ValueError(f"share must be in (0, 1], got {share!r}")
-        units = sorted(set(self.frame["unit_id"]), key=lambda u: hashlib.sha256(f"{seed}:{u}".encode()).hexdigest())
+        units = ranked(self.frame["unit_id"].astype(str), seed)  # the calibration-sample order
         keep = set(units[:max(1, round(share * len(units)))])
         frame = self.frame[self.frame["unit_id"].isin(keep)].reset_index(drop=True)
         return HumanLabelling(f"{self.name} ({share:.0%} subsample)", frame, self.kind,
@@ -113,7 +115,7 @@ class AutoLabelling:
     source: str = ""
     grids: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         missing = [c for c in AUTO_COLUMNS if c not in self.frame.columns]
         if missing:
             raise ValueError(f"automatic labelling {self.name!r} lacks column(s) {missing}")
@@ -158,7 +160,7 @@ def human_from_labels(labels: Iterable[Any], name: str, kind: str = "annotator",
     for l in labels:
         get = l.get if isinstance(l, Mapping) else (lambda k, _l=l: getattr(_l, k, ""))
         rows.append({"unit_id": get("unit_id"), "unit_kind": get("unit_kind"), "case_id": get("case_id") or "",
-                     "response_id": get("response_id") or "", "dimension": get("dimension"), "value": int(get("value"))})
+                     "response_id": get("response_id") or "", "dimension": get("dimension"), "value": int(get("value"))})  # type: ignore[arg-type]
     return HumanLabelling(name, _human_frame(rows), kind, note)
 
 

@@ -21,7 +21,7 @@ from .labellings import BINARY_THRESHOLD, COARSE_GRID, AutoLabelling, Calibratio
 _RUN_COLUMNS = ("annotator", "unit_kind", "unit_id", "case_id", "response_id", "dimension", "value", "score", "key")
 
 
-def _read_units_csv(run_dir: str | Path) -> list[dict]:
+def _read_units_csv(run_dir: str | Path) -> list[dict[str, str]]:
     path = Path(run_dir) / "units.csv"
     if not path.is_file():
         raise CalibrationInputError([(0, f"no units.csv in {run_dir}: is it a harness run folder? "

@@ -14,10 +14,10 @@ from typing import Any
 from .labellings import CONSENSUS, HumanLabelling, _human_frame, human_from_labels
 
 
-def _current(store: Any, catalog: Mapping[str, Any] | None, annotator: str | None = None) -> list:
+def _current(store: Any, catalog: Mapping[str, Any] | None, annotator: str | None = None) -> list[Any]:
     if catalog is None:
-        return store.labels(annotator=annotator)
-    return store.current_labels(catalog, annotator)
+        return list(store.labels(annotator=annotator))
+    return list(store.current_labels(catalog, annotator))
 
 
 def human_from_store(store: Any, annotator: str, catalog: Mapping[str, Any] | None = None) -> HumanLabelling:
@@ -27,7 +27,7 @@ def human_from_store(store: Any, annotator: str, catalog: Mapping[str, Any] | No
                              "" if catalog is not None else "stale labels not checked (no catalog)")
 
 
-def _with_response(labels: Iterable[Any], catalog: Mapping[str, Any] | None) -> list[dict]:
+def _with_response(labels: Iterable[Any], catalog: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     out = []
     for l in labels:
         unit = catalog.get(l.unit_id) if catalog is not None else None
@@ -41,7 +41,7 @@ def human_consensus(store: Any, catalog: Mapping[str, Any] | None = None) -> Hum
     """The store's consensus: an adjudicated label (annotator ``consensus``) where there is one, else the
     majority of the annotators' current labels; ties without adjudication are left out."""
     adjudicated = {(l.unit_id, l.dimension): l for l in _current(store, catalog, CONSENSUS)}
-    rows: dict[tuple[str, str], dict] = {}
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
     for c in store.consensus(catalog=catalog):
         if c.value is not None:
             rows[(c.unit_id, c.dimension)] = {"unit_id": c.unit_id, "unit_kind": c.unit_kind, "case_id": c.case_id,

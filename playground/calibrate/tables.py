@@ -51,7 +51,7 @@ def _round_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _dim_key(d: str) -> tuple:
+def _dim_key(d: str) -> tuple[int, str]:
     return (_ORDER.get(d, len(_ORDER)), d)
 
 

@@ -132,7 +132,8 @@ def _grid_for(auto: AutoLabelling, dimension: str, scores: np.ndarray, default: 
     return tuple(sorted(round(float(t), 6) for t in grid))
 
 
-def _kappa_ci(human: Sequence[int], scores: np.ndarray, t: float | None, confidence: float):
+def _kappa_ci(human: Sequence[int], scores: np.ndarray, t: float | None,
+              confidence: float) -> tuple[float | None, float | None]:
     if t is None or len(human) == 0:
         return (None, None)
     k = cohens_kappa(list(human), (scores >= t).astype(int).tolist(), confidence)
@@ -221,6 +222,7 @@ def reliability(scores: Sequence[float], human: Sequence[int], bins: int = 10, *
             continue
         yes = int(h[m].sum())
         ci = wilson_interval(yes, n, confidence)
+        assert ci is not None  # n > 0 in a kept bin
         rows.append({"bin": i, "bin_low": _r(lo + i * width), "bin_high": _r(lo + (i + 1) * width), "n": n,
                      "mean_score": _r(float(s[m].mean())), "yes": yes, "yes_rate": _r(yes / n),
                      "low": _r(ci[0]), "high": _r(ci[1])})

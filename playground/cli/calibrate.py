@@ -1,4 +1,4 @@
-"""``playground calibrate ragtruth | golden | store | external | annotators | adjudicate``.
+"""``playground calibrate ragtruth | golden | store | external | annotators | adjudicate | sample``.
 
 Each subcommand prints its tables; ``--out DIR`` also writes them as CSV plus
 PNG charts (threshold sweep, reliability, PPI intervals, confusion matrix).
@@ -19,9 +19,12 @@ from .options import add_db, add_root
 def _common(p: argparse.ArgumentParser, folds: bool = True) -> None:
     if folds:
         p.add_argument("--folds", type=int, default=5, metavar="K", help="cross-validation folds (default 5)")
-        p.add_argument("--seed", type=int, default=0, help="seed of the fold shuffle and the bootstrap (default 0)")
+        p.add_argument("--seed", type=int, default=0,
+                       help="seed of the fold assignment (stable hash of the group id) and of the bootstrap "
+                       "(default 0)")
         p.add_argument("--boot", type=int, default=None, metavar="N",
-                       help="bootstrap resamples for the cross-validated kappa interval")
+                       help="bootstrap resamples for the cross-validated intervals; each one reruns the whole floor "
+                       "selection")
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help="also write CSV tables and PNG charts here")
 
 
@@ -32,9 +35,13 @@ def _run_opts(p: argparse.ArgumentParser, required: bool = False) -> None:
     add_root(p)
 
 
-def _ppi_opts(p: argparse.ArgumentParser) -> None:
+def _ppi_opts(p: argparse.ArgumentParser, seed_help: str = "") -> None:
     p.add_argument("--width", type=float, default=0.10,
                    help="target width of the PPI interval for 'labels needed' (default 0.10)")
+    p.add_argument("--sample-seed", default=None, metavar="S",
+                   help=seed_help or "seed the calibration sample was drawn with ('playground calibrate sample "
+                   "--seed S'); PPI uses the labelled prefix of that ranking. Without it the labelled units are not "
+                   "a random sample and PPI gives no interval")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(harness, judge, an external tool's CSV) with human ones (label store, consensus, the golden answer key, "
         "RAGTruth) per dimension: rates with Wilson intervals, agreement, Cohen's kappa with interval, base rate, "
         "MCC, PABAK, confusion matrix, disagreements; threshold sweeps with grouped cross-validation; reliability "
-        "bins; prediction-powered estimates.",
+        "bins; prediction-powered estimates (PPI++, on a seeded calibration sample only: see 'calibrate sample'); "
+        "the paired difference of human and automatic rates on the same units.",
     )
     cal.set_defaults(func=lambda args: cal.print_help() or 2)
     sub = cal.add_subparsers(dest="calibrate_command", metavar="SUBCOMMAND")
@@ -72,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "The PPI table is a what-if: only a deterministic --ppi-share of the key counts as labelled.",
     )
     _run_opts(p)
-    _ppi_opts(p)
+    _ppi_opts(p, "seed of the PPI what-if's subsample of the key (a calibration sample of that seed; default 0)")
     p.add_argument("--ppi-share", type=float, default=0.2, metavar="F",
                    help="share of the key treated as human-labelled in the PPI what-if (default 0.2)")
     _common(p)
@@ -107,7 +115,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=float, default=None,
                    help="the tool's own threshold (default: implied by its labels, else 0.5)")
     p.add_argument("--human", choices=("key", "ragtruth", "store"), default="key", help="human side (default key)")
-    p.add_argument("--ragtruth", type=Path, default=None, metavar="FILE", help="RAGTruth claims file for --human ragtruth")
+    p.add_argument("--ragtruth", type=Path, default=None, metavar="FILE",
+                   help="RAGTruth claims file for --human ragtruth")
     p.add_argument("--annotator", default=None, metavar="NAME", help="--human store: one annotator (default consensus)")
     add_db(p)
     add_root(p)
@@ -125,6 +134,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _ppi_opts(p)
     _common(p)
     p.set_defaults(func=run_external)
+
+    p = sub.add_parser(
+        "sample", help="which units to label for a uniform random calibration sample (for PPI)",
+        description="Print the first --size units of the seeded ranking (playground.sampling.ranked): a uniform "
+        "random sample of the units. Label them in this order; 'playground calibrate store --sample-seed S' then "
+        "uses the longest labelled prefix of the ranking for prediction-powered inference, which is valid only on "
+        "such a sample.",
+    )
+    p.add_argument("--size", type=int, required=True, metavar="N", help="how many units")
+    p.add_argument("--seed", required=True, metavar="S", help="the seed (write it down: PPI needs it)")
+    p.add_argument("--kind", choices=("passage", "claim", "fact"), default=None,
+                   help="only units of this kind (default: every unit)")
+    add_root(p)
+    p.set_defaults(func=run_sample)
 
     p = sub.add_parser(
         "annotators", help="annotators versus each other, the adjudication queue, accuracy against the key",
@@ -204,6 +227,11 @@ def _print_report(report, *, ppi_title: str = "") -> None:
         k = c.kappa
         print(f"  {d} (n={c.n}, automatic threshold {c.threshold if c.threshold is not None else '—'}):")
         print(f"    human rate {c.human_rate}   automatic rate {c.auto_rate}")
+        d = c.difference
+        if d is not None and d.defined:
+            verdict = "the rates differ" if d.excludes_zero else "no difference shown"
+            print(f"    automatic - human {d.difference:+.3f} [{d.low:+.3f}, {d.high:+.3f}] (paired, Newcombe; "
+                  f"{d.a_only} automatic-only yes, {d.b_only} human-only yes: {verdict})")
         print(f"    agreement {_fmt(c.agreement, True)} (base rate {_fmt(c.base_rate, True)})   "
               f"kappa {_fmt(k.kappa)}{_ci(k.low, k.high)}   MCC {_fmt(c.mcc)}   PABAK {_fmt(c.pabak)}   "
               f"F1(no) {_fmt(c.f1_no)}   balanced accuracy {_fmt(c.balanced_accuracy)}")
@@ -234,14 +262,32 @@ def _print_report(report, *, ppi_title: str = "") -> None:
         if t.warning:
             print(f"    WARNING: {t.warning}")
     print()
-    _table(report.ppi, ["dimension", "n_labelled", "n_unlabelled", "human_rate", "human_low", "human_high",
-                        "auto_rate", "ppi_rate", "ppi_low", "ppi_high", "labels_needed", "more_labels", "note"],
-           ppi_title or "prediction-powered estimates (human-only Wilson interval, automatic-only rate, PPI interval):")
+    _print_ppi(report.ppi, ppi_title or "prediction-powered estimates (PPI++; human-only Wilson interval, "
+               "automatic-only rate):")
     dis = report.disagreements()
     print()
-    print(f"disagreements: {len(dis)} unit(s)" + (" (first 10; all in disagreements.csv with --out)" if len(dis) > 10 else ""))
+    more = " (first 10; all in disagreements.csv with --out)" if len(dis) > 10 else ""
+    print(f"disagreements: {len(dis)} unit(s)" + more)
     if len(dis):
         _table(dis.head(10), ["dimension", "unit_id", "human", "auto", "score", "link"])
+
+
+def _print_ppi(frame, title: str, extra: tuple[str, ...] = ()) -> None:
+    """The PPI table; without a calibration sample, one plain sentence instead of the PPI columns."""
+    valid = bool(len(frame)) and bool(frame["valid"].any())
+    cols = ["dimension", "n_labelled", "n_unlabelled", "human_rate", "human_low", "human_high", "auto_rate"]
+    if valid or not len(frame) or frame["sample_seed"].notna().any():
+        cols += ["ppi_rate", "ppi_low", "ppi_high", "lam", *extra, "labels_needed", "more_labels", "outside_sample",
+                 "note"]
+    if len(frame) and (frame["n_unlabelled"] == 0).all():
+        print(title)
+        print("  every unit has a human label: the human rates above are the rates; nothing for PPI to add")
+        return
+    _table(frame, cols, title)
+    if len(frame) and frame["sample_seed"].isna().all():
+        from ..calibrate.ppi import NOT_A_SAMPLE
+
+        print(f"  no PPI interval: {NOT_A_SAMPLE}")
 
 
 def _write(report, out: Path | None, extra: dict | None = None) -> None:
@@ -295,6 +341,14 @@ def _harness_run(args) -> Path:
     print(f"no --run given: running the harness with the default configuration in {tmp} ...", file=sys.stderr)
     run_harness(load_config(None), tmp, root=args.root, progress=False)
     return tmp
+
+
+def _calibration_samples(store) -> list[tuple[str, object]]:
+    """``(name, seed)`` of the store's calibration-sample assignments (none when the store keeps no assignments)."""
+    lister = getattr(store, "assignments", None)
+    if lister is None:
+        return []
+    return [(a.name, a.seed) for a in lister() if getattr(a, "kind", "") == "calibration_sample"]
 
 
 def _open_store(db, **kw):
@@ -355,13 +409,15 @@ def run_golden(args: argparse.Namespace) -> int:
     report = calibrate(key, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000))
     _print_report(report, ppi_title="")
     share = args.ppi_share
-    whatif = ppi_by_dimension(key.subsample(share), auto, report.dimensions, width=args.width)
+    sample_seed = 0 if args.sample_seed is None else args.sample_seed
+    # the key labels every unit, so its seeded subsample is exactly a calibration sample of that seed
+    whatif = ppi_by_dimension(key.subsample(share, seed=sample_seed), auto, report.dimensions, width=args.width,
+                              sample_seed=sample_seed)
     truth = {d: report.comparisons[d].human_rate.rate for d in report.dimensions}
     whatif.insert(len(whatif.columns) - 1, "key_rate", [round(truth[d], 4) for d in whatif["dimension"]])
     print()
-    _table(whatif, ["dimension", "n_labelled", "n_unlabelled", "human_rate", "human_low", "human_high", "auto_rate",
-                    "ppi_rate", "ppi_low", "ppi_high", "key_rate", "labels_needed", "more_labels"],
-           f"PPI what-if: only {share:.0%} of the key labelled (deterministic subsample); key_rate = the full key's rate:")
+    _print_ppi(whatif, f"PPI what-if: only {share:.0%} of the key labelled (the calibration sample of seed "
+               f"{sample_seed}); key_rate = the full key's rate:", ("key_rate",))
     _write(report, args.out, {"ppi_whatif": whatif})
     return 0
 
@@ -400,12 +456,19 @@ def run_store(args: argparse.Namespace) -> int:
     catalog = dataset_catalog if getattr(args, "dataset", None) is not None else _catalog(args.root)
     with _open_store(args.db, create=False, read_only=True) as store:
         if args.annotator is not None and args.annotator not in store.annotators():
-            return _err(f"no annotator {args.annotator!r} in {store.url} (known: {', '.join(store.annotators()) or '-'})")
+            known = ", ".join(store.annotators()) or "-"
+            return _err(f"no annotator {args.annotator!r} in {store.url} (known: {known})")
         human = human_from_store(store, args.annotator, catalog) if args.annotator else human_consensus(store, catalog)
+        samples = _calibration_samples(store)
     if len(human) == 0:
         return _err("no current human labels to compare with (label some units in the playground first)")
-    report = calibrate(human, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000))
+    report = calibrate(human, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000),
+                       sample_seed=args.sample_seed)
     _print_report(report)
+    if args.sample_seed is None and samples:
+        print("the store holds calibration sample(s) drawn on the labelling page: "
+              + ", ".join(f"{name} (seed {seed})" for name, seed in samples)
+              + "; pass --sample-seed SEED to use one for PPI")
     _write(report, args.out)
     return 0
 
@@ -466,13 +529,15 @@ def run_external(args: argparse.Namespace) -> int:
     else:
         catalog = _catalog(args.root)
         with _open_store(args.db, create=False, read_only=True) as store:
-            human = human_from_store(store, args.annotator, catalog) if args.annotator else human_consensus(store, catalog)
+            human = (human_from_store(store, args.annotator, catalog) if args.annotator
+                     else human_consensus(store, catalog))
     auto = auto_from_csv(args.file, dimension=args.dimension, name=args.name, catalog=catalog, threshold=args.threshold)
     dims = [d for d in auto.dimensions() if d in human.dimensions()]
     if not dims:
         return _err(f"the scores' dimension(s) {', '.join(auto.dimensions())} have no {args.human} labels")
     report = calibrate(human, auto, dims, folds=args.folds, seed=args.seed, width=args.width,
-                       n_boot=_boot(args, 1000), link_base=None if args.human == "ragtruth" else "")
+                       n_boot=_boot(args, 1000), link_base=None if args.human == "ragtruth" else "",
+                       sample_seed=args.sample_seed)
     if all(report.comparisons[d].n == 0 for d in dims):
         return _err("no unit of the scores file has a human label: do the unit ids match "
                     f"({'playground import ragtruth' if args.human == 'ragtruth' else 'playground units'})?")
@@ -500,11 +565,11 @@ def run_annotators(args: argparse.Namespace) -> int:
     with _open_store(args.db, create=False, read_only=True) as store:
         labels = store.current_labels(catalog)
         queue = adjudication_queue(store, catalog)
-    people = sorted({l.annotator for l in labels if l.annotator != CONSENSUS})
+    people = sorted({lab.annotator for lab in labels if lab.annotator != CONSENSUS})
     print(f"annotators with current labels: {len(people)} ({', '.join(people) or '-'})")
     if len(people) < 2:
         print("agreement between annotators needs at least two of them on shared units")
-    dims = sorted({l.dimension for l in labels})
+    dims = sorted({lab.dimension for lab in labels})
     results = [annotator_agreement(labels, d) for d in dims] + [annotator_agreement(labels)]
     summary = pd.DataFrame([r.summary() for r in results])
     print()
@@ -524,7 +589,7 @@ def run_annotators(args: argparse.Namespace) -> int:
     if len(queue):
         _table(queue.head(args.limit), ["unit_id", "dimension", "status", "votes", "adjudicated"])
     key = key_from_dataset(load_dataset(args.root))
-    people_labels = [l for l in labels if l.annotator != CONSENSUS]
+    people_labels = [lab for lab in labels if lab.annotator != CONSENSUS]
     acc = accuracy_against_key(people_labels, key)
     by_variant = accuracy_against_key(people_labels, key, by="variant")
     print()
@@ -557,4 +622,22 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     else:
         print(f"{args.unit_id} {args.dimension}: consensus {'cleared' if value is None else value} "
               f"(adjudicated by {args.adjudicator})")
+    return 0
+
+
+@_guard
+def run_sample(args: argparse.Namespace) -> int:
+    """The first --size units of the seeded ranking: the units to label for a calibration sample."""
+    from ..sampling import draw_sample
+
+    if args.size < 1:
+        return _err(f"--size must be at least 1, got {args.size}")
+    catalog = _catalog(args.root)
+    units = [u for u in catalog.values() if args.kind is None or u.unit_kind == args.kind]
+    chosen = draw_sample([u.unit_id for u in units], args.size, args.seed)
+    print(f"calibration sample: the first {len(chosen)} of {len(units)} units ranked with seed {args.seed} "
+          "(label them in this order; then pass --sample-seed to 'playground calibrate store')")
+    print("rank\tunit_id\tkind\tcase_id")
+    for i, unit_id in enumerate(chosen, 1):
+        print(f"{i}\t{unit_id}\t{catalog[unit_id].unit_kind}\t{catalog[unit_id].case_id}")
     return 0

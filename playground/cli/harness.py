@@ -81,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--tolerance",
         type=float,
         default=None,
-        help="relative drop allowed (default: the run config's gate.max_relative_drop)",
+        help="relative drop allowed (default: the baseline's max_relative_drop, else 0.05; never the run's own config)",
     )
     gate.set_defaults(func=run_gate)
 
@@ -193,7 +193,16 @@ def summary(report: dict) -> str:
                 else ""
             )
         )
-    lines.append("metrics (overall):")
+    without = report["counts"].get("cases_without_relevant_source")
+    lines.append(
+        "metrics (overall):"
+        + (
+            f" retrieval over the {report['counts']['cases'] - without} cases with a "
+            f"relevant source ({without} without one are left out, as trec_eval)"
+            if without
+            else ""
+        )
+    )
     for name, value in report["metrics"]["overall"].items():
         lines.append(f"  {name:<26} {'—' if value is None else f'{value:.3f}'}")
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in report["decisions"]["verdicts"].items()))
@@ -304,7 +313,11 @@ def run_gate(args: argparse.Namespace) -> int:
     report = load_run_report(args.run)
     path = args.baseline or _default_baseline()
     baseline = _load_baseline(path)
-    result = gate(report, baseline, args.tolerance)
+    try:
+        result = gate(report, baseline, args.tolerance)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print("\n".join(result.lines))
     for r in result.regressions:
         print(f"REGRESSION: {r}", file=sys.stderr)

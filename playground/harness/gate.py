@@ -5,11 +5,14 @@ Gate rule (``playground harness gate RUN --baseline FILE``):
 * every metric in :data:`GATED_METRICS` is compared with the committed
   baseline's value overall *and per case type* (the harness is deterministic,
   so a drop confined to one case type — multi-turn retrieval, say — is real,
-  not noise); a metric regresses when it moves the wrong way
-  by more than ``max_relative_drop`` (default 5%) of the baseline value:
-  ``new < base × (1 − tol)`` for higher-is-better metrics,
-  ``new > base × (1 + tol)`` for lower-is-better ones (with a baseline of 0,
-  any increase of a lower-is-better metric regresses).  Improvements never fail.
+  not noise); every gated metric is higher-is-better, and one regresses when
+  ``new < base × (1 − tol)`` (exactly ``base × (1 − tol)`` passes).
+  Improvements never fail.
+* the tolerance ``tol`` is the explicit ``--tolerance`` when given, else the
+  ``max_relative_drop`` stored in the baseline, else
+  :data:`DEFAULT_MAX_RELATIVE_DROP` (5%).  It never comes from the run being
+  judged: a run cannot loosen its own gate.  When the run's config asks for a
+  different ``gate.max_relative_drop`` the gate output says so.
 * any failing hard assertion in the run fails the gate (the run's own
   ``gated_failures`` count, see ``run.py`` for which responses it covers);
 * a metric the baseline has but the run lacks fails (it cannot be checked);
@@ -20,44 +23,64 @@ Gate rule (``playground harness gate RUN --baseline FILE``):
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-#: metric → True when higher is better.
-GATED_METRICS: dict[str, bool] = {
-    "recall_at_k": True,
-    "precision_at_k": True,
-    "hit_at_k": True,
-    "mrr": True,
-    "ndcg_at_k": True,
-    "answer_correct": True,
-    "key_agreement_supported": True,
-    "key_agreement_correct": True,
-    "key_agreement_covered": True,
-    "key_agreement_relevant": True,
-}
+__all__ = [
+    "DEFAULT_MAX_RELATIVE_DROP",
+    "GATED_METRICS",
+    "GateResult",
+    "baseline_from_report",
+    "compare",
+    "gate",
+    "load_report",
+    "resolve_tolerance",
+]
+
+#: The gated metrics; every one is a fraction where higher is better.
+GATED_METRICS: tuple[str, ...] = (
+    "recall_at_k",
+    "precision_at_k",
+    "hit_at_k",
+    "mrr",
+    "ndcg_at_k",
+    "answer_correct",
+    "key_agreement_supported",
+    "key_agreement_correct",
+    "key_agreement_covered",
+    "key_agreement_relevant",
+)
+#: Relative drop allowed when neither ``--tolerance`` nor the baseline gives one.
+DEFAULT_MAX_RELATIVE_DROP = 0.05
 
 
 @dataclass
 class GateResult:
+    """The verdict, the table lines, every regression, and the tolerance used with where it came from."""
+
     passed: bool
     lines: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
     notice: str = ""
+    tolerance: float = DEFAULT_MAX_RELATIVE_DROP
+    tolerance_source: str = "default"
 
 
-def load_report(run_dir: str | Path) -> dict:
+def load_report(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / "report.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: is {run_dir} a finished harness run folder?")
-    return json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
-def _gated(metrics: dict) -> dict:
+def _gated(metrics: dict[str, Any]) -> dict[str, Any]:
     return {m: metrics[m] for m in GATED_METRICS if metrics.get(m) is not None}
 
 
-def baseline_from_report(report: dict) -> dict:
+def baseline_from_report(report: dict[str, Any]) -> dict[str, Any]:
     """The part of a report a baseline keeps: gated metrics overall and per case type, and what produced them."""
     return {
         "config_name": report["config"]["name"],
@@ -69,10 +92,26 @@ def baseline_from_report(report: dict) -> dict:
     }
 
 
-def gate(report: dict, baseline: dict | None, max_relative_drop: float | None = None) -> GateResult:
+def resolve_tolerance(baseline: dict[str, Any] | None, max_relative_drop: float | None = None) -> tuple[float, str]:
+    """``(tolerance, source)``: the explicit value, else the baseline's, else the default (module docstring).
+
+    Raises ValueError unless the tolerance lies in [0, 1).
+    """
+    if max_relative_drop is not None:
+        tol, source = max_relative_drop, "--tolerance"
+    elif baseline is not None and baseline.get("max_relative_drop") is not None:
+        tol, source = baseline["max_relative_drop"], "the baseline"
+    else:
+        tol, source = DEFAULT_MAX_RELATIVE_DROP, "the default"
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not 0 <= tol < 1:
+        raise ValueError(f"the gate tolerance (from {source}) must be a number in [0, 1), got {tol!r}")
+    return float(tol), source
+
+
+def gate(report: dict[str, Any], baseline: dict[str, Any] | None, max_relative_drop: float | None = None) -> GateResult:
     """Apply the gate rule (module docstring) to a run report against a baseline."""
-    tol = max_relative_drop if max_relative_drop is not None else report["config"]["gate"]["max_relative_drop"]
-    result = GateResult(passed=True)
+    tol, source = resolve_tolerance(baseline, max_relative_drop)
+    result = GateResult(passed=True, tolerance=tol, tolerance_source=source)
     failing = report["assertions"]["gated_failures"]
     if failing:
         result.passed = False
@@ -80,49 +119,63 @@ def gate(report: dict, baseline: dict | None, max_relative_drop: float | None = 
             for item in info["failing"]:
                 result.regressions.append(f"hard assertion {name} failed: {item}")
     if baseline is None:
-        result.notice = "no baseline: the gate passes on hard assertions alone (commit one with `playground harness baseline`)"
+        result.notice = ("no baseline: the gate passes on hard assertions alone "
+                         "(commit one with `playground harness baseline`)")
         result.lines.append(result.notice)
         return result
-    scopes = [("overall", baseline["metrics"], report["metrics"]["overall"])]
-    scopes += [(t, m, report["metrics"]["by_case_type"].get(t, {}))
-               for t, m in sorted(baseline.get("by_case_type", {}).items())]
+    result.lines.append(f"tolerance: {tol:.0%} relative drop (from {source})")
+    asked = report.get("config", {}).get("gate", {}).get("max_relative_drop")
+    if asked is not None and asked != tol:
+        result.lines.append(f"note: the run's config asks for gate.max_relative_drop = {asked:g}; "
+                            f"not used: the gate applies {tol:g} from {source}")
     result.lines.append(f"{'scope':<17} {'metric':<26} {'baseline':>9} {'run':>9} {'change':>8}  verdict")
-    for scope, base_metrics, run_metrics in scopes:
-        prefix = "" if scope == "overall" else f"[{scope}] "
-        if scope != "overall" and scope not in report["metrics"]["by_case_type"]:
+    by_type = report["metrics"]["by_case_type"]
+    _check_scope(result, "overall", baseline["metrics"], report["metrics"]["overall"])
+    for scope, base_metrics in sorted(baseline.get("by_case_type", {}).items()):
+        if scope not in by_type:
             result.lines.append(f"{scope:<17} (no case of this type in the run — a --sample run?): not checked")
             continue
-        for metric, base in sorted(base_metrics.items()):
-            higher = GATED_METRICS.get(metric, True)
-            new = run_metrics.get(metric)
-            if new is None:
-                result.passed = False
-                result.regressions.append(f"{prefix}{metric}: in the baseline but missing from the run")
-                result.lines.append(f"{scope:<17} {metric:<26} {base:>9.4f} {'—':>9} {'':>8}  MISSING")
-                continue
-            change = (new - base) / base if base else (0.0 if new == base else float("inf") * (1 if new > base else -1))
-            worse = new < base * (1 - tol) - 1e-12 if higher else new > base * (1 + tol) + 1e-12
-            verdict = "REGRESSED" if worse else ("improved" if (new > base if higher else new < base) else "ok")
-            if worse:
-                result.passed = False
-                result.regressions.append(f"{prefix}{metric}: {base:.4f} → {new:.4f} ({change:+.1%}, tolerance {tol:.0%})")
-            change_text = f"{change:+.1%}" if abs(change) != float("inf") else "new"
-            result.lines.append(f"{scope:<17} {metric:<26} {base:>9.4f} {new:>9.4f} {change_text:>8}  {verdict}")
+        _check_scope(result, scope, base_metrics, by_type[scope])
     overall = report["metrics"]["overall"]
     for metric in sorted(set(GATED_METRICS) - set(baseline["metrics"])):
         if overall.get(metric) is not None:
-            result.lines.append(f"{'overall':<17} {metric:<26} {'—':>9} {overall[metric]:>9.4f} {'':>8}  not in baseline")
+            result.lines.append(f"{'overall':<17} {metric:<26} {'—':>9} {overall[metric]:>9.4f} {'':>8}  "
+                                "not in baseline")
     if baseline.get("data_fingerprint") and baseline["data_fingerprint"] != report["data_fingerprint"]:
         result.lines.append("note: the golden data changed since the baseline was made")
     return result
 
 
-def compare(report_a: dict, report_b: dict) -> list[dict]:
+def _check_scope(result: GateResult, scope: str, base_metrics: dict[str, Any], run_metrics: dict[str, Any]) -> None:
+    """Compare one scope's metrics with the baseline's; record lines and regressions in ``result``."""
+    tol = result.tolerance
+    prefix = "" if scope == "overall" else f"[{scope}] "
+    for metric, base in sorted(base_metrics.items()):
+        new = run_metrics.get(metric)
+        if new is None:
+            result.passed = False
+            result.regressions.append(f"{prefix}{metric}: in the baseline but missing from the run")
+            result.lines.append(f"{scope:<17} {metric:<26} {base:>9.4f} {'—':>9} {'':>8}  MISSING")
+            continue
+        change = (new - base) / base if base else (0.0 if new == base else math.inf)
+        # the 1e-12 absorbs float noise so that a drop of exactly tol passes
+        worse = new < base * (1 - tol) - 1e-12
+        verdict = "REGRESSED" if worse else ("improved" if new > base else "ok")
+        if worse:
+            result.passed = False
+            result.regressions.append(
+                f"{prefix}{metric}: {base:.4f} → {new:.4f} ({change:+.1%}, tolerance {tol:.0%})")
+        change_text = f"{change:+.1%}" if change != math.inf else "new"
+        result.lines.append(f"{scope:<17} {metric:<26} {base:>9.4f} {new:>9.4f} {change_text:>8}  {verdict}")
+
+
+def compare(report_a: dict[str, Any], report_b: dict[str, Any]) -> list[dict[str, Any]]:
     """Before/after rows per metric and case type: ``{scope, metric, a, b, delta}``, sorted."""
     rows = []
     scopes = [("overall", report_a["metrics"]["overall"], report_b["metrics"]["overall"])]
     types = sorted(set(report_a["metrics"]["by_case_type"]) | set(report_b["metrics"]["by_case_type"]))
-    scopes += [(t, report_a["metrics"]["by_case_type"].get(t, {}), report_b["metrics"]["by_case_type"].get(t, {})) for t in types]
+    scopes += [(t, report_a["metrics"]["by_case_type"].get(t, {}), report_b["metrics"]["by_case_type"].get(t, {}))
+               for t in types]
     for scope, a, b in scopes:
         for metric in sorted(set(a) | set(b)):
             va, vb = a.get(metric), b.get(metric)

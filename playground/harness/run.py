@@ -403,7 +403,8 @@ def aggregate(results: Sequence[dict]) -> dict[str, float | None]:
     for metric in RETRIEVAL_METRICS:
         name = {"recall": "recall_at_k", "precision": "precision_at_k", "hit": "hit_at_k",
                 "ndcg": "ndcg_at_k", "reciprocal_rank": "mrr"}[metric]
-        m[name] = _mean([c["retrieval"]["metrics"][metric] for c in results])
+        # trec_eval's convention: a case with no relevant source (None) is left out of the mean
+        m[name] = _mean([v for c in results if (v := c["retrieval"]["metrics"][metric]) is not None])
     passages = [p for c in results for p in c["passages"]]
     claims = [cl for r in responses for cl in r["claims"]]
     facts = [f for r in responses for f in r["facts"]]
@@ -480,7 +481,8 @@ def build_report(config: Config, fingerprint: str, results: Sequence[dict], samp
         "counts": {"cases": len(results), "responses": len(responses),
                    "passages": sum(len(c["passages"]) for c in results),
                    "claims": sum(len(r["claims"]) for r in responses),
-                   "facts": sum(len(r["facts"]) for r in responses)},
+                   "facts": sum(len(r["facts"]) for r in responses),
+                   "cases_without_relevant_source": sum(1 for c in results if not c["expected_sources"])},
         "assertions": assertions,
         "metrics": {"overall": aggregate(results), "by_case_type": {t: aggregate(cs) for t, cs in sorted(by_type.items())}},
         "decisions": {

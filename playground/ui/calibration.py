@@ -136,7 +136,7 @@ def ppi_figure(frame, title: str = "", truth: Mapping[str, float] | None = None)
             ax.plot([r["auto_rate"]], [y], "D", color=ORANGE, markersize=5, label="automatic only" if i == 0 else None)
         if r["ppi_low"] is not None and not _nan(r["ppi_low"]):
             ax.plot([r["ppi_low"], r["ppi_high"]], [y - 0.18] * 2, color=GREEN, linewidth=2.2,
-                    label="PPI (all automatic + human subset)" if i == 0 else None)
+                    label="PPI++ (all automatic + calibration sample)" if i == 0 else None)
             ax.plot([r["ppi_rate"]], [y - 0.18], "o", color=GREEN, markersize=4)
         if truth and r["dimension"] in truth and truth[r["dimension"]] is not None:
             ax.plot([truth[r["dimension"]]] * 2, [y - 0.35, y + 0.35], color=RED, linewidth=1, linestyle=":",
@@ -290,6 +290,7 @@ def _comparison_html(c: C.Comparison) -> str:
         ("units compared", f"{c.n}" + (f" ({c.human_only} human-only, {c.auto_only} automatic-only not compared)"
                                        if c.human_only or c.auto_only else "")),
         ("human rate", str(c.human_rate)), ("automatic rate", str(c.auto_rate)),
+        ("automatic − human (paired, Newcombe 95% CI)", _difference_text(c.difference)),
         ("automatic threshold", "—" if c.threshold is None else f"{c.threshold:g}"),
         ("percent agreement", "—" if c.agreement is None else f"{c.agreement:.1%}"),
         ("base rate (always the human majority)", "—" if c.base_rate is None else f"{c.base_rate:.1%}"),
@@ -300,6 +301,16 @@ def _comparison_html(c: C.Comparison) -> str:
     ]
     body = "".join(f"<tr><th>{_esc(a)}</th><td>{_esc(b)}</td></tr>" for a, b in rows)
     return f"<table class='pc-table pc-big'>{body}</table>"
+
+
+def _difference_text(d) -> str:
+    """The paired difference of the two rates, read as the issue asks: overlap of two intervals is not the test."""
+    if d is None or not d.defined:
+        return "—"
+    verdict = ("the rates differ" if d.excludes_zero else
+               "no difference shown (the two rates are of the same units: read this, not the overlap above)")
+    return (f"{d.difference:+.3f} [{d.low:+.3f}, {d.high:+.3f}] — {d.a_only} automatic-only yes, "
+            f"{d.b_only} human-only yes: {verdict}")
 
 
 def _sweep_html(t: C.ThresholdCalibration) -> str:
@@ -501,6 +512,9 @@ class CalibrationApp:
                                    readout_format=".0%", style={"description_width": "initial"},
                                    layout=W.Layout(width="360px"))
         self.share.add_class("pc-share")
+        self.sample_seed = W.Text(value="", description="PPI: sample seed", placeholder="the seed it was drawn with",
+                                  style={"description_width": "initial"}, layout=W.Layout(width="300px"))
+        self.sample_seed.add_class("pc-sample-seed")
         self.upload = W.FileUpload(accept=".csv", multiple=False, description="scores CSV")
         self.upload.add_class("pc-upload")
         self.summary = W.HTML()
@@ -532,7 +546,7 @@ class CalibrationApp:
         self.queue_box = W.VBox([])
         self.queue_box.add_class("pc-queue")
         self._busy = False
-        controls = W.VBox([self.dataset, W.HBox([self.human, self.auto]), W.HBox([self.dimension, self.share]),
+        controls = W.VBox([self.dataset, W.HBox([self.human, self.auto]), W.HBox([self.dimension, self.share, self.sample_seed]),
                            W.HBox([self.upload, W.HTML("<span class='pc-muted'>an external tool's scores: CSV with "
                                                        "unit_id, score, label[, dimension]</span>")])])
         self.widget = W.VBox([
@@ -551,6 +565,7 @@ class CalibrationApp:
         for w in (self.human, self.auto, self.dimension):
             w.observe(lambda ch: self._guard(self.refresh), names="value")
         self.share.observe(lambda ch: self._guard(self._refresh_ppi), names="value")
+        self.sample_seed.observe(lambda ch: self._guard(self._refresh_ppi), names="value")
         self.upload.observe(lambda ch: self._guard(self._on_upload), names="value")
         t0 = time.perf_counter()
         self._guard(self._build_ragtruth)
@@ -680,18 +695,27 @@ class CalibrationApp:
         full_cover = h.kind in ("key", "ragtruth")
         note = ""
         truth = None
+        seed: str | None = self.sample_seed.value.strip() or None
         if full_cover:
             share = float(self.share.value)
             truth = {dim: self.report.comparisons[dim].human_rate.rate}
+            seed = seed or "0"
             if share < 1:
-                h = h.subsample(share)
+                h = h.subsample(share, seed=seed)
             note = (f"<div class='pc-muted'>{_esc(self.report.human.name)} labels every unit, so PPI is shown as a "
-                    f"what-if: only a deterministic {share:.0%} of its labels count as human-labelled; the dotted "
-                    "red line is the full labelling's rate.</div>")
-        ppi = C.ppi_by_dimension(h, a, [dim], width=self.width)
+                    f"what-if: only {share:.0%} of its labels count as human-labelled — the calibration sample of "
+                    f"seed {_esc(seed)}, a uniform random sample; the dotted red line is the full labelling's "
+                    "rate.</div>")
+        elif seed is None:
+            note = ("<div class='pc-warn'>No calibration sample: the labelled units were not drawn at random, so "
+                    "no PPI interval is shown (it would not be valid). Draw a sample with <code>playground "
+                    "calibrate sample --size N --seed S</code> (or the labelling page's calibration-sample mode), "
+                    "label it in order, and enter S as the sample seed.</div>")
+        ppi = C.ppi_by_dimension(h, a, [dim], width=self.width, sample_seed=seed)
         self.ppi_html.value = note + table_html(ppi, ["dimension", "n_labelled", "n_unlabelled", "human_rate",
                                                       "human_low", "human_high", "auto_rate", "ppi_rate", "ppi_low",
-                                                      "ppi_high", "labels_needed", "more_labels", "note"])
+                                                      "ppi_high", "lam", "labels_needed", "more_labels",
+                                                      "outside_sample", "note"])
         self.ppi_img.value = png(ppi_figure(ppi, truth=truth))
 
     def _on_upload(self) -> None:
