@@ -64,8 +64,9 @@ def test_pairwise_kappa_fleiss_and_alpha_by_hand():
     # b-c on u1..u3: 2/3 agree; p_e = 1/3*2/3 + 2/3*1/3 = 4/9; kappa = (2/3 - 4/9) / (5/9) = 0.4
     assert pairs[("b", "c")].n_shared == 3
     assert pairs[("b", "c")].kappa == pytest.approx(0.4)
-    # Fleiss with 3, 3, 3, 2 raters: P_i = 1, 1/3, 1, 1 -> P = 5/6; p_yes = 5/11 -> P_e = 61/121
-    assert ag.fleiss == pytest.approx(239 / 360)
+    # Fleiss & Cuzick (1979) with 3, 3, 3, 2 raters: x = 3, 2, 0, 0; N = 4, n_bar = 11/4, p = 5/11;
+    # sum x(n - x)/n = 2/3; kappa = 1 - (2/3) / (4 * 7/4 * 30/121) = 1 - 242/630 = 194/315
+    assert ag.fleiss == pytest.approx(194 / 315)
     # Krippendorff: o_01 = 1 (unit 2: 1*2/(3-1)), n = 11, n_0 = 6, n_1 = 5: 1 - 10 * 1 / 30
     assert ag.krippendorff == pytest.approx(2 / 3)
 
@@ -216,7 +217,7 @@ def test_room_store_polls_only_new_events_and_drops_stale(store):
                 store.set_label(a, U[i], "supported", v)
     room = Room(RoomStore(store, CATALOG))
     first = room.version
-    assert room.agreement["supported"].fleiss == pytest.approx(239 / 360)
+    assert room.agreement["supported"].fleiss == pytest.approx(194 / 315)
     assert room.refresh() is False and room.version == first  # nothing new: nothing recomputed
     store.set_label("b", U[1], "supported", 1)  # b changes her mind: a-b now 4/4
     assert room.refresh() is True
