@@ -1,0 +1,169 @@
+"""The kernel manager of ``playground serve``: a cap on the number of kernels and a watch that ends orphans.
+
+A Voila page owns one kernel.  Besides Voila's own shutdown request (sent by
+the page on ``beforeunload``, which :mod:`playground.serving.app` makes work)
+and jupyter_server's idle cull (the backstop), the watch here, every
+``watch_interval`` seconds, shuts down
+
+* a kernel whose page never connected to it ``unconnected_timeout`` seconds
+  after it was handed to a request (a GET whose client hung up, a crawler, a
+  flood): counted from its start, or for a preheated kernel from the moment it
+  left the pool;
+* a kernel whose last page disconnected ``disconnected_timeout`` seconds ago
+  and did not come back (a tab that crashed or was closed without
+  ``beforeunload``); a page's websocket reconnects within that time after a
+  network blip.
+
+Preheated kernels waiting in the pool are never culled.  ``max_kernels``
+counts every kernel, pooled or serving, and those starting: a page request
+beyond it gets :class:`ClassFull`; a pool refill waits for a free place.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from tornado.ioloop import PeriodicCallback
+from traitlets import Float, Integer
+
+__all__ = ["ClassFull", "GuardedKernelManager", "pooled_kernel_ids"]
+
+
+class ClassFull(RuntimeError):
+    """No room for another kernel: ``max_kernels`` are running."""
+
+
+def pooled_kernel_ids(manager: Any) -> set[str]:
+    """Ids of the preheated kernels waiting in Voila's pool (its ``_pools``: notebook → list of futures)."""
+    ids: set[str] = set()
+    for pool in getattr(manager, "_pools", {}).values():
+        for fut in pool:
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                result = fut.result()
+                if isinstance(result, dict) and result.get("kernel_id"):
+                    ids.add(result["kernel_id"])
+    return ids
+
+
+class GuardedKernelManager(AsyncMappingKernelManager):
+    """``AsyncMappingKernelManager`` with a kernel cap and a watch for kernels no page holds."""
+
+    max_kernels = Integer(0, config=True, help="most kernels at once, pooled included (0: no cap)")
+    unconnected_timeout = Float(60.0, config=True,
+                                help="shut down a kernel no page connected to within this many seconds")
+    disconnected_timeout = Float(30.0, config=True,
+                                 help="shut down a kernel this many seconds after its last page disconnected")
+    watch_interval = Float(5.0, config=True, help="seconds between two looks for orphaned kernels")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._started_at: dict[str, float] = {}
+        self._last_pooled: dict[str, float] = {}
+        self._ever_connected: set[str] = set()
+        self._disconnected_at: dict[str, float] = {}
+        self._starting = 0
+        self._closing = False
+        self._watcher: PeriodicCallback | None = None
+        self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0}
+
+    # --- counting -------------------------------------------------------------------------------------------
+
+    def kernel_count(self) -> int:
+        """Kernels running or starting."""
+        return len(self.list_kernel_ids()) + self._starting
+
+    def ready_in_pool(self) -> int:
+        """Preheated kernels ready to be handed to a page."""
+        return len(pooled_kernel_ids(self))
+
+    def full(self) -> bool:
+        """True when a page request would need a new kernel and there is no room for one."""
+        return bool(self.max_kernels) and self.kernel_count() >= self.max_kernels
+
+    # --- starting -------------------------------------------------------------------------------------------
+
+    async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
+        env = kwargs.get("env") or {}
+        for_pool = env.get("VOILA_PREHEAT") == "True"
+        if self.max_kernels:
+            if for_pool:  # a refill waits for a place rather than push the count over the cap
+                while self.kernel_count() >= self.max_kernels:
+                    if self._closing:
+                        raise ClassFull("the server is stopping")
+                    await asyncio.sleep(1.0)
+            elif self.kernel_count() >= self.max_kernels:
+                raise ClassFull(f"{self.max_kernels} kernels are running (the cap)")
+        self._starting += 1
+        try:
+            kernel_id: str = await super().start_kernel(*args, **kwargs)
+        finally:
+            self._starting -= 1
+        self._started_at[kernel_id] = time.monotonic()
+        self._start_watch()
+        return kernel_id
+
+    def _start_watch(self) -> None:
+        if self._watcher is None and self.watch_interval > 0:
+            self._watcher = PeriodicCallback(self.watch, 1000 * self.watch_interval)
+            self._watcher.start()
+
+    # --- connections ----------------------------------------------------------------------------------------
+
+    def notify_connect(self, kernel_id: str) -> None:
+        super().notify_connect(kernel_id)
+        self._ever_connected.add(kernel_id)
+        self._disconnected_at.pop(kernel_id, None)
+
+    def notify_disconnect(self, kernel_id: str) -> None:
+        super().notify_disconnect(kernel_id)
+        if self._kernel_connections.get(kernel_id, 0) <= 0:
+            self._disconnected_at[kernel_id] = time.monotonic()
+
+    # --- the watch ------------------------------------------------------------------------------------------
+
+    def orphans(self, now: float | None = None) -> list[tuple[str, str]]:
+        """``(kernel_id, reason)`` for every kernel the watch would shut down now (pure: changes nothing)."""
+        now = time.monotonic() if now is None else now
+        pooled = pooled_kernel_ids(self)
+        found = []
+        for kid in self.list_kernel_ids():
+            if kid in pooled:
+                self._last_pooled[kid] = now
+                continue
+            if self._kernel_connections.get(kid, 0) > 0:
+                continue
+            if kid in self._ever_connected:
+                since = self._disconnected_at.get(kid)
+                if since is not None and now - since >= self.disconnected_timeout:
+                    found.append((kid, "disconnected"))
+            else:
+                since = max(self._started_at.get(kid, now), self._last_pooled.get(kid, 0.0))
+                if now - since >= self.unconnected_timeout:
+                    found.append((kid, "unconnected"))
+        return found
+
+    async def watch(self) -> None:
+        """Shut down the orphans (see the module's docstring) and forget kernels that are gone."""
+        for kid, reason in self.orphans():
+            what = ("no page connected to it" if reason == "unconnected"
+                    else "its page went away")
+            self.log.info("playground: shutting down kernel %s: %s", kid, what)
+            try:
+                await self.shutdown_kernel(kid)
+            except Exception as exc:  # already gone, or failing to stop: the next look tries again
+                self.log.warning("playground: could not shut down kernel %s: %s", kid, exc)
+                continue
+            self.culled[reason] += 1
+        alive = set(self.list_kernel_ids())
+        for table in (self._started_at, self._last_pooled, self._disconnected_at):
+            for kid in [k for k in table if k not in alive]:
+                del table[kid]
+        self._ever_connected &= alive
+
+    async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        self._closing = True
+        if self._watcher is not None:
+            self._watcher.stop()
+        await super().shutdown_all(*args, **kwargs)
