@@ -306,3 +306,10 @@ def test_serve_help_explains_the_token_and_the_cap(capsys):
     for text in ("asks for an access token", "?token=", "--no-auth", "class is full", "--max-kernels",
                  "one per 2 GiB", "--dataset", "not authentication"):
         assert text.lower() in out.lower(), text
+
+
+def test_the_class_full_page_renders():
+    from playground.serving.app import CLASS_FULL_HTML
+
+    html = CLASS_FULL_HTML.format(count=3, cap=3)
+    assert "The class is full" in html and "3 of 3 kernels are running" in html and "Try again in a minute" in html

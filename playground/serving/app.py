@@ -48,7 +48,7 @@ STATUS_URL = "playground/api/status"
 CLASS_FULL_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>The class is full</title>
 <meta http-equiv="refresh" content="60">
-<style>body{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;line-height:1.5;color:#222}</style>
+<style>body{{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;line-height:1.5;color:#222}}</style>
 </head><body>
 <h1>The class is full</h1>
 <p>Every place on this server is taken ({count} of {cap} kernels are running).
