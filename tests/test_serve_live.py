@@ -2,6 +2,7 @@
 a GET flood, the shutdown beacon, the token beyond loopback, the per-view warnings."""
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -13,8 +14,7 @@ from pathlib import Path
 import psutil
 import pytest
 from browser_fixtures import start_server, stop_server, wait_for_log
-from serve_clients import (hostile_legacy_widget_request, hostile_v1_frame, kernel_socket, open_page, status,
-                           wait_until)
+from serve_clients import hostile_legacy_widget_request, hostile_v1_frame, kernel_socket, open_page, status, wait_until
 
 from playground.cli.serve import TOKEN_ENV
 
@@ -115,10 +115,8 @@ def test_a_get_flood_stays_under_the_cap_and_the_server_answers(capped):
             time.sleep(0.2)
 
     def hang_up_early():
-        try:
+        with contextlib.suppress(Exception):
             urllib.request.urlopen(capped.url, timeout=0.5).read(100)
-        except Exception:
-            pass
 
     watcher = threading.Thread(target=watch)
     watcher.start()
