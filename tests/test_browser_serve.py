@@ -1,23 +1,18 @@
 """``playground serve`` in Chromium: no kernel outlives its page, and the page asks nothing of the internet."""
 from __future__ import annotations
 
-import time
 from urllib.parse import urlparse
 
+import browser_fixtures
 import pytest
-from browser_fixtures import (  # noqa: F401  (fixtures are used by name)
-    browser,
-    need_chromium,
-    open_app,
-    page,
-    start_server,
-    stop_server,
-)
+from browser_fixtures import need_chromium, open_app, start_server, stop_server
 from serve_clients import status, wait_until
 
 pytestmark = pytest.mark.browser
 
 POOL = 1
+browser = browser_fixtures.browser  # fixtures, used by name
+page = browser_fixtures.page
 
 
 @pytest.fixture(scope="module")
@@ -70,4 +65,3 @@ def test_the_icons_come_from_this_server(pooled, page):
     assert all(urlparse(u).hostname == "127.0.0.1" and s in (200, 304) for u, s in css), css
     weight = page.evaluate("getComputedStyle(document.querySelector('.fa, .fas') || document.body).fontFamily")
     assert "Font Awesome" in weight or "FontAwesome" in weight
-    time.sleep(0)
