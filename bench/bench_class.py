@@ -182,7 +182,8 @@ def main() -> int:
     ap.add_argument("--minutes", type=float, default=2.0, help="how long they label (default 2)")
     ap.add_argument("--every", type=float, default=5.0, help="seconds between a student's toggles, on average (5)")
     ap.add_argument("--ramp", type=float, default=20.0, help="students arrive over this many seconds (default 20)")
-    ap.add_argument("--preheat", type=int, default=None, help="pool size (default: playground serve's, from memory)")
+    ap.add_argument("--preheat", type=int, default=None,
+                    help="pool size (default: playground serve's, from the available memory)")
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args()
 
@@ -191,15 +192,14 @@ def main() -> int:
 
     print(f"machine: {describe()}")
     with tempfile.TemporaryDirectory() as tmp:
-        extra = ["--preheat", str(args.preheat)] if args.preheat is not None else []
-        srv = start_server(Path(tmp), *extra, "--unconnected-timeout", "120", shipped=True)
+        from playground.serving.sizing import plan
+
+        pool_size = plan().pool if args.preheat is None else args.preheat  # playground serve's default
+        srv = start_server(Path(tmp), "--preheat", str(pool_size), "--unconnected-timeout", "120", shipped=True)
         stop, peak = threading.Event(), [0.0, 0.0]
         sampler = threading.Thread(target=_memory_sampler, args=(srv.proc.pid, stop, peak), daemon=True)
         sampler.start()
         try:
-            pool = status(srv.url)["pool_ready"]
-            wait_until(lambda: status(srv.url)["pool_ready"] >= max(1, pool), 300)
-            pool_size = _pool_size(srv)
             wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
             print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
             students = [Student(f"student-{i:02d}", args.seed) for i in range(args.students)]
@@ -238,13 +238,6 @@ def main() -> int:
         print("errors:\n  " + "\n  ".join(errors))
     print(f"toggles per student: median {statistics.median([len(s.toggles_ms) for s in students]):.0f}")
     return 0 if lost == 0 and back and not errors else 1
-
-
-def _pool_size(srv) -> int:
-    for line in srv.log_tail(20000).splitlines():
-        if "preheated kernel(s)" in line:
-            return int(line.split("playground: ", 1)[1].split()[0])
-    return 0
 
 
 if __name__ == "__main__":
