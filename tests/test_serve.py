@@ -16,7 +16,7 @@ from playground.cli import build_parser, main
 from playground.cli.serve import TOKEN_ENV, build_command, join_url, notebook_path
 from playground.serving import guards, sizing
 from playground.serving.guards import MAX_PARTS, MalformedFrame
-from playground.serving.kernels import ClassFull, GuardedKernelManager, pooled_kernel_ids
+from playground.serving.kernels import ClassFull, GuardedKernelManager, pooled_kernel_ids, track_request_kernels
 
 REFERENCE_V1 = ws_base.serialize_msg_to_ws_v1  # upstream serialisers: the reference for well-formed frames
 REFERENCE_LEGACY = ws_base.serialize_binary_message
@@ -173,6 +173,7 @@ def _manager(**kw) -> GuardedKernelManager:
     m._started_at = {"pooled": 0.0, "never": 100.0, "gone": 0.0, "held": 0.0}
     m._ever_connected = {"gone", "held"}
     m._disconnected_at = {"gone": 200.0}
+    m._served_at = {"never": 100.0}
     return m
 
 
@@ -180,17 +181,43 @@ def test_the_watch_ends_unconnected_and_abandoned_kernels_at_their_timeouts():
     m = _manager(unconnected_timeout=60, disconnected_timeout=30)
     assert pooled_kernel_ids(m) == {"pooled"}
     assert m.orphans(now=159.9) == []
-    assert m.orphans(now=160.0) == [("never", "unconnected")]            # exactly 60 s after its start
+    assert m.orphans(now=160.0) == [("never", "unconnected")]            # exactly 60 s after its page was sent
     assert m.orphans(now=229.9) == [("never", "unconnected")]
     assert m.orphans(now=230.0) == [("never", "unconnected"), ("gone", "disconnected")]  # exactly 30 s after
 
 
-def test_a_kernel_leaving_the_pool_gets_the_full_minute():
-    m = _manager(unconnected_timeout=60)
+def test_a_kernel_handed_out_gets_a_minute_from_when_its_page_was_sent():
+    m = _manager(unconnected_timeout=60, render_timeout=600)
     assert ("pooled", "unconnected") not in m.orphans(now=1000.0)  # seen in the pool at 1000
     m._pools = {}                                                 # ... then handed to a request
-    assert ("pooled", "unconnected") not in m.orphans(now=1059.9)
-    assert ("pooled", "unconnected") in m.orphans(now=1060.0)
+    assert all(kid != "pooled" for kid, _ in m.orphans(now=1599.9))   # a slow page: still rendering
+    assert ("pooled", "unsent") in m.orphans(now=1600.0)              # the backstop: 600 s handed out, never sent
+    m._served_at["pooled"] = 1500.0                                   # its page was sent at 1500
+    assert all(kid != "pooled" for kid, _ in m.orphans(now=1559.9))
+    assert ("pooled", "unconnected") in m.orphans(now=1560.0)
+
+
+def test_kernels_started_for_a_request_are_tracked_but_not_pool_refills(monkeypatch):
+    from playground.serving.kernels import _request_kernels
+
+    m = _manager()
+    calls = iter(["k-page", "k-pool"])
+
+    async def fake_start(self, *args, **kwargs):
+        return next(calls)
+
+    async def run():
+        started = track_request_kernels()
+        await m.start_kernel(kernel_name="python3", env={"VOILA_PREHEAT": "False"})
+        await m.start_kernel(kernel_name="python3", env={"VOILA_PREHEAT": "True"})
+        return started
+
+    from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+
+    monkeypatch.setattr(AsyncMappingKernelManager, "start_kernel", fake_start)
+    monkeypatch.setattr(GuardedKernelManager, "_start_watch", lambda self: None)
+    assert asyncio.run(run()) == ["k-page"]
+    assert _request_kernels.get() is None  # asyncio.run ran in a copy of the context
 
 
 def test_connecting_and_disconnecting_are_tracked():

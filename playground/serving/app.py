@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -32,7 +33,7 @@ from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
 from . import guards
-from .kernels import ClassFull
+from .kernels import ClassFull, track_request_kernels
 
 __all__ = ["CDN_PREFIX", "CLASS_FULL_HTML", "ICONS_URL", "STATUS_URL", "TOKEN_ENV", "PageHandler", "PlaygroundVoila",
            "StatusHandler", "icons_dir", "main"]
@@ -42,6 +43,7 @@ TOKEN_ENV = "PLAYGROUND_SERVE_TOKEN"
 CDN_PREFIX = "https://cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free@^5/css/"
 #: Where the local copy is served (relative to the base URL).
 ICONS_URL = "playground/icons/"
+KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
 #: The kernel counts (:class:`StatusHandler`).
 STATUS_URL = "playground/api/status"
 
@@ -73,16 +75,22 @@ def icons_dir() -> Path | None:
 class PageHandler(TornadoVoilaHandler):
     """Voila's page handler with the xsrf cookie set, the kernel cap answered, and no CDN link."""
 
+    _client_gone = False
+
     @tornado.web.authenticated
     async def get(self, path: str | None = None) -> None:
         self.xsrf_token  # noqa: B018  (reading it sets the _xsrf cookie the shutdown beacon sends back)
         manager = self.kernel_manager
-        full = getattr(manager, "full", None)
-        if full is not None and full() and not manager.ready_in_pool():
+        guarded = hasattr(manager, "page_served")
+        if guarded and manager.full() and not manager.ready_in_pool():
             self._class_full()
             return
+        kernels = track_request_kernels()  # a cold kernel started for this page lands here
         try:
             async for html in self._page(path):
+                kernels.extend(k for k in KERNEL_ID.findall(html) if k not in kernels)  # a pooled one: in the HTML
+                if self._client_gone:
+                    break
                 self.write(html)
                 self.flush()
         except ClassFull:
@@ -90,6 +98,19 @@ class PageHandler(TornadoVoilaHandler):
                 raise
             self.clear()
             self._class_full()
+            return
+        if not guarded:
+            return
+        stream = getattr(self.request.connection, "stream", None)
+        if self._client_gone or stream is None or stream.closed():
+            await manager.abandon(kernels)
+        else:
+            for kid in kernels:
+                manager.page_served(kid)
+
+    def on_connection_close(self) -> None:
+        self._client_gone = True
+        super().on_connection_close()
 
     async def _page(self, path: str | None) -> AsyncIterator[str]:
         local = self.base_url.rstrip("/") + "/" + ICONS_URL + "css/"

@@ -6,9 +6,12 @@ and jupyter_server's idle cull (the backstop), the watch here, every
 ``watch_interval`` seconds, shuts down
 
 * a kernel whose page never connected to it ``unconnected_timeout`` seconds
-  after it was handed to a request (a GET whose client hung up, a crawler, a
-  flood): counted from its start, or for a preheated kernel from the moment it
-  left the pool;
+  after the page's HTML was sent (a crawler, a script that only GETs);
+  the page handler (:mod:`playground.serving.app`) reports when it has sent
+  a page (:meth:`GuardedKernelManager.page_served`) and shuts the kernel down
+  at once when the client hangs up before that;
+* a kernel handed to a request whose page was never reported sent,
+  ``render_timeout`` seconds after it started or left the pool (a backstop);
 * a kernel whose last page disconnected ``disconnected_timeout`` seconds ago
   and did not come back (a tab that crashed or was closed without
   ``beforeunload``); a page's websocket reconnects within that time after a
@@ -22,13 +25,24 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
+from contextvars import ContextVar
 from typing import Any
 
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado.ioloop import PeriodicCallback
 from traitlets import Float, Integer
 
-__all__ = ["ClassFull", "GuardedKernelManager", "pooled_kernel_ids"]
+__all__ = ["ClassFull", "GuardedKernelManager", "pooled_kernel_ids", "track_request_kernels"]
+
+_request_kernels: ContextVar[list[str] | None] = ContextVar("playground_request_kernels", default=None)
+
+
+def track_request_kernels() -> list[str]:
+    """From now on in this task, kernels started for a page (not for the pool) are appended to the list returned."""
+    started: list[str] = []
+    _request_kernels.set(started)
+    return started
 
 
 class ClassFull(RuntimeError):
@@ -55,6 +69,8 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                                 help="shut down a kernel no page connected to within this many seconds")
     disconnected_timeout = Float(30.0, config=True,
                                  help="shut down a kernel this many seconds after its last page disconnected")
+    render_timeout = Float(600.0, config=True,
+                           help="shut down a kernel whose page was not sent this many seconds after it was handed out")
     watch_interval = Float(5.0, config=True, help="seconds between two looks for orphaned kernels")
 
     def __init__(self, **kwargs: Any) -> None:
@@ -63,16 +79,18 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         self._last_pooled: dict[str, float] = {}
         self._ever_connected: set[str] = set()
         self._disconnected_at: dict[str, float] = {}
-        self._starting = 0
+        self._served_at: dict[str, float] = {}
+        self._starting: set[str] = set()
         self._closing = False
         self._watcher: PeriodicCallback | None = None
-        self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0}
+        self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0, "unsent": 0, "hung_up": 0}
 
     # --- counting -------------------------------------------------------------------------------------------
 
     def kernel_count(self) -> int:
-        """Kernels running or starting."""
-        return len(self.list_kernel_ids()) + self._starting
+        """Kernels running or starting (each counted once)."""
+        pending = getattr(self, "_pending_kernels", {})
+        return len(set(self.list_kernel_ids()) | set(pending) | self._starting)
 
     def ready_in_pool(self) -> int:
         """Preheated kernels ready to be handed to a page."""
@@ -95,14 +113,36 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                     await asyncio.sleep(1.0)
             elif self.kernel_count() >= self.max_kernels:
                 raise ClassFull(f"{self.max_kernels} kernels are running (the cap)")
-        self._starting += 1
+        # the id is chosen here so that a starting kernel is counted once, whatever stage it is in
+        reserved = kwargs.get("kernel_id") or str(uuid.uuid4())
+        kwargs["kernel_id"] = reserved
+        self._starting.add(reserved)
         try:
             kernel_id: str = await super().start_kernel(*args, **kwargs)
         finally:
-            self._starting -= 1
+            self._starting.discard(reserved)
         self._started_at[kernel_id] = time.monotonic()
+        request = _request_kernels.get()
+        if request is not None and not for_pool:  # a refill task inherits the request's context: not its kernel
+            request.append(kernel_id)
         self._start_watch()
         return kernel_id
+
+    def page_served(self, kernel_id: str) -> None:
+        """The page holding ``kernel_id`` has been sent: its page has ``unconnected_timeout`` to connect."""
+        self._served_at[kernel_id] = time.monotonic()
+
+    async def abandon(self, kernel_ids: list[str]) -> None:
+        """Shut down the kernels of a request whose client hung up before its page was sent."""
+        for kid in kernel_ids:
+            if kid in self.list_kernel_ids():
+                self.log.info("playground: shutting down kernel %s: its client left before the page was sent", kid)
+                try:
+                    await self.shutdown_kernel(kid)
+                except Exception as exc:
+                    self.log.warning("playground: could not shut down kernel %s: %s", kid, exc)
+                    continue
+                self.culled["hung_up"] += 1
 
     def _start_watch(self) -> None:
         if self._watcher is None and self.watch_interval > 0:
@@ -138,17 +178,20 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                 since = self._disconnected_at.get(kid)
                 if since is not None and now - since >= self.disconnected_timeout:
                     found.append((kid, "disconnected"))
+            elif kid in self._served_at:
+                if now - self._served_at[kid] >= self.unconnected_timeout:
+                    found.append((kid, "unconnected"))
             else:
                 since = max(self._started_at.get(kid, now), self._last_pooled.get(kid, 0.0))
-                if now - since >= self.unconnected_timeout:
-                    found.append((kid, "unconnected"))
+                if now - since >= self.render_timeout:
+                    found.append((kid, "unsent"))
         return found
 
     async def watch(self) -> None:
         """Shut down the orphans (see the module's docstring) and forget kernels that are gone."""
         for kid, reason in self.orphans():
-            what = ("no page connected to it" if reason == "unconnected"
-                    else "its page went away")
+            what = {"unconnected": "no page connected to it", "disconnected": "its page went away",
+                    "unsent": "its page was never sent"}[reason]
             self.log.info("playground: shutting down kernel %s: %s", kid, what)
             try:
                 await self.shutdown_kernel(kid)
@@ -157,7 +200,7 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                 continue
             self.culled[reason] += 1
         alive = set(self.list_kernel_ids())
-        for table in (self._started_at, self._last_pooled, self._disconnected_at):
+        for table in (self._started_at, self._last_pooled, self._disconnected_at, self._served_at):
             for kid in [k for k in table if k not in alive]:
                 del table[kid]
         self._ever_connected &= alive
