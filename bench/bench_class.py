@@ -21,7 +21,7 @@ labels lost (for each student, the last value it set on each toggle, compared
 with its labels in the store: yes/no counts must match; must be 0), kernels
 left once everyone has gone (must come back to the pool size).
 
-Students arrive over ``--ramp`` seconds; choices (which toggle, which value,
+Students arrive over ``--ramp`` seconds (default 60); choices (which toggle, which value,
 when) come from ``playground.sampling.uniform`` with ``--seed``.
 
 Run ``python bench/bench_class.py [--students 30] [--minutes 2] [--every 5]``.
@@ -81,7 +81,7 @@ def _run_student(base: str, st: Student, until: float, every: float) -> None:
     if page.status != 200 or not page.kernel_id:
         st.error = f"page answered {page.status}"
         return
-    ws = kernel_socket(page, timeout=300)
+    ws = kernel_socket(page, timeout=120)
     session = uuid.uuid4().hex
     control = uuid.uuid4().hex
     ws.send_binary(v1_frame("shell", _msg("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
@@ -181,7 +181,8 @@ def main() -> int:
     ap.add_argument("--students", type=int, default=30, help="simulated students (default 30)")
     ap.add_argument("--minutes", type=float, default=2.0, help="how long they label (default 2)")
     ap.add_argument("--every", type=float, default=5.0, help="seconds between a student's toggles, on average (5)")
-    ap.add_argument("--ramp", type=float, default=20.0, help="students arrive over this many seconds (default 20)")
+    ap.add_argument("--ramp", type=float, default=60.0,
+                    help="students arrive over this many seconds (default 60: a class sitting down)")
     ap.add_argument("--preheat", type=int, default=None,
                     help="pool size (default: playground serve's, from the available memory)")
     ap.add_argument("--seed", type=int, default=13)
@@ -208,11 +209,14 @@ def main() -> int:
             threads = []
             for i, st in enumerate(students):
                 time.sleep(max(0.0, start + args.ramp * i / max(1, args.students) - time.monotonic()))
-                t = threading.Thread(target=student, args=(srv.url, st, until, args.every))
+                t = threading.Thread(target=student, args=(srv.url, st, until, args.every), daemon=True)
                 t.start()
                 threads.append(t)
-            for t in threads:
-                t.join()
+            for t in threads:  # a student stuck past the end (a page that never came) is reported, not waited for
+                t.join(timeout=max(1.0, until + 300 - time.monotonic()))
+            for st, t in zip(students, threads, strict=True):
+                if t.is_alive() and not st.error:
+                    st.error = "still waiting at the end (page or toggle answer never came)"
             gone = time.monotonic()
             back = wait_until(lambda: status(srv.url)["kernels"] == pool_size, 300, 1.0)
             left = status(srv.url)["kernels"]
