@@ -53,8 +53,9 @@ A class on one machine is planned from its free memory: a pool of preheated
 kernels (one per 2 GiB available, at most 10) so pages open at once, and a
 cap on kernels ((available - 1 GiB) / 256 MiB); beyond the cap a visitor
 gets "the class is full, try again in a minute". A page's kernel is shut down
-when the page is closed or reloaded, when no page connects to it within a
-minute, or when its page has been gone --disconnect-grace seconds.
+when the page is closed or reloaded, when its client hangs up before the page
+arrives, when nothing connects to it within a minute of the page being sent,
+or when its page has been gone --disconnect-grace seconds.
 """
 
 EPILOG = """\
@@ -115,7 +116,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="shut down a kernel this long after its page disconnected without coming back "
                         "(default 30; a closed or reloaded page's kernel goes at once)")
     p.add_argument("--unconnected-timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="shut down a kernel no page connected to within this long (default 60)")
+                   help="shut down a kernel nothing connected to this long after its page was sent (default 60)")
     p.add_argument("--notebook", choices=NOTEBOOKS, default="playground",
                    help="which app to serve (default playground)")
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="page theme (default light)")
