@@ -49,6 +49,10 @@ from machine import describe  # noqa: E402  (bench/machine.py)
 from playground.sampling import uniform  # noqa: E402
 
 
+#: What the page's kernel logs once its session is loaded (a preheated kernel then waits for its request).
+READY = "playground: session ready"
+
+
 def _msg(msg_type: str, content: dict, session: str, metadata: dict | None = None) -> dict:
     return {"header": {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "username": "student", "session": session,
                        "date": "2026-01-01T00:00:00Z", "version": "5.3"},
@@ -202,6 +206,8 @@ def main() -> int:
         sampler.start()
         try:
             wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
+            # a pooled kernel is in the pool once started; its page is computed ahead after that
+            wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool_size, 600, 2.0)
             print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
             students = [Student(f"student-{i:02d}", args.seed) for i in range(args.students)]
             start = time.monotonic()

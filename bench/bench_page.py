@@ -41,6 +41,9 @@ for p in (ROOT, ROOT / "tests"):
 
 from machine import describe  # noqa: E402  (bench/machine.py)
 
+#: What the page's kernel logs once its session is loaded (a preheated kernel then waits for its request).
+READY = "playground: session ready"
+
 PROFILE = r"""
 import json, os, sys, time
 import psutil
@@ -93,9 +96,10 @@ def _open_pages(kind: str, n: int, workdir: Path) -> tuple[list[float], list[flo
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             for i in range(n):
-                if kind == "pool":
-                    wait_until(lambda: status(srv.url)["pool_ready"] == 1, 120)
-                    time.sleep(1.0)  # let the refill's notebook run finish
+                if kind == "pool":  # wait until the pooled kernel has computed its page ahead
+                    wait_until(lambda: status(srv.url)["pool_ready"] == 1, 300)
+                    wait_until(lambda i=i: srv.log_tail(10**7).count(READY) >= i + 1, 300)
+                    time.sleep(0.5)
                 context = browser.new_context()
                 page = context.new_page()
                 page.set_default_timeout(120_000)
