@@ -48,7 +48,6 @@ from machine import describe  # noqa: E402  (bench/machine.py)
 
 from playground.sampling import uniform  # noqa: E402
 
-
 #: What the page's kernel logs once its session is loaded (a preheated kernel then waits for its request).
 READY = "playground: session ready"
 
