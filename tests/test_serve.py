@@ -340,3 +340,21 @@ def test_the_class_full_page_renders():
 
     html = CLASS_FULL_HTML.format(count=3, cap=3)
     assert "The class is full" in html and "3 of 3 kernels are running" in html and "Try again in a minute" in html
+
+
+def test_a_pool_refill_lets_waiting_pages_go_first():
+    m = _manager(refill_yield=60)
+    m._pool_started = {"pooled": 0.0}
+    # "never" (sent at 100, not connected) and "gone"/"held" (connected) are not waiting; nothing is starting
+    assert m.pages_waiting() == 0
+    m._kernels["cold"] = object()           # a cold kernel computing a visitor's page
+    m._kernel_connections["cold"] = 0
+    assert m.pages_waiting() == 1
+    m._starting_pages.add("starting")      # and one still starting
+    assert m.pages_waiting() == 2
+    m.page_served("cold")
+    m._starting_pages.clear()
+    assert m.pages_waiting() == 0
+    m._kernels["refill"] = object()         # a refill that just started is not a page
+    m._pool_started["refill"] = 5.0
+    assert m.pages_waiting() == 0

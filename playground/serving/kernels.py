@@ -72,6 +72,8 @@ class GuardedKernelManager(AsyncMappingKernelManager):
     render_timeout = Float(600.0, config=True,
                            help="shut down a kernel whose page was not sent this many seconds after it was handed out")
     watch_interval = Float(5.0, config=True, help="seconds between two looks for orphaned kernels")
+    refill_yield = Float(60.0, config=True,
+                         help="a pool refill waits up to this many seconds while visitors' pages are being computed")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -81,6 +83,9 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         self._disconnected_at: dict[str, float] = {}
         self._served_at: dict[str, float] = {}
         self._starting: set[str] = set()
+        self._starting_pool: set[str] = set()
+        self._starting_pages: set[str] = set()
+        self._pool_started: dict[str, float] = {}
         self._closing = False
         self._watcher: PeriodicCallback | None = None
         self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0, "unsent": 0, "hung_up": 0}
@@ -105,28 +110,52 @@ class GuardedKernelManager(AsyncMappingKernelManager):
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
         env = kwargs.get("env") or {}
         for_pool = env.get("VOILA_PREHEAT") == "True"
-        if self.max_kernels:
-            if for_pool:  # a refill waits for a place rather than push the count over the cap
-                while self.kernel_count() >= self.max_kernels:
-                    if self._closing:
-                        raise ClassFull("the server is stopping")
-                    await asyncio.sleep(1.0)
-            elif self.kernel_count() >= self.max_kernels:
-                raise ClassFull(f"{self.max_kernels} kernels are running (the cap)")
+        if for_pool:
+            await self._wait_to_refill()
+        elif self.max_kernels and self.kernel_count() >= self.max_kernels:
+            raise ClassFull(f"{self.max_kernels} kernels are running (the cap)")
         # the id is chosen here so that a starting kernel is counted once, whatever stage it is in
         reserved = kwargs.get("kernel_id") or str(uuid.uuid4())
         kwargs["kernel_id"] = reserved
         self._starting.add(reserved)
+        (self._starting_pool if for_pool else self._starting_pages).add(reserved)
         try:
             kernel_id: str = await super().start_kernel(*args, **kwargs)
         finally:
             self._starting.discard(reserved)
+            self._starting_pool.discard(reserved)
+            self._starting_pages.discard(reserved)
         self._started_at[kernel_id] = time.monotonic()
+        if for_pool:  # computed ahead: never one of the pages_waiting()
+            self._pool_started[kernel_id] = self._started_at[kernel_id]
         request = _request_kernels.get()
         if request is not None and not for_pool:  # a refill task inherits the request's context: not its kernel
             request.append(kernel_id)
         self._start_watch()
         return kernel_id
+
+    def pages_waiting(self) -> int:
+        """Pages waiting for a cold kernel: starting, or started for a request and its page not yet sent."""
+        pooled = pooled_kernel_ids(self)
+        busy = [kid for kid in self.list_kernel_ids()
+                if kid not in pooled and kid not in self._pool_started and kid not in self._served_at
+                and kid not in self._ever_connected]
+        return len(busy) + len(self._starting_pages)
+
+    async def _wait_to_refill(self) -> None:
+        """A pool refill waits for a place under the cap, and (up to ``refill_yield`` s) for waiting pages.
+
+        On two cores a refill costs what a visitor's cold page costs; during a rush it would double the wait
+        of the people in front of the screen, so they go first.
+        """
+        since = time.monotonic()
+        while True:
+            if self._closing:
+                raise ClassFull("the server is stopping")
+            room = not self.max_kernels or self.kernel_count() < self.max_kernels
+            if room and (self.pages_waiting() == 0 or time.monotonic() - since >= self.refill_yield):
+                return
+            await asyncio.sleep(1.0)
 
     def page_served(self, kernel_id: str) -> None:
         """The page holding ``kernel_id`` has been sent: its page has ``unconnected_timeout`` to connect."""
@@ -200,7 +229,8 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                 continue
             self.culled[reason] += 1
         alive = set(self.list_kernel_ids())
-        for table in (self._started_at, self._last_pooled, self._disconnected_at, self._served_at):
+        for table in (self._started_at, self._last_pooled, self._disconnected_at, self._served_at,
+                      self._pool_started):
             for kid in [k for k in table if k not in alive]:
                 del table[kid]
         self._ever_connected &= alive
