@@ -237,6 +237,9 @@ def main() -> int:
           f"~{args.every:g} s each")
     print(f"page open (GET → interactive): p50 {_pct(opens, 0.5):.2f} s, p95 {_pct(opens, 0.95):.2f} s, "
           f"max {max(opens, default=float('nan')):.2f} s (n={len(opens)})")
+    by_arrival = [s.open_s for s in students[:pool_size] if s.open_s is not None]
+    print(f"  the first {pool_size} (served from the pool): median {_pct(by_arrival, 0.5):.2f} s; "
+          f"every student in arrival order: {' '.join(f'{s.open_s:.0f}' if s.open_s else '-' for s in students)}")
     print(f"toggle → new figures: p50 {_pct(toggles, 0.5):.0f} ms, p95 {_pct(toggles, 0.95):.0f} ms "
           f"(n={len(toggles)}; goal p95 ≤ 100 ms)")
     print(f"peak memory: {peak[0]:.2f} GiB (server + kernels), {peak[1]:.0f} kernels at most")
