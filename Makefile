@@ -8,12 +8,15 @@ STAMP := $(VENV)/.installed
 PORT ?= 8866
 HOST ?= 127.0.0.1
 DB ?=
+DATASET ?=
 PYTEST_ARGS ?=
 
 .PHONY: serve test bench check lint where clean-notebooks help
 
 help:
-	@echo "make serve   start the labelling playground (Voila) on http://$(HOST):$(PORT) (DB=labels.db to choose the store)"
+	@echo "make serve   start the labelling playground (Voila) on http://$(HOST):$(PORT)"
+	@echo "             HOST=0.0.0.0 for a class (prints a join link with its access token), PORT=8866,"
+	@echo "             DB=labels.db or DB=postgresql://... (the label store), DATASET=NAME (an imported dataset)"
 	@echo "make test    run the whole test suite (browser tests need /usr/bin/chromium)"
 	@echo "make bench   run the benchmarks in bench/ and print their tables"
 	@echo "make check   validate the shipped corpus and golden set"
@@ -26,7 +29,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 serve: $(STAMP)
-	$(BIN)/playground serve --host $(HOST) --port $(PORT) $(if $(DB),--db $(DB),)
+	$(BIN)/playground serve --host $(HOST) --port $(PORT) $(if $(DB),--db $(DB),) $(if $(DATASET),--dataset $(DATASET),)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -152,6 +152,8 @@ def start_server(workdir: Path, *extra: str, db: Path | None = None, shipped: bo
     log = workdir / f"voila-{port}.log"
     cmd = [sys.executable, "-m", "playground", "serve", "--port", str(port), "--db", str(db), "--cull-idle", "0",
            *([] if shipped else ["--root", str(root)]), *extra]
+    if "--preheat" not in extra:  # the default pool follows free memory; tests start no pool unless they ask
+        cmd += ["--preheat", "0"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("PLAYGROUND_READ_ONLY", None)
     fh = open(log, "wb")

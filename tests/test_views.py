@@ -11,7 +11,7 @@ import ipywidgets as W
 import pytest
 
 from playground.cli import main
-from playground.cli.serve import build_command, notebook_path
+from playground.cli.serve import notebook_path
 from playground.golden import load_dataset
 from playground.metrics import DIMENSION_ORDER
 from playground.store import open_store
@@ -362,31 +362,7 @@ def test_the_notebook_runs_in_a_kernel(hostile, db, monkeypatch):
 # --- playground serve --------------------------------------------------------------------------------------------
 
 
-def _args(*argv):
-    from playground.cli import build_parser
-
-    return build_parser().parse_args(["serve", *argv])
-
-
-def test_serve_builds_the_voila_command():
-    cmd, env = build_command(_args("--port", "9001", "--host", "0.0.0.0", "--db", "x.db", "--root", "tests/data/mini",
-                                   "--read-only", "--cull-idle", "600", "--theme", "dark"))
-    assert cmd[:4] == [sys.executable, "-m", "voila", str(REPO / "notebooks" / "playground.ipynb")]
-    for flag in ("--port=9001", "--Voila.ip=0.0.0.0", "--no-browser", "--theme=dark", "--Voila.port_retries=0",
-                 "--MappingKernelManager.cull_idle_timeout=600", "--MappingKernelManager.cull_interval=60"):
-        assert flag in cmd
-    assert env["PLAYGROUND_DB"] == "x.db" and env["PLAYGROUND_READ_ONLY"] == "1"
-    assert env["PLAYGROUND_ROOT"] == str((REPO / "tests" / "data" / "mini").resolve())
-    cmd, env = build_command(_args("--open", "--preheat", "2"))
-    assert "--no-browser" not in cmd and "--Voila.ip=127.0.0.1" in cmd and "--port=8866" in cmd
-    assert "--preheat_kernel=True" in cmd and "--pool_size=2" in cmd
-    assert "PLAYGROUND_DB" not in env and env["PLAYGROUND_READ_ONLY"] == "0"
-
-
-def test_serve_print_command(capsys):
-    assert main(["serve", "--print-command", "--port", "9002"]) == 0
-    out = capsys.readouterr().out
-    assert "-m voila" in out and "--port=9002" in out
+# (the command line and --print-command are tested in tests/test_serve.py)
 
 
 def test_serve_refuses_bad_input(capsys, tmp_path):

@@ -1,15 +1,23 @@
 """``playground serve``: the labelling playground (a Voila app) on this machine or for a class.
 
-Runs ``python -m voila notebooks/<name>.ipynb`` with the settings the page
-reads from its environment: ``PLAYGROUND_DB`` (``--db``), ``PLAYGROUND_ROOT``
-(``--root``) and ``PLAYGROUND_READ_ONLY`` (``--read-only``).  Voila starts
-one kernel per page load; ``--cull-idle`` shuts down kernels idle that long
-whose page is closed, so a class does not leave dozens of kernels behind.
+Runs ``python -m playground.serving notebooks/<name>.ipynb`` (Voila with the
+project's websocket guards, kernel cap and orphan watch, see
+:mod:`playground.serving`) with the settings the page reads from its
+environment: ``PLAYGROUND_DB`` (``--db``), ``PLAYGROUND_ROOT`` (``--root``),
+``PLAYGROUND_READ_ONLY`` (``--read-only``) and ``PLAYGROUND_DATASET``
+(``--dataset``).  Voila starts one kernel per page; a preheated pool (sized
+from the free memory, :mod:`playground.serving.sizing`) answers the first
+pages at once and refills in the background.  A kernel is shut down when its
+page closes (Voila's beacon), when no page connects to it within a minute, or
+when its page has been gone ``--disconnect-grace`` seconds; ``--cull-idle``
+is the backstop.  Beyond loopback a token is required (``--no-auth`` to go
+without, loudly).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -18,7 +26,15 @@ from pathlib import Path
 
 from .options import add_db, add_root
 
+__all__ = ["LOOPBACK", "NOTEBOOKS", "READ_ONLY_NOTEBOOK", "TOKEN_ENV", "build_command", "join_url", "notebook_path",
+           "register", "run_serve"]
+
 NOTEBOOKS = ("playground", "calibrate", "harness")
+#: ``--read-only`` serves the instructor's room (``notebooks/room.ipynb``) when it exists.
+READ_ONLY_NOTEBOOK = "room"
+#: The access token reaches the server through this environment variable, never its command line.
+TOKEN_ENV = "PLAYGROUND_SERVE_TOKEN"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 DESCRIPTION = """\
 Start the labelling playground: Voila serving notebooks/playground.ipynb on the
@@ -27,8 +43,19 @@ shipped corpus and golden set (or --root), labels in the label store (--db).
 People give a name on the page (or open the URL with ?annotator=NAME, which a
 bookmark keeps); every toggle is saved at once. A name is an identity, NOT
 authentication: anyone who can open the page can label under any name. Keep
-the default bind address 127.0.0.1 unless everyone who can reach the host may
-label; protect the label store (file permissions, database roles) instead.
+the default bind address 127.0.0.1 for yourself. For a class, --host 0.0.0.0
+asks for an access token: the server prints a join link with it
+(http://HOST:PORT/?token=...), and only people given the link reach the page.
+The token keeps strangers out; it does not tell students apart. --no-auth
+turns the token off (anyone who can reach the host can label).
+
+A class on one machine is planned from its free memory: a pool of preheated
+kernels (one per 2 GiB available, at most 10) so pages open at once, and a
+cap on kernels ((available - 1 GiB) / 256 MiB); beyond the cap a visitor
+gets "the class is full, try again in a minute". A page's kernel is shut down
+when the page is closed or reloaded, when its client hangs up before the page
+arrives, when nothing connects to it within a minute of the page being sent,
+or when its page has been gone --disconnect-grace seconds.
 """
 
 EPILOG = """\
@@ -38,16 +65,16 @@ examples:
   playground serve --read-only --port 8867  an instructor dashboard: every annotator, nothing editable
 
 a class on one machine:
-  playground serve --host 0.0.0.0 --db /srv/playground/labels.db --cull-idle 1800
-  (SQLite in WAL mode takes many kernels writing at once; students open
-   http://HOST:8866/?annotator=THEIR-NAME)
+  playground serve --host 0.0.0.0 --db /srv/playground/labels.db
+  (prints the join link http://HOST:8866/?token=...; SQLite in WAL mode takes
+   many kernels writing at once; students add &annotator=THEIR-NAME)
 
 several Voila hosts on one PostgreSQL (a class or a team across machines):
   1. createdb playground; create two roles: a writer (INSERT/UPDATE/DELETE on the
      label tables) and a reader (SELECT only) for dashboards.
   2. on every host (same checkout, same corpus/ and golden/):
-       playground serve --host 0.0.0.0 --db postgresql://writer@dbhost/playground \\
-                        --cull-idle 1800 [--preheat 2]
+       PLAYGROUND_SERVE_TOKEN=the-class-token playground serve --host 0.0.0.0 \\
+                        --db postgresql://writer@dbhost/playground
      and send each group to one host, or put the hosts behind a load balancer
      with sticky sessions (a page talks to the kernel on the host that served it).
   3. the instructor's dashboard, anywhere:
@@ -69,26 +96,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--port", type=int, default=8866, help="port to listen on (default 8866)")
     p.add_argument("--host", default="127.0.0.1",
-                   help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for a class)")
+                   help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for a class, "
+                        "which asks for a token)")
     add_db(p)
     add_root(p)
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="the dataset the page labels: 'golden' (the shipped set, default) or one imported into "
+                        "the store (playground import ...)")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.add_argument("--read-only", action="store_true",
-                   help="instructor dashboard: show every annotator's labels and their consensus, change nothing")
+                   help="instructor's room: every annotator's labels and their agreement, change nothing")
+    p.add_argument("--no-auth", action="store_true",
+                   help="serve beyond loopback WITHOUT a token: anyone who can reach the host can open the page")
     p.add_argument("--cull-idle", type=int, default=3600, metavar="SECONDS",
-                   help="shut down kernels idle this long with no page attached (default 3600; 0: never)")
+                   help="backstop: shut down kernels idle this long with no page attached (default 3600; 0: never)")
     p.add_argument("--cull-interval", type=int, default=None, metavar="SECONDS",
                    help="how often to look for idle kernels (default: min(60, --cull-idle))")
+    p.add_argument("--disconnect-grace", type=float, default=30.0, metavar="SECONDS",
+                   help="shut down a kernel this long after its page disconnected without coming back "
+                        "(default 30; a closed or reloaded page's kernel goes at once)")
+    p.add_argument("--unconnected-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="shut down a kernel nothing connected to this long after its page was sent (default 60)")
     p.add_argument("--notebook", choices=NOTEBOOKS, default="playground",
                    help="which app to serve (default playground)")
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="page theme (default light)")
-    p.add_argument("--preheat", type=int, default=0, metavar="N",
-                   help="keep N kernels started and the page computed ahead, so a page opens in about a second "
-                        "(each costs memory; default 0)")
+    p.add_argument("--preheat", type=int, default=None, metavar="N",
+                   help="keep N kernels started with the page computed ahead, refilled in the background "
+                        "(default: one per 2 GiB of available memory, at most 10; 0: none)")
+    p.add_argument("--max-kernels", type=int, default=None, metavar="N",
+                   help="most kernels at once, preheated included; beyond it a visitor is told the class is "
+                        "full (default: (available memory - 1 GiB) / 256 MiB)")
     p.add_argument("--base-url", default="/", help="URL prefix when behind a proxy (default /)")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on the page and log verbosely")
     p.add_argument("--print-command", action="store_true",
-                   help="print the Voila command and environment, and exit without starting it")
+                   help="print the server command and environment, and exit without starting it")
     p.set_defaults(func=run_serve)
 
 
@@ -98,14 +139,32 @@ def notebook_path(name: str) -> Path:
     return REPO_ROOT / "notebooks" / f"{name}.ipynb"
 
 
-def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
-    """The Voila command line and the environment variables it adds (pure: nothing is started)."""
-    nb = notebook_path(args.notebook)
+def served_notebook(args: argparse.Namespace) -> str:
+    """The notebook's name: ``--notebook``, or the room for ``--read-only`` when it is installed."""
+    if args.read_only and args.notebook == "playground" and notebook_path(READ_ONLY_NOTEBOOK).is_file():
+        return READ_ONLY_NOTEBOOK
+    return str(args.notebook)
+
+
+def is_loopback(host: str) -> bool:
+    return host in LOOPBACK or host.startswith("127.")
+
+
+def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dict[str, str]]:
+    """The server's command line and the environment variables it adds (pure: nothing is started).
+
+    ``sizing`` (a :class:`playground.serving.sizing.Sizing`) fixes the pool and the cap; without it they
+    come from ``--preheat``/``--max-kernels`` or the available memory now.
+    """
+    from ..serving.sizing import plan
+
+    nb = notebook_path(served_notebook(args))
+    sizing = sizing or plan(pool=args.preheat, max_kernels=args.max_kernels)
     cull = max(0, int(args.cull_idle))
     interval = args.cull_interval if args.cull_interval is not None else (min(60, cull) if cull else 300)
     base = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
     cmd = [
-        sys.executable, "-m", "voila", str(nb),
+        sys.executable, "-m", "playground.serving", str(nb),
         # Voila serves notebooks below its root folder (the working directory unless given): name the
         # notebooks' own folder so `serve` works from any folder, an installed wheel's included.
         f"--Voila.root_dir={nb.parent}",
@@ -114,11 +173,16 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         f"--MappingKernelManager.cull_idle_timeout={cull}",
         f"--MappingKernelManager.cull_interval={max(1, int(interval))}",
         "--MappingKernelManager.cull_connected=False",
+        f"--GuardedKernelManager.max_kernels={sizing.max_kernels}",
+        f"--GuardedKernelManager.unconnected_timeout={float(args.unconnected_timeout)}",
+        f"--GuardedKernelManager.disconnected_timeout={float(args.disconnect_grace)}",
+        # The kernels talk to the server over local IPC sockets, not TCP on loopback.
+        "--KernelManager.transport=ipc",
     ]
     if not args.open:
         cmd.append("--no-browser")
-    if args.preheat > 0:
-        cmd += ["--preheat_kernel=True", f"--pool_size={args.preheat}"]
+    if sizing.pool > 0:
+        cmd += ["--preheat_kernel=True", f"--pool_size={sizing.pool}"]
     if args.debug:
         cmd += ["--show_tracebacks=True", "--debug"]
     package_parent = str(Path(__file__).resolve().parents[2])
@@ -127,8 +191,19 @@ def build_command(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
         env["PLAYGROUND_DB"] = str(args.db)
     if args.root is not None:
         env["PLAYGROUND_ROOT"] = str(Path(args.root).resolve())
+    if args.dataset:
+        env["PLAYGROUND_DATASET"] = str(args.dataset)
     env["PLAYGROUND_READ_ONLY"] = "1" if args.read_only else "0"
     return cmd, env
+
+
+def join_url(host: str, port: int, base_url: str = "/", token: str | None = None) -> str:
+    """The address to give people: ``http://HOST:PORT/BASE/`` with ``?token=...`` when there is one."""
+    shown = socket.gethostname() if host in ("0.0.0.0", "::", "") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    base = base_url if base_url.endswith("/") else base_url + "/"
+    return f"http://{shown}:{port}{base}" + (f"?token={token}" if token else "")
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -152,11 +227,20 @@ def _check(args: argparse.Namespace) -> list[str]:
         problems.append(f"--port {args.port} is not a port number (1-65535)")
     if args.cull_idle < 0:
         problems.append("--cull-idle cannot be negative (0 turns culling off)")
-    if args.preheat < 0:
+    if args.preheat is not None and args.preheat < 0:
         problems.append("--preheat cannot be negative")
-    nb = notebook_path(args.notebook)
+    if args.max_kernels is not None and args.max_kernels < 1:
+        problems.append("--max-kernels must be at least 1")
+    if args.max_kernels is not None and args.preheat is not None and args.preheat >= args.max_kernels:
+        problems.append(f"--preheat {args.preheat} leaves no kernel for a page under --max-kernels "
+                        f"{args.max_kernels}")
+    for flag, value in (("--disconnect-grace", args.disconnect_grace),
+                        ("--unconnected-timeout", args.unconnected_timeout)):
+        if not value > 0:
+            problems.append(f"{flag} must be a positive number of seconds")
+    nb = notebook_path(served_notebook(args))
     if not nb.is_file():
-        problems.append(f"the {args.notebook} notebook is not in this installation ({nb} is missing)")
+        problems.append(f"the {served_notebook(args)} notebook is not in this installation ({nb} is missing)")
     if args.root is not None:
         root = Path(args.root)
         for sub in ("corpus", "golden"):
@@ -165,23 +249,71 @@ def _check(args: argparse.Namespace) -> list[str]:
     return problems
 
 
-def _check_store(args: argparse.Namespace) -> str | None:
-    """Open the store once before any kernel does (creating or migrating it); returns its location or raises."""
+def _check_store(args: argparse.Namespace) -> str:
+    """Create (or migrate) the store once, before any kernel opens it; check ``--dataset``; returns its location."""
     from ..store import open_store
 
-    with open_store(args.db or None, read_only=args.read_only) as store:
-        return store.url
+    with open_store(args.db or None, read_only=args.read_only, create=not args.read_only) as store:
+        if args.dataset:
+            _check_dataset(args.dataset, store)
+        return str(store.url)
+
+
+def _check_dataset(name: str, store) -> None:
+    from ..datasets import dataset_names
+
+    known = dataset_names(store)
+    if name not in known:
+        raise ValueError(f"--dataset {name}: no such dataset (known: {', '.join(known)})")
+
+
+def _token(args: argparse.Namespace) -> str | None:
+    """The class token: ``$PLAYGROUND_SERVE_TOKEN`` or a new random one; none on loopback or with --no-auth."""
+    if args.no_auth:
+        return None
+    given = os.environ.get(TOKEN_ENV, "").strip()
+    if given:
+        return given
+    if is_loopback(args.host):
+        return None
+    return secrets.token_urlsafe(16)
+
+
+def _announce(args: argparse.Namespace, where: str, token: str | None, sizing) -> None:
+    name = served_notebook(args)
+    url = join_url(args.host, args.port, args.base_url, token)
+    print(f"playground: serving {name} at {join_url(args.host, args.port, args.base_url)}", flush=True)
+    print(f"playground: labels in {where}{' (read-only)' if args.read_only else ''}", flush=True)
+    if args.dataset:
+        print(f"playground: dataset {args.dataset}", flush=True)
+    print(f"playground: {sizing.describe()}", flush=True)
+    if token:
+        print(f"playground: join link (give it to the class; it holds the access token): {url}", flush=True)
+    if name == "playground" and not args.read_only:
+        sep = "&" if token else "?"
+        print(f"playground: a bookmark with a name: {url}{sep}annotator=THEIR-NAME (a name, not a login)",
+              flush=True)
+    if not is_loopback(args.host) and not token:
+        print("playground: WARNING: --no-auth: listening beyond this machine WITHOUT a token; anyone who can "
+              "reach it can open the page and label under any name", file=sys.stderr, flush=True)
+    print("playground: Ctrl-C stops the server", flush=True)
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    from ..serving.sizing import plan
+
     problems = _check(args)
     if problems:
         print("playground serve: cannot start:\n" + "\n".join(f"  {p}" for p in problems), file=sys.stderr)
         return 1
-    cmd, env = build_command(args)
+    sizing = plan(pool=args.preheat, max_kernels=args.max_kernels)
+    cmd, env = build_command(args, sizing)
+    token = _token(args)
     if args.print_command:
         for k, v in sorted(env.items()):
             print(f"{k}={v}")
+        if token:
+            print(f"{TOKEN_ENV}=(set: the join link's token)")
         print(" ".join(cmd))
         return 0
     if not _port_free(args.host, args.port):
@@ -192,23 +324,15 @@ def run_serve(args: argparse.Namespace) -> int:
 
     try:
         where = _check_store(args)
-    except StoreError as exc:
+    except (StoreError, ValueError) as exc:
         print(f"playground serve: label store: {exc}", file=sys.stderr)
         return 1
-    shown_host = socket.gethostname() if args.host in ("0.0.0.0", "::", "") else args.host
-    if ":" in shown_host:
-        shown_host = f"[{shown_host}]"
-    base = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
-    url = f"http://{shown_host}:{args.port}{base}"
-    print(f"playground: serving {args.notebook} at {url}", flush=True)
-    print(f"playground: labels in {where}{' (read-only)' if args.read_only else ''}", flush=True)
-    if args.notebook == "playground" and not args.read_only:
-        print(f"playground: give each person {url}?annotator=THEIR-NAME (a name, not a login)", flush=True)
-    if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print("playground: listening beyond this machine — anyone who can reach it can label under any name",
-              flush=True)
-    print("playground: Ctrl-C stops the server", flush=True)
-    proc = subprocess.Popen(cmd, env={**os.environ, **env})
+    _announce(args, where, token, sizing)
+    child_env = {**os.environ, **env}
+    child_env.pop(TOKEN_ENV, None)
+    if token:
+        child_env[TOKEN_ENV] = token
+    proc = subprocess.Popen(cmd, env=child_env)
 
     def on_term(signum, frame):  # a service manager's stop: shut Voila (and its kernels) down cleanly
         raise KeyboardInterrupt

@@ -1,0 +1,256 @@
+#!/usr/bin/env python
+"""Benchmark: a class of simulated students on one ``playground serve`` (issue 13.3).
+
+Each student is a client that speaks what the page's JavaScript speaks, without
+a browser (30 Chromium tabs would measure Chromium on a 2-core machine, not the
+server): it GETs ``/?annotator=student-NN`` (the HTML with its kernel id),
+opens the kernel's websocket (``v1.kernel.websocket.jupyter.org``), asks the
+widget manager for every widget's state (``comm_open`` of
+``jupyter.widget.control``, then ``request_states``) — the page is
+*interactive* once that answer is in — and then, about every ``--every``
+seconds, sets one of the page's yes/no toggles (a ``comm_msg`` ``update`` of
+the ToggleButtons' ``index``, exactly what a click sends).  *Toggle → new
+figures* is the time from sending the update until the kernel reports idle
+after it (every figure the toggle changes has then been sent).  When the time
+is up each student closes its websocket and sends the page's shutdown beacon,
+as a closing tab does.
+
+Printed: page open (GET → interactive) p50/p95, toggle → new figures p50/p95,
+peak memory of the server and its kernels (psutil RSS, sampled every second),
+labels lost (for each student, the last value it set on each toggle, compared
+with its labels in the store: yes/no counts must match; must be 0), kernels
+left once everyone has gone (must come back to the pool size).
+
+Students arrive over ``--ramp`` seconds (default 60); choices (which toggle, which value,
+when) come from ``playground.sampling.uniform`` with ``--seed``.
+
+Run ``python bench/bench_class.py [--students 30] [--minutes 2] [--every 5]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+for p in (ROOT, ROOT / "tests"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+from machine import describe  # noqa: E402  (bench/machine.py)
+
+from playground.sampling import uniform  # noqa: E402
+
+#: What the page's kernel logs once its session is loaded (a preheated kernel then waits for its request).
+READY = "playground: session ready"
+
+
+def _msg(msg_type: str, content: dict, session: str, metadata: dict | None = None) -> dict:
+    return {"header": {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "username": "student", "session": session,
+                       "date": "2026-01-01T00:00:00Z", "version": "5.3"},
+            "parent_header": {}, "metadata": metadata or {}, "content": content}
+
+
+def _read_v1(frame: bytes) -> tuple[str, dict, dict, dict, list[bytes]]:
+    from playground.serving.guards import deserialize_v1
+
+    channel, parts = deserialize_v1(frame)
+    header, parent, _meta, content = (json.loads(bytes(p)) for p in parts[:4])
+    return channel, header, parent, content, [bytes(p) for p in parts[4:]]
+
+
+@dataclass
+class Student:
+    name: str
+    seed: int
+    open_s: float | None = None
+    toggles_ms: list[float] = field(default_factory=list)
+    last: dict[str, int] = field(default_factory=dict)  # toggle model id -> index set (0 yes, 1 no)
+    error: str | None = None
+
+
+def _run_student(base: str, st: Student, until: float, every: float) -> None:
+    from serve_clients import kernel_socket, open_page, v1_frame
+
+    t0 = time.monotonic()
+    page = open_page(base, f"annotator={st.name}", timeout=300)
+    if page.status != 200 or not page.kernel_id:
+        st.error = f"page answered {page.status}"
+        return
+    ws = kernel_socket(page, timeout=120)
+    session = uuid.uuid4().hex
+    control = uuid.uuid4().hex
+    ws.send_binary(v1_frame("shell", _msg("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
+                                                        "data": {}}, session, {"version": "1.0.0"})))
+    ask = _msg("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}, session)
+    ws.send_binary(v1_frame("shell", ask))
+    toggles: list[str] = []
+    while not toggles:
+        frame = ws.recv()
+        if not isinstance(frame, bytes):
+            continue
+        _ch, header, _parent, content, _bufs = _read_v1(frame)
+        data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
+        if data.get("method") == "update_states":
+            toggles = sorted(mid for mid, s in data["states"].items()
+                             if "pg-toggle" in s.get("state", {}).get("_dom_classes", ()))
+            if not toggles:
+                st.error = "no toggles on the page"
+                return
+    st.open_s = time.monotonic() - t0
+    i = 0
+    while time.monotonic() < until:
+        time.sleep(every * (0.5 + uniform(st.seed, f"{st.name}-wait-{i}")))
+        if time.monotonic() >= until:
+            break
+        model = toggles[int(uniform(st.seed, f"{st.name}-which-{i}") * len(toggles))]
+        index = 0 if uniform(st.seed, f"{st.name}-value-{i}") < 0.6 else 1
+        update = _msg("comm_msg", {"comm_id": model, "data": {"method": "update", "state": {"index": index},
+                                                              "buffer_paths": []}}, session)
+        sent = time.monotonic()
+        ws.send_binary(v1_frame("shell", update))
+        while True:
+            frame = ws.recv()
+            if not isinstance(frame, bytes):
+                continue
+            _ch, header, parent, content, _bufs = _read_v1(frame)
+            if (header["msg_type"] == "status" and parent.get("msg_id") == update["header"]["msg_id"]
+                    and content.get("execution_state") == "idle"):
+                break
+        st.toggles_ms.append(1000 * (time.monotonic() - sent))
+        st.last[model] = index
+        i += 1
+    ws.close()
+    import urllib.parse
+    import urllib.request
+
+    req = urllib.request.Request(f"{base}voila/api/shutdown/{page.kernel_id}", method="POST",
+                                 data=urllib.parse.urlencode({"_xsrf": page.xsrf() or ""}).encode(),
+                                 headers={"Cookie": page.cookie_header()})
+    urllib.request.urlopen(req, timeout=60).read()
+
+
+def student(base: str, st: Student, until: float, every: float) -> None:
+    try:
+        _run_student(base, st, until, every)
+    except Exception as exc:  # reported in the table, not raised: the others go on
+        st.error = f"{type(exc).__name__}: {exc}"
+
+
+def _memory_sampler(pid: int, stop: threading.Event, peak: list[float]) -> None:
+    import psutil
+
+    root = psutil.Process(pid)
+    while not stop.is_set():
+        try:
+            procs = [root, *root.children(recursive=True)]
+            total = sum(p.memory_info().rss for p in procs if p.is_running())
+            peak[0] = max(peak[0], total / 2**30)
+            peak[1] = max(peak[1], sum(1 for p in procs if "ipykernel" in " ".join(p.cmdline())))
+        except Exception:
+            pass
+        stop.wait(1.0)
+
+
+def _pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def lost_labels(db: Path, students: list[Student]) -> int:
+    """Per student: |yes set − yes stored| + |no set − no stored| over its labels in the store."""
+    from playground.store import open_store
+
+    lost = 0
+    with open_store(str(db), create=False) as store:
+        for st in students:
+            stored = store.labels(annotator=st.name)
+            yes_set = sum(1 for v in st.last.values() if v == 0)
+            no_set = sum(1 for v in st.last.values() if v == 1)
+            lost += abs(yes_set - sum(1 for s in stored if s.value == 1))
+            lost += abs(no_set - sum(1 for s in stored if s.value == 0))
+    return lost
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--students", type=int, default=30, help="simulated students (default 30)")
+    ap.add_argument("--minutes", type=float, default=2.0, help="how long they label (default 2)")
+    ap.add_argument("--every", type=float, default=5.0, help="seconds between a student's toggles, on average (5)")
+    ap.add_argument("--ramp", type=float, default=60.0,
+                    help="students arrive over this many seconds (default 60: a class sitting down)")
+    ap.add_argument("--preheat", type=int, default=None,
+                    help="pool size (default: playground serve's, from the available memory)")
+    ap.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args()
+
+    from browser_fixtures import start_server, stop_server
+    from serve_clients import status, wait_until
+
+    print(f"machine: {describe()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        from playground.serving.sizing import plan
+
+        pool_size = plan().pool if args.preheat is None else args.preheat  # playground serve's default
+        srv = start_server(Path(tmp), "--preheat", str(pool_size), "--unconnected-timeout", "120", shipped=True)
+        stop, peak = threading.Event(), [0.0, 0.0]
+        sampler = threading.Thread(target=_memory_sampler, args=(srv.proc.pid, stop, peak), daemon=True)
+        sampler.start()
+        try:
+            wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
+            # a pooled kernel is in the pool once started; its page is computed ahead after that
+            wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool_size, 600, 2.0)
+            print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
+            students = [Student(f"student-{i:02d}", args.seed) for i in range(args.students)]
+            start = time.monotonic()
+            until = start + args.ramp + 60 * args.minutes
+            threads = []
+            for i, st in enumerate(students):
+                time.sleep(max(0.0, start + args.ramp * i / max(1, args.students) - time.monotonic()))
+                t = threading.Thread(target=student, args=(srv.url, st, until, args.every), daemon=True)
+                t.start()
+                threads.append(t)
+            for t in threads:  # a student stuck past the end (a page that never came) is reported, not waited for
+                t.join(timeout=max(1.0, until + 300 - time.monotonic()))
+            for st, t in zip(students, threads, strict=True):
+                if t.is_alive() and not st.error:
+                    st.error = "still waiting at the end (page or toggle answer never came)"
+            gone = time.monotonic()
+            back = wait_until(lambda: status(srv.url)["kernels"] == pool_size, 300, 1.0)
+            left = status(srv.url)["kernels"]
+            settle = time.monotonic() - gone
+        finally:
+            stop.set()
+            stop_server(srv.proc)
+        lost = lost_labels(srv.db, students)
+    opens = [s.open_s for s in students if s.open_s is not None]
+    toggles = [ms for s in students for ms in s.toggles_ms]
+    errors = [f"{s.name}: {s.error}" for s in students if s.error]
+    print(f"students: {args.students} over {args.ramp:.0f} s, labelling {args.minutes:g} min, one toggle every "
+          f"~{args.every:g} s each")
+    print(f"page open (GET → interactive): p50 {_pct(opens, 0.5):.2f} s, p95 {_pct(opens, 0.95):.2f} s, "
+          f"max {max(opens, default=float('nan')):.2f} s (n={len(opens)})")
+    by_arrival = [s.open_s for s in students[:pool_size] if s.open_s is not None]
+    print(f"  the first {pool_size} (served from the pool): median {_pct(by_arrival, 0.5):.2f} s; "
+          f"every student in arrival order: {' '.join(f'{s.open_s:.0f}' if s.open_s else '-' for s in students)}")
+    print(f"toggle → new figures: p50 {_pct(toggles, 0.5):.0f} ms, p95 {_pct(toggles, 0.95):.0f} ms "
+          f"(n={len(toggles)}; goal p95 ≤ 100 ms)")
+    print(f"peak memory: {peak[0]:.2f} GiB (server + kernels), {peak[1]:.0f} kernels at most")
+    print(f"labels lost: {lost} (must be 0)")
+    print(f"kernels left after they went: {left} (pool {pool_size}; {'back' if back else 'NOT back'} "
+          f"in {settle:.0f} s)")
+    if errors:
+        print("errors:\n  " + "\n  ".join(errors))
+    print(f"toggles per student: median {statistics.median([len(s.toggles_ms) for s in students]):.0f}")
+    return 0 if lost == 0 and back and not errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

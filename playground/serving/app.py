@@ -1,0 +1,196 @@
+"""The Voila application ``playground serve`` runs: Voila with the project's guards, handlers and kernel manager.
+
+``python -m playground.serving NOTEBOOK [VOILA OPTIONS]`` is what
+``playground serve`` starts.  Compared with ``python -m voila`` it
+
+* installs the websocket frame guards (:mod:`playground.serving.guards`) and
+  bounds tornado's websocket message size;
+* uses :class:`~playground.serving.kernels.GuardedKernelManager` (kernel cap,
+  orphan watch);
+* serves the page through :class:`PageHandler`, which sets the ``_xsrf``
+  cookie that Voila's own ``beforeunload`` shutdown beacon reads (without it
+  Voila 0.5.13 answers the beacon ``403 '_xsrf' argument missing`` and the
+  kernel outlives its page), answers "the class is full" (503, ``Retry-After``)
+  when the kernel cap is reached, and points the page's icon stylesheet at a
+  local copy instead of a CDN;
+* takes the access token from ``$PLAYGROUND_SERVE_TOKEN`` (removed from the
+  environment before any kernel starts, and never on a command line).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import tornado.web
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from voila.app import Voila
+from voila.tornado.handler import TornadoVoilaHandler
+
+from . import guards
+from .kernels import ClassFull, track_request_kernels
+
+__all__ = ["CDN_PREFIX", "CLASS_FULL_HTML", "ICONS_URL", "STATUS_URL", "TOKEN_ENV", "PageHandler", "PlaygroundVoila",
+           "StatusHandler", "icons_dir", "main"]
+
+TOKEN_ENV = "PLAYGROUND_SERVE_TOKEN"
+#: Voila's lab template links Font Awesome 5 from this CDN; the page gets a local copy instead.
+CDN_PREFIX = "https://cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free@^5/css/"
+#: Where the local copy is served (relative to the base URL).
+ICONS_URL = "playground/icons/"
+KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
+#: The kernel counts (:class:`StatusHandler`).
+STATUS_URL = "playground/api/status"
+
+CLASS_FULL_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>The class is full</title>
+<meta http-equiv="refresh" content="60">
+<style>body{{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;line-height:1.5;color:#222}}</style>
+</head><body>
+<h1>The class is full</h1>
+<p>Every place on this server is taken ({count} of {cap} kernels are running).
+Try again in a minute: a place frees up when someone closes their page.
+This page reloads itself every minute.</p>
+</body></html>
+"""
+
+
+def icons_dir() -> Path | None:
+    """The folder of the installed Font Awesome 5 (``css/``, ``webfonts/``; PyPI ``fontawesome-free``), or ``None``."""
+    import importlib.metadata
+
+    try:
+        dist = importlib.metadata.distribution("fontawesome-free")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    where = Path(str(dist.locate_file("fontawesome-free/static/fontawesome_free")))
+    return where if (where / "css" / "all.min.css").is_file() else None
+
+
+class PageHandler(TornadoVoilaHandler):
+    """Voila's page handler with the xsrf cookie set, the kernel cap answered, and no CDN link."""
+
+    _client_gone = False
+
+    @tornado.web.authenticated
+    async def get(self, path: str | None = None) -> None:
+        self.xsrf_token  # noqa: B018  (reading it sets the _xsrf cookie the shutdown beacon sends back)
+        manager = self.kernel_manager
+        guarded = hasattr(manager, "page_served")
+        if guarded and manager.full() and not manager.ready_in_pool():
+            self._class_full()
+            return
+        kernels = track_request_kernels()  # a cold kernel started for this page lands here
+        try:
+            async for html in self._page(path):
+                kernels.extend(k for k in KERNEL_ID.findall(html) if k not in kernels)  # a pooled one: in the HTML
+                if self._client_gone:
+                    break
+                self.write(html)
+                self.flush()
+        except ClassFull:
+            if self._headers_written:
+                raise
+            self.clear()
+            self._class_full()
+            return
+        if not guarded:
+            return
+        stream = getattr(self.request.connection, "stream", None)
+        if self._client_gone or stream is None or stream.closed():
+            await manager.abandon(kernels)
+        else:
+            for kid in kernels:
+                manager.page_served(kid)
+
+    def on_connection_close(self) -> None:
+        self._client_gone = True
+        super().on_connection_close()
+
+    async def _page(self, path: str | None) -> AsyncIterator[str]:
+        local = self.base_url.rstrip("/") + "/" + ICONS_URL + "css/"
+        async for html in self.get_generator(path=path):
+            yield html.replace(CDN_PREFIX, local) if CDN_PREFIX in html else html
+
+    def _class_full(self) -> None:
+        manager = self.kernel_manager
+        self.set_status(503)
+        self.set_header("Retry-After", "60")
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(CLASS_FULL_HTML.format(count=manager.kernel_count(), cap=manager.max_kernels))
+
+
+class StatusHandler(APIHandler):
+    """``GET /playground/api/status``: kernel counts for tests, benchmarks and an instructor's check.
+
+    ``{"kernels": running or starting, "pool_ready": preheated and waiting, "max_kernels": the cap (0: none),
+    "culled": {"unconnected": n, "disconnected": n}}``.
+    """
+
+    @tornado.web.authenticated
+    def get(self) -> None:
+        manager = self.kernel_manager
+        self.finish(json.dumps({
+            "kernels": manager.kernel_count() if hasattr(manager, "kernel_count") else len(manager.list_kernel_ids()),
+            "pool_ready": manager.ready_in_pool() if hasattr(manager, "ready_in_pool") else 0,
+            "max_kernels": getattr(manager, "max_kernels", 0),
+            "culled": dict(getattr(manager, "culled", {})),
+        }))
+
+
+class PlaygroundVoila(Voila):
+    """Voila with :class:`PageHandler` for the page, a status endpoint, local icons and trusted notebooks."""
+
+    def init_settings(self) -> dict[str, Any]:
+        settings: dict[str, Any] = super().init_settings()
+        self._trust_served_notebook()
+        return settings
+
+    def _trust_served_notebook(self) -> None:
+        """Trust the served notebook for this process only (an in-memory notary with a fresh secret).
+
+        The notebooks ship without outputs and the server runs them itself, so there is nothing untrusted
+        to show; signing them here (as ``jupyter trust`` would) silences "Notebook ... is not trusted" on
+        every page view without writing a signature database or key into the user's home.
+        """
+        import nbformat
+        from nbformat.sign import MemorySignatureStore
+
+        notary = self.contents_manager.notary
+        notary.store = MemorySignatureStore()
+        notary.secret = os.urandom(32)
+        if self.notebook_path:
+            notary.sign(nbformat.read(self.notebook_path, as_version=4))
+
+    def init_handlers(self) -> list[Any]:
+        handlers = []
+        for spec in super().init_handlers():
+            if len(spec) >= 2 and spec[1] is TornadoVoilaHandler:
+                spec = (spec[0], PageHandler, *spec[2:])
+            handlers.append(spec)
+        handlers.insert(0, (url_path_join(self.server_url, STATUS_URL), StatusHandler))
+        where = icons_dir()
+        if where is not None:
+            handlers.insert(0, (url_path_join(self.server_url, ICONS_URL + "(.*)"), tornado.web.StaticFileHandler,
+                                {"path": str(where)}))
+        return handlers
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the guarded Voila on ``argv`` (the notebook and Voila's options)."""
+    guards.install()
+    token = os.environ.pop(TOKEN_ENV, None)
+    kwargs: dict[str, Any] = {}
+    if token:
+        kwargs["token"] = token
+    settings = {"websocket_max_message_size": guards.MAX_MESSAGE_BYTES}
+    args = list(sys.argv[1:] if argv is None else argv)
+    args.append("--VoilaConfiguration.multi_kernel_manager_class="
+                "playground.serving.kernels.GuardedKernelManager")
+    PlaygroundVoila.launch_instance(args, tornado_settings=settings, **kwargs)

@@ -1,0 +1,242 @@
+"""The kernel manager of ``playground serve``: a cap on the number of kernels and a watch that ends orphans.
+
+A Voila page owns one kernel.  Besides Voila's own shutdown request (sent by
+the page on ``beforeunload``, which :mod:`playground.serving.app` makes work)
+and jupyter_server's idle cull (the backstop), the watch here, every
+``watch_interval`` seconds, shuts down
+
+* a kernel whose page never connected to it ``unconnected_timeout`` seconds
+  after the page's HTML was sent (a crawler, a script that only GETs);
+  the page handler (:mod:`playground.serving.app`) reports when it has sent
+  a page (:meth:`GuardedKernelManager.page_served`) and shuts the kernel down
+  at once when the client hangs up before that;
+* a kernel handed to a request whose page was never reported sent,
+  ``render_timeout`` seconds after it started or left the pool (a backstop);
+* a kernel whose last page disconnected ``disconnected_timeout`` seconds ago
+  and did not come back (a tab that crashed or was closed without
+  ``beforeunload``); a page's websocket reconnects within that time after a
+  network blip.
+
+Preheated kernels waiting in the pool are never culled.  ``max_kernels``
+counts every kernel, pooled or serving, and those starting: a page request
+beyond it gets :class:`ClassFull`; a pool refill waits for a free place.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from contextvars import ContextVar
+from typing import Any
+
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from tornado.ioloop import PeriodicCallback
+from traitlets import Float, Integer
+
+__all__ = ["ClassFull", "GuardedKernelManager", "pooled_kernel_ids", "track_request_kernels"]
+
+_request_kernels: ContextVar[list[str] | None] = ContextVar("playground_request_kernels", default=None)
+
+
+def track_request_kernels() -> list[str]:
+    """From now on in this task, kernels started for a page (not for the pool) are appended to the list returned."""
+    started: list[str] = []
+    _request_kernels.set(started)
+    return started
+
+
+class ClassFull(RuntimeError):
+    """No room for another kernel: ``max_kernels`` are running."""
+
+
+def pooled_kernel_ids(manager: Any) -> set[str]:
+    """Ids of the preheated kernels waiting in Voila's pool (its ``_pools``: notebook → list of futures)."""
+    ids: set[str] = set()
+    for pool in getattr(manager, "_pools", {}).values():
+        for fut in pool:
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                result = fut.result()
+                if isinstance(result, dict) and result.get("kernel_id"):
+                    ids.add(result["kernel_id"])
+    return ids
+
+
+class GuardedKernelManager(AsyncMappingKernelManager):
+    """``AsyncMappingKernelManager`` with a kernel cap and a watch for kernels no page holds."""
+
+    max_kernels = Integer(0, config=True, help="most kernels at once, pooled included (0: no cap)")
+    unconnected_timeout = Float(60.0, config=True,
+                                help="shut down a kernel no page connected to within this many seconds")
+    disconnected_timeout = Float(30.0, config=True,
+                                 help="shut down a kernel this many seconds after its last page disconnected")
+    render_timeout = Float(600.0, config=True,
+                           help="shut down a kernel whose page was not sent this many seconds after it was handed out")
+    watch_interval = Float(5.0, config=True, help="seconds between two looks for orphaned kernels")
+    refill_yield = Float(60.0, config=True,
+                         help="a pool refill waits up to this many seconds while visitors' pages are being computed")
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._started_at: dict[str, float] = {}
+        self._last_pooled: dict[str, float] = {}
+        self._ever_connected: set[str] = set()
+        self._disconnected_at: dict[str, float] = {}
+        self._served_at: dict[str, float] = {}
+        self._starting: set[str] = set()
+        self._starting_pool: set[str] = set()
+        self._starting_pages: set[str] = set()
+        self._pool_started: dict[str, float] = {}
+        self._closing = False
+        self._watcher: PeriodicCallback | None = None
+        self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0, "unsent": 0, "hung_up": 0}
+
+    # --- counting -------------------------------------------------------------------------------------------
+
+    def kernel_count(self) -> int:
+        """Kernels running or starting (each counted once)."""
+        pending = getattr(self, "_pending_kernels", {})
+        return len(set(self.list_kernel_ids()) | set(pending) | self._starting)
+
+    def ready_in_pool(self) -> int:
+        """Preheated kernels ready to be handed to a page."""
+        return len(pooled_kernel_ids(self))
+
+    def full(self) -> bool:
+        """True when a page request would need a new kernel and there is no room for one."""
+        return bool(self.max_kernels) and self.kernel_count() >= self.max_kernels
+
+    # --- starting -------------------------------------------------------------------------------------------
+
+    async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
+        env = kwargs.get("env") or {}
+        for_pool = env.get("VOILA_PREHEAT") == "True"
+        if for_pool:
+            await self._wait_to_refill()
+        elif self.max_kernels and self.kernel_count() >= self.max_kernels:
+            raise ClassFull(f"{self.max_kernels} kernels are running (the cap)")
+        # the id is chosen here so that a starting kernel is counted once, whatever stage it is in
+        reserved = kwargs.get("kernel_id") or str(uuid.uuid4())
+        kwargs["kernel_id"] = reserved
+        self._starting.add(reserved)
+        (self._starting_pool if for_pool else self._starting_pages).add(reserved)
+        try:
+            kernel_id: str = await super().start_kernel(*args, **kwargs)
+        finally:
+            self._starting.discard(reserved)
+            self._starting_pool.discard(reserved)
+            self._starting_pages.discard(reserved)
+        self._started_at[kernel_id] = time.monotonic()
+        if for_pool:  # computed ahead: never one of the pages_waiting()
+            self._pool_started[kernel_id] = self._started_at[kernel_id]
+        request = _request_kernels.get()
+        if request is not None and not for_pool:  # a refill task inherits the request's context: not its kernel
+            request.append(kernel_id)
+        self._start_watch()
+        return kernel_id
+
+    def pages_waiting(self) -> int:
+        """Pages waiting for a cold kernel: starting, or started for a request and its page not yet sent."""
+        pooled = pooled_kernel_ids(self)
+        busy = [kid for kid in self.list_kernel_ids()
+                if kid not in pooled and kid not in self._pool_started and kid not in self._served_at
+                and kid not in self._ever_connected]
+        return len(busy) + len(self._starting_pages)
+
+    async def _wait_to_refill(self) -> None:
+        """A pool refill waits for a place under the cap, and (up to ``refill_yield`` s) for waiting pages.
+
+        On two cores a refill costs what a visitor's cold page costs; during a rush it would double the wait
+        of the people in front of the screen, so they go first.
+        """
+        since = time.monotonic()
+        while True:
+            if self._closing:
+                raise ClassFull("the server is stopping")
+            room = not self.max_kernels or self.kernel_count() < self.max_kernels
+            if room and (self.pages_waiting() == 0 or time.monotonic() - since >= self.refill_yield):
+                return
+            await asyncio.sleep(1.0)
+
+    def page_served(self, kernel_id: str) -> None:
+        """The page holding ``kernel_id`` has been sent: its page has ``unconnected_timeout`` to connect."""
+        self._served_at[kernel_id] = time.monotonic()
+
+    async def abandon(self, kernel_ids: list[str]) -> None:
+        """Shut down the kernels of a request whose client hung up before its page was sent."""
+        for kid in kernel_ids:
+            if kid in self.list_kernel_ids():
+                self.log.info("playground: shutting down kernel %s: its client left before the page was sent", kid)
+                try:
+                    await self.shutdown_kernel(kid)
+                except Exception as exc:
+                    self.log.warning("playground: could not shut down kernel %s: %s", kid, exc)
+                    continue
+                self.culled["hung_up"] += 1
+
+    def _start_watch(self) -> None:
+        if self._watcher is None and self.watch_interval > 0:
+            self._watcher = PeriodicCallback(self.watch, 1000 * self.watch_interval)
+            self._watcher.start()
+
+    # --- connections ----------------------------------------------------------------------------------------
+
+    def notify_connect(self, kernel_id: str) -> None:
+        super().notify_connect(kernel_id)
+        self._ever_connected.add(kernel_id)
+        self._disconnected_at.pop(kernel_id, None)
+
+    def notify_disconnect(self, kernel_id: str) -> None:
+        super().notify_disconnect(kernel_id)
+        if self._kernel_connections.get(kernel_id, 0) <= 0:
+            self._disconnected_at[kernel_id] = time.monotonic()
+
+    # --- the watch ------------------------------------------------------------------------------------------
+
+    def orphans(self, now: float | None = None) -> list[tuple[str, str]]:
+        """``(kernel_id, reason)`` for every kernel the watch would shut down now (pure: changes nothing)."""
+        now = time.monotonic() if now is None else now
+        pooled = pooled_kernel_ids(self)
+        found = []
+        for kid in self.list_kernel_ids():
+            if kid in pooled:
+                self._last_pooled[kid] = now
+                continue
+            if self._kernel_connections.get(kid, 0) > 0:
+                continue
+            if kid in self._ever_connected:
+                since = self._disconnected_at.get(kid)
+                if since is not None and now - since >= self.disconnected_timeout:
+                    found.append((kid, "disconnected"))
+            elif kid in self._served_at:
+                if now - self._served_at[kid] >= self.unconnected_timeout:
+                    found.append((kid, "unconnected"))
+            else:
+                since = max(self._started_at.get(kid, now), self._last_pooled.get(kid, 0.0))
+                if now - since >= self.render_timeout:
+                    found.append((kid, "unsent"))
+        return found
+
+    async def watch(self) -> None:
+        """Shut down the orphans (see the module's docstring) and forget kernels that are gone."""
+        for kid, reason in self.orphans():
+            what = {"unconnected": "no page connected to it", "disconnected": "its page went away",
+                    "unsent": "its page was never sent"}[reason]
+            self.log.info("playground: shutting down kernel %s: %s", kid, what)
+            try:
+                await self.shutdown_kernel(kid)
+            except Exception as exc:  # already gone, or failing to stop: the next look tries again
+                self.log.warning("playground: could not shut down kernel %s: %s", kid, exc)
+                continue
+            self.culled[reason] += 1
+        alive = set(self.list_kernel_ids())
+        for table in (self._started_at, self._last_pooled, self._disconnected_at, self._served_at,
+                      self._pool_started):
+            for kid in [k for k in table if k not in alive]:
+                del table[kid]
+        self._ever_connected &= alive
+
+    async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        self._closing = True
+        if self._watcher is not None:
+            self._watcher.stop()
+        await super().shutdown_all(*args, **kwargs)
