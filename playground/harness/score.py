@@ -98,6 +98,7 @@ __all__ = [
     "PLEASANTRY_PATTERNS",
     "PREAMBLE_RE",
     "SUPPORT_FLOOR_GRID",
+    "SUPPORT_RULES",
     "Context",
     "ResponseSignals",
     "SupportDetail",
@@ -137,7 +138,12 @@ DEFAULT_RELEVANCE_THRESHOLD: float = 0.5
 #: Words about the answer itself rather than the world (dropped from the
 #: content tokens of claims): compared by stem.
 DISCOURSE_WORDS: frozenset[str] = frozenset(
-    stem(w) for w in ["passage", "passages", "context", "provided", "given", "based", "according", "mentioned", "mention", "states", "stated", "summary", "article", "text", "source", "sources", "document", "documents", "excerpt", "excerpts", "answer", "question", "following", "below", "above", "here", "word", "words", "tip", "tips", "step", "steps", "way", "ways", "information"]
+    stem(w) for w in [
+        "passage", "passages", "context", "provided", "given", "based", "according", "mentioned", "mention",
+        "states", "stated", "summary", "article", "text", "source", "sources", "document", "documents",
+        "excerpt", "excerpts", "answer", "question", "following", "below", "above", "here", "word", "words",
+        "tip", "tips", "step", "steps", "way", "ways", "information"
+    ]
 )
 
 #: Leading answer preambles removed from claims (up to the first colon of a
@@ -352,25 +358,47 @@ class _ClaimView(NamedTuple):
     n_content: int                    # content token occurrences, discourse words dropped
 
 
+#: The rules of :func:`support`, each switchable off (``off=``) for the ablation
+#: (``playground calibrate ablation``): ``preamble`` (step 1, leading answer
+#: preamble removed), ``clauses`` (step 1, abstention and pleasantry clauses
+#: removed), ``markers`` (step 1, citation and list markers removed),
+#: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``numbers``,
+#: ``identifiers``, ``names`` (step 4, each kind of exact item must be present).
+SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse", "numbers", "identifiers", "names")
+_NO_RULES_OFF: frozenset[str] = frozenset()
+
+
+def _rules_off(off: Iterable[str]) -> frozenset[str]:
+    out = frozenset(off)
+    bad = sorted(out - set(SUPPORT_RULES))
+    if bad:
+        raise ValueError(f"unknown support rule(s) {', '.join(bad)} (known: {', '.join(SUPPORT_RULES)})")
+    return out
+
+
 @lru_cache(maxsize=8_192)
-def _claim_view(claim: str) -> _ClaimView:
+def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
     text = claim.replace("’", "'").replace("‘", "'")
     removed: list[str] = []
-    m = PREAMBLE_RE.match(text)
+    m = PREAMBLE_RE.match(text) if "preamble" not in off else None
     if m and m.end() > 0 and text[: m.end()].strip():
         removed.append(text[: m.end()].strip())
         text = text[m.end():]
-    text, gone = _remove_clauses(text)
+    gone: tuple[str, ...] = ()
+    if "clauses" not in off:
+        text, gone = _remove_clauses(text)
     removed.extend(gone)
     abstained = bool(gone) and any(_ABSTENTION_RE_I.search(g) for g in gone)
-    a = analyze(text)
-    all_content = [t for t in a.content if t not in DISCOURSE_WORDS]
+    a = analyze(text, markers="markers" not in off)
+    all_content = [t for t in a.content if t not in DISCOURSE_WORDS] if "discourse" not in off else list(a.content)
     content = tuple(dict.fromkeys(all_content))
     ids = a.identifiers
     keys = tuple(None if t in ids else match_key(t) for t in content) if ids else \
         tuple(map(match_key, content))
-    return _ClaimView(text, tuple(removed), a, content, keys, tuple(sorted(a.numbers)),
-                      tuple(sorted(ids)), tuple((n, match_key(n)) for n in sorted(a.names)),
+    return _ClaimView(text, tuple(removed), a, content, keys,
+                      tuple(sorted(a.numbers)) if "numbers" not in off else (),
+                      tuple(sorted(ids)) if "identifiers" not in off else (),
+                      tuple((n, match_key(n)) for n in sorted(a.names)) if "names" not in off else (),
                       abstained, len(all_content))
 
 
@@ -422,7 +450,7 @@ class SupportDetail:
 def _present(v: _ClaimView, ctx: Context) -> list[bool]:
     keys = ctx.keys
     return [ctx.has(t, True) if k is None else k in keys
-            for t, k in zip(v.content, v.content_keys)]
+            for t, k in zip(v.content, v.content_keys, strict=False)]
 
 
 def _exact_ok(v: _ClaimView, ctx: Context) -> bool:
@@ -433,26 +461,25 @@ def _exact_ok(v: _ClaimView, ctx: Context) -> bool:
     for _, k in v.name_keys:
         if k not in keys:
             return False
-    for x in v.identifiers:
-        if not ctx.has(x, True):
-            return False
-    return True
+    return all(ctx.has(x, True) for x in v.identifiers)
 
 
-def support(claim: str, context: str | Sequence[str] | Context) -> float:
+def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable[str] = ()) -> float:
     """Support score of ``claim`` by ``context`` in [0, 1] (module docstring):
     content-token coverage, or 0.0 when a number, identifier or capitalised
     name of the claim is missing from the context.  Supported when
-    ``>= floor`` (default :data:`DEFAULT_SUPPORT_FLOOR`)."""
+    ``>= floor`` (default :data:`DEFAULT_SUPPORT_FLOOR`).  ``off`` names
+    rules of :data:`SUPPORT_RULES` to switch off (for the ablation; default
+    all on)."""
     ctx = Context.of(context)
-    v = _claim_view(claim)
+    v = _claim_view(claim, _rules_off(off)) if off else _claim_view(claim)
     if not _exact_ok(v, ctx):
         return EXACT_MISS_SCORE
     if not v.content:
         return 1.0
     keys = ctx.keys
     hit = 0
-    for t, k in zip(v.content, v.content_keys):
+    for t, k in zip(v.content, v.content_keys, strict=False):
         if (k in keys) if k is not None else ctx.has(t, True):
             hit += 1
     return hit / len(v.content)
@@ -463,8 +490,8 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
     ctx = Context.of(context)
     v = _claim_view(claim)
     present = _present(v, ctx)
-    matched = tuple(t for t, p in zip(v.content, present) if p)
-    missing = tuple(t for t, p in zip(v.content, present) if not p)
+    matched = tuple(t for t, p in zip(v.content, present, strict=False) if p)
+    missing = tuple(t for t, p in zip(v.content, present, strict=False) if not p)
     coverage = len(matched) / len(v.content) if v.content else 1.0
     keys = ctx.keys
     nums = tuple(x for x in v.number_keys if x not in keys)
