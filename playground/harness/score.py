@@ -25,8 +25,13 @@ Support (faithfulness of a claim to the retrieved context)
    its stem (the whole stem if shorter) equal those of a context word's stem
    (:func:`playground.harness.tokens.match_key`: inflections and derivations
    match, ``motivated`` / ``motivation``); a number when its value occurs; an
-   identifier when it occurs whole.  Coverage is 1.0 when no content token is
-   left (nothing to check).
+   identifier when it occurs whole.  **Speaker items** count as content tokens
+   no context holds (:data:`SPEAKER_RE`): each first-person pronoun (``I``,
+   ``I'm``, ``I've``, ``I'd``, ``I'll``, ``me``, ``my``, ``myself``) and one for
+   a question mark -- a personal experience, opinion or question is not
+   attributable to any passage ("I think he was the most significant icon",
+   "do you like them?").  Coverage = present content tokens / (content tokens
+   + speaker items); 1.0 when nothing is left to check.
 4. **Exact items**: every number (by value: ``1,000`` == ``1000``, ``five`` ==
    ``5``), identifier (``TW-4291``, ``delivery.retry.max_attempts``,
    ``/v2/endpoints/{id}/replay``, anything in backticks) and capitalised name
@@ -356,15 +361,23 @@ class _ClaimView(NamedTuple):
     name_keys: tuple[tuple[str, str], ...]  # (name stem, key)
     abstained: bool                   # an abstention clause was removed
     n_content: int                    # content token occurrences, discourse words dropped
+    speaker: tuple[str, ...] = ()     # speaker items (step 3): pronouns found, and "?"
 
 
 #: The rules of :func:`support`, each switchable off (``off=``) for the ablation
 #: (``playground calibrate ablation``): ``preamble`` (step 1, leading answer
 #: preamble removed), ``clauses`` (step 1, abstention and pleasantry clauses
 #: removed), ``markers`` (step 1, citation and list markers removed),
-#: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``numbers``,
-#: ``identifiers``, ``names`` (step 4, each kind of exact item must be present).
-SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse", "numbers", "identifiers", "names")
+#: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``speaker`` (step 3,
+#: first-person pronouns and a question mark count as missing content),
+#: ``numbers``, ``identifiers``, ``names`` (step 4, each kind of exact item must
+#: be present).
+SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse", "speaker", "numbers",
+                                  "identifiers", "names")
+#: Speaker items of step 3 (applied to the cleaned claim, case-insensitive):
+#: first-person pronouns as whole words (not ``i.e.``); a question mark is
+#: counted separately (once per claim).
+SPEAKER_RE = re.compile(r"(?<![\w'])(?:i|i'm|i've|i'd|i'll|me|my|myself)(?![\w']|\.\w)", re.I)
 _NO_RULES_OFF: frozenset[str] = frozenset()
 
 
@@ -399,7 +412,13 @@ def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
                       tuple(sorted(a.numbers)) if "numbers" not in off else (),
                       tuple(sorted(ids)) if "identifiers" not in off else (),
                       tuple((n, match_key(n)) for n in sorted(a.names)) if "names" not in off else (),
-                      abstained, len(all_content))
+                      abstained, len(all_content), _speaker(text) if "speaker" not in off else ())
+
+
+def _speaker(text: str) -> tuple[str, ...]:
+    low = text.lower()
+    items = tuple(m.group() for m in SPEAKER_RE.finditer(low)) if ("i" in low or "m" in low) else ()
+    return (*items, "?") if "?" in text else items
 
 
 def clean_claim(claim: str) -> str:
@@ -420,7 +439,8 @@ class SupportDetail:
     ``removed``: text removed in step 1 (preamble, abstention, pleasantry).
     ``best_passage``: index of the single passage with the highest coverage
     (None without passages), ``best_passage_coverage`` that coverage.
-    ``negations``: negation words in the cleaned claim.
+    ``negations``: negation words in the cleaned claim.  ``speaker_items``:
+    first-person pronouns and ``"?"`` found (step 3; each counts as missing).
     """
 
     score: float
@@ -436,6 +456,7 @@ class SupportDetail:
     best_passage: int | None = None
     best_passage_coverage: float = 0.0
     negations: tuple[str, ...] = ()
+    speaker_items: tuple[str, ...] = ()
 
     @property
     def missing_exact(self) -> tuple[str, ...]:
@@ -476,13 +497,13 @@ def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable
     if not _exact_ok(v, ctx):
         return EXACT_MISS_SCORE
     if not v.content:
-        return 1.0
+        return 0.0 if v.speaker else 1.0
     keys = ctx.keys
     hit = 0
     for t, k in zip(v.content, v.content_keys, strict=False):
         if (k in keys) if k is not None else ctx.has(t, True):
             hit += 1
-    return hit / len(v.content)
+    return hit / (len(v.content) + len(v.speaker))
 
 
 def support_detail(claim: str, context: str | Sequence[str] | Context) -> SupportDetail:
@@ -492,7 +513,8 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
     present = _present(v, ctx)
     matched = tuple(t for t, p in zip(v.content, present, strict=False) if p)
     missing = tuple(t for t, p in zip(v.content, present, strict=False) if not p)
-    coverage = len(matched) / len(v.content) if v.content else 1.0
+    n_checked = len(v.content) + len(v.speaker)
+    coverage = len(matched) / n_checked if n_checked else 1.0
     keys = ctx.keys
     nums = tuple(x for x in v.number_keys if x not in keys)
     ids = tuple(x for x in v.identifiers if not ctx.has(x, True))
@@ -501,7 +523,7 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
     best, best_cov = None, 0.0
     for i, p in enumerate(ctx.passages):
         pres = _present(v, Context(p))
-        c = sum(pres) / len(pres) if pres else 1.0
+        c = sum(pres) / n_checked if n_checked else 1.0
         if best is None or c > best_cov:
             best, best_cov = i, c
     a = v.analysis
@@ -510,7 +532,7 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
         score=score, coverage=coverage, content_tokens=v.content, matched_tokens=matched,
         missing_tokens=missing, exact_items=exact, missing_numbers=nums,
         missing_identifiers=ids, missing_names=names, removed=v.removed, best_passage=best,
-        best_passage_coverage=best_cov, negations=a.negations,
+        best_passage_coverage=best_cov, negations=a.negations, speaker_items=v.speaker,
     )
 
 
