@@ -189,3 +189,29 @@ def test_calibrate_ragtruth_frozen_counts(capsys, shared_env):
     assert rc == 0, err
     assert "RAGTruth: floors chosen on the tuning part (1204 claims)" in out
     assert "532 claims, 22 hallucinated (4.1%), 33 sources" in out
+
+
+def test_rouge1_recall_and_reference_relevance_hand_computed():
+    from rouge_score import rouge_scorer
+
+    from playground.calibrate.golden_key import reference_relevance, rouge1_recall
+
+    assert rouge1_recall("the cat sat", "the cat") == pytest.approx(2 / 3, abs=1e-15)
+    sc = rouge_scorer.RougeScorer(["rouge1"])
+    for ref, passage in [("the cat sat", "the cat"), ("Kept for 14 days.", "Dead letters are kept 14 days.")]:
+        assert rouge1_recall(ref, passage) == pytest.approx(sc.score(ref, passage)["rouge1"].recall, abs=1e-12)
+    # query: long, dead, letter, kept -> 3 of 4 in the passage; reference: kept, for, 14, days -> 3 of 4
+    assert reference_relevance("How long are dead letters kept?", "Kept for 14 days.",
+                               "Dead letters are kept 14 days.") == pytest.approx(0.75, abs=1e-15)
+
+
+def test_calibrate_golden_key_on_a_run(tmp_path, capsys):
+    from playground.harness.config import load_config
+    from playground.harness.run import run_harness
+
+    run_harness(load_config(None), tmp_path, progress=False)
+    rc, out, err = _cli(capsys, "calibrate", "golden-key", "--run", str(tmp_path), "--boot", "100")
+    assert rc == 0, err
+    assert "golden key: correctness of claims: floors chosen on the tuning part (257 units)" in out
+    assert "figures on the frozen part only: 152 units, 53 no (34.9%), 25 cases" in out
+    assert "reference-aware" in out and "query only" in out

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register_real", "run_ablation", "run_begin", "run_ragtruth_real", "save_floors"]
+__all__ = ["register_real", "run_ablation", "run_begin", "run_golden_key", "run_ragtruth_real", "save_floors"]
 
 _COLUMNS = ["scorer", "task_type", "n", "hallucinated", "sources", "floor", "kappa", "kappa_low", "kappa_high",
             "balanced_accuracy", "balanced_accuracy_low", "balanced_accuracy_high", "recall_hallucinated",
@@ -62,6 +62,18 @@ def register_real(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_begin)
 
     p = sub.add_parser(
+        "golden-key", help="correctness and relevance scorers against the golden answer key (frozen cases)",
+        description="On the golden set's frozen cases: the harness's correctness scorer beside ROUGE-1 precision "
+        "against the reference answer (key: the authored 'correct'), and the query-only relevance scorer beside "
+        "the reference-aware one and ROUGE-1 recall of the reference answer (key: from an expected source; cases "
+        "with a reference answer). Floors chosen on the tuning cases.",
+    )
+    p.add_argument("--run", type=Path, default=None, metavar="RUN_DIR",
+                   help="harness run folder; default: run the default configuration now, in a temporary folder")
+    _opts(p, 2000)
+    p.set_defaults(func=run_golden_key)
+
+    p = sub.add_parser(
         "ablation", help="each rule of the support scorer switched off in turn, on the frozen parts",
         description="For RAGTruth and BEGIN: the support scorer with all rules on and with each rule off in turn; "
         "floor chosen on the tuning part, figures on the frozen part; delta = rule off minus all rules on "
@@ -95,17 +107,22 @@ def _print_table(frame: Any, columns: list[str]) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)))
 
 
-def _print_frozen(rep: Any) -> None:
-    print(f"{rep.dataset}: floors chosen on the tuning part ({rep.n_tuning} claims) by "
-          f"{rep.criterion.replace('_', ' ')}; figures on the frozen part only: {rep.n_frozen} claims, "
-          f"{rep.hallucinated_frozen} hallucinated ({rep.hallucinated_frozen / max(rep.n_frozen, 1):.1%}), "
-          f"{rep.sources_frozen} sources")
-    print(f"intervals: percentile cluster bootstrap over frozen sources, {rep.n_boot} resamples, seed {rep.seed}; "
-          "recall and precision are of the hallucinated class")
+def _print_frozen(rep: Any, no_class: str = "hallucinated") -> None:
+    units = "claims" if no_class == "hallucinated" else "units"
+    print(f"{rep.dataset}: floors chosen on the tuning part ({rep.n_tuning} {units}) by "
+          f"{rep.criterion.replace('_', ' ')}; figures on the frozen part only: {rep.n_frozen} {units}, "
+          f"{rep.hallucinated_frozen} {no_class} ({rep.hallucinated_frozen / max(rep.n_frozen, 1):.1%}), "
+          f"{rep.sources_frozen} {'sources' if no_class == 'hallucinated' else 'cases'}")
+    print(f"intervals: percentile cluster bootstrap over frozen {'sources' if no_class == 'hallucinated' else 'cases'}"
+          f", {rep.n_boot} resamples, seed {rep.seed}; recall and precision (_h) are of the {no_class!r} class")
     for s in rep.scorers:
         if not s.rows:
             print(f"{s.name}: no figures ({s.reason})")
-    _print_table(rep.table(), _COLUMNS)
+    if no_class == "hallucinated":
+        _print_table(rep.table(), _COLUMNS)
+    else:
+        names = {"hallucinated": no_class, "sources": "cases"}
+        _print_table(rep.table().rename(columns=names), [names.get(c, c) for c in _COLUMNS])
 
 
 def save_floors(path: Path, floor: float | None, *, source: str, criterion: str, data: str) -> bool:
@@ -215,6 +232,31 @@ def run_begin(args: argparse.Namespace) -> int:
     print("caveat: BEGIN's 'not fully attributable' covers opinions, questions and chit-chat too, so its floors "
           "are its own (see shared/data/begin/README.md).")
     return _finish_floors(args, rep, "playground calibrate begin", "BEGIN dev claims.jsonl, tuning part")
+
+
+@_guarded
+def run_golden_key(args: argparse.Namespace) -> int:
+    """``calibrate golden-key``: correctness and relevance scorers on the frozen golden cases."""
+    from ..calibrate.golden_key import golden_key_reports
+
+    run = args.run
+    if run is None:
+        import tempfile
+
+        from ..harness.config import load_config
+        from ..harness.run import run_harness
+
+        run = Path(tempfile.mkdtemp(prefix="playground-golden-key-"))
+        print(f"no --run given: running the harness with the default configuration in {run} ...", file=sys.stderr)
+        run_harness(load_config(None), run, progress=False)
+    elif not (run / "units.csv").is_file():
+        return _err(f"no units.csv in {run}: is it a harness run folder? (playground harness run --out DIR)")
+    for rep in golden_key_reports(run, n_boot=_boot(args, 2000), seed=args.seed, criterion=args.criterion):
+        _print_frozen(rep, no_class="no")
+        print()
+    print("caveat: the golden set is synthetic and set the harness defaults before the split; the passage key is "
+          "'from an expected source', a proxy for relevance.")
+    return 0
 
 
 @_guarded
