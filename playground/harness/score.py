@@ -26,7 +26,7 @@ Support (faithfulness of a claim to the retrieved context)
    (:func:`playground.harness.tokens.match_key`: inflections and derivations
    match, ``motivated`` / ``motivation``); a number when its value occurs; an
    identifier when it occurs whole.  **Speaker items** count as content tokens
-   no context holds (:data:`SPEAKER_RE`): each first-person pronoun (``I``,
+   no context holds (:data:`SPEAKER_WORDS`): each first-person pronoun (``I``,
    ``I'm``, ``I've``, ``I'd``, ``I'll``, ``me``, ``my``, ``myself``) and one for
    a question mark -- a personal experience, opinion or question is not
    attributable to any passage ("I think he was the most significant icon",
@@ -103,6 +103,7 @@ __all__ = [
     "PLEASANTRY_PATTERNS",
     "PREAMBLE_RE",
     "SUPPORT_FLOOR_GRID",
+    "SPEAKER_WORDS",
     "SUPPORT_RULES",
     "Context",
     "ResponseSignals",
@@ -374,10 +375,10 @@ class _ClaimView(NamedTuple):
 #: be present).
 SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse", "speaker", "numbers",
                                   "identifiers", "names")
-#: Speaker items of step 3 (applied to the cleaned claim, case-insensitive):
-#: first-person pronouns as whole words (not ``i.e.``); a question mark is
-#: counted separately (once per claim).
-SPEAKER_RE = re.compile(r"(?<![\w'])(?:i|i'm|i've|i'd|i'll|me|my|myself)(?![\w']|\.\w)", re.I)
+#: Speaker items of step 3: first-person pronouns, as lower-cased word tokens of
+#: the cleaned claim (so ``i.e.`` is not one); a question mark is counted
+#: separately (once per claim).
+SPEAKER_WORDS: frozenset[str] = frozenset({"i", "i'm", "i've", "i'd", "i'll", "me", "my", "myself"})
 _NO_RULES_OFF: frozenset[str] = frozenset()
 
 
@@ -412,12 +413,11 @@ def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
                       tuple(sorted(a.numbers)) if "numbers" not in off else (),
                       tuple(sorted(ids)) if "identifiers" not in off else (),
                       tuple((n, match_key(n)) for n in sorted(a.names)) if "names" not in off else (),
-                      abstained, len(all_content), _speaker(text) if "speaker" not in off else ())
+                      abstained, len(all_content), _speaker(text, a.words) if "speaker" not in off else ())
 
 
-def _speaker(text: str) -> tuple[str, ...]:
-    low = text.lower()
-    items = tuple(m.group() for m in SPEAKER_RE.finditer(low)) if ("i" in low or "m" in low) else ()
+def _speaker(text: str, words: tuple[str, ...]) -> tuple[str, ...]:
+    items = tuple(w for w in words if w in SPEAKER_WORDS)
     return (*items, "?") if "?" in text else items
 
 
