@@ -46,7 +46,11 @@ from playground.harness import score
 SEED = 20240601
 TARGET = 2000
 
-_STOP = ["the", "a", "of", "to", "and", "in", "is", "for", "on", "with", "by", "that", "it", "as", "are", "be", "this", "from", "at", "or", "was", "an", "which", "can", "has", "have", "will", "not", "after", "before", "each", "when"]
+_STOP = [
+    "the", "a", "of", "to", "and", "in", "is", "for", "on", "with", "by", "that", "it", "as", "are", "be",
+    "this", "from", "at", "or", "was", "an", "which", "can", "has", "have", "will", "not", "after", "before",
+    "each", "when",
+]
 _HEDGES = ("may", "typically", "generally", "might", "usually")
 
 
@@ -63,7 +67,7 @@ def _vocab(rng: random.Random, n: int) -> list[str]:
 
 def _sentence(rng: random.Random, vocab: list[str], names: list[str], n: int) -> str:
     words = []
-    for i in range(n):
+    for _ in range(n):
         r = rng.random()
         if r < 0.40:
             words.append(rng.choice(_STOP))
