@@ -44,16 +44,16 @@ Support (faithfulness of a claim to the retrieved context)
 
 The automatic label is ``score >= floor``.  :data:`DEFAULT_SUPPORT_FLOOR`
 (0.55) is the floor chosen by cross-validation grouped by source on the shared
-RAGTruth sample (``playground calibrate ragtruth``; 334 claims, 23 sources),
-maximising balanced accuracy — the scorer's job there is to spot the 19% of
-claims people marked hallucinated.  Out of sample it reaches kappa 0.393
-[0.294, 0.520] and balanced accuracy 0.766; the kappa-maximising floor (0.30)
-has a higher kappa (0.417 out of sample) but finds only 48% of the
-hallucinated claims (79% at 0.55).  The score is a coverage, so 0.55 means
-"no missing number, identifier or name, and at least 55% of the content words
-found".  The best floor depends on the text: on the repository's synthetic
-golden set the authored answer keys agree best near 0.70 (kappa 0.738), so a
-harness configuration sets its own floor (``configs/default.yaml``: 0.70).
+RAGTruth sample ``claims.jsonl`` (334 claims), the file the rules were written
+on, so its figures there are not evidence.  On the *frozen* parts of the real
+data (``playground calibrate ragtruth --frozen`` / ``calibrate begin``; floors
+chosen on the tuning parts; :mod:`playground.calibrate.splits`): RAGTruth at
+the natural rate, floor 0.60, kappa 0.258 [0.139, 0.381], balanced accuracy
+0.763; BEGIN dialogue attribution, floor 0.80, kappa 0.772 [0.688, 0.847],
+balanced accuracy 0.895 (plain token coverage: 0.081 and 0.642).  The best
+floor depends on the text (the golden set's authored keys agree best near
+0.70, which ``configs/default.yaml`` sets), so a harness configuration sets
+its own floor or names a calibration result (``--save-floors``).
 
 Other signals
 =============
