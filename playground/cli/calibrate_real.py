@@ -71,6 +71,9 @@ def register_real(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run", type=Path, default=None, metavar="RUN_DIR",
                    help="harness run folder; default: run the default configuration now, in a temporary folder")
     _opts(p, 2000)
+    p.add_argument("--save-floors", type=Path, default=None, metavar="FILE",
+                   help="write the floors chosen on the tuning cases for the harness's own scorers (correctness, "
+                   "query-only relevance) as a floor file (JSON) a harness configuration can name")
     p.set_defaults(func=run_golden_key)
 
     p = sub.add_parser(
@@ -125,12 +128,17 @@ def _print_frozen(rep: Any, no_class: str = "hallucinated") -> None:
         _print_table(rep.table().rename(columns=names), [names.get(c, c) for c in _COLUMNS])
 
 
-def save_floors(path: Path, floor: float | None, *, source: str, criterion: str, data: str) -> bool:
+def save_floors(path: Path, floor: float | dict[str, float | None] | None, *, source: str, criterion: str,
+                data: str) -> bool:
     """Write the floor file of CONTRACTS.md: ``{"floors": {"faithfulness": floor}, "source", "criterion",
-    "data"}`` (sorted keys, one trailing newline).  False (nothing written) when the floor is undefined."""
-    if floor is None:
+    "data"}`` (sorted keys, one trailing newline); ``floor`` may be a dict of floors by dimension
+    (``faithfulness``, ``correctness``, ``context_relevance``; undefined ones left out).  False (nothing
+    written) when no floor is defined."""
+    floors = {k: v for k, v in (floor if isinstance(floor, dict) else {"faithfulness": floor}).items()
+              if v is not None}
+    if not floors:
         return False
-    doc = {"floors": {"faithfulness": floor}, "source": source, "criterion": criterion, "data": data}
+    doc = {"floors": floors, "source": source, "criterion": criterion, "data": data}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return True
@@ -251,11 +259,19 @@ def run_golden_key(args: argparse.Namespace) -> int:
         run_harness(load_config(None), run, progress=False)
     elif not (run / "units.csv").is_file():
         return _err(f"no units.csv in {run}: is it a harness run folder? (playground harness run --out DIR)")
-    for rep in golden_key_reports(run, n_boot=_boot(args, 2000), seed=args.seed, criterion=args.criterion):
+    reps = golden_key_reports(run, n_boot=_boot(args, 2000), seed=args.seed, criterion=args.criterion)
+    for rep in reps:
         _print_frozen(rep, no_class="no")
         print()
     print("caveat: the golden set is synthetic and set the harness defaults before the split; the passage key is "
           "'from an expected source', a proxy for relevance.")
+    if args.save_floors is not None:
+        floors = {"correctness": reps[0].scorer("correctness").floor,
+                  "context_relevance": reps[1].scorer("query only").floor}
+        if not save_floors(args.save_floors, floors, source="playground calibrate golden-key",
+                           criterion=args.criterion, data="golden set, tuning cases"):
+            return _err("no floor to save: undefined on the tuning cases")
+        print(f"\nwrote {args.save_floors}: " + ", ".join(f"{k} {v:g}" for k, v in floors.items() if v is not None))
     return 0
 
 
