@@ -224,3 +224,14 @@ def test_calibrate_golden_key_on_a_run(tmp_path, capsys):
     assert "golden key: correctness of claims: floors chosen on the tuning part (257 units)" in out
     assert "figures on the frozen part only: 152 units, 53 no (34.9%), 25 cases" in out
     assert "reference-aware" in out and "query only" in out
+
+
+def test_split_boundary_is_strict(monkeypatch):
+    import playground.calibrate.splits as sp
+
+    values = {"ragtruth:a": 0.40, "ragtruth:b": 0.39999999, "ragtruth:c": 0.0, "ragtruth:d": 0.9}
+    monkeypatch.setattr(sp, "uniform", lambda seed, key: values[key])
+    assert sp.split_sources("ragtruth", ["a", "b", "c", "d", "b"]) == ["b", "c"]  # exactly 0.40 is tuning
+    assert sp.split_sources("ragtruth", ["a", "b", "c"], exclude=["c"]) == ["b"]
+    with pytest.raises(ValueError, match="unknown corpus 'halueval'"):
+        sp.split_path("halueval")
