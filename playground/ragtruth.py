@@ -378,7 +378,9 @@ def evaluate_support(records: Sequence[RagTruthRecord], floor: float | None = No
     job is to spot hallucinated claims, the minority class), or ``"kappa"``.
     On the shared sample (334 claims, 63 hallucinated, 23 sources), 5 folds,
     seed 0, 2,000 cluster-bootstrap resamples (``playground calibrate ragtruth``
-    prints the full table):
+    prints the full table).  The support rules were written on this file, so
+    these figures are not out-of-sample evidence; the frozen-part figures are
+    ``playground calibrate ragtruth --frozen`` (:mod:`playground.calibrate.splits`):
 
     ===============================  =====================  =====================
     out of sample, floor chosen by   balanced accuracy      kappa

@@ -27,6 +27,7 @@ from ..ragtruth import plain_token_coverage
 from ..stats import balanced_accuracy, cohens_kappa, f1_score
 from ..sweep import CRITERIA, CVResult, SweepRow
 from .comparison import paired
+from .frozen import FrozenReport
 from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .tables import _r
 from .thresholds import ThresholdCalibration, threshold_sweep
@@ -37,10 +38,10 @@ plain_coverage = plain_token_coverage
 
 
 def default_ragtruth_path() -> Path:
-    """``<repo>/../shared/data/ragtruth/claims.jsonl`` (the shared RAGTruth sample)."""
-    from .. import REPO_ROOT
+    """``ragtruth/claims.jsonl`` in :func:`playground.begin.shared_data_dir` (the shared RAGTruth sample)."""
+    from ..begin import shared_data_dir
 
-    return REPO_ROOT.parent / "shared" / "data" / "ragtruth" / "claims.jsonl"
+    return shared_data_dir() / "ragtruth" / "claims.jsonl"
 
 
 def _records(sample_or_path: Any) -> list:
@@ -87,8 +88,8 @@ def ragtruth_auto(sample_or_path: Any, scorer: str | Callable[[str, Sequence[str
     fn = {"support": S.support, "plain": plain_coverage}.get(scorer, scorer) if isinstance(scorer, str) else scorer
     if isinstance(fn, str):
         raise ValueError(f"unknown scorer {scorer!r} (known: support, plain)")
-    label = name or {"support": "support scorer", "plain": "plain coverage"}.get(scorer if isinstance(scorer, str) else "",
-                                                                                getattr(fn, "__name__", "scorer"))
+    names = {"support": "support scorer", "plain": "plain coverage"}
+    label = name or names.get(scorer if isinstance(scorer, str) else "", getattr(fn, "__name__", "scorer"))
     floor = S.DEFAULT_SUPPORT_FLOOR if floor is None else float(floor)
     rows = []
     for r in _records(sample_or_path):
@@ -130,8 +131,13 @@ class ScorerFigures:
         return self.sweep.best
 
     @property
-    def cv(self) -> CVResult:
+    def cv(self) -> CVResult | None:
+        """The grouped cross-validation, None when undefined (:attr:`cv_reason` says why)."""
         return self.sweep.cv
+
+    @property
+    def cv_reason(self) -> str:
+        return self.sweep.cv_reason
 
     def rows(self) -> list[dict[str, Any]]:
         """Rounded rows: in-sample at the default floor; then, for the floor chosen by the main
@@ -153,6 +159,8 @@ class ScorerFigures:
             by = _CRITERION_TEXT[sw.criterion]
             b, cv = sw.best, sw.cv
             rows.append(row(f"in-sample, best floor by {by}", f"{b.threshold:g}", b, sw.best_kappa_ci))
+            if cv is None:
+                continue
             rows.append(row(f"out-of-sample, {cv.folds}-fold CV by source, floor by {by}",
                             " ".join(f"{x:g}" for x in cv.fold_thresholds), cv, (cv.kappa_low, cv.kappa_high)))
         return rows
@@ -202,9 +210,11 @@ def _figures(human: HumanLabelling, auto: AutoLabelling, folds: int, seed: int, 
               for c in (criterion, next(c for c in CRITERIA if c != criterion)))
     p = paired(human, auto, "supported")
     hv = p["human"].astype(int).to_numpy()
-    task = dict(zip(human.frame["unit_id"], human.frame["task_type"]))
+    task = dict(zip(human.frame["unit_id"], human.frame["task_type"], strict=False))
     tasks = np.array([task[u] for u in p["unit_id"]])
-    trows = []
+    trows: list[dict[str, Any]] = []
+    if t.cv is None:  # cross-validation undefined (one source, one class): no out-of-sample figures
+        return ScorerFigures(auto.name, tuple(float(x) for x in p["score"]), t, pd.DataFrame(trows), alt)
     for name in sorted(set(tasks)):
         m = tasks == name
         h, pr = hv[m].tolist(), t.cv.predicted[m].astype(int).tolist()
@@ -244,3 +254,59 @@ def calibrate_ragtruth(sample_or_path: Any = None, *, folds: int = 5, seed: int 
         len({r.source_id for r in records}), len({r.response_id for r in records}), folds, seed, n_boot, figs,
         human, autos,
     )
+
+
+# --------------------------------------------------------------------------- frozen split
+
+
+def default_validation_path() -> Path:
+    """``ragtruth/validation-sample.jsonl`` in :func:`playground.begin.shared_data_dir`
+    (the natural-rate RAGTruth sample)."""
+    from ..begin import shared_data_dir
+
+    return shared_data_dir() / "ragtruth" / "validation-sample.jsonl"
+
+
+def ragtruth_split(files: Sequence[Any] | None = None) -> tuple[list[Any], list[Any]]:
+    """``(tuning, frozen)`` records of the RAGTruth files (default: ``claims.jsonl`` and
+    ``validation-sample.jsonl``), split by the committed frozen source list
+    (:mod:`playground.calibrate.splits`); a claim in several files is kept once (first file wins)."""
+    from .splits import frozen_sources
+
+    paths = [default_ragtruth_path(), default_validation_path()] if files is None else list(files)
+    seen: set[str] = set()
+    records = []
+    for p in paths:
+        for r in _records(p):
+            if r.example_id not in seen:
+                seen.add(r.example_id)
+                records.append(r)
+    fs = frozen_sources("ragtruth")
+    return [r for r in records if r.source_id not in fs], [r for r in records if r.source_id in fs]
+
+
+def real_scorers(off: Sequence[str] = ()) -> list[tuple[str, Callable[[str, Sequence[str]], float]]]:
+    """The scorers reported on the real data sets: the support scorer (with the rules
+    ``off`` switched off, if any), plain token coverage and ROUGE-1 precision."""
+    from ..harness import score as S
+    from .frozen import rouge1_precision
+
+    def support(claim: str, context: Sequence[str]) -> float:
+        return S.support(claim, context, off=off)
+
+    return [("support", support), ("plain coverage", plain_coverage), ("ROUGE-1 precision", rouge1_precision)]
+
+
+def frozen_ragtruth(files: Sequence[Any] | None = None, *, criterion: str = "balanced_accuracy",
+                    n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+                    scorers: Sequence[tuple[str, Callable[[str, Sequence[str]], float]]] | None = None,
+                    ) -> FrozenReport:
+    """Every scorer on RAGTruth's frozen part, its floor chosen on the tuning part
+    (:func:`playground.calibrate.frozen.evaluate_frozen`; per task type QA / Summary)."""
+    from ..harness import score as S
+    from .frozen import evaluate_frozen, items_of
+
+    tuning, frozen = ragtruth_split(files)
+    return evaluate_frozen("RAGTruth", items_of(tuning), items_of(frozen), scorers or real_scorers(),
+                           grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR, criterion=criterion,
+                           n_boot=n_boot, seed=seed, confidence=confidence)

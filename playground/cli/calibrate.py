@@ -174,6 +174,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_db(p)
     add_root(p)
     p.set_defaults(func=run_adjudicate)
+    from .calibrate_real import register_real  # ragtruth --frozen, begin, ablation (the `scorers` work)
+    register_real(sub)
 
 
 # --- output helpers ---------------------------------------------------------------------------------

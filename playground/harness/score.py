@@ -25,8 +25,13 @@ Support (faithfulness of a claim to the retrieved context)
    its stem (the whole stem if shorter) equal those of a context word's stem
    (:func:`playground.harness.tokens.match_key`: inflections and derivations
    match, ``motivated`` / ``motivation``); a number when its value occurs; an
-   identifier when it occurs whole.  Coverage is 1.0 when no content token is
-   left (nothing to check).
+   identifier when it occurs whole.  **Speaker items** count as content tokens
+   no context holds (:data:`SPEAKER_WORDS`): each first-person pronoun (``I``,
+   ``I'm``, ``I've``, ``I'd``, ``I'll``, ``me``, ``my``, ``myself``) and one for
+   a question mark -- a personal experience, opinion or question is not
+   attributable to any passage ("I think he was the most significant icon",
+   "do you like them?").  Coverage = present content tokens / (content tokens
+   + speaker items); 1.0 when nothing is left to check.
 4. **Exact items**: every number (by value: ``1,000`` == ``1000``, ``five`` ==
    ``5``), identifier (``TW-4291``, ``delivery.retry.max_attempts``,
    ``/v2/endpoints/{id}/replay``, anything in backticks) and capitalised name
@@ -39,16 +44,16 @@ Support (faithfulness of a claim to the retrieved context)
 
 The automatic label is ``score >= floor``.  :data:`DEFAULT_SUPPORT_FLOOR`
 (0.55) is the floor chosen by cross-validation grouped by source on the shared
-RAGTruth sample (``playground calibrate ragtruth``; 334 claims, 23 sources),
-maximising balanced accuracy — the scorer's job there is to spot the 19% of
-claims people marked hallucinated.  Out of sample it reaches kappa 0.393
-[0.294, 0.520] and balanced accuracy 0.766; the kappa-maximising floor (0.30)
-has a higher kappa (0.417 out of sample) but finds only 48% of the
-hallucinated claims (79% at 0.55).  The score is a coverage, so 0.55 means
-"no missing number, identifier or name, and at least 55% of the content words
-found".  The best floor depends on the text: on the repository's synthetic
-golden set the authored answer keys agree best near 0.70 (kappa 0.738), so a
-harness configuration sets its own floor (``configs/default.yaml``: 0.70).
+RAGTruth sample ``claims.jsonl`` (334 claims), the file the rules were written
+on, so its figures there are not evidence.  On the *frozen* parts of the real
+data (``playground calibrate ragtruth --frozen`` / ``calibrate begin``; floors
+chosen on the tuning parts; :mod:`playground.calibrate.splits`): RAGTruth at
+the natural rate, floor 0.60, kappa 0.258 [0.139, 0.381], balanced accuracy
+0.763; BEGIN dialogue attribution, floor 0.80, kappa 0.772 [0.688, 0.847],
+balanced accuracy 0.895 (plain token coverage: 0.081 and 0.642).  The best
+floor depends on the text (the golden set's authored keys agree best near
+0.70, which ``configs/default.yaml`` sets), so a harness configuration sets
+its own floor or names a calibration result (``--save-floors``).
 
 Other signals
 =============
@@ -97,7 +102,9 @@ __all__ = [
     "HEDGE_PATTERNS",
     "PLEASANTRY_PATTERNS",
     "PREAMBLE_RE",
+    "SPEAKER_WORDS",
     "SUPPORT_FLOOR_GRID",
+    "SUPPORT_RULES",
     "Context",
     "ResponseSignals",
     "SupportDetail",
@@ -137,7 +144,12 @@ DEFAULT_RELEVANCE_THRESHOLD: float = 0.5
 #: Words about the answer itself rather than the world (dropped from the
 #: content tokens of claims): compared by stem.
 DISCOURSE_WORDS: frozenset[str] = frozenset(
-    stem(w) for w in ["passage", "passages", "context", "provided", "given", "based", "according", "mentioned", "mention", "states", "stated", "summary", "article", "text", "source", "sources", "document", "documents", "excerpt", "excerpts", "answer", "question", "following", "below", "above", "here", "word", "words", "tip", "tips", "step", "steps", "way", "ways", "information"]
+    stem(w) for w in [
+        "passage", "passages", "context", "provided", "given", "based", "according", "mentioned", "mention",
+        "states", "stated", "summary", "article", "text", "source", "sources", "document", "documents",
+        "excerpt", "excerpts", "answer", "question", "following", "below", "above", "here", "word", "words",
+        "tip", "tips", "step", "steps", "way", "ways", "information"
+    ]
 )
 
 #: Leading answer preambles removed from claims (up to the first colon of a
@@ -350,28 +362,63 @@ class _ClaimView(NamedTuple):
     name_keys: tuple[tuple[str, str], ...]  # (name stem, key)
     abstained: bool                   # an abstention clause was removed
     n_content: int                    # content token occurrences, discourse words dropped
+    speaker: tuple[str, ...] = ()     # speaker items (step 3): pronouns found, and "?"
+
+
+#: The rules of :func:`support`, each switchable off (``off=``) for the ablation
+#: (``playground calibrate ablation``): ``preamble`` (step 1, leading answer
+#: preamble removed), ``clauses`` (step 1, abstention and pleasantry clauses
+#: removed), ``markers`` (step 1, citation and list markers removed),
+#: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``speaker`` (step 3,
+#: first-person pronouns and a question mark count as missing content),
+#: ``numbers``, ``identifiers``, ``names`` (step 4, each kind of exact item must
+#: be present).
+SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse", "speaker", "numbers",
+                                  "identifiers", "names")
+#: Speaker items of step 3: first-person pronouns, as lower-cased word tokens of
+#: the cleaned claim (so ``i.e.`` is not one); a question mark is counted
+#: separately (once per claim).
+SPEAKER_WORDS: frozenset[str] = frozenset({"i", "i'm", "i've", "i'd", "i'll", "me", "my", "myself"})
+_NO_RULES_OFF: frozenset[str] = frozenset()
+
+
+def _rules_off(off: Iterable[str]) -> frozenset[str]:
+    out = frozenset(off)
+    bad = sorted(out - set(SUPPORT_RULES))
+    if bad:
+        raise ValueError(f"unknown support rule(s) {', '.join(bad)} (known: {', '.join(SUPPORT_RULES)})")
+    return out
 
 
 @lru_cache(maxsize=8_192)
-def _claim_view(claim: str) -> _ClaimView:
+def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
     text = claim.replace("’", "'").replace("‘", "'")
     removed: list[str] = []
-    m = PREAMBLE_RE.match(text)
+    m = PREAMBLE_RE.match(text) if "preamble" not in off else None
     if m and m.end() > 0 and text[: m.end()].strip():
         removed.append(text[: m.end()].strip())
         text = text[m.end():]
-    text, gone = _remove_clauses(text)
+    gone: tuple[str, ...] = ()
+    if "clauses" not in off:
+        text, gone = _remove_clauses(text)
     removed.extend(gone)
     abstained = bool(gone) and any(_ABSTENTION_RE_I.search(g) for g in gone)
-    a = analyze(text)
-    all_content = [t for t in a.content if t not in DISCOURSE_WORDS]
+    a = analyze(text, markers="markers" not in off)
+    all_content = [t for t in a.content if t not in DISCOURSE_WORDS] if "discourse" not in off else list(a.content)
     content = tuple(dict.fromkeys(all_content))
     ids = a.identifiers
     keys = tuple(None if t in ids else match_key(t) for t in content) if ids else \
         tuple(map(match_key, content))
-    return _ClaimView(text, tuple(removed), a, content, keys, tuple(sorted(a.numbers)),
-                      tuple(sorted(ids)), tuple((n, match_key(n)) for n in sorted(a.names)),
-                      abstained, len(all_content))
+    return _ClaimView(text, tuple(removed), a, content, keys,
+                      tuple(sorted(a.numbers)) if "numbers" not in off else (),
+                      tuple(sorted(ids)) if "identifiers" not in off else (),
+                      tuple((n, match_key(n)) for n in sorted(a.names)) if "names" not in off else (),
+                      abstained, len(all_content), _speaker(text, a.words) if "speaker" not in off else ())
+
+
+def _speaker(text: str, words: tuple[str, ...]) -> tuple[str, ...]:
+    items = tuple(w for w in words if w in SPEAKER_WORDS)
+    return (*items, "?") if "?" in text else items
 
 
 def clean_claim(claim: str) -> str:
@@ -392,7 +439,8 @@ class SupportDetail:
     ``removed``: text removed in step 1 (preamble, abstention, pleasantry).
     ``best_passage``: index of the single passage with the highest coverage
     (None without passages), ``best_passage_coverage`` that coverage.
-    ``negations``: negation words in the cleaned claim.
+    ``negations``: negation words in the cleaned claim.  ``speaker_items``:
+    first-person pronouns and ``"?"`` found (step 3; each counts as missing).
     """
 
     score: float
@@ -408,6 +456,7 @@ class SupportDetail:
     best_passage: int | None = None
     best_passage_coverage: float = 0.0
     negations: tuple[str, ...] = ()
+    speaker_items: tuple[str, ...] = ()
 
     @property
     def missing_exact(self) -> tuple[str, ...]:
@@ -422,7 +471,7 @@ class SupportDetail:
 def _present(v: _ClaimView, ctx: Context) -> list[bool]:
     keys = ctx.keys
     return [ctx.has(t, True) if k is None else k in keys
-            for t, k in zip(v.content, v.content_keys)]
+            for t, k in zip(v.content, v.content_keys, strict=False)]
 
 
 def _exact_ok(v: _ClaimView, ctx: Context) -> bool:
@@ -433,29 +482,28 @@ def _exact_ok(v: _ClaimView, ctx: Context) -> bool:
     for _, k in v.name_keys:
         if k not in keys:
             return False
-    for x in v.identifiers:
-        if not ctx.has(x, True):
-            return False
-    return True
+    return all(ctx.has(x, True) for x in v.identifiers)
 
 
-def support(claim: str, context: str | Sequence[str] | Context) -> float:
+def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable[str] = ()) -> float:
     """Support score of ``claim`` by ``context`` in [0, 1] (module docstring):
     content-token coverage, or 0.0 when a number, identifier or capitalised
     name of the claim is missing from the context.  Supported when
-    ``>= floor`` (default :data:`DEFAULT_SUPPORT_FLOOR`)."""
+    ``>= floor`` (default :data:`DEFAULT_SUPPORT_FLOOR`).  ``off`` names
+    rules of :data:`SUPPORT_RULES` to switch off (for the ablation; default
+    all on)."""
     ctx = Context.of(context)
-    v = _claim_view(claim)
+    v = _claim_view(claim, _rules_off(off)) if off else _claim_view(claim)
     if not _exact_ok(v, ctx):
         return EXACT_MISS_SCORE
     if not v.content:
-        return 1.0
+        return 0.0 if v.speaker else 1.0
     keys = ctx.keys
     hit = 0
-    for t, k in zip(v.content, v.content_keys):
+    for t, k in zip(v.content, v.content_keys, strict=False):
         if (k in keys) if k is not None else ctx.has(t, True):
             hit += 1
-    return hit / len(v.content)
+    return hit / (len(v.content) + len(v.speaker))
 
 
 def support_detail(claim: str, context: str | Sequence[str] | Context) -> SupportDetail:
@@ -463,9 +511,10 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
     ctx = Context.of(context)
     v = _claim_view(claim)
     present = _present(v, ctx)
-    matched = tuple(t for t, p in zip(v.content, present) if p)
-    missing = tuple(t for t, p in zip(v.content, present) if not p)
-    coverage = len(matched) / len(v.content) if v.content else 1.0
+    matched = tuple(t for t, p in zip(v.content, present, strict=False) if p)
+    missing = tuple(t for t, p in zip(v.content, present, strict=False) if not p)
+    n_checked = len(v.content) + len(v.speaker)
+    coverage = len(matched) / n_checked if n_checked else 1.0
     keys = ctx.keys
     nums = tuple(x for x in v.number_keys if x not in keys)
     ids = tuple(x for x in v.identifiers if not ctx.has(x, True))
@@ -474,7 +523,7 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
     best, best_cov = None, 0.0
     for i, p in enumerate(ctx.passages):
         pres = _present(v, Context(p))
-        c = sum(pres) / len(pres) if pres else 1.0
+        c = sum(pres) / n_checked if n_checked else 1.0
         if best is None or c > best_cov:
             best, best_cov = i, c
     a = v.analysis
@@ -483,7 +532,7 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
         score=score, coverage=coverage, content_tokens=v.content, matched_tokens=matched,
         missing_tokens=missing, exact_items=exact, missing_numbers=nums,
         missing_identifiers=ids, missing_names=names, removed=v.removed, best_passage=best,
-        best_passage_coverage=best_cov, negations=a.negations,
+        best_passage_coverage=best_cov, negations=a.negations, speaker_items=v.speaker,
     )
 
 

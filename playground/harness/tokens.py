@@ -84,6 +84,7 @@ from itertools import chain
 from typing import NamedTuple
 
 __all__ = [
+    "CACHE_SIZES",
     "NEGATIONS",
     "NON_NAME_CAPITALS",
     "NUMBER_WORDS",
@@ -294,10 +295,17 @@ def _pieces(tok: str) -> list[str]:
     return [low]
 
 
+# Bounded caches.  The per-token and per-chunk tokenisers below are pure
+# functions, cached in plain dicts (a hit is one dict lookup; functools.lru_cache
+# costs about 0.1 us more per hit, and a text has hundreds of chunks).  A cache
+# that reaches its size is emptied and starts again: memory stays bounded and new
+# text is cached as before; outputs never depend on the cache.
+#: Cache sizes (entries) of the per-token and per-chunk tokenisers.
+CACHE_SIZES: dict[str, int] = {"word_info": 65_536, "chunk_tokens": 131_072, "chunk_keys": 262_144}
+
 # Per-surface-token facts of a word token (independent of its position):
 # (is_identifier, lower, pieces, content, numbers, negations, name_stems, all_caps)
 _WORD_INFO: dict[str, tuple] = {}
-_WORD_INFO_MAX = 500_000
 
 
 def _word_info(tok: str) -> tuple:
@@ -331,8 +339,9 @@ def _word_info(tok: str) -> tuple:
             all_caps = len(bare) >= 2 and bare.isupper() and bare.isalpha()
         info = (False, tok.lower(), tuple(pieces), tuple(content), tuple(numbers), tuple(negs),
                 name_stems or None, all_caps)
-    if len(_WORD_INFO) < _WORD_INFO_MAX:
-        _WORD_INFO[tok] = info
+    if len(_WORD_INFO) >= CACHE_SIZES["word_info"]:
+        _WORD_INFO.clear()
+    _WORD_INFO[tok] = info
     return info
 
 
@@ -382,8 +391,6 @@ class _ChunkTokens(dict):
     inside the chunk, and the same two facts for the chunk's tail.  No token
     spans a space, so a text's tokens are its chunks' tokens in order."""
 
-    max_size = 500_000
-
     def __missing__(self, chunk: str) -> tuple:
         toks = []
         prev = 0
@@ -393,8 +400,9 @@ class _ChunkTokens(dict):
             toks.append(_token_info(kind, m.group()) + (end_, ws, kind, m.group()))
             prev = m.end()
         entry = (tuple(toks), _gap_facts(chunk[prev:]))
-        if len(self) < self.max_size:
-            self[chunk] = entry
+        if len(self) >= CACHE_SIZES["chunk_tokens"]:
+            self.clear()
+        self[chunk] = entry
         return entry
 
 
@@ -525,15 +533,14 @@ class _ChunkKeys(dict):
     token pattern spans whitespace, so the keys of a text are the union of the
     keys of its chunks; a missing chunk is computed on first use."""
 
-    max_size = 1_000_000
-
     def __missing__(self, chunk: str) -> tuple[str, ...]:
         out: list[str] = []
         for tok in _FAST_RE.findall(chunk):
             out.extend(_keys_of(tok))
         keys = tuple(dict.fromkeys(out))
-        if len(self) < self.max_size:
-            self[chunk] = keys
+        if len(self) >= CACHE_SIZES["chunk_keys"]:
+            self.clear()
+        self[chunk] = keys
         return keys
 
 

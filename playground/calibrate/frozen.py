@@ -1,0 +1,255 @@
+"""Scorers on the frozen part of a real data set, with floors chosen on the tuning part.
+
+The protocol (what a careful reader of a detector's figure asks for):
+
+1. Every scorer's floor is chosen on the **tuning** part only: the floor of
+   :data:`playground.harness.score.SUPPORT_FLOOR_GRID` that maximises the
+   criterion (balanced accuracy by default) of ``round(score, 6) >= floor``
+   against the human "supported" labels (ties: the floor nearest the default,
+   then the lower, as :func:`playground.sweep.best_row`).
+2. That floor is applied unchanged to the **frozen** part
+   (:mod:`playground.calibrate.splits`), and only the frozen part is reported:
+   Cohen's kappa, balanced accuracy, recall and precision of the
+   *hallucinated* class, overall and per task type.
+3. Intervals: percentile cluster bootstrap over the frozen sources (claims of
+   one source share their evidence), ``n_boot`` resamples; resample ``b``
+   draws source ``stable_hash(seed, f"{b}:{j}") mod G`` for ``j = 0 … G-1``
+   (:func:`playground.sampling.stable_hash`, no library random stream).  A
+   statistic undefined in a resample (a class absent) is left out of that
+   resample's distribution; the number used is reported.
+
+Confusion counts, with hallucinated = positive: ``tp`` hallucinated and
+flagged (score below the floor), ``fn`` hallucinated and passed, ``fp``
+supported and flagged, ``tn`` supported and passed.  ``recall = tp / (tp +
+fn)``, ``precision = tp / (tp + fp)``, ``balanced accuracy = (recall + tn /
+(tn + fp)) / 2``, ``kappa = (p_o - p_e) / (1 - p_e)`` with ``p_o = (tp + tn)
+/ n`` and ``p_e = ((tp + fp)(tp + fn) + (fn + tn)(fp + tn)) / n²``.  The
+point values equal :func:`playground.stats.cohens_kappa` and
+:func:`playground.stats.balanced_accuracy` (a test checks); the counts form
+exists so that thousands of resamples cost one matrix product.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..sampling import stable_hash
+
+__all__ = [
+    "FrozenReport",
+    "Item",
+    "Scorer",
+    "ScorerOnFrozen",
+    "bootstrap_indices",
+    "choose_floor",
+    "counts_metrics",
+    "evaluate_frozen",
+    "items_of",
+    "rouge1_precision",
+]
+
+Scorer = Callable[[str, Sequence[str]], float]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One labelled claim: its text, grounding passages, the human label
+    (``supported`` = not hallucinated), its source (the bootstrap cluster) and task type."""
+
+    claim: str
+    context: tuple[str, ...]
+    supported: bool
+    source: str
+    task: str
+
+
+def items_of(records: Iterable[Any]) -> list[Item]:
+    """Items of RAGTruth or BEGIN records (``claim``, ``context``, ``supported``,
+    ``source_id``, ``task_type``)."""
+    return [Item(r.claim, tuple(r.context), bool(r.supported), r.source_id, r.task_type) for r in records]
+
+
+_ROUGE_TOKEN_RE = re.compile(r"[a-z0-9]+")
+
+
+def rouge1_precision(claim: str, context: Sequence[str] | str) -> float:
+    """ROUGE-1 precision of the claim against the context, as ``rouge_score``
+    computes it without stemming: tokens are lower-cased ``[a-z0-9]+`` runs;
+    ``precision = sum_w min(count_claim(w), count_context(w)) / len(claim
+    tokens)``; 0.0 for a claim without tokens.  (A test checks it against
+    ``rouge_score.rouge_scorer``; the context is the passages joined by spaces.)"""
+    toks = _ROUGE_TOKEN_RE.findall(claim.lower())
+    if not toks:
+        return 0.0
+    text = context if isinstance(context, str) else " ".join(context)
+    ref = Counter(_ROUGE_TOKEN_RE.findall(text.lower()))
+    return sum(min(c, ref[w]) for w, c in Counter(toks).items()) / len(toks)
+
+
+def counts_metrics(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> dict[str, np.ndarray]:
+    """Kappa, balanced accuracy, hallucination recall and precision from
+    confusion counts (arrays; NaN where undefined): formulas in the module docstring."""
+    tp, fp, fn, tn = (np.asarray(x, dtype=float) for x in (tp, fp, fn, tn))
+    n = tp + fp + fn + tn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        recall = tp / (tp + fn)
+        spec = tn / (tn + fp)
+        precision = tp / (tp + fp)
+        po = (tp + tn) / n
+        pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
+        kappa = np.where(pe >= 1.0 - 1e-15, np.nan, (po - pe) / (1.0 - pe))
+    return {"kappa": kappa, "balanced_accuracy": (recall + spec) / 2.0, "recall_hallucinated": recall,
+            "precision_hallucinated": precision}
+
+
+@lru_cache(maxsize=64)
+def bootstrap_indices(n_groups: int, n_boot: int, seed: int | str) -> np.ndarray:
+    """``(n_boot, n_groups)`` source indices: resample ``b`` draws
+    ``stable_hash(seed, f"{b}:{j}") mod n_groups`` for ``j = 0 … n_groups-1``."""
+    return np.array([[stable_hash(seed, f"{b}:{j}") % n_groups for j in range(n_groups)] for b in range(n_boot)],
+                    dtype=np.int64).reshape(n_boot, n_groups)
+
+
+def _confusion(supported: np.ndarray, predicted: np.ndarray) -> tuple[int, int, int, int]:
+    h, p = ~supported, ~predicted  # hallucinated, flagged
+    return int((h & p).sum()), int((~h & p).sum()), int((h & ~p).sum()), int((~h & ~p).sum())
+
+
+def choose_floor(scores: Sequence[float], supported: Sequence[bool], grid: Sequence[float], *,
+                 default: float, criterion: str = "balanced_accuracy") -> tuple[float | None, str]:
+    """The floor of ``grid`` maximising ``criterion`` on the given (tuning) labels,
+    ties to the floor nearest ``default`` then the lower; ``(None, reason)`` when
+    the criterion is undefined at every floor (one class only, no items)."""
+    s = np.round(np.asarray(scores, dtype=float), 6)
+    h = np.asarray(supported, dtype=bool)
+    if s.size == 0:
+        return None, "no tuning items"
+    if h.all() or not h.any():
+        return None, f"the tuning part has one class only ({'supported' if h.all() else 'hallucinated'})"
+    best: tuple[float, float, float] | None = None
+    for f in grid:
+        c = _confusion(h, s >= f)
+        v = float(counts_metrics(*(np.array([x]) for x in c))[criterion][0])
+        if np.isnan(v):
+            continue
+        key = (-v, abs(f - default), f)
+        if best is None or key < (best[0], best[1], best[2]):
+            best = key
+    if best is None:
+        return None, f"{criterion} is undefined at every floor"
+    return best[2], ""
+
+
+@dataclass(frozen=True)
+class ScorerOnFrozen:
+    """One scorer: its floor from the tuning part and its figures on the frozen part.
+
+    ``rows``: one dict per slice (``all`` and each task type) with ``n``,
+    ``hallucinated``, each statistic and its interval (``*_low``, ``*_high``).
+    ``reason``: why figures are missing, if they are.
+    """
+
+    name: str
+    floor: float | None
+    rows: tuple[dict[str, Any], ...]
+    reason: str = ""
+
+
+STATS = ("kappa", "balanced_accuracy", "recall_hallucinated", "precision_hallucinated")
+
+
+def _slice_row(task: str, sup: np.ndarray, pred: np.ndarray, groups: np.ndarray, n_boot: int,
+               seed: int | str, confidence: float) -> dict[str, Any]:
+    uniq = sorted(set(groups.tolist()))  # the slice's own sources, resampled within it
+    gi = {g: i for i, g in enumerate(uniq)}
+    per = np.zeros((len(uniq), 4))
+    for g, h, p in zip(groups.tolist(), sup.tolist(), pred.tolist(), strict=False):
+        per[gi[g]] += np.array([(not h) and (not p), h and (not p), (not h) and p, h and p], dtype=float)
+    point = counts_metrics(*(np.array([x]) for x in per.sum(axis=0)))
+    row: dict[str, Any] = {"task_type": task, "n": int(sup.size), "hallucinated": int((~sup).sum()),
+                           "sources": len(uniq)}
+    if n_boot > 0 and len(uniq) > 1:
+        idx = bootstrap_indices(len(uniq), n_boot, seed)
+        w = np.zeros((idx.shape[0], len(uniq)))
+        np.add.at(w, (np.repeat(np.arange(idx.shape[0]), idx.shape[1]), idx.ravel()), 1.0)
+        c = w @ per
+        dist = counts_metrics(c[:, 0], c[:, 1], c[:, 2], c[:, 3])
+    else:
+        dist = None
+    a = (1.0 - confidence) / 2.0
+    for k in STATS:
+        v = float(point[k][0])
+        row[k] = None if np.isnan(v) else round(v, 4)
+        lo = hi = None
+        if dist is not None:
+            d = dist[k][~np.isnan(dist[k])]
+            if d.size:
+                lo, hi = (round(float(x), 4) for x in np.quantile(d, [a, 1.0 - a]))
+        row[f"{k}_low"], row[f"{k}_high"] = lo, hi
+    return row
+
+
+@dataclass(frozen=True)
+class FrozenReport:
+    """Scorers on one data set's frozen part (module docstring)."""
+
+    dataset: str
+    n_tuning: int
+    n_frozen: int
+    hallucinated_frozen: int
+    sources_frozen: int
+    criterion: str
+    n_boot: int
+    seed: int
+    scorers: tuple[ScorerOnFrozen, ...]
+
+    def table(self) -> pd.DataFrame:
+        """One row per scorer and slice."""
+        rows = [{"dataset": self.dataset, "scorer": s.name, "floor": s.floor, **r} for s in self.scorers
+                for r in s.rows]
+        return pd.DataFrame(rows)
+
+    def scorer(self, name: str) -> ScorerOnFrozen:
+        return next(s for s in self.scorers if s.name == name)
+
+    def floors(self) -> dict[str, float | None]:
+        return {s.name: s.floor for s in self.scorers}
+
+
+def evaluate_frozen(dataset: str, tuning: Sequence[Item], frozen: Sequence[Item],
+                    scorers: Sequence[tuple[str, Scorer]], *, grid: Sequence[float], default: float,
+                    criterion: str = "balanced_accuracy", n_boot: int = 2000, seed: int | str = 0,
+                    confidence: float = 0.95, floors: dict[str, float] | None = None) -> FrozenReport:
+    """Choose each scorer's floor on ``tuning`` (or take it from ``floors``), report on ``frozen``."""
+    frozen_sources = sorted({i.source for i in frozen})
+    sup_f = np.array([i.supported for i in frozen], dtype=bool)
+    groups = np.array([i.source for i in frozen], dtype=object)
+    tasks = np.array([i.task for i in frozen], dtype=object)
+    out = []
+    for name, fn in scorers:
+        floor: float | None
+        if floors is not None and name in floors:
+            floor, reason = floors[name], ""
+        else:
+            ts = [float(fn(i.claim, i.context)) for i in tuning]
+            floor, reason = choose_floor(ts, [i.supported for i in tuning], grid, default=default,
+                                         criterion=criterion)
+        if floor is None or not frozen:
+            out.append(ScorerOnFrozen(name, floor, (), reason or "no frozen items"))
+            continue
+        fs = np.round(np.array([float(fn(i.claim, i.context)) for i in frozen]), 6)
+        pred = fs >= floor
+        rows = [_slice_row("all", sup_f, pred, groups, n_boot, seed, confidence)]
+        for t in sorted(set(tasks.tolist())):
+            m = tasks == t
+            rows.append(_slice_row(t, sup_f[m], pred[m], groups[m], n_boot, seed, confidence))
+        out.append(ScorerOnFrozen(name, floor, tuple(rows)))
+    return FrozenReport(dataset, len(tuning), len(frozen), int((~sup_f).sum()), len(frozen_sources), criterion,
+                        n_boot, seed if isinstance(seed, int) else 0, tuple(out))

@@ -1,0 +1,292 @@
+"""``playground calibrate ragtruth --frozen | begin | ablation``: the scorers on real data's frozen parts.
+
+Registered from :mod:`playground.cli.calibrate` (``register_real``).  Floors are
+chosen on the tuning part of each data set and reported on its frozen part only
+(:mod:`playground.calibrate.splits`, :mod:`playground.calibrate.frozen`).
+``--save-floors FILE`` writes the chosen support floor as a floor file a harness
+configuration can name (``scoring: {floor_source: FILE}``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register_real", "run_ablation", "run_begin", "run_golden_key", "run_ragtruth_real", "save_floors"]
+
+_COLUMNS = ["scorer", "task_type", "n", "hallucinated", "sources", "floor", "kappa", "kappa_low", "kappa_high",
+            "balanced_accuracy", "balanced_accuracy_low", "balanced_accuracy_high", "recall_hallucinated",
+            "recall_hallucinated_low", "recall_hallucinated_high", "precision_hallucinated",
+            "precision_hallucinated_low", "precision_hallucinated_high"]
+
+
+def _opts(p: argparse.ArgumentParser, boot: int) -> None:
+    p.add_argument("--criterion", choices=("balanced_accuracy", "kappa"), default="balanced_accuracy",
+                   help="what the floor chosen on the tuning part maximises (default balanced_accuracy)")
+    if not any(a.dest == "seed" for a in p._actions):
+        p.add_argument("--seed", type=int, default=0, help="seed of the cluster bootstrap (default 0)")
+    if not any(a.dest == "boot" for a in p._actions):
+        p.add_argument("--boot", type=int, default=None, metavar="N",
+                       help=f"cluster-bootstrap resamples for the intervals (default {boot})")
+
+
+def _save_opt(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--save-floors", type=Path, default=None, metavar="FILE",
+                   help="write the support floor chosen on the tuning part as a floor file (JSON) that a harness "
+                   "configuration can name as scoring.floor_source")
+
+
+def register_real(sub: argparse._SubParsersAction) -> None:
+    """Add ``--frozen`` and ``--save-floors`` to ``calibrate ragtruth``; add ``calibrate begin`` and
+    ``calibrate ablation``."""
+    rt = sub.choices["ragtruth"]
+    rt.add_argument("--frozen", action="store_true",
+                    help="report every scorer on the frozen part of claims.jsonl + validation-sample.jsonl only, "
+                    "floors chosen on the tuning part (FILE is then ignored)")
+    _save_opt(rt)
+    rt.set_defaults(func=run_ragtruth_real, _plain_ragtruth=rt.get_default("func"))
+
+    p = sub.add_parser(
+        "begin", help="the scorers against BEGIN's human attribution labels (frozen part)",
+        description="Score every BEGIN dialogue response against its knowledge snippet with the support scorer, "
+        "plain token coverage and ROUGE-1 precision; choose each floor on the tuning part and report kappa, "
+        "balanced accuracy and hallucination recall and precision on the frozen part only, per corpus, with "
+        "cluster-bootstrap 95%% intervals over sources.",
+    )
+    p.add_argument("file", type=Path, nargs="?", default=None, metavar="FILE",
+                   help="BEGIN claims.jsonl (default: ../shared/data/begin/claims.jsonl beside the repository)")
+    _opts(p, 2000)
+    _save_opt(p)
+    p.set_defaults(func=run_begin)
+
+    p = sub.add_parser(
+        "golden-key", help="correctness and relevance scorers against the golden answer key (frozen cases)",
+        description="On the golden set's frozen cases: the harness's correctness scorer beside ROUGE-1 precision "
+        "against the reference answer (key: the authored 'correct'), and the query-only relevance scorer beside "
+        "the reference-aware one and ROUGE-1 recall of the reference answer (key: from an expected source; cases "
+        "with a reference answer). Floors chosen on the tuning cases.",
+    )
+    p.add_argument("--run", type=Path, default=None, metavar="RUN_DIR",
+                   help="harness run folder; default: run the default configuration now, in a temporary folder")
+    _opts(p, 2000)
+    p.add_argument("--save-floors", type=Path, default=None, metavar="FILE",
+                   help="write the floors chosen on the tuning cases for the harness's own scorers (correctness, "
+                   "query-only relevance) as a floor file (JSON) a harness configuration can name")
+    p.set_defaults(func=run_golden_key)
+
+    p = sub.add_parser(
+        "ablation", help="each rule of the support scorer switched off in turn, on the frozen parts",
+        description="For RAGTruth and BEGIN: the support scorer with all rules on and with each rule off in turn; "
+        "floor chosen on the tuning part, figures on the frozen part; delta = rule off minus all rules on "
+        "(a rule pays for itself when switching it off lowers balanced accuracy).",
+    )
+    p.add_argument("--dataset", choices=("ragtruth", "begin", "both"), default="both")
+    _opts(p, 1000)
+    p.set_defaults(func=run_ablation)
+
+
+def _err(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def _cell(v: Any) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def _print_table(frame: Any, columns: list[str]) -> None:
+    cols = [c for c in columns if c in frame.columns]
+    cells = [[_cell(v) for v in row] for row in frame[cols].itertuples(index=False)]
+    heads = [c.replace("_hallucinated", "_h").replace("balanced_accuracy", "bal_acc") for c in cols]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(heads)]
+    print("  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=False)))
+    for r in cells:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)))
+
+
+def _print_frozen(rep: Any, no_class: str = "hallucinated") -> None:
+    units = "claims" if no_class == "hallucinated" else "units"
+    print(f"{rep.dataset}: floors chosen on the tuning part ({rep.n_tuning} {units}) by "
+          f"{rep.criterion.replace('_', ' ')}; figures on the frozen part only: {rep.n_frozen} {units}, "
+          f"{rep.hallucinated_frozen} {no_class} ({rep.hallucinated_frozen / max(rep.n_frozen, 1):.1%}), "
+          f"{rep.sources_frozen} {'sources' if no_class == 'hallucinated' else 'cases'}")
+    print(f"intervals: percentile cluster bootstrap over frozen {'sources' if no_class == 'hallucinated' else 'cases'}"
+          f", {rep.n_boot} resamples, seed {rep.seed}; recall and precision (_h) are of the {no_class!r} class")
+    for s in rep.scorers:
+        if not s.rows:
+            print(f"{s.name}: no figures ({s.reason})")
+    if no_class == "hallucinated":
+        _print_table(rep.table(), _COLUMNS)
+    else:
+        names = {"hallucinated": no_class, "sources": "cases"}
+        _print_table(rep.table().rename(columns=names), [names.get(c, c) for c in _COLUMNS])
+
+
+def save_floors(path: Path, floor: float | dict[str, float | None] | None, *, source: str, criterion: str,
+                data: str) -> bool:
+    """Write the floor file of CONTRACTS.md: ``{"floors": {"faithfulness": floor}, "source", "criterion",
+    "data"}`` (sorted keys, one trailing newline); ``floor`` may be a dict of floors by dimension
+    (``faithfulness``, ``correctness``, ``context_relevance``; undefined ones left out).  False (nothing
+    written) when no floor is defined."""
+    floors = {k: v for k, v in (floor if isinstance(floor, dict) else {"faithfulness": floor}).items()
+              if v is not None}
+    if not floors:
+        return False
+    doc = {"floors": floors, "source": source, "criterion": criterion, "data": data}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return True
+
+
+def _finish_floors(args: argparse.Namespace, rep: Any, command: str, data: str) -> int:
+    if args.save_floors is None:
+        return 0
+    floor = rep.scorer("support").floor
+    if not save_floors(args.save_floors, floor, source=command, criterion=args.criterion, data=data):
+        return _err(f"no floor to save: {rep.scorer('support').reason}")
+    print(f"\nwrote {args.save_floors}: faithfulness floor {floor:g} (support scorer, chosen on the tuning part)")
+    return 0
+
+
+def _boot(args: argparse.Namespace, default: int) -> int:
+    return default if getattr(args, "boot", None) is None else int(args.boot)
+
+
+def _guarded(fn: Any) -> Any:
+    def wrapper(args: argparse.Namespace) -> int:
+        from ..begin import BeginError
+        from ..ragtruth import RagTruthError
+
+        try:
+            return int(fn(args))
+        except (BeginError, RagTruthError) as exc:
+            print(str(exc), file=sys.stderr)
+            return 1
+        except FileNotFoundError as exc:
+            return _err(f"no such file: {exc.filename} (the shared data: set PLAYGROUND_SHARED_DATA or pass FILE)")
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _cv_undefined(args: argparse.Namespace) -> int:
+    """When cross-validation is undefined (fewer than two sources, or one class), print the in-sample
+    figures and the reason, and return -1; else return 0 without printing anything (the full report runs)."""
+    from ..calibrate import calibrate_ragtruth, default_ragtruth_path
+
+    path = args.file or default_ragtruth_path()
+    if not Path(path).is_file():
+        return 0  # the plain command reports the missing file
+    from ..ragtruth import load_ragtruth
+
+    records = load_ragtruth(path).records
+    sources = {r.source_id for r in records}
+    classes = {r.label for r in records}
+    if len(sources) >= 2 and len(classes) == 2:
+        return 0
+    rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=0, floor=args.floor,
+                            criterion=args.criterion)
+    print(f"RAGTruth: {rt.n} claims ({rt.hallucinated} hallucinated) in {rt.responses} responses of "
+          f"{rt.sources} source(s) — {path}")
+    reason = rt.scorer("support scorer").cv_reason or (
+        "one source only" if len(sources) < 2 else "one class only")
+    print(f"out-of-sample figures: not computed — cross-validation is undefined: {reason}")
+    print()
+    _print_table(rt.table(), ["scorer", "evaluation", "floor", "kappa", "kappa_low", "kappa_high",
+                              "balanced_accuracy", "f1_hallucinated", "precision_hallucinated",
+                              "recall_hallucinated"])
+    return -1
+
+
+@_guarded
+def run_ragtruth_real(args: argparse.Namespace) -> int:
+    """``calibrate ragtruth``: the in-sample and cross-validated report, or with ``--frozen`` the frozen one."""
+    if not args.frozen:
+        if _cv_undefined(args) == -1:
+            return 0
+        rc = int(args._plain_ragtruth(args))
+        if rc == 0 and args.save_floors is not None:
+            from ..calibrate import calibrate_ragtruth, default_ragtruth_path
+
+            rt = calibrate_ragtruth(args.file or default_ragtruth_path(), folds=args.folds, seed=args.seed,
+                                    n_boot=0 if args.boot is None else args.boot, criterion=args.criterion)
+            best = rt.scorer("support scorer").best.threshold
+            save_floors(args.save_floors, best, source="playground calibrate ragtruth (in-sample best floor)",
+                        criterion=args.criterion, data=str(args.file or default_ragtruth_path()))
+            print(f"\nwrote {args.save_floors}: faithfulness floor {best:g} (support scorer, in-sample best)")
+        return rc
+    from ..calibrate.ragtruth import frozen_ragtruth
+
+    rep = frozen_ragtruth(criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
+    _print_frozen(rep)
+    return _finish_floors(args, rep, "playground calibrate ragtruth --frozen",
+                          "RAGTruth claims.jsonl + validation-sample.jsonl, tuning part")
+
+
+@_guarded
+def run_begin(args: argparse.Namespace) -> int:
+    """``calibrate begin``: the scorers on BEGIN's frozen part."""
+    from ..calibrate.begin import frozen_begin
+
+    rep = frozen_begin(args.file, criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
+    _print_frozen(rep)
+    print("caveat: BEGIN's 'not fully attributable' covers opinions, questions and chit-chat too, so its floors "
+          "are its own (see shared/data/begin/README.md).")
+    return _finish_floors(args, rep, "playground calibrate begin", "BEGIN dev claims.jsonl, tuning part")
+
+
+@_guarded
+def run_golden_key(args: argparse.Namespace) -> int:
+    """``calibrate golden-key``: correctness and relevance scorers on the frozen golden cases."""
+    from ..calibrate.golden_key import golden_key_reports
+
+    run = args.run
+    if run is None:
+        import tempfile
+
+        from ..harness.config import load_config
+        from ..harness.run import run_harness
+
+        run = Path(tempfile.mkdtemp(prefix="playground-golden-key-"))
+        print(f"no --run given: running the harness with the default configuration in {run} ...", file=sys.stderr)
+        run_harness(load_config(None), run, progress=False)
+    elif not (run / "units.csv").is_file():
+        return _err(f"no units.csv in {run}: is it a harness run folder? (playground harness run --out DIR)")
+    reps = golden_key_reports(run, n_boot=_boot(args, 2000), seed=args.seed, criterion=args.criterion)
+    for rep in reps:
+        _print_frozen(rep, no_class="no")
+        print()
+    print("caveat: the golden set is synthetic and set the harness defaults before the split; the passage key is "
+          "'from an expected source', a proxy for relevance.")
+    if args.save_floors is not None:
+        floors = {"correctness": reps[0].scorer("correctness").floor,
+                  "context_relevance": reps[1].scorer("query only").floor}
+        if not save_floors(args.save_floors, floors, source="playground calibrate golden-key",
+                           criterion=args.criterion, data="golden set, tuning cases"):
+            return _err("no floor to save: undefined on the tuning cases")
+        print(f"\nwrote {args.save_floors}: " + ", ".join(f"{k} {v:g}" for k, v in floors.items() if v is not None))
+    return 0
+
+
+@_guarded
+def run_ablation(args: argparse.Namespace) -> int:
+    """``calibrate ablation``: each support rule switched off in turn."""
+    from ..calibrate.ablation import ablation, ablation_table
+
+    names = ["ragtruth", "begin"] if args.dataset == "both" else [args.dataset]
+    reps = [ablation(n, n_boot=_boot(args, 1000), seed=args.seed, criterion=args.criterion) for n in names]
+    print("support scorer, each rule off in turn: floor chosen on the tuning part, figures on the frozen part; "
+          f"delta = rule off minus all rules on; intervals: cluster bootstrap over sources ({reps[0].n_boot} "
+          f"resamples, seed {reps[0].seed})")
+    _print_table(ablation_table(reps), ["dataset", "support", "floor", "kappa", "kappa_low", "kappa_high",
+                                        "delta_kappa", "balanced_accuracy", "balanced_accuracy_low",
+                                        "balanced_accuracy_high", "delta_balanced_accuracy",
+                                        "recall_hallucinated", "precision_hallucinated"])
+    return 0
