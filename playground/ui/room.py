@@ -545,21 +545,10 @@ class RoomApp:
 
 def _open_dataset(name: str | None, root: str | None, store: Any) -> tuple[str, Any, dict[str, Any]]:
     """``(name, golden.Dataset, catalog)`` of the named dataset (None: the shipped golden set)."""
-    try:
-        from ..datasets import open_dataset  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # before playground.datasets: the shipped set only
-        open_dataset = None
-    if open_dataset is not None:
-        od = open_dataset(name, store=store, root=root)
-        return od.name, od.dataset, od.catalog()
-    if name not in (None, "", "golden"):
-        raise ValueError(f"unknown dataset {name!r} (known: golden)")
-    from ..golden import load_dataset
-    from ..units import retrieved_passages
+    from ..datasets import open_dataset
 
-    dataset = load_dataset(root)
-    units = dataset.units(retrieved_passages(dataset))
-    return "golden", dataset, {u.unit_id: u for u in units}
+    od = open_dataset(name, store=store, root=root)
+    return od.name, od.dataset, od.catalog()
 
 
 def _open_store(db: str | None) -> tuple[Any, str]:
