@@ -47,7 +47,6 @@ from urllib.parse import quote
 import ipywidgets as W
 
 from ..calibrate.room import (
-    UNSURE,
     AnnotatorProgress,
     DimensionAgreement,
     Room,
@@ -61,6 +60,7 @@ from ..calibrate.room import (
 )
 from ..metrics import DIMENSION_LABELS
 from ..model import DIMENSION_NAMES, DIMENSIONS
+from ..store import UNSURE
 
 __all__ = ["CSS", "MomentRow", "RoomApp", "accuracy_html", "agreement_html", "assignment_html", "case_html", "launch",
            "moment_html", "notes_html", "open_room", "progress_html", "sample_html"]
