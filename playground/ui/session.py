@@ -298,7 +298,7 @@ class LabelSession:
         #: Where the harness's results came from (``computed``, or the disk cache: ``read``).
         self.harness_source = "computed"
         self.store = store
-        self.read_only = bool(getattr(store, "read_only", False))
+        self.read_only = bool(store.read_only)
         self.reveal_all = reveal_all or self.read_only
         if passages is not None and hits is None:
             hits = hits_of({cid: passages.get(cid, []) for cid in dataset.cases})
