@@ -259,10 +259,7 @@ def test_a_dead_kernel_turns_the_page_into_connection_lost(tmp_path, browser, ca
 
 
 def test_a_deleted_store_stops_saving_and_says_so(tmp_path, browser):
-    import playground.store as store_module
-
-    if not hasattr(store_module, "StoreGoneError"):
-        pytest.skip("needs playground.store.StoreGoneError (CONTRACTS.md; the `store` branch adds it)")
+    """The page's kernel opened the store with create=False: the deleted file raises StoreGoneError on the write."""
     srv = start_server(tmp_path)
     try:
         ctx = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -277,6 +274,7 @@ def test_a_deleted_store_stops_saving_and_says_so(tmp_path, browser):
         expect(p.locator(".pg-stopped")).to_contain_text("nothing more can be saved")
         expect(toggle(p, "claim", 0, "supported", "no")).not_to_have_class(active())
         expect(toggle(p, "claim", 0, "supported", "yes")).to_be_disabled()
+        assert not Path(srv.db).exists()  # no fresh empty store in its place
         ctx.close()
     finally:
         stop_server(srv.proc)

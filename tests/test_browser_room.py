@@ -139,14 +139,8 @@ def test_room_shows_a_disagreement_by_itself_and_adjudication_makes_the_consensu
         _, _, catalog = _open_dataset(None, str(server.root), store)
         [m], _open, _settled = Room(RoomStore(store, catalog)).moments()
         assert (m.unit_id, m.dimension, m.adjudication, m.consensus) == (unit_id, dim, Adjudication(1, "prof"), 1)
-        if hasattr(store, "adjudicate"):  # the store's own consensus (CONTRACTS): the adjudicated value
-            [row] = store.consensus(dimension=dim, catalog=catalog, unit_ids=[unit_id])
-            assert (row.status, row.value, row.adjudicator) == ("adjudicated", 1, "prof")
-        else:
-            from playground.calibrate import human_consensus
-
-            frame = human_consensus(store, catalog).frame
-            assert frame[(frame.unit_id == unit_id) & (frame.dimension == dim)]["value"].tolist() == [1]
+        [row] = store.consensus(dimension=dim, catalog=catalog, unit_ids=[unit_id])  # the store's own consensus
+        assert (row.status, row.value, row.adjudicator) == ("adjudicated", 1, "prof")
     assert errors == []
     with capsys.disabled():
         print(f"\n[browser] room opened in {opened:.1f} s; disagreement shown {shown:.1f} s after the second label "

@@ -12,7 +12,6 @@ from store_fixtures import catalog_of, claim, fact
 
 from playground.calibrate import human_from_labels
 from playground.calibrate.room import (
-    UNSURE,
     Adjudication,
     LabelRow,
     Room,
@@ -31,7 +30,8 @@ from playground.calibrate.room import (
     unit_notes,
     vote_split,
 )
-from playground.store import open_store
+from playground.sampling import draw_sample, ranked
+from playground.store import UNSURE, open_store
 
 U = [claim(i) for i in range(1, 5)]
 F = fact(1)
@@ -263,38 +263,21 @@ def test_room_adjudicates_and_the_tie_becomes_the_consensus(store):
     assert Room(RoomStore(store, CATALOG)).moments() == room.moments()
 
 
-class _FakeStore:
-    def __init__(self):
-        self.saved = []
-
-    def save_assignment(self, a):
-        self.saved.append(a)
-
-
-def test_assignment_from_the_room_is_made_over_every_unit_and_saved():
-    calls = []
-
-    def make(unit_ids, annotators, overlap, seed, *, name, dataset):
-        calls.append((unit_ids, annotators, overlap, seed, name, dataset))
-        return ("assignment", name)
-
-    fake = _FakeStore()
-    source = RoomStore(fake, CATALOG, dataset="golden")
-    out = make_room_assignment(source, [" a", "b ", ""], 2, "7", " week 1 ", make=make)
-    assert out == ("assignment", "week 1")
-    assert calls == [(list(CATALOG), ["a", "b"], 2, "7", "week 1", "golden")]
-    assert fake.saved == [out]
-    with pytest.raises(ValueError, match="reserved name"):
-        make_room_assignment(source, ["a", "harness"], 1, 1, "x", make=make)
+def test_assignment_from_the_room_is_made_over_every_unit_and_saved(store):
+    source = RoomStore(store, CATALOG, dataset="golden")
+    out = make_room_assignment(source, [" a", "b ", ""], 2, "7", " week 1 ")
+    # overlap 2 with two annotators: each has every unit, in the seed's ranked order
+    order = tuple(ranked(list(CATALOG), "7"))
+    assert (out.name, out.kind, out.dataset, out.seed, out.overlap) == ("week 1", "queue", "golden", "7", 2)
+    assert out.queues == {"a": order, "b": order}
+    assert [a.name for a in store.assignments()] == ["week 1"] and source.assignments()[0].queues == out.queues
+    with pytest.raises(ValueError, match="'harness' is a reserved name"):  # the store's one rule for names
+        make_room_assignment(source, ["a", "harness"], 1, 1, "x")
     with pytest.raises(ValueError, match="at least one annotator"):
-        make_room_assignment(source, [" "], 1, 1, "x", make=make)
-
-    def refuse(*a, **k):
-        raise ValueError("overlap 3 is more than the 2 annotators")
-
-    with pytest.raises(ValueError, match="overlap 3"):
-        make_room_assignment(source, ["a", "b"], 3, 1, "x", make=refuse)
-    assert len(fake.saved) == 1  # nothing saved on an error
+        make_room_assignment(source, [" "], 1, 1, "x")
+    with pytest.raises(ValueError, match="overlap 3 needs at least 3 annotators"):
+        make_room_assignment(source, ["a", "b"], 3, 1, "x")
+    assert [a.name for a in store.assignments()] == ["week 1"]  # nothing saved on an error
 
 
 # --------------------------------------------------------------------------- the page's widgets (no browser)
@@ -384,53 +367,37 @@ def test_page_escapes_text_shows_split_and_adjudicates(hostile_root, tmp_path):
     assert app.refresh() is False and app.updated.value == stamp
 
 
-def test_page_makes_an_assignment_and_shows_queue_sizes(hostile_root, tmp_path, monkeypatch):
+def test_page_makes_an_assignment_and_shows_queue_sizes(hostile_root, tmp_path):
     import playground.ui.room as page
 
     db = tmp_path / "labels.db"
     open_store(db).close()
     room, _ = open_room_for(hostile_root, db)
-    saved = []
-    monkeypatch.setattr(room.source, "save_assignment", saved.append)
-
-    class A:
-        def __init__(self, unit_ids, annotators, overlap, seed, *, name, dataset):
-            self.name, self.overlap, self.seed, self.dataset = name, overlap, seed, dataset
-            self.kind, self.created_at = "queue", "w"
-            self.queues = {a: tuple(unit_ids[i::len(annotators)]) for i, a in enumerate(annotators)}
-
-    real = page.make_room_assignment
-    monkeypatch.setattr(page, "make_room_assignment", lambda *a, **k: real(*a, **k, make=A))
     app = page.RoomApp(room, interval=1)
     app.assign_annotators.value = "ann, ben"
     app.assign_overlap.value = 1
     app.assign_seed.value = "42"
     app.assign_go.click()
-    [a] = saved
+    with open_store(db) as other:  # saved in the store, for every kernel
+        [a] = other.assignments()
     assert (a.name, a.overlap, a.seed, a.dataset) == ("room-1", 1, 42, "golden")
-    monkeypatch.setattr(room.source, "assignments", lambda: list(saved))
     app.render()
     assert "Queues from the assignment room-1 (overlap 1, seed 42)." in app.progress.value
     n = len(room.source.catalog)
     assert f"{n} units" in app.assign_result.value
-    assert f"<td>ann</td><td>{(n + 1) // 2}</td>" in app.assign_result.value
+    # overlap 1 over two annotators: the loads differ by at most one (playground.assign)
+    assert sorted(len(q) for q in a.queues.values()) == [n // 2, n - n // 2]
+    assert f"<td>ann</td><td>{len(a.queues['ann'])}</td>" in app.assign_result.value
     app.assign_overlap.value = 1
     app.assign_annotators.value = "harness"
     app.assign_go.click()
-    assert "reserved name" in app.status.value and len(saved) == 1
-
-    class S:
-        def __init__(self, unit_ids, n, seed, *, name, dataset):
-            self.name, self.kind, self.seed, self.dataset = name, "calibration_sample", seed, dataset
-            self.created_at = "x"
-            self.queues = {"*": tuple(unit_ids[:n])}
-
-    real_sample = page.make_room_sample
-    monkeypatch.setattr(page, "make_room_sample", lambda *a, **k: real_sample(*a, **k, draw=S))
+    assert "reserved name" in app.status.value and len(room.source.assignments()) == 1
     assert "No calibration sample drawn" in app.sample.value
     app.sample_n.value = 4
     app.sample_go.click()
-    assert saved[-1].queues["*"] == tuple(list(room.source.catalog)[:4])
+    sample = room.source.assignments()[-1]
+    assert sample.kind == "calibration_sample" and sample.queues["*"] == tuple(draw_sample(list(room.source.catalog),
+                                                                                          4, 42))
     assert "Calibration sample <b>sample-2</b> (seed 42): 4 units, 0 labelled" in app.sample.value
 
 
@@ -456,7 +423,7 @@ def test_timer_refreshes_by_itself(hostile_root, tmp_path):
             s.set_label("alice", unit, "relevant", 1)
             s.set_label("bob", unit, "relevant", 0)
         deadline = time.monotonic() + 10
-        while not app.rows and time.monotonic() < deadline:
+        while not (app.rows and app.ticks) and time.monotonic() < deadline:  # rows are drawn before the count
             time.sleep(0.1)
         assert [r.moment.split for r in app.rows] == ["tie: 1 yes · 1 no"]
         assert app.ticks >= 1
@@ -473,30 +440,29 @@ def test_notebook_is_a_few_lines_without_outputs():
     assert "from playground.ui.room import launch" in "".join(code[0]["source"])
 
 
-def test_calibration_sample_from_the_room_and_its_labelled_prefix():
-    calls = []
-
-    def draw(unit_ids, n, seed, *, name, dataset):
-        calls.append((unit_ids, n, seed, name, dataset))
-        a = _Assignment(name, "calibration_sample", dataset, "2026-01-05", {"*": tuple(reversed(unit_ids))[:n]})
-        a.seed = seed
-        return a
-
-    fake = _FakeStore()
-    source = RoomStore(fake, CATALOG, dataset="golden")
-    sample = make_room_sample(source, 3, 5, " s1 ", draw=draw)
-    assert calls == [(list(CATALOG), 3, 5, "s1", "golden")] and fake.saved == [sample]
+def test_calibration_sample_from_the_room(store):
+    source = RoomStore(store, CATALOG, dataset="golden")
+    sample = make_room_sample(source, 3, 5, " s1 ")
+    # the contract: playground.sampling.draw_sample(unit_ids, n, seed), the single queue under "*"
+    assert (sample.name, sample.kind, sample.dataset, sample.seed) == ("s1", "calibration_sample", "golden", 5)
+    assert sample.queues == {"*": tuple(draw_sample(list(CATALOG), 3, 5))} and len(sample.queues["*"]) == 3
+    assert [(a.name, a.queues) for a in store.assignments()] == [("s1", sample.queues)]
     assert latest_sample([sample, _Assignment("q", "queue", "golden", "2026-01-09")], "golden") is sample
     for bad in (0, True, "3"):
         with pytest.raises(ValueError, match="at least 1 unit"):
-            make_room_sample(source, bad, 5, "s", draw=draw)
-    # sample order F, u4, u3: F unanswered -> prefix 0; u4 only unsure (c) ... rows() give u4 yes/no by a, b
+            make_room_sample(source, bad, 5, "s")
+    assert len(store.assignments()) == 1
+
+
+def test_the_labelled_prefix_of_a_calibration_sample():
+    order = (F.unit_id, IDS[3], IDS[2])  # a sample in ranked order, written by hand
+    # F unanswered -> prefix 0; u4 and u3 have yes/no answers in rows()
     state = RoomState.from_rows(rows())
-    assert sample_coverage(state, sample.queues["*"]) == (2, 0)
+    assert sample_coverage(state, order) == (2, 0)
     state.set_vote("a", F.unit_id, "covered", 1)
-    assert sample_coverage(state, sample.queues["*"]) == (3, 3)
+    assert sample_coverage(state, order) == (3, 3)
     state.set_vote("a", F.unit_id, "covered", UNSURE)  # unsure is no label for an estimate
-    assert sample_coverage(state, sample.queues["*"]) == (2, 0)
+    assert sample_coverage(state, order) == (2, 0)
 
 
 def test_room_says_when_its_sqlite_file_was_replaced(tmp_path):
@@ -558,61 +524,7 @@ def test_room_on_a_store_it_cannot_write_shows_everything_and_turns_writes_off(h
     assert "adjudication and assignment are off" in app.status.value
 
 
-class _ContractStore:
-    """The store API of CONTRACTS.md that the room uses, in memory: events with unsure answers, comments and
-    adjudications as events of their own (action ``comment`` / ``adjudicate``, under a person's name)."""
-
-    url, read_only, backend = "memory://", False, "memory"
-
-    def __init__(self):
-        self.log, self.labels_, self.comments_, self.adjudicated, self.saved = [], {}, {}, {}, []
-
-    def _event(self, annotator, unit, dimension, value, action):
-        from playground.store import Event
-
-        self.log.append(Event(len(self.log) + 1, annotator, unit.unit_kind, unit.unit_id, dimension, None, value,
-                              unit.text_hash, "t", action, unit.case_id))
-        return self.log[-1]
-
-    def set_label(self, annotator, unit, dimension, value):
-        self.labels_[(annotator, unit.unit_id, dimension)] = value
-        return self._event(annotator, unit, dimension, value, "set" if value is not None else "clear")
-
-    def set_comment(self, annotator, unit, text):
-        self.comments_[(annotator, unit.unit_id)] = text
-        return self._event(annotator, unit, "", None, "comment")
-
-    def adjudicate(self, unit, dimension, value, adjudicator):
-        if value is None:
-            self.adjudicated.pop((unit.unit_id, dimension), None)
-        else:
-            self.adjudicated[(unit.unit_id, dimension)] = (value, adjudicator)
-        return self._event(adjudicator, unit, dimension, value, "adjudicate")
-
-    def events(self, annotator=None, after=0):
-        return [e for e in self.log if e.event_id > after]
-
-    def consensus(self, dimension=None, catalog=None, unit_ids=None):
-        from types import SimpleNamespace
-
-        return [SimpleNamespace(unit_id=u, dimension=d, value=v, status="adjudicated", adjudicator=who)
-                for (u, d), (v, who) in sorted(self.adjudicated.items()) if unit_ids is None or u in unit_ids]
-
-    def comments(self, unit_ids=None, annotator=None):
-        from types import SimpleNamespace
-
-        return [SimpleNamespace(annotator=a, unit_id=u, text=t) for (a, u), t in sorted(self.comments_.items())
-                if unit_ids is None or u in unit_ids]
-
-    def assignments(self):
-        return list(self.saved)
-
-    def save_assignment(self, a):
-        self.saved.append(a)
-
-
-def test_room_over_the_contract_store_api():
-    store = _ContractStore()
+def test_room_reads_unsure_answers_comments_and_adjudications_from_the_store(store):
     store.set_label("a", U[0], "supported", 1)
     store.set_label("b", U[0], "supported", 0)
     store.set_label("c", U[0], "supported", UNSURE)
@@ -629,25 +541,9 @@ def test_room_over_the_contract_store_api():
     # the adjudicator is no voter and no annotator; progress never lists them
     assert room.state.annotators() == ["a", "b", "c"]
     assert [p.annotator for p in room.progress()] == ["a", "b", "c"]
+    store.set_comment("c", U[0], "")  # a comment removed is gone from the room at the next refresh
+    room.refresh()
+    assert [c.annotator for c in room.moments()[0][0].comments] == ["a"]
     room.source.adjudicate(U[0].unit_id, "supported", None, "prof")
     room.refresh()
     assert room.moments()[0][0].status == "tie"
-
-
-def test_assignment_without_the_assign_module_is_one_clear_error(monkeypatch):
-    import importlib
-
-    real = importlib.import_module
-
-    def missing(name, *a, **k):
-        if name == "playground.assign":
-            raise ModuleNotFoundError(name)
-        return real(name, *a, **k)
-
-    monkeypatch.setattr(importlib, "import_module", missing)
-    fake = _FakeStore()
-    with pytest.raises(ValueError, match=r"no playground.assign.make_assignment: assignments cannot be made"):
-        make_room_assignment(RoomStore(fake, CATALOG), ["a"], 1, 1, "x")
-    with pytest.raises(ValueError, match=r"no playground.assign.draw_calibration_sample"):
-        make_room_sample(RoomStore(fake, CATALOG), 2, 1, "x")
-    assert fake.saved == []

@@ -115,7 +115,7 @@ def test_toggle_saves_and_updates_rates_status_and_list(hostile, db):
     assert "0%" in _row(app.rates.value, "faithfulness") and "[0%–79%]" in _row(app.rates.value, "faithfulness")
     assert "Saved: claim 1 of GC-0001" in app.status.value
     with open_store(db) as store:
-        assert [l.value for l in store.labels(annotator="alice")] == [0]
+        assert [lb.value for lb in store.labels(annotator="alice")] == [0]
     assert app.case_list.options[0][0].startswith("◐ GC-0001")
     # the harness is revealed beside the toggle once labelled, and only there
     assert "harness: <b>" in app._rows["claim"][0].autos["supported"].value
@@ -454,23 +454,15 @@ def test_launch_applies_weights_gates_and_names_bad_ones(hostile, db, monkeypatc
     monkeypatch.setenv("QUERY_STRING", "")
 
 
-def test_a_store_that_disappears_stops_the_page(hostile, db, monkeypatch):
-    import playground.store as store_module
-    from playground.store import StoreError
-
-    gone = getattr(store_module, "StoreGoneError", None)
-    if gone is None:  # before the store branch is merged: the page's side, with the contract's exception
-        gone = type("StoreGoneError", (StoreError,), {})
-        monkeypatch.setattr(store_module, "StoreGoneError", gone, raising=False)
+def test_a_store_that_disappears_stops_the_page(hostile, db):
+    """The SQLite file deleted under a running page: the store's StoreGoneError stops it, nothing more is saved."""
     app = app_for(hostile, db)
     click(app, "passage", 0, "relevant", "yes")
-
-    def vanished(*a, **k):
-        raise gone("the label store file was deleted")
-
-    monkeypatch.setattr(app.session.store, "set_label", vanished)
+    for path in db.parent.glob(db.name + "*"):  # the database and its -wal/-shm files
+        path.unlink()
     click(app, "claim", 0, "supported", "no")
     assert app.stopped and "pg-stopped" in app.status.value and "NOT saved" in app.status.value
+    assert not db.exists()  # no fresh empty store was created in its place
     row = app._rows["claim"][0]
     assert row.toggles["supported"].value is None  # nothing looks set that was not written
     assert all(t.disabled for rows in app._rows.values() for r in rows for t in r.toggles.values())
@@ -512,53 +504,16 @@ def test_the_response_marks_its_claims(hostile, db):
 # --- comments, queues, datasets (store API of CONTRACTS.md) ---------------------------------------------------
 
 
-class ContractStore:
-    """The real store plus, in memory, the CONTRACTS.md methods the `store` branch adds (comments, assignments);
-    used only while the real store lacks them, so these tests check the page against the contract either way."""
-
-    def __init__(self, inner):
-        self._inner = inner
-        self._comments: dict = {}
-        self._assignments: list = []
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-    def set_comment(self, annotator, unit, text):
-        from types import SimpleNamespace
-
-        key = (annotator, unit.unit_id)
-        if self._comments.get(key, SimpleNamespace(text="")).text == text:
-            return None
-        self._comments[key] = SimpleNamespace(annotator=annotator, unit_kind=unit.unit_kind, unit_id=unit.unit_id,
-                                              case_id=unit.case_id, text=text, updated_at="2026-01-01T00:00:00Z")
-        return object()
-
-    def comments(self, unit_ids=None, annotator=None):
-        return [c for (a, u), c in sorted(self._comments.items())
-                if c.text and (annotator is None or a == annotator) and (unit_ids is None or u in unit_ids)]
-
-    def save_assignment(self, a):
-        self._assignments.append(a)
-
-    def assignments(self):
-        return list(self._assignments)
-
-    def assignment(self, name):
-        return next((a for a in self._assignments if a.name == name), None)
-
-
-def contract_app(hostile, db, annotator="alice"):
+def store_app(hostile, db, annotator="alice"):
+    """The page on the real SQLite store (comments, assignments and datasets are the store's own)."""
     _, dataset, hits, results = hostile
     store = open_store(db)
-    if not (hasattr(store, "set_comment") and hasattr(store, "assignments")):
-        store = ContractStore(store)
     session = LabelSession(dataset, store, harness_results=results, hits=hits)
     return PlaygroundApp(session, annotator=annotator, chart=False), store
 
 
 def test_a_comment_per_unit_is_saved_shown_and_exported(hostile, db):
-    app, store = contract_app(hostile, db)
+    app, store = store_app(hostile, db)
     row = app._rows["claim"][0]
     row.comment.value = "the number is in passage 2"
     assert "Comment saved on claim 1 of GC-0001" in app.status.value
@@ -568,24 +523,21 @@ def test_a_comment_per_unit_is_saved_shown_and_exported(hostile, db):
     row.toggles["supported"].value = "no"
     _, text, n = app.session.export_text("csv")
     assert n == 1 and ",supported,0,the number is in passage 2,alice," in text.splitlines()[1]
-    again, _ = contract_app(hostile, db)
-    again.session.store = store
-    again.session.refresh()
-    again.render_all()
+    again, _ = store_app(hostile, db)  # another kernel on the same file
     assert again._rows["claim"][0].comment.value == "the number is in passage 2"
     row.comment.value = ""
     assert "Comment removed" in app.status.value
 
 
 def test_next_and_next_unlabelled_follow_the_annotators_queue(hostile, db):
-    from types import SimpleNamespace
+    from playground.store import Assignment
 
-    app, store = contract_app(hostile, db, annotator=None)
+    app, store = store_app(hostile, db, annotator=None)
     s = app.session
     r2 = s._response_units["GC-0001-R2"][0]
     gc3 = s._case_units["GC-0003"][0]
-    store.save_assignment(SimpleNamespace(name="week1", kind="queue", dataset="golden", seed=1, overlap=1,
-                                          queues={"alice": (gc3, r2), "bob": ()}, created_at="2026-01-01"))
+    store.save_assignment(Assignment(name="week1", kind="queue", dataset="golden", seed=1, overlap=1,
+                                     queues={"alice": (gc3, r2), "bob": ()}))
     app.name.value = "alice"
     assert "Following your queue from the assignment 'week1'" in __import__("html").unescape(app.status.value)
     assert s.queue == [("GC-0003", "GC-0003-R1"), ("GC-0001", "GC-0001-R2")]
@@ -605,13 +557,13 @@ def test_next_and_next_unlabelled_follow_the_annotators_queue(hostile, db):
 
 
 def test_a_calibration_sample_is_walked_in_its_order(hostile, db):
-    from types import SimpleNamespace
+    from playground.store import Assignment
 
-    app, store = contract_app(hostile, db, annotator=None)
+    app, store = store_app(hostile, db, annotator=None)
     s = app.session
     units = [s._response_units["GC-0002-R1"][0], s._case_units["GC-0001"][0]]
-    store.save_assignment(SimpleNamespace(name="cal", kind="calibration_sample", dataset="golden", seed=3,
-                                          overlap=1, queues={"*": tuple(units)}, created_at=""))
+    store.save_assignment(Assignment(name="cal", kind="calibration_sample", dataset="golden", seed=3,
+                                     overlap=1, queues={"*": tuple(units)}))
     app.start("carol", "cal")
     assert s.queue == [("GC-0002", "GC-0002-R1"), ("GC-0001", "GC-0001-R1")] and s.queue_sample
     assert "calibration sample" in app.queue_note.value and "sample=cal" in app.bridge.query
@@ -619,24 +571,23 @@ def test_a_calibration_sample_is_walked_in_its_order(hostile, db):
         s.use_queue("nope")
 
 
-def test_the_dataset_picker_opens_another_dataset(hostile, db, monkeypatch):
-    import types
+def test_the_dataset_picker_opens_another_dataset(hostile, db):
+    """A RAGAS file imported into the store (playground.importers) is offered and opened with its own contexts."""
+    from playground.importers.load import import_dataset
 
-    dataset = hostile[1]
-    fake = types.ModuleType("playground.datasets")
-    mini = load_dataset(REPO / "tests" / "data" / "mini")
-    passages = {cid: [h.passage for h in compute_harness(mini)[0][cid]][:1] for cid in mini.cases}
-    fake.dataset_names = lambda store: ["golden", "mini"]
-    fake.open_dataset = lambda name, store=None, root=None: types.SimpleNamespace(
-        name=name or "golden", kind="import", dataset=mini if name == "mini" else dataset,
-        passages=passages)
-    monkeypatch.setitem(sys.modules, "playground.datasets", fake)
+    import_dataset(REPO / "tests" / "fixtures" / "ragas_single.jsonl", "ragas", "demo", open_store(db))
     app = app_for(hostile, db)
-    assert app.dataset_pick is not None and list(app.dataset_pick.options) == ["golden", "mini"]
-    app.dataset_pick.value = "mini"
+    assert app.dataset_pick is not None and list(app.dataset_pick.options) == ["golden", "demo"]
+    app.dataset_pick.value = "demo"
     s = app.session
-    assert s.dataset_name == "mini" and s.annotator == "alice" and len(s.case_ids) == 2
-    assert len(s.view_units("passage")) == 1  # the dataset's own passages, not retrieval's
-    assert "dataset=mini" in app.bridge.query and "Dataset mini: 2 cases" in app.status.value
+    assert s.dataset_name == "demo" and s.annotator == "alice" and len(s.case_ids) == 3
+    assert "dataset=demo" in app.bridge.query and "Dataset demo: 3 cases" in app.status.value
+    webhooks = next(c for c in s.case_ids if s.dataset.cases[c].query == "How many times are failed webhooks retried?")
+    s.go_to(webhooks)
+    app.render_all()
+    # the file's contexts, in order, not retrieval's passages
+    assert [v.unit.text for v in s.view_units("passage")] == [
+        "Failed webhook deliveries are retried 5 times with exponential backoff.",
+        "Webhooks are signed with an HMAC-SHA256 header."]
     click(app, "passage", 0, "relevant", "yes")
     assert app.session.label(app._rows["passage"][0].unit_id, "relevant") == 1

@@ -36,20 +36,19 @@ student's label.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import store as _store_pkg
+from ..assign import draw_calibration_sample, make_assignment
 from ..model import DIMENSIONS, UNIT_DIMENSIONS, Unit
 from ..stats import AgreementStat, cohens_kappa, fleiss_kappa, krippendorff_alpha
+from ..store import RESERVED_ANNOTATORS, UNSURE, Assignment, LabelStore, StoreError, StoreGoneError, parse_url
 from .annotators import accuracy_against_key
-from .labellings import CONSENSUS, HumanLabelling
+from .labellings import HumanLabelling
 
 __all__ = [
     "LABEL_ACTIONS",
-    "RESERVED",
-    "UNSURE",
     "Adjudication",
     "AnnotatorProgress",
     "DimensionAgreement",
@@ -78,16 +77,13 @@ __all__ = [
     "vote_split",
 ]
 
-#: The stored value of an "unsure" answer (``playground.store.UNSURE``): counted in no rate, no agreement.
-UNSURE: int = int(getattr(_store_pkg, "UNSURE", 2))
-#: Names that are never a person's (``playground.store.RESERVED_ANNOTATORS``).
-RESERVED: frozenset[str] = frozenset(getattr(_store_pkg, "RESERVED_ANNOTATORS", frozenset({CONSENSUS, "harness"})))
 #: Event actions that change a person's label (every other action, e.g. a comment, is re-read from the store).
 LABEL_ACTIONS: frozenset[str] = frozenset({"set", "clear", "undo", "import"})
 
 
-class StoreReplacedError(_store_pkg.StoreError):
-    """The SQLite file the room reads was deleted or replaced since it was opened."""
+class StoreReplacedError(StoreGoneError):
+    """The SQLite file the room reads was deleted or replaced since it was opened (found on a read, where the
+    store itself would raise :class:`~playground.store.StoreGoneError` only on its next write)."""
 
 
 @dataclass(frozen=True)
@@ -138,7 +134,7 @@ class RoomState:
 
     def set_vote(self, annotator: str, unit_id: str, dimension: str, value: int | None) -> None:
         """Record ``annotator``'s current answer (``None``: no answer); reserved names are ignored."""
-        if annotator in RESERVED:
+        if annotator in RESERVED_ANNOTATORS:
             return
         key = (unit_id, dimension)
         current = self.votes.get(key, {})
@@ -221,7 +217,7 @@ def annotator_progress(state: RoomState, catalog: Mapping[str, Unit],
                 unsure.setdefault(a, {})[d] = unsure.get(a, {}).get(d, 0) + 1
     out = []
     for a in sorted(answered):
-        if a in RESERVED:
+        if a in RESERVED_ANNOTATORS:
             continue
         mine = answered[a]
         queue = list((queues or {}).get(a, ()))
@@ -461,7 +457,7 @@ class RoomStore:
     unit text changed since it was set is stale and does not count.
     """
 
-    def __init__(self, store: Any, catalog: Mapping[str, Unit], dataset: str = "golden"):
+    def __init__(self, store: LabelStore, catalog: Mapping[str, Unit], dataset: str = "golden"):
         self._store = store
         self.catalog = catalog
         self.dataset = dataset
@@ -469,11 +465,11 @@ class RoomStore:
 
     def _identity(self) -> tuple[int, int] | None:
         """(device, inode) of a SQLite store's file, None for other backends or when it is missing."""
-        if getattr(self._store, "backend", "") != "sqlite":
+        if self._store.backend != "sqlite":
             return None
         try:
-            st = os.stat(_store_pkg.parse_url(self.url)[1])
-        except (OSError, _store_pkg.StoreError):
+            st = os.stat(parse_url(self.url)[1])
+        except (OSError, StoreError):
             return None
         return st.st_dev, st.st_ino
 
@@ -490,7 +486,7 @@ class RoomStore:
 
     @property
     def writable(self) -> bool:
-        return not bool(getattr(self._store, "read_only", False))
+        return not self._store.read_only
 
     def load(self) -> RoomState:
         """A fresh picture: every event replayed, then adjudications and comments read once."""
@@ -517,7 +513,7 @@ class RoomStore:
             unit = self.catalog.get(e.unit_id)
             if unit is None:
                 continue
-            if e.annotator in RESERVED or e.action not in LABEL_ACTIONS:
+            if e.annotator in RESERVED_ANNOTATORS or e.action not in LABEL_ACTIONS:
                 touched.add(e.unit_id)
                 continue
             fresh = e.new_value is not None and e.text_hash == unit.text_hash
@@ -530,101 +526,70 @@ class RoomStore:
         found: dict[tuple[str, str], Adjudication] = {}
         for row in self._store.consensus(catalog=self.catalog, unit_ids=ids):
             if row.status == "adjudicated" and row.value is not None:
-                found[(row.unit_id, row.dimension)] = Adjudication(int(row.value), getattr(row, "adjudicator", None))
-        if not hasattr(self._store, "adjudicate"):
-            # A store from before LabelStore.adjudicate: adjudications are labels of "consensus", the name in the note.
-            for lab in self._store.labels(annotator=CONSENSUS, unit_ids=ids):
-                unit = self.catalog.get(lab.unit_id)
-                if unit is not None and unit.text_hash == lab.text_hash:
-                    notes = [e.note for e in self._store.history(lab.unit_id, lab.dimension, CONSENSUS) if e.note]
-                    who = notes[-1].removeprefix("adjudicated by ") if notes else None
-                    found[(lab.unit_id, lab.dimension)] = Adjudication(int(lab.value), who)
+                found[(row.unit_id, row.dimension)] = Adjudication(int(row.value), row.adjudicator)
         keep = {} if unit_ids is None else {k: v for k, v in state.adjudications.items() if k[0] not in unit_ids}
         state.adjudications = {**keep, **found}
-        if hasattr(self._store, "comments"):
-            comments: dict[str, list[UnitComment]] = {}
-            for c in self._store.comments(unit_ids=ids):
-                if c.text:
-                    comments.setdefault(c.unit_id, []).append(UnitComment(c.annotator, c.text))
-            if ids is None:
-                state.comments = {}
-            for u in ids or ():
-                state.comments.pop(u, None)
-            state.comments.update({u: tuple(cs) for u, cs in comments.items()})
+        comments: dict[str, list[UnitComment]] = {}
+        for c in self._store.comments(unit_ids=ids):
+            if c.text:
+                comments.setdefault(c.unit_id, []).append(UnitComment(c.annotator, c.text))
+        if ids is None:
+            state.comments = {}
+        for u in ids or ():
+            state.comments.pop(u, None)
+        state.comments.update({u: tuple(cs) for u, cs in comments.items()})
 
     # --- the only two writes ---------------------------------------------------------------------
     def adjudicate(self, unit_id: str, dimension: str, value: int | None, adjudicator: str) -> Any:
-        """Settle ``(unit_id, dimension)`` as ``value`` (None withdraws) under ``adjudicator``'s name."""
+        """Settle ``(unit_id, dimension)`` as ``value`` (None withdraws) under ``adjudicator``'s name.
+
+        :meth:`playground.store.LabelStore.adjudicate`: the name follows
+        :func:`playground.store.check_annotator` (a reserved name is refused).
+        """
         if not isinstance(adjudicator, str) or not adjudicator.strip():
             raise ValueError("give your name to adjudicate")
-        if adjudicator.strip() in RESERVED:
-            raise ValueError(f"{adjudicator.strip()!r} is a reserved name; adjudicate under your own name")
         unit = self.catalog.get(unit_id)
         if unit is None:
             raise ValueError(f"unit {unit_id} is not in the dataset {self.dataset}")
-        if hasattr(self._store, "adjudicate"):
-            return self._store.adjudicate(unit, dimension, value, adjudicator.strip())
-        from .annotators import adjudicate  # a store from before LabelStore.adjudicate
+        return self._store.adjudicate(unit, dimension, value, adjudicator.strip())
 
-        return adjudicate(self._store, unit, dimension, value, adjudicator.strip())
+    def assignments(self) -> list[Assignment]:
+        return list(self._store.assignments())
 
-    def assignments(self) -> list[Any]:
-        return list(self._store.assignments()) if hasattr(self._store, "assignments") else []
-
-    def save_assignment(self, assignment: Any) -> None:
+    def save_assignment(self, assignment: Assignment) -> None:
         self._store.save_assignment(assignment)
 
 
-def _assign_function(name: str) -> Callable[..., Any]:
-    import importlib
-
-    try:
-        fn: Callable[..., Any] = getattr(importlib.import_module("playground.assign"), name)
-    except (ImportError, AttributeError):
-        raise ValueError(f"this installation has no playground.assign.{name}: assignments cannot be made") from None
-    return fn
-
-
-def make_room_assignment(source: RoomStore, annotators: Sequence[str], overlap: int, seed: int | str, name: str,
-                         make: Callable[..., Any] | None = None) -> Any:
+def make_room_assignment(source: RoomStore, annotators: Sequence[str], overlap: int, seed: int | str,
+                         name: str) -> Assignment:
     """Make and save a queue assignment of every unit of the room's dataset.
 
-    ``make`` defaults to :func:`playground.assign.make_assignment` (units in
-    catalog order, then ``annotators, overlap, seed, name=, dataset=``); its
-    errors (e.g. an overlap above the number of annotators) reach the caller
-    unchanged and nothing is saved.
+    :func:`playground.assign.make_assignment` over the units in catalog order;
+    its errors (a reserved name, an overlap above the number of annotators)
+    reach the caller unchanged and nothing is saved.
     """
     names = [a.strip() for a in annotators if a.strip()]
-    reserved = sorted(set(names) & RESERVED)
-    if reserved:
-        raise ValueError(f"reserved name(s) cannot be assigned: {', '.join(reserved)}")
     if not names:
         raise ValueError("name at least one annotator")
     if not name.strip():
         raise ValueError("give the assignment a name")
-    if make is None:
-        make = _assign_function("make_assignment")
-    assignment = make(list(source.catalog), names, overlap, seed, name=name.strip(), dataset=source.dataset)
+    assignment = make_assignment(list(source.catalog), names, overlap, seed, name=name.strip(), dataset=source.dataset)
     source.save_assignment(assignment)
     return assignment
 
 
-def make_room_sample(source: RoomStore, n: int, seed: int | str, name: str,
-                     draw: Callable[..., Any] | None = None) -> Any:
+def make_room_sample(source: RoomStore, n: int, seed: int | str, name: str) -> Assignment:
     """Draw and save a calibration sample of ``n`` units of the room's dataset.
 
-    ``draw`` defaults to :func:`playground.assign.draw_calibration_sample`
-    (units in catalog order, ``n, seed, name=, dataset=``): the first ``n`` of
-    :func:`playground.sampling.ranked`, the sample on which prediction-powered
-    estimates are valid.
+    :func:`playground.assign.draw_calibration_sample` over the units in
+    catalog order: the first ``n`` of :func:`playground.sampling.ranked`, the
+    sample on which prediction-powered estimates are valid.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"a calibration sample needs at least 1 unit, got {n!r}")
     if not name.strip():
         raise ValueError("give the sample a name")
-    if draw is None:
-        draw = _assign_function("draw_calibration_sample")
-    sample = draw(list(source.catalog), n, seed, name=name.strip(), dataset=source.dataset)
+    sample = draw_calibration_sample(list(source.catalog), n, seed, name=name.strip(), dataset=source.dataset)
     source.save_assignment(sample)
     return sample
 

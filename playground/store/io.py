@@ -117,8 +117,8 @@ def export_table(store: LabelStore, catalog: Mapping[str, Unit] | None = None, *
     ``consensus=True`` gives one row per settled item under the annotator
     ``consensus`` (majority or adjudication; ties left out; an adjudicated
     row's comment says ``adjudicated by NAME``).  With a ``catalog``, stale
-    and orphaned labels are left out and ``text``/``response_id`` are filled
-    in; without one they are empty.  Unsure answers are rows with value
+    and orphaned labels and comments on units outside it are left out and
+    ``text``/``response_id`` are filled in; without one they are empty.  Unsure answers are rows with value
     ``unsure``.  A pure function of the store and catalog: the page's download
     calls it, then :func:`format_rows` / :func:`format_bytes`.
     """
@@ -138,7 +138,7 @@ def export_table(store: LabelStore, catalog: Mapping[str, Unit] | None = None, *
     labels = (store.labels(annotator=annotator, include_unsure=True) if catalog is None
               else store.current_labels(catalog, annotator, include_unsure=True))
     said = {(c.annotator, c.unit_id): c for c in store.comments(annotator=annotator)
-            if c.annotator not in RESERVED_ANNOTATORS}
+            if c.annotator not in RESERVED_ANNOTATORS and (catalog is None or c.unit_id in catalog)}
     with_rows: set[tuple[str, str]] = set()
     for lb in labels:
         if lb.annotator in RESERVED_ANNOTATORS:

@@ -71,18 +71,11 @@ def open_session_dataset(name: str | None, store: Any, *, reveal_all: bool = Fal
     """A :class:`~playground.ui.session.LabelSession` on the dataset ``name`` (None or ``golden``: the shipped set).
 
     Uses :func:`playground.datasets.open_dataset` (an imported dataset brings
-    its own passages); without that module only the shipped set can be opened.
+    its own passages); an unknown name is a :class:`SessionError` naming the known ones.
     """
+    from ..datasets import open_dataset
     from .session import LabelSession, SessionError
 
-    try:
-        from ..datasets import open_dataset  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        if name not in (None, "", "golden"):
-            raise SessionError(f"unknown dataset {name!r}: this installation knows only the shipped set") from None
-        from ..golden import load_dataset
-
-        return LabelSession(load_dataset(root), store, reveal_all=reveal_all)
     try:
         opened = open_dataset(name or None, store, root)
     except ValueError as exc:  # DatasetNotFound names the known datasets

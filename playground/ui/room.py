@@ -47,7 +47,6 @@ from urllib.parse import quote
 import ipywidgets as W
 
 from ..calibrate.room import (
-    UNSURE,
     AnnotatorProgress,
     DimensionAgreement,
     Room,
@@ -61,6 +60,7 @@ from ..calibrate.room import (
 )
 from ..metrics import DIMENSION_LABELS
 from ..model import DIMENSION_NAMES, DIMENSIONS
+from ..store import UNSURE
 
 __all__ = ["CSS", "MomentRow", "RoomApp", "accuracy_html", "agreement_html", "assignment_html", "case_html", "launch",
            "moment_html", "notes_html", "open_room", "progress_html", "sample_html"]
@@ -545,21 +545,10 @@ class RoomApp:
 
 def _open_dataset(name: str | None, root: str | None, store: Any) -> tuple[str, Any, dict[str, Any]]:
     """``(name, golden.Dataset, catalog)`` of the named dataset (None: the shipped golden set)."""
-    try:
-        from ..datasets import open_dataset  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # before playground.datasets: the shipped set only
-        open_dataset = None
-    if open_dataset is not None:
-        od = open_dataset(name, store=store, root=root)
-        return od.name, od.dataset, od.catalog()
-    if name not in (None, "", "golden"):
-        raise ValueError(f"unknown dataset {name!r} (known: golden)")
-    from ..golden import load_dataset
-    from ..units import retrieved_passages
+    from ..datasets import open_dataset
 
-    dataset = load_dataset(root)
-    units = dataset.units(retrieved_passages(dataset))
-    return "golden", dataset, {u.unit_id: u for u in units}
+    od = open_dataset(name, store=store, root=root)
+    return od.name, od.dataset, od.catalog()
 
 
 def _open_store(db: str | None) -> tuple[Any, str]:

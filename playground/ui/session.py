@@ -65,23 +65,14 @@ from ..metrics import (
     rate_from_counts,
 )
 from ..model import DIMENSION_NAMES, DIMENSIONS, Case, Passage, Response, Unit
-
-try:  # the store's "unsure" answer (CONTRACTS.md); older stores know only 1 and 0
-    from ..store import UNSURE as _STORE_UNSURE  # type: ignore[attr-defined]
-
-    UNSURE: int = int(_STORE_UNSURE)
-    STORE_HAS_UNSURE = True
-except ImportError:
-    UNSURE = 2
-    STORE_HAS_UNSURE = False
+from ..store import EXPORT_COLUMNS, UNSURE, InvalidLabelError, check_annotator, export_table, format_bytes
 
 __all__ = [
     "DEFAULT_WEIGHTS",
     "EXPORT_COLUMNS",
+    "EXPORT_MIME",
     "QUESTIONS",
-    "RESERVED_NAMES",
     "STATUSES",
-    "STORE_HAS_UNSURE",
     "UNSURE",
     "VERDICTS",
     "CaseFilter",
@@ -102,17 +93,14 @@ __all__ = [
     "validate_annotator",
 ]
 
-#: Columns of the page's download (issue 14.7): everything a reader needs without the store.
-EXPORT_COLUMNS: tuple[str, ...] = ("case_id", "response_id", "unit_kind", "unit_id", "text", "dimension", "value",
-                                   "comment", "annotator", "time")
+#: The page's download formats (``playground.store.io.format_bytes``) and their media types.
+EXPORT_MIME: dict[str, str] = {"csv": "text/csv", "jsonl": "application/x-ndjson",
+                               "parquet": "application/vnd.apache.parquet"}
 
 #: Statuses of a case for one annotator.
 STATUSES: tuple[str, ...] = ("unlabelled", "partial", "done")
 #: Verdicts of the harness decision.
 VERDICTS: tuple[str, ...] = ("ACCEPT", "REVIEW", "REJECT")
-#: Names a person cannot label under: the store's derived consensus rows and the harness itself.
-RESERVED_NAMES: frozenset[str] = frozenset({"consensus", "harness"})
-MAX_NAME = 60
 #: The question each label answers, for the page.
 QUESTIONS: dict[str, str] = {
     "relevant": "relevant to the question?",
@@ -128,24 +116,24 @@ class SessionError(ValueError):
 
 
 def validate_annotator(name: Any) -> str:
-    """The annotator name a person typed, tidied (NFC, surrounding and repeated spaces removed).
+    """The annotator name a person typed, tidied (NFC, surrounding and repeated spaces removed), then checked.
 
-    Raises :class:`SessionError` with a message for the page when it is empty,
-    too long, holds control characters, or is a reserved name.  A name is an
-    identity, not authentication: anyone can type any name.
+    The check is the store's one rule for names everywhere
+    (:func:`playground.store.check_annotator`: at most 64 characters, no
+    control or format characters, not one of
+    :data:`playground.store.RESERVED_ANNOTATORS`); a refused name raises
+    :class:`SessionError` with the store's reason.  A name is an identity, not
+    authentication: anyone can type any name.
     """
     if not isinstance(name, str):
         raise SessionError("Type your name first.")
     name = " ".join(unicodedata.normalize("NFC", name).split())
     if not name:
         raise SessionError("Type your name first.")
-    if len(name) > MAX_NAME:
-        raise SessionError(f"That name is longer than {MAX_NAME} characters; use a shorter one.")
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise SessionError("A name cannot contain control characters.")
-    if name.lower() in RESERVED_NAMES:
-        raise SessionError(f"'{name}' is reserved; choose another name.")
-    return name
+    try:
+        return check_annotator(name)
+    except InvalidLabelError as exc:
+        raise SessionError(f"That name cannot be used: {exc}.") from None
 
 
 @dataclass(frozen=True)
@@ -310,7 +298,7 @@ class LabelSession:
         #: Where the harness's results came from (``computed``, or the disk cache: ``read``).
         self.harness_source = "computed"
         self.store = store
-        self.read_only = bool(getattr(store, "read_only", False))
+        self.read_only = bool(store.read_only)
         self.reveal_all = reveal_all or self.read_only
         if passages is not None and hits is None:
             hits = hits_of({cid: passages.get(cid, []) for cid in dataset.cases})
@@ -449,9 +437,7 @@ class LabelSession:
     def annotator_progress(self) -> list[tuple[str, Progress]]:
         """Every annotator's progress on this dataset (for an instructor's dashboard), by name."""
         out = []
-        for name in self.known_annotators():
-            if name.lower() in RESERVED_NAMES:
-                continue
+        for name in self.known_annotators():  # the store never lists the reserved names
             p = self.store.progress(self.catalog, annotator=name)
             out.append((name, Progress(p.labelled_units, p.total_units, p.labelled_pairs, p.total_pairs,
                                        p.stale_pairs)))
@@ -470,12 +456,11 @@ class LabelSession:
         self._ties = set()
 
     def _my_labels(self, **where: Any) -> list:
-        """This annotator's stored labels, unsure ones included when the store keeps them."""
-        extra = {"include_unsure": True} if STORE_HAS_UNSURE else {}
-        return list(self.store.labels(annotator=self.annotator, **where, **extra))
+        """This annotator's stored labels, unsure ones included."""
+        return list(self.store.labels(annotator=self.annotator, **where, include_unsure=True))
 
     def _load_comments(self, unit_ids: Iterable[str] | None = None) -> dict[str, str]:
-        if self.annotator is None or not hasattr(self.store, "comments"):
+        if self.annotator is None:
             return {}
         ids = None if unit_ids is None else list(unit_ids)
         return {c.unit_id: c.text for c in self.store.comments(unit_ids=ids, annotator=self.annotator)
@@ -615,8 +600,6 @@ class LabelSession:
         unit = self.catalog.get(unit_id)
         if unit is None:
             raise SessionError(f"unknown unit {unit_id!r}")
-        if not hasattr(self.store, "set_comment"):
-            raise SessionError("This label store cannot keep comments yet (it needs the store update).")
         text = str(text).strip()
         event = self.store.set_comment(self.annotator, unit, text)
         if text:
@@ -643,8 +626,6 @@ class LabelSession:
             raise SessionError("This page is read-only (an instructor dashboard): labels cannot be changed here.")
         if self.annotator is None:
             raise SessionError("Type your name first: labels are saved under it.")
-        if value == UNSURE and not STORE_HAS_UNSURE:
-            raise SessionError("This label store cannot keep an unsure answer yet (it needs the store update).")
         if value is not None and value not in (0, 1, UNSURE):
             raise SessionError(f"a label is 1 (yes), 0 (no), {UNSURE} (unsure) or None (clear), not {value!r}")
         unit = self._unit(unit_id, dimension)
@@ -908,10 +889,6 @@ class LabelSession:
         Raises :class:`SessionError` for a sample that does not exist.
         """
         self.queue_name, self.queue_units, self.queue = None, [], []
-        if not hasattr(self.store, "assignments"):
-            if sample:
-                raise SessionError("This label store has no assignments yet (it needs the store update).")
-            return None
         units: tuple[str, ...] = ()
         if sample:
             a = self.store.assignment(sample)
@@ -1130,86 +1107,44 @@ class LabelSession:
         return out
 
     # --- export ---------------------------------------------------------------------------------------------
-    def export_rows(self, scope: str = "mine") -> list[dict]:
-        """Rows with :data:`EXPORT_COLUMNS` (issue 14.7): ``mine``, ``all`` or ``consensus``.
+    def export_rows(self, scope: str = "mine") -> list[dict[str, str]]:
+        """The store's export table (:func:`playground.store.export_table`) of ``mine``, ``all`` or ``consensus``.
 
-        ``value`` is 1, 0 or ``unsure``; ``comment`` the annotator's comment on
-        the unit; ``time`` when the label was last set.  A unit commented on but
+        Columns :data:`EXPORT_COLUMNS` (issue 14.7), every value a string:
+        ``value`` is ``1``, ``0`` or ``unsure``; ``comment`` the annotator's
+        comment on the unit (an adjudicated consensus row: ``adjudicated by
+        NAME``); ``time`` when the label was last set.  A unit commented on but
         not labelled gives one row with empty ``dimension`` and ``value``.
-        Stale labels (on text that changed since) are left out.  Sorted by
-        (annotator, case_id, unit_id, dimension).
+        Only this dataset's units; stale labels (on text that changed since)
+        are left out.  Sorted by (annotator, unit_id, dimension).
         """
         if scope not in ("mine", "all", "consensus"):
             raise SessionError(f"unknown export scope {scope!r} (mine, all, consensus)")
         if scope == "mine" and self.annotator is None:
             raise SessionError("Type your name first (or choose an annotator) to export their labels.")
-        rows: list[dict] = []
-        if scope == "consensus":
-            for c in self.store.consensus(catalog=self.catalog):
-                if c.value is not None:
-                    rows.append(self._export_row("consensus", c.unit_id, c.dimension, c.value, "", ""))
-        else:
-            who = self.annotator if scope == "mine" else None
-            extra = {"include_unsure": True} if STORE_HAS_UNSURE else {}
-            comments: dict[tuple[str, str], str] = {}
-            if hasattr(self.store, "comments"):
-                comments = {(c.annotator, c.unit_id): c.text for c in self.store.comments(annotator=who)
-                            if c.unit_id in self.catalog and c.text}
-            labelled: set[tuple[str, str]] = set()
-            for label in self.store.labels(annotator=who, **extra):
-                unit = self.catalog.get(label.unit_id)
-                if unit is None or label.dimension not in unit.dimensions or unit.text_hash != label.text_hash:
-                    continue
-                labelled.add((label.annotator, label.unit_id))
-                rows.append(self._export_row(label.annotator, label.unit_id, label.dimension, label.value,
-                                             comments.get((label.annotator, label.unit_id), ""), label.updated_at))
-            for (name, unit_id), text in comments.items():
-                if (name, unit_id) not in labelled:
-                    rows.append(self._export_row(name, unit_id, "", None, text, ""))
-        rows.sort(key=lambda r: (r["annotator"], r["case_id"], r["unit_id"], r["dimension"]))
-        return rows
+        return export_table(self.store, self.catalog, annotator=self.annotator if scope == "mine" else None,
+                            consensus=scope == "consensus")
 
-    def _export_row(self, annotator: str, unit_id: str, dimension: str, value: int | None, comment: str,
-                    time: str) -> dict:
-        unit = self.catalog[unit_id]
-        cid, rid = self._group[unit_id]
-        shown: Any = "" if value is None else ("unsure" if value == UNSURE else int(value))
-        return {"case_id": cid, "response_id": rid, "unit_kind": unit.unit_kind, "unit_id": unit_id,
-                "text": unit.text, "dimension": dimension, "value": shown, "comment": comment,
-                "annotator": annotator, "time": time}
+    def export_file(self, fmt: str = "csv", scope: str = "mine") -> tuple[str, bytes, int]:
+        """``(filename, content, rows)`` of an export, for a download link: :meth:`export_rows` in ``fmt``.
 
-    def export_text(self, fmt: str = "csv", scope: str = "mine") -> tuple[str, str, int]:
-        """``(filename, text, rows)`` of an export, for a download link.
-
-        CSV cells that a spreadsheet would run as a formula (starting with
-        ``=``, ``+``, ``-``, ``@``, tab or carriage return) are prefixed with ``'``.
+        ``fmt`` is one of :data:`EXPORT_MIME` (``csv``, ``jsonl``, ``parquet``),
+        written by :func:`playground.store.format_bytes`: CSV cells that a
+        spreadsheet would run as a formula get a leading ``'``.
         """
-        import csv
-        import io
-        import json
-
-        if fmt not in ("csv", "jsonl"):
-            raise SessionError(f"unknown export format {fmt!r} (csv, jsonl)")
+        if fmt not in EXPORT_MIME:
+            raise SessionError(f"unknown export format {fmt!r} ({', '.join(EXPORT_MIME)})")
         rows = self.export_rows(scope)
         who = self.annotator if scope == "mine" else scope
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in (who or "labels")).strip("-") or "labels"
-        if fmt == "jsonl":
-            text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        else:
-            buf = io.StringIO()
-            writer = csv.DictWriter(buf, fieldnames=list(EXPORT_COLUMNS), lineterminator="\n")
-            writer.writeheader()
-            for r in rows:
-                writer.writerow({k: _cell(v) for k, v in r.items()})
-            text = buf.getvalue()
-        return f"labels-{safe}.{fmt}", text, len(rows)
+        return f"labels-{safe}.{fmt}", format_bytes(rows, fmt, EXPORT_COLUMNS), len(rows)
 
-
-def _cell(value: Any) -> Any:
-    """A CSV cell that no spreadsheet runs as a formula."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+    def export_text(self, fmt: str = "csv", scope: str = "mine") -> tuple[str, str, int]:
+        """:meth:`export_file` of a text format (``csv`` or ``jsonl``), decoded from UTF-8."""
+        if fmt == "parquet":
+            raise SessionError("parquet is binary: use export_file")
+        name, content, n = self.export_file(fmt, scope)
+        return name, content.decode("utf-8"), n
 
 
 def format_weights(weights: Mapping[str, float]) -> str:

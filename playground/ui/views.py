@@ -57,18 +57,12 @@ from .fragments import (
 )
 from .panels import ALL, build_case, build_header, build_nav, build_scores
 from .rows import FROM_VALUE, TO_VALUE, UnitRow, html_widget
-from .session import LabelChange, LabelSession, Scores, SessionError
+from .session import EXPORT_MIME, LabelChange, LabelSession, Scores, SessionError
 from .styles import CSS, GUIDE
 
 __all__ = ["PlaygroundApp"]
 
 _STATUS_MARK = {"unlabelled": "○", "partial": "◐", "done": "●"}
-
-
-def _store_gone_error() -> type[BaseException] | None:
-    from .. import store
-
-    return getattr(store, "StoreGoneError", None)
 
 
 class PlaygroundApp:
@@ -176,15 +170,10 @@ class PlaygroundApp:
         old.close()
 
     def dataset_names(self) -> list[str]:
-        """Datasets the picker offers (``playground.datasets``, when that module exists)."""
-        try:
-            from ..datasets import dataset_names  # type: ignore[import-not-found,unused-ignore]
-        except ImportError:
-            return [self.session.dataset_name]
-        try:
-            return list(dataset_names(self.session.store))
-        except Exception:  # a store without datasets: the shipped set only
-            return [self.session.dataset_name]
+        """Datasets the picker offers: :func:`playground.datasets.dataset_names` of the session's store."""
+        from ..datasets import dataset_names
+
+        return list(dataset_names(self.session.store))
 
     def type_options(self) -> list[tuple[str, str]]:
         return [("all case types", ALL)] + [(t.replace("_", " "), t) for t in self.session.case_types()]
@@ -207,10 +196,9 @@ class PlaygroundApp:
         except SessionError as exc:
             self.say(str(exc), error=True)
         except Exception as exc:
-            from ..store import StoreBusyError, StoreError
+            from ..store import StoreBusyError, StoreError, StoreGoneError
 
-            gone = _store_gone_error()
-            if gone is not None and isinstance(exc, gone):
+            if isinstance(exc, StoreGoneError):
                 self.stop(str(exc))
                 return None
             if isinstance(exc, StoreBusyError):
@@ -485,10 +473,9 @@ class PlaygroundApp:
         self.say(f"Dataset {name}: {len(self.session.case_ids)} cases.")
 
     def export(self, fmt: str) -> None:
-        name, text, n = self.session.export_text(fmt, self.export_scope.value)
-        mime = "text/csv" if fmt == "csv" else "application/x-ndjson"
-        data = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        self.download.value = (f"<a download='{esc(name)}' href='data:{mime};charset=utf-8;base64,{data}' "
+        name, content, n = self.session.export_file(fmt, self.export_scope.value)
+        data = base64.b64encode(content).decode("ascii")
+        self.download.value = (f"<a download='{esc(name)}' href='data:{EXPORT_MIME[fmt]};charset=utf-8;base64,{data}' "
                                f"class='pg-download-link'>⬇ download {esc(name)}</a> "
                                f"<span class='pg-muted'>({n} row{'s' if n != 1 else ''})</span>")
 
