@@ -5,40 +5,34 @@ import io
 import json
 
 import pytest
+import store_fixtures as sf
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_fixtures import (  # noqa: F401
-    catalog_of,
-    claim,
-    drop_pg_schema,
-    fact,
-    new_pg_schema,
-    passage,
-    pg_server,
-    store,
-    store_url,
-)
+from store_fixtures import catalog_of, claim, drop_pg_schema, fact, new_pg_schema, passage
 
 from playground.store import (
     COLUMNS,
-    EXPORT_COLUMNS,
     UNSURE,
-    annotator_problem,
-    export_table,
-    format_bytes,
     LabelImportError,
     ReadOnlyStoreError,
     StoreError,
+    annotator_problem,
     consensus_export,
     export_golden,
     export_rows,
+    export_table,
     format_rows,
     import_file,
     migrate_store,
     open_store,
     write_export,
 )
+
+# pytest fixtures, used by name as test arguments (assigned, not imported, so a test argument is no redefinition)
+pg_server = sf.pg_server
+store = sf.store
+store_url = sf.store_url
 
 UNITS = [claim(i, case=i % 3) for i in range(6)] + [fact(i, case=i % 2) for i in range(3)] + [passage(i) for i in range(3)]
 CATALOG = catalog_of(UNITS)
@@ -58,7 +52,7 @@ def fill(store):
 
 
 def label_state(store):
-    return sorted((l.annotator, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value, l.text_hash) for l in store.labels())
+    return sorted((label.annotator, label.unit_kind, label.unit_id, label.case_id, label.dimension, label.value, label.text_hash) for label in store.labels())
 
 
 # --- round trip ------------------------------------------------------------------------------------
@@ -122,7 +116,7 @@ def test_import_merges_and_overrides_annotator(store, tmp_path):
                     f"claim,{UNITS[0].unit_id},correct,0\n")
     report = import_file(store, path, CATALOG, annotator_override="ann")
     assert (report.changed, report.unchanged, report.new_annotators) == (1, 1, ())
-    assert [(l.dimension, l.value) for l in store.labels(annotator="ann")] == [("correct", 0), ("supported", 1)]
+    assert [(label.dimension, label.value) for label in store.labels(annotator="ann")] == [("correct", 0), ("supported", 1)]
     header_only = tmp_path / "empty.csv"
     header_only.write_text(",".join(COLUMNS) + "\n")
     assert import_file(store, header_only, CATALOG).rows == 0
@@ -281,11 +275,11 @@ def test_export_golden_writes_the_golden_format(store, mini_root, tmp_path):
     full, partial, tie = sorted(dataset.responses)[:3]
     for rid in (full, tie):
         response, claims, facts = keys[rid]
-        for u, k in zip(claims, response.key_claims):
+        for u, k in zip(claims, response.key_claims, strict=True):
             for name in ("ann", "bob"):
                 store.set_label(name, u, "supported", int(k.supported))
                 store.set_label(name, u, "correct", int(k.correct))
-        for u, (fid, covered) in zip(facts, response.key_facts):
+        for u, (_fid, covered) in zip(facts, response.key_facts, strict=True):
             for name in ("ann", "bob"):
                 store.set_label(name, u, "covered", int(covered))
     response, claims, facts = keys[tie]

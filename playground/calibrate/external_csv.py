@@ -22,8 +22,8 @@ from .labellings import BINARY_THRESHOLD, AutoLabelling, CalibrationInputError, 
 
 def _implied_threshold(scores: Sequence[float], labels: Sequence[int]) -> float | None:
     """The threshold the labels imply, if ``label == (score >= t)`` for some t: the lowest "yes" score."""
-    yes = [s for s, l in zip(scores, labels) if l == 1]
-    no = [s for s, l in zip(scores, labels) if l == 0]
+    yes = [s for s, label in zip(scores, labels, strict=True) if label == 1]
+    no = [s for s, label in zip(scores, labels, strict=True) if label == 0]
     if yes and (not no or max(no) < min(yes)):
         return float(min(yes))
     return None

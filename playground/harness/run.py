@@ -149,7 +149,7 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
     fact_texts = [f.statement for f in case.reference_facts]
     key = {k.text: k for k in response.key_claims}
     claim_rows = []
-    for claim, sup in zip(claims, signals_raw.claim_support):
+    for claim, sup in zip(claims, signals_raw.claim_support, strict=True):
         if case.must_abstain:
             # Only an abstention is correct on a case that must abstain.
             corr = 1.0 if S.is_abstention(claim.text) else 0.0
@@ -227,7 +227,7 @@ def score_case(case: Case, hits: Sequence[Hit], responses: Sequence[Response], c
     # A retrieved passage stands for every section it draws from (fixed windows can span two).
     retrieved = []
     for hit in hits:
-        match = [str(l) for l in hit.passage.locators if str(l) in expected]
+        match = [str(loc) for loc in hit.passage.locators if str(loc) in expected]
         retrieved.append(match[0] if match else str(hit.passage.locator))
     scores = retrieval_scores(case.case_id, case.case_type, retrieved, expected, k)
     passage_rows = score_passages(case, hits, config)
@@ -366,7 +366,7 @@ def run_harness(
             responses = dataset.responses_for(case_id)
         result = score_case(case, hits, responses, config)
         if legs:
-            for scored, response in zip(result["responses"], sorted(responses, key=lambda r: r.response_id)):
+            for scored, response in zip(result["responses"], sorted(responses, key=lambda r: r.response_id), strict=True):
                 scored["judge"] = legs.judge(case, [h.passage for h in hits], response, scored)
         _atomic_write(checkpoints / f"{case_id}.json", _dump(result))
         if bar:

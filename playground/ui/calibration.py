@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import html
 import io
+import itertools
 import math
 import os
 import sys
@@ -106,11 +107,11 @@ def reliability_figure(frame, title: str = "") -> Figure:
     if len(frame):
         x = frame["mean_score"].astype(float).tolist()
         y = frame["yes_rate"].astype(float).tolist()
-        lo = [a - b for a, b in zip(y, frame["low"].astype(float))]
-        hi = [b - a for a, b in zip(y, frame["high"].astype(float))]
+        lo = [a - b for a, b in zip(y, frame["low"].astype(float), strict=True)]
+        hi = [b - a for a, b in zip(y, frame["high"].astype(float), strict=True)]
         ax.errorbar(x, y, yerr=[lo, hi], fmt="o", color=BLUE, markersize=4, capsize=2, linewidth=1,
                     label="human yes-rate, 95% Wilson")
-        for xi, yi, n in zip(x, y, frame["n"]):
+        for xi, yi, n in zip(x, y, frame["n"], strict=True):
             ax.annotate(f"{n}", (xi, yi), fontsize=6.5, color=GREY, xytext=(4, -8), textcoords="offset points")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
@@ -180,7 +181,7 @@ def ragtruth_figure(rt: C.RagTruthCalibration) -> Figure:
     """Kappa against the support floor for every RAGTruth scorer; defaults and fold choices marked."""
     fig, ax = _figure(5.8, 3.4)
     colours = [ORANGE, BLUE, GREEN, RED]
-    for s, colour in zip(rt.scorers, colours):
+    for s, colour in zip(rt.scorers, itertools.cycle(colours)):
         t = s.sweep
         ax.plot([r.threshold for r in t.rows], [math.nan if r.kappa is None else r.kappa for r in t.rows],
                 color=colour, linewidth=1.8, label=f"{s.name}: CV kappa {t.cv.kappa:.2f}")
@@ -224,7 +225,7 @@ def write_ragtruth_charts(rt: C.RagTruthCalibration, out_dir: str | Path) -> lis
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [_save(ragtruth_figure(rt), out / "ragtruth_floor.png")]
-    for s, auto in zip(rt.scorers, rt.autos):
+    for s, auto in zip(rt.scorers, rt.autos, strict=True):
         stem = s.name.replace(" ", "_")
         paths.append(_save(sweep_figure(s.sweep, f"RAGTruth: {s.name}"), out / f"sweep_{stem}.png"))
         rel = C.reliability_for(rt.human, auto, "supported")
@@ -406,7 +407,7 @@ class Sources:
         store = self.store()
         if store is None:
             return []
-        return sorted({l.annotator for l in store.current_labels(self.catalog())} - {C.CONSENSUS})
+        return sorted({label.annotator for label in store.current_labels(self.catalog())} - {C.CONSENSUS})
 
     def human_options(self, dataset: str) -> list[tuple[str, str]]:
         if dataset == "ragtruth":
@@ -747,8 +748,8 @@ class CalibrationApp:
             return
         catalog = self.sources.catalog()
         labels = store.current_labels(catalog)
-        people = sorted({l.annotator for l in labels} - {C.CONSENSUS})
-        dims = sorted({l.dimension for l in labels}, key=C._dim_key)
+        people = sorted({label.annotator for label in labels} - {C.CONSENSUS})
+        dims = sorted({label.dimension for label in labels}, key=C._dim_key)
         results = [C.annotator_agreement(labels, d) for d in dims] + [C.annotator_agreement(labels)]
         import pandas as pd
 
@@ -760,7 +761,7 @@ class CalibrationApp:
         key = self.sources._cache.get("key_dataset")
         if key is None:
             key = self.sources._cache["key_dataset"] = C.key_from_dataset(load_dataset(self.sources.root))
-        acc = C.accuracy_against_key([l for l in labels if l.annotator != C.CONSENSUS], key)
+        acc = C.accuracy_against_key([label for label in labels if label.annotator != C.CONSENSUS], key)
         parts = [W.HTML(f"<div>{len(people)} annotator(s) with current labels: {_esc(', '.join(people) or '-')}</div>"
                         + table_html(summary)
                         + "<div class='pc-h2'>pairwise Cohen's kappa</div>"
