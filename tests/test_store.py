@@ -64,7 +64,9 @@ def test_labels_queries_sorted_and_filtered(store):
     store.set_label("amy", b, "supported", 1)
     store.set_label("zoe", f, "covered", 0)
     got = store.labels()
-    assert [(label.unit_id, label.dimension, label.annotator) for label in got] == sorted((label.unit_id, label.dimension, label.annotator) for label in got)
+    assert [(label.unit_id, label.dimension, label.annotator) for label in got] == sorted(
+        (label.unit_id, label.dimension, label.annotator) for label in got
+    )
     assert {label.annotator for label in store.labels(annotator="amy")} == {"amy"}
     assert {label.unit_id for label in store.labels(case_id="GC-0001")} == {a.unit_id, f.unit_id}
     assert {label.unit_id for label in store.labels(unit_ids=[b.unit_id, "nope"])} == {b.unit_id}
@@ -219,7 +221,11 @@ def test_progress_per_case_and_overall(store):
     p = store.progress(catalog)
     assert (p.labelled_units, p.total_units, p.labelled_pairs, p.total_pairs, p.stale_pairs) == (2, 4, 4, 6, 1)
     assert (p.cases["GC-0001"].labelled_units, p.cases["GC-0001"].total_units) == (2, 2)
-    assert (p.cases["GC-0002"].labelled_pairs, p.cases["GC-0002"].total_pairs, p.cases["GC-0002"].stale_pairs) == (1, 3, 1)
+    assert (p.cases["GC-0002"].labelled_pairs, p.cases["GC-0002"].total_pairs, p.cases["GC-0002"].stale_pairs) == (
+        1,
+        3,
+        1,
+    )
     pa = store.progress(catalog, annotator="ann")
     assert (pa.labelled_units, pa.labelled_pairs, pa.annotator) == (2, 3, "ann")
     assert store.progress(catalog, annotator="nobody").labelled_pairs == 0
@@ -247,7 +253,9 @@ def test_consensus_majority_ties_and_unsure(store):
     catalog = catalog_of([u1, u2, u3])
     store.set_label("c", changed(u1, "changed text"), "supported", 0)
     store.set_label("b", changed(u1, "changed text"), "supported", 0)
-    assert {r.unit_id: r.status for r in store.consensus(dimension="supported", catalog=catalog)}[u1.unit_id] == "single"
+    assert {r.unit_id: r.status for r in store.consensus(dimension="supported", catalog=catalog)}[
+        u1.unit_id
+    ] == "single"
 
 
 # --- read-only, versions, errors -----------------------------------------------------------------------
@@ -349,7 +357,15 @@ def test_migration_from_v1_keeps_every_label_and_event(store_url, tmp_path):
     a, c, f, evil = _write_v1_store(store_url)
     with open_store(store_url) as s:
         assert s.schema_version == CURRENT_VERSION
-        got = {(label.annotator, label.unit_id, label.dimension): (label.value, label.text_hash, label.case_id, label.updated_at) for label in s.labels()}
+        got = {
+            (label.annotator, label.unit_id, label.dimension): (
+                label.value,
+                label.text_hash,
+                label.case_id,
+                label.updated_at,
+            )
+            for label in s.labels()
+        }
         ts = canonical_timestamp("2024-05-01 12:00:00")
         assert ts == "2024-05-01T12:00:00.000000+00:00"
         assert got == {

@@ -65,8 +65,10 @@ def test_export_consensus_reports_ties_and_stale(db, capsys):
     code, out, err = run(["labels", "export", "--db", str(db), "--consensus", "--minimal"], capsys)
     assert code == 0
     rows = out.splitlines()[1:]
-    assert rows == sorted([f"consensus,claim,{UNITS[0].unit_id},supported,1", f"consensus,fact,{UNITS[4].unit_id},covered,1"],
-                          key=lambda r: r.split(",")[2])
+    assert rows == sorted(
+        [f"consensus,claim,{UNITS[0].unit_id},supported,1", f"consensus,fact,{UNITS[4].unit_id},covered,1"],
+        key=lambda r: r.split(",")[2],
+    )
     assert "1 tie(s) left out" in err and UNITS[1].unit_id in err and "1 stale label(s) left out" in err
     code, out, err = run(["labels", "export", "--db", str(db), "--include-stale"], capsys)
     assert code == 0 and claim(50).unit_id in out
@@ -103,7 +105,9 @@ def test_import_good_file_and_bad_file(db, tmp_path, capsys):
 
 def test_import_with_annotator_override_jsonl(db, tmp_path, capsys):
     path = tmp_path / "mine.jsonl"
-    path.write_text(json.dumps({"unit_kind": "passage", "unit_id": UNITS[5].unit_id, "dimension": "relevant", "value": 0}) + "\n")
+    path.write_text(
+        json.dumps({"unit_kind": "passage", "unit_id": UNITS[5].unit_id, "dimension": "relevant", "value": 0}) + "\n"
+    )
     code, _out, _err = run(["labels", "import", str(path), "--annotator", "dora", "--db", str(db)], capsys)
     assert code == 0
     with open_store(db) as s:
@@ -111,7 +115,7 @@ def test_import_with_annotator_override_jsonl(db, tmp_path, capsys):
 
 
 def test_stats_and_history(db, capsys):
-    code, out, err = run(["labels", "stats", "--db", str(db)], capsys)
+    code, out, _err = run(["labels", "stats", "--db", str(db)], capsys)
     assert code == 0
     assert "annotators: 3; current labels (1/0): 4; unsure answers: 0; comments: 0" in out
     assert "progress (any annotator): 1/6 units fully labelled" in out  # only the fact is complete

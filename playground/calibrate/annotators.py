@@ -137,7 +137,9 @@ def adjudication_queue(store: Any, catalog: Mapping[str, Any] | None = None, dim
         if label.annotator == CONSENSUS:
             adjudicated[(label.unit_id, label.dimension)] = int(label.value)
             continue
-        votes.setdefault((label.unit_id, label.dimension), [label.unit_kind, label.case_id, []])[2].append((label.annotator, int(label.value)))
+        votes.setdefault((label.unit_id, label.dimension), [label.unit_kind, label.case_id, []])[2].append(
+            (label.annotator, int(label.value))
+        )
     rows = []
     for (uid, dim), (kind, case_id, vs) in votes.items():
         yes = sum(v for _, v in vs)
@@ -156,7 +158,9 @@ def adjudication_queue(store: Any, catalog: Mapping[str, Any] | None = None, dim
                      "link": "" if link_base is None else case_link(case_id, link_base)})
     cols = ["unit_id", "unit_kind", "case_id", "dimension", "yes", "no", "status", "majority", "votes", "adjudicated",
             "text", "link"]
-    rows.sort(key=lambda r: (r["adjudicated"] is not None, r["status"] != "tie", r["unit_id"], _dim_key(r["dimension"])))
+    rows.sort(
+        key=lambda r: (r["adjudicated"] is not None, r["status"] != "tie", r["unit_id"], _dim_key(r["dimension"]))
+    )
     frame = pd.DataFrame(rows, columns=cols)
     for c in ("majority", "adjudicated"):
         frame[c] = frame[c].astype(object)
@@ -220,5 +224,7 @@ def accuracy_against_key(labels: Any, key: HumanLabelling, *, by: str | None = N
         row.update({"n": len(pairs), "correct": correct, "accuracy": _r(correct / len(pairs)),
                     "low": _r(ci[0]), "high": _r(ci[1]), "kappa": _r(k.kappa), "note": k.reason or k.note})
         rows.append(row)
-    cols = ["annotator", "dimension"] + ([by] if by else []) + ["n", "correct", "accuracy", "low", "high", "kappa", "note"]
+    cols = (
+        ["annotator", "dimension"] + ([by] if by else []) + ["n", "correct", "accuracy", "low", "high", "kappa", "note"]
+    )
     return pd.DataFrame(rows, columns=cols)

@@ -159,8 +159,16 @@ def human_from_labels(labels: Iterable[Any], name: str, kind: str = "annotator",
     rows = []
     for label in labels:
         get = label.get if isinstance(label, Mapping) else (lambda k, _l=label: getattr(_l, k, ""))
-        rows.append({"unit_id": get("unit_id"), "unit_kind": get("unit_kind"), "case_id": get("case_id") or "",
-                     "response_id": get("response_id") or "", "dimension": get("dimension"), "value": int(get("value"))})  # type: ignore[arg-type]
+        rows.append(
+            {
+                "unit_id": get("unit_id"),
+                "unit_kind": get("unit_kind"),
+                "case_id": get("case_id") or "",
+                "response_id": get("response_id") or "",
+                "dimension": get("dimension"),
+                "value": int(get("value")),
+            }
+        )  # type: ignore[arg-type]
     return HumanLabelling(name, _human_frame(rows), kind, note)
 
 

@@ -47,8 +47,14 @@ def human_consensus(store: Any, catalog: Mapping[str, Any] | None = None) -> Hum
             rows[(c.unit_id, c.dimension)] = {"unit_id": c.unit_id, "unit_kind": c.unit_kind, "case_id": c.case_id,
                                               "response_id": "", "dimension": c.dimension, "value": int(c.value)}
     for key, label in adjudicated.items():
-        rows[key] = {"unit_id": label.unit_id, "unit_kind": label.unit_kind, "case_id": label.case_id, "response_id": "",
-                     "dimension": label.dimension, "value": int(label.value)}
+        rows[key] = {
+            "unit_id": label.unit_id,
+            "unit_kind": label.unit_kind,
+            "case_id": label.case_id,
+            "response_id": "",
+            "dimension": label.dimension,
+            "value": int(label.value),
+        }
     if catalog is not None:
         for r in rows.values():
             unit = catalog.get(r["unit_id"])

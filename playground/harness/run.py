@@ -86,7 +86,9 @@ def _r(x: float | None) -> float | None:
 def data_fingerprint(root: Path) -> str:
     """SHA-256 (16 hex) over the corpus and golden files' paths and bytes, in path order."""
     digest = hashlib.sha256()
-    for path in sorted([*root.glob("corpus/*/*.md"), *root.glob("golden/cases/*.yaml"), *root.glob("golden/responses/*.yaml")]):
+    for path in sorted(
+        [*root.glob("corpus/*/*.md"), *root.glob("golden/cases/*.yaml"), *root.glob("golden/responses/*.yaml")]
+    ):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -116,16 +118,20 @@ def score_passages(case: Case, hits: Sequence[Hit], config: Config) -> list[dict
     rows = []
     for hit in hits:
         rel = S.relevance(query, hit.passage.text)
-        rows.append({
-            "unit_id": passage_unit(case, hit.passage).unit_id,
-            "passage_id": hit.passage.passage_id,
-            "locator": str(hit.passage.locator),
-            "rank": hit.rank,
-            "retrieval_score": _r(hit.score),
-            "relevance": _r(rel),
-            "relevant": int(rel >= threshold),
-            "from_expected_source": any(S.from_expected_source(loc, case.expected_sources) for loc in hit.passage.locators),
-        })
+        rows.append(
+            {
+                "unit_id": passage_unit(case, hit.passage).unit_id,
+                "passage_id": hit.passage.passage_id,
+                "locator": str(hit.passage.locator),
+                "rank": hit.rank,
+                "retrieval_score": _r(hit.score),
+                "relevance": _r(rel),
+                "relevant": int(rel >= threshold),
+                "from_expected_source": any(
+                    S.from_expected_source(loc, case.expected_sources) for loc in hit.passage.locators
+                ),
+            }
+        )
     return rows
 
 
@@ -167,10 +173,14 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
     fact_rows = []
     for fact in case.reference_facts:
         covered = S.fact_covered(response.text, fact.accept)
-        fact_rows.append({
-            "unit_id": f"{response.response_id}::{fact.fact_id}", "fact_id": fact.fact_id,
-            "covered": int(covered), "key_covered": None if fact.fact_id not in key_facts else int(key_facts[fact.fact_id]),
-        })
+        fact_rows.append(
+            {
+                "unit_id": f"{response.response_id}::{fact.fact_id}",
+                "fact_id": fact.fact_id,
+                "covered": int(covered),
+                "key_covered": None if fact.fact_id not in key_facts else int(key_facts[fact.fact_id]),
+            }
+        )
     accepted = [a for f in case.reference_facts for a in f.accept] + list(case.must_contain)
     answer_ok = S.answer_correct(response.text, accepted, must_abstain=case.must_abstain)
     if abstained and not case.must_abstain:
@@ -277,7 +287,9 @@ class ModelLegs:
     def generate(self, case: Case, passages: Sequence[Passage]) -> Response:
         from .generate import generate_response
 
-        return generate_response(self.models, case, passages, self.config["generation.model"], self.config["generation.options"])
+        return generate_response(
+            self.models, case, passages, self.config["generation.model"], self.config["generation.options"]
+        )
 
     def judge(self, case: Case, passages: Sequence[Passage], response: Response, scored: dict) -> dict | None:
         """Judge one response when the judge is on and (if windowed) its groundedness is uncertain."""
@@ -331,7 +343,9 @@ def run_harness(
         previous = json.loads(meta_path.read_text(encoding="utf-8"))
         if previous != run_meta:
             what = [k for k in run_meta if previous.get(k) != run_meta[k]]
-            raise RunError(f"cannot resume {out}: its {', '.join(what)} differ from this run's — use a new --out folder")
+            raise RunError(
+                f"cannot resume {out}: its {', '.join(what)} differ from this run's — use a new --out folder"
+            )
     elif out.exists() and any(out.iterdir()) and not resume:
         if not meta_path.is_file():
             raise RunError(f"{out} exists and is not a harness run folder — choose an empty or new --out folder")
@@ -366,7 +380,9 @@ def run_harness(
             responses = dataset.responses_for(case_id)
         result = score_case(case, hits, responses, config)
         if legs:
-            for scored, response in zip(result["responses"], sorted(responses, key=lambda r: r.response_id), strict=True):
+            for scored, response in zip(
+                result["responses"], sorted(responses, key=lambda r: r.response_id), strict=True
+            ):
                 scored["judge"] = legs.judge(case, [h.passage for h in hits], response, scored)
         _atomic_write(checkpoints / f"{case_id}.json", _dump(result))
         if bar:
@@ -428,7 +444,9 @@ def _gated(case: dict, response: dict) -> bool:
     return response["origin"] != "authored" or response["variant"] in REFERENCE_VARIANTS
 
 
-def build_report(config: Config, fingerprint: str, results: Sequence[dict], sample: int | None, model_stats: dict | None) -> dict:
+def build_report(
+    config: Config, fingerprint: str, results: Sequence[dict], sample: int | None, model_stats: dict | None
+) -> dict:
     from .. import __version__
 
     by_type: dict[str, list[dict]] = defaultdict(list)
@@ -478,13 +496,19 @@ def build_report(config: Config, fingerprint: str, results: Sequence[dict], samp
         "config_fingerprint": config.fingerprint(),
         "data_fingerprint": fingerprint,
         "sample": sample,
-        "counts": {"cases": len(results), "responses": len(responses),
-                   "passages": sum(len(c["passages"]) for c in results),
-                   "claims": sum(len(r["claims"]) for r in responses),
-                   "facts": sum(len(r["facts"]) for r in responses),
-                   "cases_without_relevant_source": sum(1 for c in results if not c["expected_sources"])},
+        "counts": {
+            "cases": len(results),
+            "responses": len(responses),
+            "passages": sum(len(c["passages"]) for c in results),
+            "claims": sum(len(r["claims"]) for r in responses),
+            "facts": sum(len(r["facts"]) for r in responses),
+            "cases_without_relevant_source": sum(1 for c in results if not c["expected_sources"]),
+        },
         "assertions": assertions,
-        "metrics": {"overall": aggregate(results), "by_case_type": {t: aggregate(cs) for t, cs in sorted(by_type.items())}},
+        "metrics": {
+            "overall": aggregate(results),
+            "by_case_type": {t: aggregate(cs) for t, cs in sorted(by_type.items())},
+        },
         "decisions": {
             "verdicts": dict(sorted(Counter(r["decision"]["verdict"] for r in responses).items())),
             "failure_types": dict(sorted(Counter(str(r["decision"]["failure_type"]) for r in responses).items())),
@@ -523,36 +547,81 @@ def write_reports(out: Path, report: dict, results: Sequence[dict]) -> None:
     case_rows, unit_rows = [], []
     for c in results:
         for p in c["passages"]:
-            unit_rows.append({"annotator": annotator, "unit_kind": "passage", "unit_id": p["unit_id"], "case_id": c["case_id"],
-                              "response_id": "", "dimension": "relevant", "value": p["relevant"], "score": p["relevance"],
-                              "key": int(p["from_expected_source"])})
+            unit_rows.append(
+                {
+                    "annotator": annotator,
+                    "unit_kind": "passage",
+                    "unit_id": p["unit_id"],
+                    "case_id": c["case_id"],
+                    "response_id": "",
+                    "dimension": "relevant",
+                    "value": p["relevant"],
+                    "score": p["relevance"],
+                    "key": int(p["from_expected_source"]),
+                }
+            )
         for r in c["responses"]:
             rates = r["rates"]
-            case_rows.append({
-                "case_id": c["case_id"], "case_type": c["case_type"], "tenant": c["tenant"], "response_id": r["response_id"],
-                "variant": r["variant"], "origin": r["origin"], "verdict": r["decision"]["verdict"],
-                "failure_type": r["decision"]["failure_type"] or "", "next_action": r["decision"]["next_action"],
-                "confidence": r["decision"]["confidence"], "answer_correct": int(r["answer_correct"]),
-                "abstained": int(r["abstained"]), "hallucination": int(r["flags"]["hallucination"]),
-                "grounded_but_wrong": int(r["flags"]["grounded_but_wrong"]), "review_queue": int(r["flags"]["review_queue"]),
-                **{d: rates[d]["rate"] if rates[d]["rate"] is not None else "" for d in DIMENSION_ORDER},
-                "groundedness": r["signals"]["groundedness"], "attribution": r["signals"]["attribution"],
-                "specificity": r["signals"]["specificity"], "recall_at_k": c["retrieval"]["metrics"]["recall"],
-                "mrr": c["retrieval"]["metrics"]["reciprocal_rank"],
-                "assertion_failures": " ".join(a["name"] for a in r["assertions"] if a["status"] == "fail"),
-                "reason": r["decision"]["reason"],
-            })
+            case_rows.append(
+                {
+                    "case_id": c["case_id"],
+                    "case_type": c["case_type"],
+                    "tenant": c["tenant"],
+                    "response_id": r["response_id"],
+                    "variant": r["variant"],
+                    "origin": r["origin"],
+                    "verdict": r["decision"]["verdict"],
+                    "failure_type": r["decision"]["failure_type"] or "",
+                    "next_action": r["decision"]["next_action"],
+                    "confidence": r["decision"]["confidence"],
+                    "answer_correct": int(r["answer_correct"]),
+                    "abstained": int(r["abstained"]),
+                    "hallucination": int(r["flags"]["hallucination"]),
+                    "grounded_but_wrong": int(r["flags"]["grounded_but_wrong"]),
+                    "review_queue": int(r["flags"]["review_queue"]),
+                    **{d: rates[d]["rate"] if rates[d]["rate"] is not None else "" for d in DIMENSION_ORDER},
+                    "groundedness": r["signals"]["groundedness"],
+                    "attribution": r["signals"]["attribution"],
+                    "specificity": r["signals"]["specificity"],
+                    "recall_at_k": c["retrieval"]["metrics"]["recall"],
+                    "mrr": c["retrieval"]["metrics"]["reciprocal_rank"],
+                    "assertion_failures": " ".join(a["name"] for a in r["assertions"] if a["status"] == "fail"),
+                    "reason": r["decision"]["reason"],
+                }
+            )
             for cl in r["claims"]:
                 for dim, value, score_key, key in (("supported", cl["supported"], "support", cl["key_supported"]),
                                                    ("correct", cl["correct"], "correctness", cl["key_correct"])):
-                    unit_rows.append({"annotator": annotator, "unit_kind": "claim", "unit_id": cl["unit_id"], "case_id": c["case_id"],
-                                      "response_id": r["response_id"], "dimension": dim, "value": value,
-                                      "score": cl[score_key], "key": "" if key is None else key})
+                    unit_rows.append(
+                        {
+                            "annotator": annotator,
+                            "unit_kind": "claim",
+                            "unit_id": cl["unit_id"],
+                            "case_id": c["case_id"],
+                            "response_id": r["response_id"],
+                            "dimension": dim,
+                            "value": value,
+                            "score": cl[score_key],
+                            "key": "" if key is None else key,
+                        }
+                    )
             for f in r["facts"]:
-                unit_rows.append({"annotator": annotator, "unit_kind": "fact", "unit_id": f["unit_id"], "case_id": c["case_id"],
-                                  "response_id": r["response_id"], "dimension": "covered", "value": f["covered"],
-                                  "score": float(f["covered"]), "key": "" if f["key_covered"] is None else f["key_covered"]})
+                unit_rows.append(
+                    {
+                        "annotator": annotator,
+                        "unit_kind": "fact",
+                        "unit_id": f["unit_id"],
+                        "case_id": c["case_id"],
+                        "response_id": r["response_id"],
+                        "dimension": "covered",
+                        "value": f["covered"],
+                        "score": float(f["covered"]),
+                        "key": "" if f["key_covered"] is None else f["key_covered"],
+                    }
+                )
     _atomic_write(out / "report.json", _dump(report))
     _atomic_write(out / "cases.csv", _csv(case_rows, CASE_COLUMNS))
     _atomic_write(out / "units.csv", _csv(unit_rows, UNIT_COLUMNS))
-    _atomic_write(out / "cases.jsonl", "".join(json.dumps(c, sort_keys=True, ensure_ascii=False) + "\n" for c in results))
+    _atomic_write(
+        out / "cases.jsonl", "".join(json.dumps(c, sort_keys=True, ensure_ascii=False) + "\n" for c in results)
+    )

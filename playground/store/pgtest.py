@@ -98,7 +98,9 @@ def start_cluster(max_connections: int = 100) -> Cluster:
     """initdb + pg_ctl start in a new temp dir on a free loopback port; raise ClusterUnavailable if impossible."""
     bin_dir = find_bin_dir()
     if bin_dir is None:
-        raise ClusterUnavailable("no PostgreSQL server binaries (initdb, pg_ctl) on PATH or under /usr/lib/postgresql/*/bin")
+        raise ClusterUnavailable(
+            "no PostgreSQL server binaries (initdb, pg_ctl) on PATH or under /usr/lib/postgresql/*/bin"
+        )
     run_as = _run_as()
     base = Path(tempfile.mkdtemp(prefix="playground-pg-"))
     if run_as:

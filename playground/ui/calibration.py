@@ -78,7 +78,9 @@ def sweep_figure(tc: C.ThresholdCalibration, title: str = "") -> Figure:
     k = [math.nan if r.kappa is None else r.kappa for r in tc.rows]
     f = [math.nan if r.f1 is None else r.f1 for r in tc.rows]
     ax.plot(xs, k, color=BLUE, linewidth=1.8, label="Cohen's kappa")
-    ax.plot(xs, f, color=ORANGE, linewidth=1.5, linestyle="--", label="F1 (" + ("yes" if tc.f1_class else "no") + " class)")
+    ax.plot(
+        xs, f, color=ORANGE, linewidth=1.5, linestyle="--", label="F1 (" + ("yes" if tc.f1_class else "no") + " class)"
+    )
     if tc.default is not None:
         ax.axvline(tc.default.threshold, color=GREY, linewidth=1, linestyle=":")
         ax.annotate(f"default {tc.default.threshold:g}", (tc.default.threshold, 0.02), fontsize=7.5, color=GREY,
@@ -213,7 +215,9 @@ def write_charts(report: C.CalibrationReport, out_dir: str | Path) -> list[Path]
     for d in report.dimensions:
         if not report.sweeps[d].binary and report.sweeps[d].rows:
             paths.append(_save(sweep_figure(report.sweeps[d]), out / f"sweep_{d}.png"))
-        paths.append(_save(reliability_figure(report.reliability[d], f"reliability: {d}"), out / f"reliability_{d}.png"))
+        paths.append(
+            _save(reliability_figure(report.reliability[d], f"reliability: {d}"), out / f"reliability_{d}.png")
+        )
         paths.append(_save(confusion_figure(report.comparisons[d]), out / f"confusion_{d}.png"))
     if len(report.ppi):
         paths.append(_save(ppi_figure(report.ppi), out / "ppi.png"))
@@ -277,7 +281,9 @@ CSS = """
 .pc-warn { background: #fff8c5; border: 1px solid #d4a72c; padding: 4px 8px; border-radius: 4px; }
 .pc-err { color: #cf222e; font-weight: 600; }
 .pc-table { border-collapse: collapse; font-size: 12.5px; margin: 2px 0 6px 0; }
-.pc-table td, .pc-table th { padding: 2px 6px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; }
+.pc-table td, .pc-table th {
+  padding: 2px 6px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top;
+}
 .pc-table th { color: #656d76; font-weight: 500; }
 .pc-big { font-size: 15px; }
 </style>
@@ -324,9 +330,11 @@ def _sweep_html(t: C.ThresholdCalibration) -> str:
         return "".join(parts)
     dci = "" if s["default_kappa_low"] is None else f" [{s['default_kappa_low']:.3f}, {s['default_kappa_high']:.3f}]"
     bci = "" if s["best_kappa_low"] is None else f" [{s['best_kappa_low']:.3f}, {s['best_kappa_high']:.3f}]"
-    parts.append(f"<div>default threshold <b>{_cell(s['default_threshold'])}</b>: kappa {_cell(s['default_kappa'])}{dci}, "
-                 f"F1 {_cell(s['default_f1'])} &nbsp;·&nbsp; best threshold <b>{_cell(s['best_threshold'])}</b>: kappa "
-                 f"{_cell(s['best_kappa'])}{bci}, F1 {_cell(s['best_f1'])} (in-sample)</div>")
+    parts.append(
+        f"<div>default threshold <b>{_cell(s['default_threshold'])}</b>: kappa {_cell(s['default_kappa'])}{dci}, "
+        f"F1 {_cell(s['default_f1'])} &nbsp;·&nbsp; best threshold <b>{_cell(s['best_threshold'])}</b>: kappa "
+        f"{_cell(s['best_kappa'])}{bci}, F1 {_cell(s['best_f1'])} (in-sample)</div>"
+    )
     if t.cv is not None:
         cv = t.cv
         parts.append(f"<div>out of sample ({cv.folds}-fold cross-validation grouped by {_esc(t.group_by)}, "
@@ -547,9 +555,22 @@ class CalibrationApp:
         self.queue_box = W.VBox([])
         self.queue_box.add_class("pc-queue")
         self._busy = False
-        controls = W.VBox([self.dataset, W.HBox([self.human, self.auto]), W.HBox([self.dimension, self.share, self.sample_seed]),
-                           W.HBox([self.upload, W.HTML("<span class='pc-muted'>an external tool's scores: CSV with "
-                                                       "unit_id, score, label[, dimension]</span>")])])
+        controls = W.VBox(
+            [
+                self.dataset,
+                W.HBox([self.human, self.auto]),
+                W.HBox([self.dimension, self.share, self.sample_seed]),
+                W.HBox(
+                    [
+                        self.upload,
+                        W.HTML(
+                            "<span class='pc-muted'>an external tool's scores: CSV with "
+                            "unit_id, score, label[, dimension]</span>"
+                        ),
+                    ]
+                ),
+            ]
+        )
         self.widget = W.VBox([
             W.HTML(CSS + "<div class='pc-h'>Calibration: can this automatic scorer be trusted, where, and at which "
                    "threshold?</div>"),
@@ -669,8 +690,10 @@ class CalibrationApp:
         link = None if ds == "ragtruth" else self.link_base
         self.report = report = C.calibrate(h, a, [dim], link_base=link, n_boot=500)
         comp, tc = report.comparisons[dim], report.sweeps[dim]
-        self.summary.value = (f"<div class='pc-h2'>{_esc(h.name)} versus {_esc(a.name)} — {_esc(DIM_TITLES.get(dim, dim))}"
-                              f"</div><div class='pc-muted'>{_esc(h.note)}</div>" + _comparison_html(comp))
+        self.summary.value = (
+            f"<div class='pc-h2'>{_esc(h.name)} versus {_esc(a.name)} — {_esc(DIM_TITLES.get(dim, dim))}"
+            f"</div><div class='pc-muted'>{_esc(h.note)}</div>" + _comparison_html(comp)
+        )
         self.confusion_img.value = png(confusion_figure(comp))
         self.sweep_html.value = _sweep_html(tc)
         self.sweep_img.value = png(sweep_figure(tc)) if tc.rows and not tc.binary else b""
