@@ -63,7 +63,8 @@ def auto_from_csv(path: str | Path, *, dimension: str | None = None, name: str |
         problems.append((0, f"unknown dimension {dimension!r} (known: {', '.join(DIMENSIONS)})"))
     if problems:
         raise CalibrationInputError(problems, source)
-    rows, seen = [], {}
+    rows: list[dict[str, Any]] = []  # one record per data row, the frame's columns
+    seen: dict[tuple[str, str], int] = {}  # (unit_id, dimension) -> the row that had it first
     for n, rec in enumerate(reader, start=1):
         if None in rec:
             problems.append((n, f"more fields than the header has columns ({len(header)})"))

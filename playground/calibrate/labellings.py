@@ -154,21 +154,25 @@ def _auto_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame, extra: Sequenc
     return frame.sort_values(["unit_id", "dimension"], kind="mergesort").reset_index(drop=True)
 
 
+def _field(label: Any, name: str) -> Any:
+    """``name`` of a label given as a mapping (None if absent) or as an object (empty string if absent)."""
+    return label.get(name) if isinstance(label, Mapping) else getattr(label, name, "")
+
+
 def human_from_labels(labels: Iterable[Any], name: str, kind: str = "annotator", note: str = "") -> HumanLabelling:
     """A labelling from label objects (``StoredLabel``, ``model.Label`` or dicts) of ONE annotator."""
     rows = []
     for label in labels:
-        get = label.get if isinstance(label, Mapping) else (lambda k, _l=label: getattr(_l, k, ""))
         rows.append(
             {
-                "unit_id": get("unit_id"),
-                "unit_kind": get("unit_kind"),
-                "case_id": get("case_id") or "",
-                "response_id": get("response_id") or "",
-                "dimension": get("dimension"),
-                "value": int(get("value")),
+                "unit_id": _field(label, "unit_id"),
+                "unit_kind": _field(label, "unit_kind"),
+                "case_id": _field(label, "case_id") or "",
+                "response_id": _field(label, "response_id") or "",
+                "dimension": _field(label, "dimension"),
+                "value": int(_field(label, "value")),
             }
-        )  # type: ignore[arg-type]
+        )
     return HumanLabelling(name, _human_frame(rows), kind, note)
 
 

@@ -34,7 +34,7 @@ import io
 import json
 import os
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ from . import score as S
 from .assertions import AssertionResult, check_assertions, summarise
 from .config import Config
 from .decide import Signals, decide, flags
-from .retrieve import Hit, build_retriever, case_query, retrieve_cases
+from .retrieve import Hit, Leg, build_retriever, case_query, retrieve_cases
 
 #: Authored variants that stand for a correct system; hard assertions on them gate CI.
 REFERENCE_VARIANTS = frozenset({"grounded_correct", "proper_abstention"})
@@ -135,14 +135,14 @@ def score_passages(case: Case, hits: Sequence[Hit], config: Config) -> list[dict
     return rows
 
 
-def score_response(case: Case, hits: Sequence[Hit], response: Response, config: Config, passage_rows: list[dict],
-                   context: S.Context | None = None) -> dict[str, Any]:
+def score_response(case: Case, hits: Sequence[Hit], response: Response, config: Config,
+                   passage_rows: list[dict[str, Any]], context: S.Context | None = None) -> dict[str, Any]:
     """Every automatic label and signal for one response, plus decision, flags and assertions.
 
     ``context``: the retrieved passages tokenised once (:class:`score.Context`); built here when None.
     """
     passages = [h.passage for h in hits]
-    context = context if context is not None else S.Context(passages)
+    context = context if context is not None else S.Context([p.text for p in passages])
     floor = config["scoring.support_floor"]
     cfloor = config["scoring.correctness_floor"]
     query = case_query(case, config["retrieval.use_history"])
@@ -154,7 +154,7 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
     abstained = signals_raw.abstention or any(S.is_abstention(s) for s in sentences)
     fact_texts = [f.statement for f in case.reference_facts]
     key = {k.text: k for k in response.key_claims}
-    claim_rows = []
+    claim_rows: list[dict[str, Any]] = []
     for claim, sup in zip(claims, signals_raw.claim_support, strict=True):
         if case.must_abstain:
             # Only an abstention is correct on a case that must abstain.
@@ -170,7 +170,7 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
             "key_correct": None if k is None else int(k.correct),
         })
     key_facts = dict(response.key_facts)
-    fact_rows = []
+    fact_rows: list[dict[str, Any]] = []
     for fact in case.reference_facts:
         covered = S.fact_covered(response.text, fact.accept)
         fact_rows.append(
@@ -241,7 +241,7 @@ def score_case(case: Case, hits: Sequence[Hit], responses: Sequence[Response], c
         retrieved.append(match[0] if match else str(hit.passage.locator))
     scores = retrieval_scores(case.case_id, case.case_type, retrieved, expected, k)
     passage_rows = score_passages(case, hits, config)
-    context = S.Context([h.passage for h in hits])  # shared by every response of the case
+    context = S.Context([h.passage.text for h in hits])  # shared by every response of the case
     return {
         "case_id": case.case_id, "case_type": case.case_type, "tenant": case.tenant, "query": case.query,
         "expected_sources": expected,
@@ -277,7 +277,7 @@ class ModelLegs:
             needed.append(config["embeddings.model"])
         self.models.preflight(needed)  # the one-line fix before any work
 
-    def legs(self) -> list[Callable]:
+    def legs(self) -> list[Leg]:
         from .embed import EmbeddingIndex
 
         if "embedding" not in self.config["retrieval.legs"]:
@@ -291,7 +291,9 @@ class ModelLegs:
             self.models, case, passages, self.config["generation.model"], self.config["generation.options"]
         )
 
-    def judge(self, case: Case, passages: Sequence[Passage], response: Response, scored: dict) -> dict | None:
+    def judge(
+        self, case: Case, passages: Sequence[Passage], response: Response, scored: dict[str, Any]
+    ) -> dict[str, Any] | None:
         """Judge one response when the judge is on and (if windowed) its groundedness is uncertain."""
         from .judge import in_uncertainty_window, judge_response
 
@@ -375,6 +377,7 @@ def run_harness(
         one = Dataset(dataset.root, dataset.corpus, {case_id: case}, {})
         hits = retrieve_cases(one, config, retriever, legs.legs() if legs else ())[case_id]
         if config["responses.source"] == "generated":
+            assert legs is not None, "generated responses use models, so the legs were set up above"
             responses = [legs.generate(case, [h.passage for h in hits])]
         else:
             responses = dataset.responses_for(case_id)
@@ -412,7 +415,7 @@ def _agreement(pairs: Sequence[tuple[int, int | None]]) -> float | None:
     return _mean([1.0 if a == k else 0.0 for a, k in judged])
 
 
-def aggregate(results: Sequence[dict]) -> dict[str, float | None]:
+def aggregate(results: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     """Quality metrics over a set of case results (all in [0, 1], see README for each)."""
     responses = [r for c in results for r in c["responses"]]
     m: dict[str, float | None] = {}
@@ -440,21 +443,22 @@ def aggregate(results: Sequence[dict]) -> dict[str, float | None]:
     return m
 
 
-def _gated(case: dict, response: dict) -> bool:
+def _gated(case: dict[str, Any], response: dict[str, Any]) -> bool:
     return response["origin"] != "authored" or response["variant"] in REFERENCE_VARIANTS
 
 
 def build_report(
-    config: Config, fingerprint: str, results: Sequence[dict], sample: int | None, model_stats: dict | None
-) -> dict:
+    config: Config, fingerprint: str, results: Sequence[dict[str, Any]], sample: int | None,
+    model_stats: dict[str, Any] | None
+) -> dict[str, Any]:
     from .. import __version__
 
-    by_type: dict[str, list[dict]] = defaultdict(list)
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in results:
         by_type[c["case_type"]].append(c)
-    everything: dict[str, list] = {}
-    gated: dict[str, list] = {}
-    caught: dict[str, list] = {}
+    everything: dict[str, list[AssertionResult]] = {}
+    gated: dict[str, list[AssertionResult]] = {}
+    caught: dict[str, list[AssertionResult]] = {}
     for c in results:
         for r in c["responses"]:
             key = f"{c['case_id']}/{r['response_id']}"
@@ -477,7 +481,7 @@ def build_report(
                 "plus no_cross_tenant_passage for every response; other authored variants are built to fail",
     }
     responses = [r for c in results for r in c["responses"]]
-    variants: dict[str, list[dict]] = defaultdict(list)
+    variants: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in responses:
         variants[r["variant"]].append(r)
     per_variant = {}
@@ -524,7 +528,7 @@ def build_report(
     return report
 
 
-def _csv(rows: list[dict], columns: Sequence[str]) -> str:
+def _csv(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
@@ -541,7 +545,7 @@ CASE_COLUMNS = (
 UNIT_COLUMNS = ("annotator", "unit_kind", "unit_id", "case_id", "response_id", "dimension", "value", "score", "key")
 
 
-def write_reports(out: Path, report: dict, results: Sequence[dict]) -> None:
+def write_reports(out: Path, report: dict[str, Any], results: Sequence[dict[str, Any]]) -> None:
     """Write report.json, cases.csv, units.csv and cases.jsonl (byte-stable)."""
     annotator = f"harness:{report['config']['name']}"
     case_rows, unit_rows = [], []

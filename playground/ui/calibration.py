@@ -43,6 +43,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import calibrate as C
+from ..model import DIMENSIONS
 
 BLUE, ORANGE, GREEN, RED, GREY = "#0072B2", "#E69F00", "#009E73", "#C0392B", "#777777"
 DIM_TITLES = {"relevant": "context relevance (passage relevant)", "supported": "faithfulness (claim supported)",
@@ -67,7 +68,8 @@ def _figure(width: float = 5.6, height: float = 3.3, dpi: int = 96) -> tuple[Fig
 def png(fig: Figure) -> bytes:
     """The figure as PNG bytes (no timestamp metadata, so the same figure gives the same bytes)."""
     buf = io.BytesIO()
-    fig.canvas.print_png(buf, metadata={"Software": None})
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)  # _figure's is Agg
+    canvas.print_png(buf, metadata={"Software": None})
     return buf.getvalue()
 
 
@@ -125,7 +127,7 @@ def reliability_figure(frame, title: str = "") -> Figure:
     return fig
 
 
-def ppi_figure(frame, title: str = "", truth: Mapping[str, float] | None = None) -> Figure:
+def ppi_figure(frame, title: str = "", truth: Mapping[str, float | None] | None = None) -> Figure:
     """Per dimension: the human-only Wilson interval, the automatic-only rate and the PPI interval."""
     dims = list(frame["dimension"]) if len(frame) else []
     fig, ax = _figure(5.6, 0.8 + 0.75 * max(1, len(dims)))
@@ -185,9 +187,11 @@ def ragtruth_figure(rt: C.RagTruthCalibration) -> Figure:
     colours = [ORANGE, BLUE, GREEN, RED]
     for s, colour in zip(rt.scorers, itertools.cycle(colours)):
         t = s.sweep
+        cv = "n/a" if t.cv is None else f"{t.cv.kappa:.2f}"  # None only for an empty sweep
         ax.plot([r.threshold for r in t.rows], [math.nan if r.kappa is None else r.kappa for r in t.rows],
-                color=colour, linewidth=1.8, label=f"{s.name}: CV kappa {t.cv.kappa:.2f}")
-        ax.plot([t.best.threshold], [t.best.kappa], "o", color=colour, markersize=5)
+                color=colour, linewidth=1.8, label=f"{s.name}: CV kappa {cv}")
+        if t.best is not None:
+            ax.plot([t.best.threshold], [t.best.kappa], "o", color=colour, markersize=5)
     default = rt.scorers[-1].default_floor
     ax.axvline(default, color=GREY, linewidth=1, linestyle=":")
     ax.annotate(f"default floor {default:g}", (default, 0.0), fontsize=7.5, color=GREY, xytext=(3, 2),
@@ -369,6 +373,12 @@ class Sources:
         self.messages: list[str] = []
 
     # --- RAGTruth
+    def _require_ragtruth(self) -> C.RagTruthCalibration:
+        rt = self.ragtruth()
+        if rt is None:
+            raise FileNotFoundError(f"no RAGTruth claim file at {self.ragtruth_path}")
+        return rt
+
     def ragtruth(self) -> C.RagTruthCalibration | None:
         if "rt" not in self._cache:
             if not self.ragtruth_path.is_file():
@@ -446,8 +456,7 @@ class Sources:
         ck = f"human:{dataset}:{key}"
         if ck not in self._cache:
             if key == "ragtruth":
-                rt = self.ragtruth()
-                self._cache[ck] = rt.human
+                self._cache[ck] = self._require_ragtruth().human
             elif key == "key":
                 self._cache[ck] = C.key_from_run(self.run_dir())
             elif key == "consensus":
@@ -462,7 +471,7 @@ class Sources:
         ck = f"auto:{dataset}:{key}"
         if ck not in self._cache:
             if dataset == "ragtruth":
-                rt = self.ragtruth()
+                rt = self._require_ragtruth()
                 self._cache[ck] = rt.autos[0] if key == "plain" else rt.autos[1]
             elif key == "judge":
                 self._cache[ck] = self.judge()
@@ -772,7 +781,8 @@ class CalibrationApp:
         catalog = self.sources.catalog()
         labels = store.current_labels(catalog)
         people = sorted({label.annotator for label in labels} - {C.CONSENSUS})
-        dims = sorted({label.dimension for label in labels}, key=C._dim_key)
+        present = {label.dimension for label in labels}
+        dims = [d for d in DIMENSIONS if d in present] + sorted(present - set(DIMENSIONS))
         results = [C.annotator_agreement(labels, d) for d in dims] + [C.annotator_agreement(labels)]
         import pandas as pd
 
