@@ -6,6 +6,7 @@ browser.  Without it the browser tests skip with the reason, unless
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -156,10 +157,10 @@ def start_server(workdir: Path, *extra: str, db: Path | None = None, shipped: bo
         cmd += ["--preheat", "0"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("PLAYGROUND_READ_ONLY", None)
-    fh = open(log, "wb")
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=str(REPO),
-                            start_new_session=True)
+    with open(log, "wb") as fh:  # the server writes to its own copy of the descriptor
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=str(REPO),
+                                start_new_session=True)
     try:
         wait_for_port(port, proc, SERVER_TIMEOUT, log)
     except Exception:
@@ -181,10 +182,8 @@ def stop_server(proc: subprocess.Popen) -> None:
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait(timeout=10)
 
 

@@ -34,13 +34,17 @@ def claim(i: int, text: str | None = None, case: int | None = None) -> Unit:
     case_id = f"GC-{(case if case is not None else i // 10) + 1:04d}"
     text = text if text is not None else f"Claim number {i}."
     rid = f"{case_id}-R1"
-    return Unit("claim", f"{rid}:c{i}:{short_hash(text)}", case_id, rid, UNIT_DIMENSIONS["claim"], text, short_hash(text, 12))
+    return Unit(
+        "claim", f"{rid}:c{i}:{short_hash(text)}", case_id, rid, UNIT_DIMENSIONS["claim"], text, short_hash(text, 12)
+    )
 
 
 def fact(i: int, case: int = 0, text: str = "A fact.") -> Unit:
     case_id = f"GC-{case + 1:04d}"
     rid = f"{case_id}-R1"
-    return Unit("fact", f"{rid}::{case_id}-F{i}", case_id, rid, UNIT_DIMENSIONS["fact"], text, short_hash(text + str(i), 12))
+    return Unit(
+        "fact", f"{rid}::{case_id}-F{i}", case_id, rid, UNIT_DIMENSIONS["fact"], text, short_hash(text + str(i), 12)
+    )
 
 
 def passage(i: int, case: int = 0, text: str = "A passage.") -> Unit:

@@ -90,7 +90,7 @@ def test_page_with_store_and_adjudication(seeded, tmp_path):
     from playground.store import open_store
 
     with open_store(db, read_only=True) as s:
-        assert [(l.unit_id, l.value) for l in s.labels(annotator="consensus")] == [(first, 0)]
+        assert [(label.unit_id, label.value) for label in s.labels(annotator="consensus")] == [(first, 0)]
     assert "consensus: 0" in "".join(r.children[0].value for r in app.queue_box.children)
 
 
@@ -108,7 +108,9 @@ def test_page_ppi_share_and_external_scores(seeded, tmp_path):
     app._busy = False
     app.auto.value = "external:tool"
     assert "external:tool" in app.summary.value
-    with pytest.raises(Exception):
+    from playground.calibrate import CalibrationInputError
+
+    with pytest.raises(CalibrationInputError):
         app.sources.add_external("bad.csv", b"unit_id,score\nnope,1\n", "golden")
 
 

@@ -32,7 +32,8 @@ def test_run_writes_every_report(mini_root, tmp_path, config):
     assert set(report["assertions"]["gated"]) == {
         "must_abstain", "no_cross_tenant_passage", "no_forbidden_text", "no_fabricated_citation", "must_contain"}
     overall = report["metrics"]["overall"]
-    # GC-0001 expects acme/retries#timeouts and BM25 ranks it first → recall 1, MRR 1 (GC-0002 expects nothing: left out of the mean)
+    # GC-0001 expects acme/retries#timeouts and BM25 ranks it first → recall 1, MRR 1
+    # (GC-0002 expects nothing: left out of the mean)
     assert overall["recall_at_k"] == 1.0 and overall["mrr"] == 1.0
     # the hallucinated response (2 claims) is unsupported; the grounded one (1 claim) is supported
     rows = (tmp_path / "run" / "cases.csv").read_text().splitlines()

@@ -20,7 +20,7 @@ def mini_run(mini_root, tmp_path):
 
 
 def test_filters_select_exactly_the_misses(mini_run):
-    report, cases = load_run(mini_run)
+    _report, cases = load_run(mini_run)
     assert len(filter_cases(cases, [])) == 3
     wrong = filter_cases(cases, ["wrong answer"])
     assert set(wrong["response_id"]) == set(cases.loc[cases["answer_correct"] == 0, "response_id"])

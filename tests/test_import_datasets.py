@@ -6,13 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
-from store_fixtures import pg_server, store, store_url  # noqa: F401
+import store_fixtures as sf
 
 from playground.datasets import open_dataset
 from playground.errors import DataError
 from playground.importers.load import import_dataset, payload_units, prepare
 from playground.importers.table import parse_map
 from playground.store import open_store
+
+# pytest fixtures, used by name as test arguments (assigned, not imported, so a test argument is no redefinition)
+pg_server = sf.pg_server
+store = sf.store
+store_url = sf.store_url
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 Q1 = "How many times are failed webhooks retried?"
@@ -219,7 +224,7 @@ def test_dataset_names_are_checked():
 # --------------------------------------------------------------------------- the store: one transaction
 
 
-def test_import_stores_the_dataset_and_open_dataset_reads_it(store):  # noqa: F811
+def test_import_stores_the_dataset_and_open_dataset_reads_it(store):
     result = import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store)
     assert (result.cases, result.units, result.replaced, result.unchanged) == (3, 14, False, False)
     info = store.datasets()
@@ -231,7 +236,7 @@ def test_import_stores_the_dataset_and_open_dataset_reads_it(store):  # noqa: F8
     assert again.unchanged and store.datasets()[0].sha256 == info[0].sha256
 
 
-def test_a_failing_label_write_leaves_no_dataset(store, monkeypatch, tmp_path):  # noqa: F811
+def test_a_failing_label_write_leaves_no_dataset(store, monkeypatch, tmp_path):
     from playground.store import core
 
     units = payload_units(prepare(FIX / "ragas_single.jsonl", "ragas", "demo"))
@@ -249,7 +254,7 @@ def test_two_datasets_never_collide_and_a_name_is_not_overwritten(tmp_path):
         import_dataset(FIX / "ragas_single.jsonl", "ragas", "b", st)
         ua, ub = open_dataset("a", st).catalog(), open_dataset("b", st).catalog()
         assert len(ua) == len(ub) == 14 and not set(ua) & set(ub)
-        with pytest.raises(Exception, match="already in the label store .* with other content"):
+        with pytest.raises(Exception, match=r"already in the label store .* with other content"):
             import_dataset(FIX / "ragas_multi.jsonl", "ragas", "a", st)
         assert open_dataset("a", st).catalog() == ua
 

@@ -54,7 +54,7 @@ def cli(*argv) -> int:
 
 def test_import_the_shared_sample(tmp_path):
     from playground.datasets import open_dataset
-    
+
     with open_store(tmp_path / "labels.db") as store:
         result = RT.import_ragtruth(SAMPLE, None, store)
         labels = store.labels(annotator=RT.HUMAN_ANNOTATOR)

@@ -1,6 +1,7 @@
 """Loading and validating RAGTruth claim files (playground.ragtruth)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -72,7 +73,7 @@ def test_valid_file_loads(tmp_path):
     assert s.sources == ("s1", "s2")
     groups = s.responses
     assert list(groups) == ["r1", "r2"] and [x.claim_index for x in groups["r1"]] == [0, 1]
-    with pytest.raises(AttributeError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         r.label = False  # frozen
 
 

@@ -6,7 +6,8 @@ import time
 from dataclasses import replace
 
 import pytest
-from store_fixtures import catalog_of, claim, fact, passage, pg_server, store, store_url  # noqa: F401
+import store_fixtures as sf
+from store_fixtures import catalog_of, claim, fact, passage
 
 from playground.model import short_hash
 from playground.store import (
@@ -20,6 +21,11 @@ from playground.store import (
     parse_url,
 )
 from playground.store.schema import V1_DDL, canonical_timestamp
+
+# pytest fixtures, used by name as test arguments (assigned, not imported, so a test argument is no redefinition)
+pg_server = sf.pg_server
+store = sf.store
+store_url = sf.store_url
 
 
 def changed(unit, text):
@@ -58,10 +64,12 @@ def test_labels_queries_sorted_and_filtered(store):
     store.set_label("amy", b, "supported", 1)
     store.set_label("zoe", f, "covered", 0)
     got = store.labels()
-    assert [(l.unit_id, l.dimension, l.annotator) for l in got] == sorted((l.unit_id, l.dimension, l.annotator) for l in got)
-    assert {l.annotator for l in store.labels(annotator="amy")} == {"amy"}
-    assert {l.unit_id for l in store.labels(case_id="GC-0001")} == {a.unit_id, f.unit_id}
-    assert {l.unit_id for l in store.labels(unit_ids=[b.unit_id, "nope"])} == {b.unit_id}
+    assert [(label.unit_id, label.dimension, label.annotator) for label in got] == sorted(
+        (label.unit_id, label.dimension, label.annotator) for label in got
+    )
+    assert {label.annotator for label in store.labels(annotator="amy")} == {"amy"}
+    assert {label.unit_id for label in store.labels(case_id="GC-0001")} == {a.unit_id, f.unit_id}
+    assert {label.unit_id for label in store.labels(unit_ids=[b.unit_id, "nope"])} == {b.unit_id}
     assert store.labels(unit_ids=[]) == []
     assert len(store.labels(annotator="amy", case_id="GC-0002")) == 1
     first = store.labels(annotator="zoe", unit_ids=[f.unit_id])[0]
@@ -134,7 +142,7 @@ def test_padded_names_are_the_same_annotator_stripped(store):
     store.set_label("bob", claim(1), "supported", 1)
     store.set_label(" bob\u00a0", claim(1), "supported", 0)   # U+00A0 is white space: stripped too
     assert store.annotators() == ["bob"]
-    assert {l.annotator: l.value for l in store.labels()} == {"bob": 0}
+    assert {label.annotator: label.value for label in store.labels()} == {"bob": 0}
 
 
 # --- undo ---------------------------------------------------------------------------------------
@@ -159,7 +167,7 @@ def test_undo_walks_back_through_own_history(store):
     assert store.undo("ann") is None                 # nothing left
     assert store.undo("nobody") is None
     assert store.labels(annotator="ann") == []
-    assert [(l.annotator, l.value) for l in store.labels()] == [("bob", 1)]
+    assert [(label.annotator, label.value) for label in store.labels()] == [("bob", 1)]
     assert store.verify() == []
 
 
@@ -194,7 +202,7 @@ def test_stale_and_orphaned_labels_are_kept_and_reported(store):
             stale[(a.unit_id, "ann")].current_hash) == ("changed", a.text_hash, a2.text_hash)
     assert (stale[(gone.unit_id, "bob")].reason, stale[(gone.unit_id, "bob")].current_hash) == ("orphaned", None)
     assert len(store.labels()) == 3                              # nothing deleted
-    assert [l.unit_id for l in store.current_labels(catalog)] == [b.unit_id]
+    assert [label.unit_id for label in store.current_labels(catalog)] == [b.unit_id]
     assert store.stale(catalog, annotator="bob")[0].unit_id == gone.unit_id
     # Setting the label again on the new text makes it current.
     assert store.set_label("ann", a2, "covered", 1) is not None
@@ -213,7 +221,11 @@ def test_progress_per_case_and_overall(store):
     p = store.progress(catalog)
     assert (p.labelled_units, p.total_units, p.labelled_pairs, p.total_pairs, p.stale_pairs) == (2, 4, 4, 6, 1)
     assert (p.cases["GC-0001"].labelled_units, p.cases["GC-0001"].total_units) == (2, 2)
-    assert (p.cases["GC-0002"].labelled_pairs, p.cases["GC-0002"].total_pairs, p.cases["GC-0002"].stale_pairs) == (1, 3, 1)
+    assert (p.cases["GC-0002"].labelled_pairs, p.cases["GC-0002"].total_pairs, p.cases["GC-0002"].stale_pairs) == (
+        1,
+        3,
+        1,
+    )
     pa = store.progress(catalog, annotator="ann")
     assert (pa.labelled_units, pa.labelled_pairs, pa.annotator) == (2, 3, "ann")
     assert store.progress(catalog, annotator="nobody").labelled_pairs == 0
@@ -241,7 +253,9 @@ def test_consensus_majority_ties_and_unsure(store):
     catalog = catalog_of([u1, u2, u3])
     store.set_label("c", changed(u1, "changed text"), "supported", 0)
     store.set_label("b", changed(u1, "changed text"), "supported", 0)
-    assert {r.unit_id: r.status for r in store.consensus(dimension="supported", catalog=catalog)}[u1.unit_id] == "single"
+    assert {r.unit_id: r.status for r in store.consensus(dimension="supported", catalog=catalog)}[
+        u1.unit_id
+    ] == "single"
 
 
 # --- read-only, versions, errors -----------------------------------------------------------------------
@@ -343,7 +357,15 @@ def test_migration_from_v1_keeps_every_label_and_event(store_url, tmp_path):
     a, c, f, evil = _write_v1_store(store_url)
     with open_store(store_url) as s:
         assert s.schema_version == CURRENT_VERSION
-        got = {(l.annotator, l.unit_id, l.dimension): (l.value, l.text_hash, l.case_id, l.updated_at) for l in s.labels()}
+        got = {
+            (label.annotator, label.unit_id, label.dimension): (
+                label.value,
+                label.text_hash,
+                label.case_id,
+                label.updated_at,
+            )
+            for label in s.labels()
+        }
         ts = canonical_timestamp("2024-05-01 12:00:00")
         assert ts == "2024-05-01T12:00:00.000000+00:00"
         assert got == {
@@ -410,9 +432,11 @@ def test_busy_store_raises_a_clear_error_and_writes_nothing(store_url):
     else:
         conn.execute("BEGIN IMMEDIATE")
     try:
-        with open_store(store_url, busy_timeout=0.1, retries=2) as s:
-            with pytest.raises(StoreBusyError, match="busy.*3 attempts.*nothing was saved"):
-                s.set_label("ann", claim(2), "supported", 1)
+        with (
+            open_store(store_url, busy_timeout=0.1, retries=2) as s,
+            pytest.raises(StoreBusyError, match=r"busy.*3 attempts.*nothing was saved"),
+        ):
+            s.set_label("ann", claim(2), "supported", 1)
     finally:
         conn.close()
     with open_store(store_url) as s:
@@ -441,7 +465,7 @@ def test_parse_url_and_defaults(tmp_path, monkeypatch):
     assert (tmp_path / "env.db").exists()
     monkeypatch.delenv("PLAYGROUND_DB")
     monkeypatch.setattr("platformdirs.user_data_dir", lambda *a, **k: str(tmp_path / "data" / "rag-label-playground"))
-    kind, path = parse_url(None)
+    _kind, path = parse_url(None)
     assert path == tmp_path / "data" / "rag-label-playground" / "labels.db"
     with open_store() as s:  # the default location's folder is created
         assert s.labels() == []
@@ -463,7 +487,7 @@ def test_store_survives_fork_by_reconnecting(tmp_path):
         _, status = os.waitpid(pid, 0)
         assert os.waitstatus_to_exitcode(status) == 0
         s.set_label("ann", claim(3), "supported", 0)
-        assert {l.annotator for l in s.labels()} == {"ann", "child"}
+        assert {label.annotator for label in s.labels()} == {"ann", "child"}
         assert s.integrity_check() == []
 
 

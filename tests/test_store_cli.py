@@ -5,10 +5,14 @@ import argparse
 import json
 
 import pytest
-from store_fixtures import catalog_of, claim, drop_pg_schema, fact, new_pg_schema, passage, pg_server  # noqa: F401
+import store_fixtures as sf
+from store_fixtures import catalog_of, claim, drop_pg_schema, fact, new_pg_schema, passage
 
 from playground.cli import labels as cli
 from playground.store import COLUMNS, EXPORT_COLUMNS, open_store
+
+# pytest fixtures, used by name as test arguments (assigned, not imported, so a test argument is no redefinition)
+pg_server = sf.pg_server
 
 UNITS = [claim(i, case=i % 2) for i in range(4)] + [fact(1), passage(1, case=1)]
 CATALOG = catalog_of(UNITS)
@@ -61,8 +65,10 @@ def test_export_consensus_reports_ties_and_stale(db, capsys):
     code, out, err = run(["labels", "export", "--db", str(db), "--consensus", "--minimal"], capsys)
     assert code == 0
     rows = out.splitlines()[1:]
-    assert rows == sorted([f"consensus,claim,{UNITS[0].unit_id},supported,1", f"consensus,fact,{UNITS[4].unit_id},covered,1"],
-                          key=lambda r: r.split(",")[2])
+    assert rows == sorted(
+        [f"consensus,claim,{UNITS[0].unit_id},supported,1", f"consensus,fact,{UNITS[4].unit_id},covered,1"],
+        key=lambda r: r.split(",")[2],
+    )
     assert "1 tie(s) left out" in err and UNITS[1].unit_id in err and "1 stale label(s) left out" in err
     code, out, err = run(["labels", "export", "--db", str(db), "--include-stale"], capsys)
     assert code == 0 and claim(50).unit_id in out
@@ -99,31 +105,33 @@ def test_import_good_file_and_bad_file(db, tmp_path, capsys):
 
 def test_import_with_annotator_override_jsonl(db, tmp_path, capsys):
     path = tmp_path / "mine.jsonl"
-    path.write_text(json.dumps({"unit_kind": "passage", "unit_id": UNITS[5].unit_id, "dimension": "relevant", "value": 0}) + "\n")
-    code, out, err = run(["labels", "import", str(path), "--annotator", "dora", "--db", str(db)], capsys)
+    path.write_text(
+        json.dumps({"unit_kind": "passage", "unit_id": UNITS[5].unit_id, "dimension": "relevant", "value": 0}) + "\n"
+    )
+    code, _out, _err = run(["labels", "import", str(path), "--annotator", "dora", "--db", str(db)], capsys)
     assert code == 0
     with open_store(db) as s:
         assert s.labels(annotator="dora")[0].value == 0
 
 
 def test_stats_and_history(db, capsys):
-    code, out, err = run(["labels", "stats", "--db", str(db)], capsys)
+    code, out, _err = run(["labels", "stats", "--db", str(db)], capsys)
     assert code == 0
     assert "annotators: 3; current labels (1/0): 4; unsure answers: 0; comments: 0" in out
     assert "progress (any annotator): 1/6 units fully labelled" in out  # only the fact is complete
     assert "stale labels: 0" in out and "consensus ties: 0" in out and EVIL in out
-    code, out, err = run(["labels", "history", UNITS[0].unit_id, "--db", str(db)], capsys)
+    code, out, _err = run(["labels", "history", UNITS[0].unit_id, "--db", str(db)], capsys)
     assert code == 0 and len(out.splitlines()) == 3 and "- -> 1  set" in out
-    code, out, err = run(["labels", "history", UNITS[0].unit_id, "--db", str(db), "--format", "jsonl",
+    code, out, _err = run(["labels", "history", UNITS[0].unit_id, "--db", str(db), "--format", "jsonl",
                           "--annotator", EVIL], capsys)
     assert json.loads(out)["annotator"] == EVIL
-    code, out, err = run(["labels", "history", "no-such-unit", "--db", str(db)], capsys)
+    code, out, _err = run(["labels", "history", "no-such-unit", "--db", str(db)], capsys)
     assert code == 0 and "no events" in out
 
 
 def test_reading_commands_never_create_a_store(tmp_path, capsys):
     for argv in (["labels", "stats"], ["labels", "export"], ["labels", "history", "x"]):
-        code, out, err = run(argv + ["--db", str(tmp_path / "typo.db")], capsys)
+        code, _out, err = run([*argv, "--db", str(tmp_path / "typo.db")], capsys)
         assert code == 1 and err.startswith("error: no label store at") and err[-1] == "\n" and err.count("\n") == 1
     assert not (tmp_path / "typo.db").exists()
 
@@ -141,9 +149,9 @@ def test_init_creates_then_is_idempotent(tmp_path, capsys):
 def test_errors_are_one_line(tmp_path, capsys):
     notdb = tmp_path / "notes.txt"
     notdb.write_text("hello " * 200)
-    code, out, err = run(["labels", "stats", "--db", str(notdb)], capsys)
+    code, _out, err = run(["labels", "stats", "--db", str(notdb)], capsys)
     assert code == 1 and "not a label store" in err and "Traceback" not in err
-    code, out, err = run(["labels", "export", "--db", "mysql://x/y"], capsys)
+    code, _out, err = run(["labels", "export", "--db", "mysql://x/y"], capsys)
     assert code == 1 and "unsupported label store URL" in err
 
 
@@ -176,7 +184,7 @@ def test_golden_export_command(tmp_path, mini_root, capsys, monkeypatch):
                 for d in u.dimensions:
                     s.set_label("ann", u, d, 1)
     out_file = tmp_path / "golden.yaml"
-    code, out, err = run(["labels", "export", "--db", str(db), "--format", "golden", "--root", str(mini_root),
+    code, _out, err = run(["labels", "export", "--db", str(db), "--format", "golden", "--root", str(mini_root),
                           "--out", str(out_file)], capsys)
     assert code == 0 and "2 response(s) written, 1 skipped" in err and "skipped GC-0001-R2" in err
     assert "GC-0001-R1" in out_file.read_text()

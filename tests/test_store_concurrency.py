@@ -11,9 +11,14 @@ import signal
 import time
 
 import pytest
-from store_fixtures import flipper, pg_server, store_url, worker_units, writer  # noqa: F401
+import store_fixtures as sf
+from store_fixtures import flipper, worker_units, writer
 
 from playground.store import open_store
+
+# pytest fixtures, used by name as test arguments (assigned, not imported, so a test argument is no redefinition)
+pg_server = sf.pg_server
+store_url = sf.store_url
 
 CTX = mp.get_context("spawn")
 
@@ -51,7 +56,7 @@ def test_concurrent_writers_lose_nothing(store_url, n_procs, per_proc, tabs):
         units = worker_units(tabs * per_proc)
         expected = {(f"annotator-{k // tabs}", units[i].unit_id, (i + len(f"annotator-{k // tabs}")) % 2)
                     for k in range(n_procs) for i in range((k % tabs) * per_proc, (k % tabs + 1) * per_proc)}
-        assert {(l.annotator, l.unit_id, l.value) for l in labels} == expected
+        assert {(label.annotator, label.unit_id, label.value) for label in labels} == expected
         assert s.annotators() == sorted({f"annotator-{k // tabs}" for k in range(n_procs)})
         assert s.integrity_check() == []
 
@@ -102,7 +107,7 @@ def test_writer_killed_mid_loop_loses_no_returned_label(store_url, tmp_path):
     assert len(returned) >= 300
     units = worker_units(max(returned) + 2)
     with open_store(store_url) as s:
-        stored = {l.unit_id: l.value for l in s.labels(annotator="victim")}
+        stored = {label.unit_id: label.value for label in s.labels(annotator="victim")}
         for i in returned:
             assert stored.get(units[i].unit_id) == (i + len("victim")) % 2, f"label {i} returned but is missing"
         assert len(stored) in (len(returned), len(returned) + 1)  # at most the one in flight beyond

@@ -5,34 +5,23 @@ import io
 import json
 
 import pytest
+import store_fixtures as sf
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_fixtures import (  # noqa: F401
-    catalog_of,
-    claim,
-    drop_pg_schema,
-    fact,
-    new_pg_schema,
-    passage,
-    pg_server,
-    store,
-    store_url,
-)
+from store_fixtures import catalog_of, claim, drop_pg_schema, fact, new_pg_schema, passage
 
 from playground.store import (
     COLUMNS,
-    EXPORT_COLUMNS,
     UNSURE,
-    annotator_problem,
-    export_table,
-    format_bytes,
     LabelImportError,
     ReadOnlyStoreError,
     StoreError,
+    annotator_problem,
     consensus_export,
     export_golden,
     export_rows,
+    export_table,
     format_rows,
     import_file,
     migrate_store,
@@ -40,7 +29,14 @@ from playground.store import (
     write_export,
 )
 
-UNITS = [claim(i, case=i % 3) for i in range(6)] + [fact(i, case=i % 2) for i in range(3)] + [passage(i) for i in range(3)]
+# pytest fixtures, used by name as test arguments (assigned, not imported, so a test argument is no redefinition)
+pg_server = sf.pg_server
+store = sf.store
+store_url = sf.store_url
+
+UNITS = (
+    [claim(i, case=i % 3) for i in range(6)] + [fact(i, case=i % 2) for i in range(3)] + [passage(i) for i in range(3)]
+)
 CATALOG = catalog_of(UNITS)
 EVIL = "x'); DROP TABLE labels;--"
 NAMES = ["ann", EVIL, 'quote "q", comma', "Zoë", "NA", "007", "=cmd()", "+plus", "-minus", "@at", "'quoted"]
@@ -58,7 +54,10 @@ def fill(store):
 
 
 def label_state(store):
-    return sorted((l.annotator, l.unit_kind, l.unit_id, l.case_id, l.dimension, l.value, l.text_hash) for l in store.labels())
+    return sorted(
+        (label.annotator, label.unit_kind, label.unit_id, label.case_id, label.dimension, label.value, label.text_hash)
+        for label in store.labels()
+    )
 
 
 # --- round trip ------------------------------------------------------------------------------------
@@ -122,7 +121,10 @@ def test_import_merges_and_overrides_annotator(store, tmp_path):
                     f"claim,{UNITS[0].unit_id},correct,0\n")
     report = import_file(store, path, CATALOG, annotator_override="ann")
     assert (report.changed, report.unchanged, report.new_annotators) == (1, 1, ())
-    assert [(l.dimension, l.value) for l in store.labels(annotator="ann")] == [("correct", 0), ("supported", 1)]
+    assert [(label.dimension, label.value) for label in store.labels(annotator="ann")] == [
+        ("correct", 0),
+        ("supported", 1),
+    ]
     header_only = tmp_path / "empty.csv"
     header_only.write_text(",".join(COLUMNS) + "\n")
     assert import_file(store, header_only, CATALOG).rows == 0
@@ -134,7 +136,10 @@ def test_import_makes_stale_labels_current_again(store, tmp_path):
     store.set_label("ann", old, "covered", 1)
     assert store.stale(CATALOG)[0].reason == "changed"
     path = tmp_path / "r.jsonl"
-    path.write_text(json.dumps({"annotator": "ann", "unit_kind": "fact", "unit_id": u.unit_id, "dimension": "covered", "value": 1}) + "\n")
+    path.write_text(
+        json.dumps({"annotator": "ann", "unit_kind": "fact", "unit_id": u.unit_id, "dimension": "covered", "value": 1})
+        + "\n"
+    )
     assert import_file(store, path, CATALOG).changed == 1   # same value, new text: a real change
     assert store.stale(CATALOG) == []
 
@@ -167,7 +172,11 @@ BAD_FILES = {
     "value 1.0": ("csv", HEAD + f"ann,claim,{C0},supported,1.0\n", [1]),
     "empty annotator": ("csv", HEAD + GOOD + f"   ,claim,{C0},correct,1\n", [2]),
     "duplicate": ("csv", HEAD + GOOD + f"bob,claim,{C0},supported,0\n" + f"ann,claim,{C0},supported,0\n", [3]),
-    "many bad rows": ("csv", HEAD + GOOD + "ann,claim,nope,supported,1\n" + GOOD + f"ann,claim,{C0},correct,7\n", [2, 3, 4]),
+    "many bad rows": (
+        "csv",
+        HEAD + GOOD + "ann,claim,nope,supported,1\n" + GOOD + f"ann,claim,{C0},correct,7\n",
+        [2, 3, 4],
+    ),
     "empty file": ("csv", "", [0]),
     "malformed csv": ("csv", HEAD + 'ann,"claim,unterminated\n', [0]),
     "jsonl bad json": ("jsonl", jl() + "\n{not json\n", [2]),
@@ -281,11 +290,11 @@ def test_export_golden_writes_the_golden_format(store, mini_root, tmp_path):
     full, partial, tie = sorted(dataset.responses)[:3]
     for rid in (full, tie):
         response, claims, facts = keys[rid]
-        for u, k in zip(claims, response.key_claims):
+        for u, k in zip(claims, response.key_claims, strict=True):
             for name in ("ann", "bob"):
                 store.set_label(name, u, "supported", int(k.supported))
                 store.set_label(name, u, "correct", int(k.correct))
-        for u, (fid, covered) in zip(facts, response.key_facts):
+        for u, (_fid, covered) in zip(facts, response.key_facts, strict=True):
             for name in ("ann", "bob"):
                 store.set_label(name, u, "covered", int(covered))
     response, claims, facts = keys[tie]
@@ -301,7 +310,9 @@ def test_export_golden_writes_the_golden_format(store, mini_root, tmp_path):
     entry = data["responses"][0]
     assert list(entry) == ["response_id", "case_id", "variant", "claims", "facts", "notes"]
     response = dataset.responses[full]
-    assert entry["claims"] == [{"text": k.text, "supported": k.supported, "correct": k.correct} for k in response.key_claims]
+    assert entry["claims"] == [
+        {"text": k.text, "supported": k.supported, "correct": k.correct} for k in response.key_claims
+    ]
     assert entry["facts"] == dict(response.key_facts)
     # The file is a valid golden response file: the loader accepts it and reads the same key back.
     (mini_root / "golden" / "responses" / "responses.yaml").write_text(out.read_text())
@@ -318,7 +329,9 @@ def test_export_golden_writes_the_golden_format(store, mini_root, tmp_path):
     store.set_label("cy", claims[0], "supported", UNSURE)     # unsure never counts
     settled = io.StringIO()
     assert set(export_golden(store, dataset, settled).written) == {full, tie}
-    entry = next(e for e in yaml.safe_load(settled.getvalue().split("\n", 1)[1])["responses"] if e["response_id"] == tie)
+    entry = next(
+        e for e in yaml.safe_load(settled.getvalue().split("\n", 1)[1])["responses"] if e["response_id"] == tie
+    )
     assert entry["claims"][0]["supported"] is bool(flipped)
 
 

@@ -41,10 +41,10 @@ def _by_annotator(labels: Any, dimension: str | None) -> dict[str, dict[tuple[st
                 if dimension is None or dim == dimension:
                     out.setdefault(ann, {})[(uid, dim)] = int(v)
         return out
-    for l in labels:
-        if l.annotator == CONSENSUS or (dimension is not None and l.dimension != dimension):
+    for label in labels:
+        if label.annotator == CONSENSUS or (dimension is not None and label.dimension != dimension):
             continue
-        out.setdefault(l.annotator, {})[(l.unit_id, l.dimension)] = int(l.value)
+        out.setdefault(label.annotator, {})[(label.unit_id, label.dimension)] = int(label.value)
     return out
 
 
@@ -131,13 +131,15 @@ def adjudication_queue(store: Any, catalog: Mapping[str, Any] | None = None, dim
     labels = _current(store, catalog)
     votes: dict[tuple[str, str], list[Any]] = {}
     adjudicated: dict[tuple[str, str], int] = {}
-    for l in labels:
-        if dimension is not None and l.dimension != dimension:
+    for label in labels:
+        if dimension is not None and label.dimension != dimension:
             continue
-        if l.annotator == CONSENSUS:
-            adjudicated[(l.unit_id, l.dimension)] = int(l.value)
+        if label.annotator == CONSENSUS:
+            adjudicated[(label.unit_id, label.dimension)] = int(label.value)
             continue
-        votes.setdefault((l.unit_id, l.dimension), [l.unit_kind, l.case_id, []])[2].append((l.annotator, int(l.value)))
+        votes.setdefault((label.unit_id, label.dimension), [label.unit_kind, label.case_id, []])[2].append(
+            (label.annotator, int(label.value))
+        )
     rows = []
     for (uid, dim), (kind, case_id, vs) in votes.items():
         yes = sum(v for _, v in vs)
@@ -156,7 +158,9 @@ def adjudication_queue(store: Any, catalog: Mapping[str, Any] | None = None, dim
                      "link": "" if link_base is None else case_link(case_id, link_base)})
     cols = ["unit_id", "unit_kind", "case_id", "dimension", "yes", "no", "status", "majority", "votes", "adjudicated",
             "text", "link"]
-    rows.sort(key=lambda r: (r["adjudicated"] is not None, r["status"] != "tie", r["unit_id"], _dim_key(r["dimension"])))
+    rows.sort(
+        key=lambda r: (r["adjudicated"] is not None, r["status"] != "tie", r["unit_id"], _dim_key(r["dimension"]))
+    )
     frame = pd.DataFrame(rows, columns=cols)
     for c in ("majority", "adjudicated"):
         frame[c] = frame[c].astype(object)
@@ -192,12 +196,12 @@ def accuracy_against_key(labels: Any, key: HumanLabelling, *, by: str | None = N
     """
     if isinstance(labels, (list, tuple)) and labels and isinstance(labels[0], HumanLabelling):
         by_ann = {hl.name: {(u, d): int(v) for u, d, v in zip(hl.frame["unit_id"], hl.frame["dimension"],
-                                                               hl.frame["value"])} for hl in labels}
+                                                               hl.frame["value"], strict=True)} for hl in labels}
     else:
         by_ann = _by_annotator(labels, None)
     kf = key.frame
-    keyed = {(u, d): int(v) for u, d, v in zip(kf["unit_id"], kf["dimension"], kf["value"])}
-    extra = {(u, d): g for u, d, g in zip(kf["unit_id"], kf["dimension"], kf[by])} if by else {}
+    keyed = {(u, d): int(v) for u, d, v in zip(kf["unit_id"], kf["dimension"], kf["value"], strict=True)}
+    extra = {(u, d): g for u, d, g in zip(kf["unit_id"], kf["dimension"], kf[by], strict=True)} if by else {}
     groups: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
     for ann in sorted(by_ann):
         for item, v in sorted(by_ann[ann].items()):
@@ -206,7 +210,7 @@ def accuracy_against_key(labels: Any, key: HumanLabelling, *, by: str | None = N
             g = (ann, item[1]) + ((extra[item],) if by else ())
             groups.setdefault(g, []).append((keyed[item], v))
     rows = []
-    for g in sorted(groups, key=lambda g: (g[0], _dim_key(g[1])) + tuple(g[2:])):
+    for g in sorted(groups, key=lambda g: (g[0], _dim_key(g[1]), *g[2:])):
         pairs = groups[g]
         ref = [a for a, _ in pairs]
         mine = [b for _, b in pairs]
@@ -220,5 +224,7 @@ def accuracy_against_key(labels: Any, key: HumanLabelling, *, by: str | None = N
         row.update({"n": len(pairs), "correct": correct, "accuracy": _r(correct / len(pairs)),
                     "low": _r(ci[0]), "high": _r(ci[1]), "kappa": _r(k.kappa), "note": k.reason or k.note})
         rows.append(row)
-    cols = ["annotator", "dimension"] + ([by] if by else []) + ["n", "correct", "accuracy", "low", "high", "kappa", "note"]
+    cols = (
+        ["annotator", "dimension"] + ([by] if by else []) + ["n", "correct", "accuracy", "low", "high", "kappa", "note"]
+    )
     return pd.DataFrame(rows, columns=cols)

@@ -36,13 +36,15 @@ def key_from_dataset(dataset: Any) -> HumanLabelling:
         facts = dict(response.key_facts)
         units = response_units(case, response)
         claim_units = [u for u in units if u.unit_kind == "claim"]
-        for unit, key in zip(claim_units, keys):
+        # shorter wins only for a response keyed on its facts alone (no claim keys); otherwise the
+        # loader guarantees the splitter's claims are exactly the keyed ones
+        for unit, key in zip(claim_units, keys, strict=False):
             if key.text != unit.text:  # pragma: no cover - the golden loader rejects such responses
                 continue
             for dim, value in (("supported", key.supported), ("correct", key.correct)):
                 rows.append({"unit_id": unit.unit_id, "unit_kind": "claim", "case_id": case.case_id,
                              "response_id": rid, "dimension": dim, "value": int(value), "variant": response.variant})
-        for unit, fact in zip([u for u in units if u.unit_kind == "fact"], case.reference_facts):
+        for unit, fact in zip([u for u in units if u.unit_kind == "fact"], case.reference_facts, strict=True):
             if fact.fact_id in facts:
                 rows.append({"unit_id": unit.unit_id, "unit_kind": "fact", "case_id": case.case_id,
                              "response_id": rid, "dimension": "covered", "value": int(facts[fact.fact_id]),

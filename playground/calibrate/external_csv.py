@@ -22,8 +22,8 @@ from .labellings import BINARY_THRESHOLD, AutoLabelling, CalibrationInputError, 
 
 def _implied_threshold(scores: Sequence[float], labels: Sequence[int]) -> float | None:
     """The threshold the labels imply, if ``label == (score >= t)`` for some t: the lowest "yes" score."""
-    yes = [s for s, l in zip(scores, labels) if l == 1]
-    no = [s for s, l in zip(scores, labels) if l == 0]
+    yes = [s for s, label in zip(scores, labels, strict=True) if label == 1]
+    no = [s for s, label in zip(scores, labels, strict=True) if label == 0]
     if yes and (not no or max(no) < min(yes)):
         return float(min(yes))
     return None
@@ -63,7 +63,8 @@ def auto_from_csv(path: str | Path, *, dimension: str | None = None, name: str |
         problems.append((0, f"unknown dimension {dimension!r} (known: {', '.join(DIMENSIONS)})"))
     if problems:
         raise CalibrationInputError(problems, source)
-    rows, seen = [], {}
+    rows: list[dict[str, Any]] = []  # one record per data row, the frame's columns
+    seen: dict[tuple[str, str], int] = {}  # (unit_id, dimension) -> the row that had it first
     for n, rec in enumerate(reader, start=1):
         if None in rec:
             problems.append((n, f"more fields than the header has columns ({len(header)})"))

@@ -77,7 +77,7 @@ class HumanLabelling:
 
     def labels(self, dimension: str) -> dict[str, int]:
         f = self.frame[self.frame["dimension"] == dimension]
-        return dict(zip(f["unit_id"], f["value"].astype(int)))
+        return dict(zip(f["unit_id"], f["value"].astype(int), strict=True))
 
     def subsample(self, share: float, seed: int | str = 0) -> HumanLabelling:
         """A deterministic ``share`` of the labelled units ("what if only this many were labelled?").
@@ -135,7 +135,7 @@ class AutoLabelling:
 
 
 def _human_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFrame:
-    cols = list(HUMAN_COLUMNS) + [c for c in extra]
+    cols = [*HUMAN_COLUMNS, *extra]
     frame = rows[cols].copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), columns=cols)
     frame["value"] = frame["value"].astype(int)
     for c in ("unit_id", "unit_kind", "case_id", "response_id", "dimension"):
@@ -145,7 +145,7 @@ def _human_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame, extra: Sequen
 
 
 def _auto_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame, extra: Sequence[str] = ()) -> pd.DataFrame:
-    cols = list(AUTO_COLUMNS) + [c for c in extra]
+    cols = [*AUTO_COLUMNS, *extra]
     frame = rows[cols].copy() if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), columns=cols)
     frame["score"] = frame["score"].astype(float)
     frame["label"] = frame["label"].astype(int)
@@ -154,13 +154,25 @@ def _auto_frame(rows: Iterable[Mapping[str, Any]] | pd.DataFrame, extra: Sequenc
     return frame.sort_values(["unit_id", "dimension"], kind="mergesort").reset_index(drop=True)
 
 
+def _field(label: Any, name: str) -> Any:
+    """``name`` of a label given as a mapping (None if absent) or as an object (empty string if absent)."""
+    return label.get(name) if isinstance(label, Mapping) else getattr(label, name, "")
+
+
 def human_from_labels(labels: Iterable[Any], name: str, kind: str = "annotator", note: str = "") -> HumanLabelling:
     """A labelling from label objects (``StoredLabel``, ``model.Label`` or dicts) of ONE annotator."""
     rows = []
-    for l in labels:
-        get = l.get if isinstance(l, Mapping) else (lambda k, _l=l: getattr(_l, k, ""))
-        rows.append({"unit_id": get("unit_id"), "unit_kind": get("unit_kind"), "case_id": get("case_id") or "",
-                     "response_id": get("response_id") or "", "dimension": get("dimension"), "value": int(get("value"))})  # type: ignore[arg-type]
+    for label in labels:
+        rows.append(
+            {
+                "unit_id": _field(label, "unit_id"),
+                "unit_kind": _field(label, "unit_kind"),
+                "case_id": _field(label, "case_id") or "",
+                "response_id": _field(label, "response_id") or "",
+                "dimension": _field(label, "dimension"),
+                "value": int(_field(label, "value")),
+            }
+        )
     return HumanLabelling(name, _human_frame(rows), kind, note)
 
 

@@ -29,26 +29,32 @@ def human_from_store(store: Any, annotator: str, catalog: Mapping[str, Any] | No
 
 def _with_response(labels: Iterable[Any], catalog: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     out = []
-    for l in labels:
-        unit = catalog.get(l.unit_id) if catalog is not None else None
-        out.append({"unit_id": l.unit_id, "unit_kind": l.unit_kind, "case_id": l.case_id,
+    for label in labels:
+        unit = catalog.get(label.unit_id) if catalog is not None else None
+        out.append({"unit_id": label.unit_id, "unit_kind": label.unit_kind, "case_id": label.case_id,
                     "response_id": getattr(unit, "response_id", "") if unit is not None else "",
-                    "dimension": l.dimension, "value": int(l.value)})
+                    "dimension": label.dimension, "value": int(label.value)})
     return out
 
 
 def human_consensus(store: Any, catalog: Mapping[str, Any] | None = None) -> HumanLabelling:
     """The store's consensus: an adjudicated label (annotator ``consensus``) where there is one, else the
     majority of the annotators' current labels; ties without adjudication are left out."""
-    adjudicated = {(l.unit_id, l.dimension): l for l in _current(store, catalog, CONSENSUS)}
+    adjudicated = {(label.unit_id, label.dimension): label for label in _current(store, catalog, CONSENSUS)}
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for c in store.consensus(catalog=catalog):
         if c.value is not None:
             rows[(c.unit_id, c.dimension)] = {"unit_id": c.unit_id, "unit_kind": c.unit_kind, "case_id": c.case_id,
                                               "response_id": "", "dimension": c.dimension, "value": int(c.value)}
-    for key, l in adjudicated.items():
-        rows[key] = {"unit_id": l.unit_id, "unit_kind": l.unit_kind, "case_id": l.case_id, "response_id": "",
-                     "dimension": l.dimension, "value": int(l.value)}
+    for key, label in adjudicated.items():
+        rows[key] = {
+            "unit_id": label.unit_id,
+            "unit_kind": label.unit_kind,
+            "case_id": label.case_id,
+            "response_id": "",
+            "dimension": label.dimension,
+            "value": int(label.value),
+        }
     if catalog is not None:
         for r in rows.values():
             unit = catalog.get(r["unit_id"])

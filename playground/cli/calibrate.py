@@ -326,6 +326,10 @@ def _guard(fn):
     return wrapper
 
 
+def _round4(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
 def _boot(args, default: int) -> int:
     return default if getattr(args, "boot", None) is None else args.boot
 
@@ -416,7 +420,7 @@ def run_golden(args: argparse.Namespace) -> int:
     whatif = ppi_by_dimension(key.subsample(share, seed=sample_seed), auto, report.dimensions, width=args.width,
                               sample_seed=sample_seed)
     truth = {d: report.comparisons[d].human_rate.rate for d in report.dimensions}
-    whatif.insert(len(whatif.columns) - 1, "key_rate", [round(truth[d], 4) for d in whatif["dimension"]])
+    whatif.insert(len(whatif.columns) - 1, "key_rate", [_round4(truth[d]) for d in whatif["dimension"]])
     print()
     _print_ppi(whatif, f"PPI what-if: only {share:.0%} of the key labelled (the calibration sample of seed "
                f"{sample_seed}); key_rate = the full key's rate:", ("key_rate",))

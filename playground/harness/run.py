@@ -34,7 +34,7 @@ import io
 import json
 import os
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ from . import score as S
 from .assertions import AssertionResult, check_assertions, summarise
 from .config import Config
 from .decide import Signals, decide, flags
-from .retrieve import Hit, build_retriever, case_query, retrieve_cases
+from .retrieve import Hit, Leg, build_retriever, case_query, retrieve_cases
 
 #: Authored variants that stand for a correct system; hard assertions on them gate CI.
 REFERENCE_VARIANTS = frozenset({"grounded_correct", "proper_abstention"})
@@ -86,7 +86,9 @@ def _r(x: float | None) -> float | None:
 def data_fingerprint(root: Path) -> str:
     """SHA-256 (16 hex) over the corpus and golden files' paths and bytes, in path order."""
     digest = hashlib.sha256()
-    for path in sorted([*root.glob("corpus/*/*.md"), *root.glob("golden/cases/*.yaml"), *root.glob("golden/responses/*.yaml")]):
+    for path in sorted(
+        [*root.glob("corpus/*/*.md"), *root.glob("golden/cases/*.yaml"), *root.glob("golden/responses/*.yaml")]
+    ):
         digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -116,27 +118,31 @@ def score_passages(case: Case, hits: Sequence[Hit], config: Config) -> list[dict
     rows = []
     for hit in hits:
         rel = S.relevance(query, hit.passage.text)
-        rows.append({
-            "unit_id": passage_unit(case, hit.passage).unit_id,
-            "passage_id": hit.passage.passage_id,
-            "locator": str(hit.passage.locator),
-            "rank": hit.rank,
-            "retrieval_score": _r(hit.score),
-            "relevance": _r(rel),
-            "relevant": int(rel >= threshold),
-            "from_expected_source": any(S.from_expected_source(loc, case.expected_sources) for loc in hit.passage.locators),
-        })
+        rows.append(
+            {
+                "unit_id": passage_unit(case, hit.passage).unit_id,
+                "passage_id": hit.passage.passage_id,
+                "locator": str(hit.passage.locator),
+                "rank": hit.rank,
+                "retrieval_score": _r(hit.score),
+                "relevance": _r(rel),
+                "relevant": int(rel >= threshold),
+                "from_expected_source": any(
+                    S.from_expected_source(loc, case.expected_sources) for loc in hit.passage.locators
+                ),
+            }
+        )
     return rows
 
 
-def score_response(case: Case, hits: Sequence[Hit], response: Response, config: Config, passage_rows: list[dict],
-                   context: S.Context | None = None) -> dict[str, Any]:
+def score_response(case: Case, hits: Sequence[Hit], response: Response, config: Config,
+                   passage_rows: list[dict[str, Any]], context: S.Context | None = None) -> dict[str, Any]:
     """Every automatic label and signal for one response, plus decision, flags and assertions.
 
     ``context``: the retrieved passages tokenised once (:class:`score.Context`); built here when None.
     """
     passages = [h.passage for h in hits]
-    context = context if context is not None else S.Context(passages)
+    context = context if context is not None else S.Context([p.text for p in passages])
     floor = config["scoring.support_floor"]
     cfloor = config["scoring.correctness_floor"]
     query = case_query(case, config["retrieval.use_history"])
@@ -148,8 +154,8 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
     abstained = signals_raw.abstention or any(S.is_abstention(s) for s in sentences)
     fact_texts = [f.statement for f in case.reference_facts]
     key = {k.text: k for k in response.key_claims}
-    claim_rows = []
-    for claim, sup in zip(claims, signals_raw.claim_support):
+    claim_rows: list[dict[str, Any]] = []
+    for claim, sup in zip(claims, signals_raw.claim_support, strict=True):
         if case.must_abstain:
             # Only an abstention is correct on a case that must abstain.
             corr = 1.0 if S.is_abstention(claim.text) else 0.0
@@ -164,13 +170,17 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
             "key_correct": None if k is None else int(k.correct),
         })
     key_facts = dict(response.key_facts)
-    fact_rows = []
+    fact_rows: list[dict[str, Any]] = []
     for fact in case.reference_facts:
         covered = S.fact_covered(response.text, fact.accept)
-        fact_rows.append({
-            "unit_id": f"{response.response_id}::{fact.fact_id}", "fact_id": fact.fact_id,
-            "covered": int(covered), "key_covered": None if fact.fact_id not in key_facts else int(key_facts[fact.fact_id]),
-        })
+        fact_rows.append(
+            {
+                "unit_id": f"{response.response_id}::{fact.fact_id}",
+                "fact_id": fact.fact_id,
+                "covered": int(covered),
+                "key_covered": None if fact.fact_id not in key_facts else int(key_facts[fact.fact_id]),
+            }
+        )
     accepted = [a for f in case.reference_facts for a in f.accept] + list(case.must_contain)
     answer_ok = S.answer_correct(response.text, accepted, must_abstain=case.must_abstain)
     if abstained and not case.must_abstain:
@@ -227,11 +237,11 @@ def score_case(case: Case, hits: Sequence[Hit], responses: Sequence[Response], c
     # A retrieved passage stands for every section it draws from (fixed windows can span two).
     retrieved = []
     for hit in hits:
-        match = [str(l) for l in hit.passage.locators if str(l) in expected]
+        match = [str(loc) for loc in hit.passage.locators if str(loc) in expected]
         retrieved.append(match[0] if match else str(hit.passage.locator))
     scores = retrieval_scores(case.case_id, case.case_type, retrieved, expected, k)
     passage_rows = score_passages(case, hits, config)
-    context = S.Context([h.passage for h in hits])  # shared by every response of the case
+    context = S.Context([h.passage.text for h in hits])  # shared by every response of the case
     return {
         "case_id": case.case_id, "case_type": case.case_type, "tenant": case.tenant, "query": case.query,
         "expected_sources": expected,
@@ -267,7 +277,7 @@ class ModelLegs:
             needed.append(config["embeddings.model"])
         self.models.preflight(needed)  # the one-line fix before any work
 
-    def legs(self) -> list[Callable]:
+    def legs(self) -> list[Leg]:
         from .embed import EmbeddingIndex
 
         if "embedding" not in self.config["retrieval.legs"]:
@@ -277,9 +287,13 @@ class ModelLegs:
     def generate(self, case: Case, passages: Sequence[Passage]) -> Response:
         from .generate import generate_response
 
-        return generate_response(self.models, case, passages, self.config["generation.model"], self.config["generation.options"])
+        return generate_response(
+            self.models, case, passages, self.config["generation.model"], self.config["generation.options"]
+        )
 
-    def judge(self, case: Case, passages: Sequence[Passage], response: Response, scored: dict) -> dict | None:
+    def judge(
+        self, case: Case, passages: Sequence[Passage], response: Response, scored: dict[str, Any]
+    ) -> dict[str, Any] | None:
         """Judge one response when the judge is on and (if windowed) its groundedness is uncertain."""
         from .judge import in_uncertainty_window, judge_response
 
@@ -331,7 +345,9 @@ def run_harness(
         previous = json.loads(meta_path.read_text(encoding="utf-8"))
         if previous != run_meta:
             what = [k for k in run_meta if previous.get(k) != run_meta[k]]
-            raise RunError(f"cannot resume {out}: its {', '.join(what)} differ from this run's — use a new --out folder")
+            raise RunError(
+                f"cannot resume {out}: its {', '.join(what)} differ from this run's — use a new --out folder"
+            )
     elif out.exists() and any(out.iterdir()) and not resume:
         if not meta_path.is_file():
             raise RunError(f"{out} exists and is not a harness run folder — choose an empty or new --out folder")
@@ -361,12 +377,15 @@ def run_harness(
         one = Dataset(dataset.root, dataset.corpus, {case_id: case}, {})
         hits = retrieve_cases(one, config, retriever, legs.legs() if legs else ())[case_id]
         if config["responses.source"] == "generated":
+            assert legs is not None, "generated responses use models, so the legs were set up above"
             responses = [legs.generate(case, [h.passage for h in hits])]
         else:
             responses = dataset.responses_for(case_id)
         result = score_case(case, hits, responses, config)
         if legs:
-            for scored, response in zip(result["responses"], sorted(responses, key=lambda r: r.response_id)):
+            for scored, response in zip(
+                result["responses"], sorted(responses, key=lambda r: r.response_id), strict=True
+            ):
                 scored["judge"] = legs.judge(case, [h.passage for h in hits], response, scored)
         _atomic_write(checkpoints / f"{case_id}.json", _dump(result))
         if bar:
@@ -396,7 +415,7 @@ def _agreement(pairs: Sequence[tuple[int, int | None]]) -> float | None:
     return _mean([1.0 if a == k else 0.0 for a, k in judged])
 
 
-def aggregate(results: Sequence[dict]) -> dict[str, float | None]:
+def aggregate(results: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     """Quality metrics over a set of case results (all in [0, 1], see README for each)."""
     responses = [r for c in results for r in c["responses"]]
     m: dict[str, float | None] = {}
@@ -424,19 +443,22 @@ def aggregate(results: Sequence[dict]) -> dict[str, float | None]:
     return m
 
 
-def _gated(case: dict, response: dict) -> bool:
+def _gated(case: dict[str, Any], response: dict[str, Any]) -> bool:
     return response["origin"] != "authored" or response["variant"] in REFERENCE_VARIANTS
 
 
-def build_report(config: Config, fingerprint: str, results: Sequence[dict], sample: int | None, model_stats: dict | None) -> dict:
+def build_report(
+    config: Config, fingerprint: str, results: Sequence[dict[str, Any]], sample: int | None,
+    model_stats: dict[str, Any] | None
+) -> dict[str, Any]:
     from .. import __version__
 
-    by_type: dict[str, list[dict]] = defaultdict(list)
+    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for c in results:
         by_type[c["case_type"]].append(c)
-    everything: dict[str, list] = {}
-    gated: dict[str, list] = {}
-    caught: dict[str, list] = {}
+    everything: dict[str, list[AssertionResult]] = {}
+    gated: dict[str, list[AssertionResult]] = {}
+    caught: dict[str, list[AssertionResult]] = {}
     for c in results:
         for r in c["responses"]:
             key = f"{c['case_id']}/{r['response_id']}"
@@ -459,7 +481,7 @@ def build_report(config: Config, fingerprint: str, results: Sequence[dict], samp
                 "plus no_cross_tenant_passage for every response; other authored variants are built to fail",
     }
     responses = [r for c in results for r in c["responses"]]
-    variants: dict[str, list[dict]] = defaultdict(list)
+    variants: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in responses:
         variants[r["variant"]].append(r)
     per_variant = {}
@@ -478,13 +500,19 @@ def build_report(config: Config, fingerprint: str, results: Sequence[dict], samp
         "config_fingerprint": config.fingerprint(),
         "data_fingerprint": fingerprint,
         "sample": sample,
-        "counts": {"cases": len(results), "responses": len(responses),
-                   "passages": sum(len(c["passages"]) for c in results),
-                   "claims": sum(len(r["claims"]) for r in responses),
-                   "facts": sum(len(r["facts"]) for r in responses),
-                   "cases_without_relevant_source": sum(1 for c in results if not c["expected_sources"])},
+        "counts": {
+            "cases": len(results),
+            "responses": len(responses),
+            "passages": sum(len(c["passages"]) for c in results),
+            "claims": sum(len(r["claims"]) for r in responses),
+            "facts": sum(len(r["facts"]) for r in responses),
+            "cases_without_relevant_source": sum(1 for c in results if not c["expected_sources"]),
+        },
         "assertions": assertions,
-        "metrics": {"overall": aggregate(results), "by_case_type": {t: aggregate(cs) for t, cs in sorted(by_type.items())}},
+        "metrics": {
+            "overall": aggregate(results),
+            "by_case_type": {t: aggregate(cs) for t, cs in sorted(by_type.items())},
+        },
         "decisions": {
             "verdicts": dict(sorted(Counter(r["decision"]["verdict"] for r in responses).items())),
             "failure_types": dict(sorted(Counter(str(r["decision"]["failure_type"]) for r in responses).items())),
@@ -500,7 +528,7 @@ def build_report(config: Config, fingerprint: str, results: Sequence[dict], samp
     return report
 
 
-def _csv(rows: list[dict], columns: Sequence[str]) -> str:
+def _csv(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
@@ -517,42 +545,87 @@ CASE_COLUMNS = (
 UNIT_COLUMNS = ("annotator", "unit_kind", "unit_id", "case_id", "response_id", "dimension", "value", "score", "key")
 
 
-def write_reports(out: Path, report: dict, results: Sequence[dict]) -> None:
+def write_reports(out: Path, report: dict[str, Any], results: Sequence[dict[str, Any]]) -> None:
     """Write report.json, cases.csv, units.csv and cases.jsonl (byte-stable)."""
     annotator = f"harness:{report['config']['name']}"
     case_rows, unit_rows = [], []
     for c in results:
         for p in c["passages"]:
-            unit_rows.append({"annotator": annotator, "unit_kind": "passage", "unit_id": p["unit_id"], "case_id": c["case_id"],
-                              "response_id": "", "dimension": "relevant", "value": p["relevant"], "score": p["relevance"],
-                              "key": int(p["from_expected_source"])})
+            unit_rows.append(
+                {
+                    "annotator": annotator,
+                    "unit_kind": "passage",
+                    "unit_id": p["unit_id"],
+                    "case_id": c["case_id"],
+                    "response_id": "",
+                    "dimension": "relevant",
+                    "value": p["relevant"],
+                    "score": p["relevance"],
+                    "key": int(p["from_expected_source"]),
+                }
+            )
         for r in c["responses"]:
             rates = r["rates"]
-            case_rows.append({
-                "case_id": c["case_id"], "case_type": c["case_type"], "tenant": c["tenant"], "response_id": r["response_id"],
-                "variant": r["variant"], "origin": r["origin"], "verdict": r["decision"]["verdict"],
-                "failure_type": r["decision"]["failure_type"] or "", "next_action": r["decision"]["next_action"],
-                "confidence": r["decision"]["confidence"], "answer_correct": int(r["answer_correct"]),
-                "abstained": int(r["abstained"]), "hallucination": int(r["flags"]["hallucination"]),
-                "grounded_but_wrong": int(r["flags"]["grounded_but_wrong"]), "review_queue": int(r["flags"]["review_queue"]),
-                **{d: rates[d]["rate"] if rates[d]["rate"] is not None else "" for d in DIMENSION_ORDER},
-                "groundedness": r["signals"]["groundedness"], "attribution": r["signals"]["attribution"],
-                "specificity": r["signals"]["specificity"], "recall_at_k": c["retrieval"]["metrics"]["recall"],
-                "mrr": c["retrieval"]["metrics"]["reciprocal_rank"],
-                "assertion_failures": " ".join(a["name"] for a in r["assertions"] if a["status"] == "fail"),
-                "reason": r["decision"]["reason"],
-            })
+            case_rows.append(
+                {
+                    "case_id": c["case_id"],
+                    "case_type": c["case_type"],
+                    "tenant": c["tenant"],
+                    "response_id": r["response_id"],
+                    "variant": r["variant"],
+                    "origin": r["origin"],
+                    "verdict": r["decision"]["verdict"],
+                    "failure_type": r["decision"]["failure_type"] or "",
+                    "next_action": r["decision"]["next_action"],
+                    "confidence": r["decision"]["confidence"],
+                    "answer_correct": int(r["answer_correct"]),
+                    "abstained": int(r["abstained"]),
+                    "hallucination": int(r["flags"]["hallucination"]),
+                    "grounded_but_wrong": int(r["flags"]["grounded_but_wrong"]),
+                    "review_queue": int(r["flags"]["review_queue"]),
+                    **{d: rates[d]["rate"] if rates[d]["rate"] is not None else "" for d in DIMENSION_ORDER},
+                    "groundedness": r["signals"]["groundedness"],
+                    "attribution": r["signals"]["attribution"],
+                    "specificity": r["signals"]["specificity"],
+                    "recall_at_k": c["retrieval"]["metrics"]["recall"],
+                    "mrr": c["retrieval"]["metrics"]["reciprocal_rank"],
+                    "assertion_failures": " ".join(a["name"] for a in r["assertions"] if a["status"] == "fail"),
+                    "reason": r["decision"]["reason"],
+                }
+            )
             for cl in r["claims"]:
                 for dim, value, score_key, key in (("supported", cl["supported"], "support", cl["key_supported"]),
                                                    ("correct", cl["correct"], "correctness", cl["key_correct"])):
-                    unit_rows.append({"annotator": annotator, "unit_kind": "claim", "unit_id": cl["unit_id"], "case_id": c["case_id"],
-                                      "response_id": r["response_id"], "dimension": dim, "value": value,
-                                      "score": cl[score_key], "key": "" if key is None else key})
+                    unit_rows.append(
+                        {
+                            "annotator": annotator,
+                            "unit_kind": "claim",
+                            "unit_id": cl["unit_id"],
+                            "case_id": c["case_id"],
+                            "response_id": r["response_id"],
+                            "dimension": dim,
+                            "value": value,
+                            "score": cl[score_key],
+                            "key": "" if key is None else key,
+                        }
+                    )
             for f in r["facts"]:
-                unit_rows.append({"annotator": annotator, "unit_kind": "fact", "unit_id": f["unit_id"], "case_id": c["case_id"],
-                                  "response_id": r["response_id"], "dimension": "covered", "value": f["covered"],
-                                  "score": float(f["covered"]), "key": "" if f["key_covered"] is None else f["key_covered"]})
+                unit_rows.append(
+                    {
+                        "annotator": annotator,
+                        "unit_kind": "fact",
+                        "unit_id": f["unit_id"],
+                        "case_id": c["case_id"],
+                        "response_id": r["response_id"],
+                        "dimension": "covered",
+                        "value": f["covered"],
+                        "score": float(f["covered"]),
+                        "key": "" if f["key_covered"] is None else f["key_covered"],
+                    }
+                )
     _atomic_write(out / "report.json", _dump(report))
     _atomic_write(out / "cases.csv", _csv(case_rows, CASE_COLUMNS))
     _atomic_write(out / "units.csv", _csv(unit_rows, UNIT_COLUMNS))
-    _atomic_write(out / "cases.jsonl", "".join(json.dumps(c, sort_keys=True, ensure_ascii=False) + "\n" for c in results))
+    _atomic_write(
+        out / "cases.jsonl", "".join(json.dumps(c, sort_keys=True, ensure_ascii=False) + "\n" for c in results)
+    )

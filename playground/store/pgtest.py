@@ -49,7 +49,8 @@ def find_bin_dir() -> Path | None:
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 @dataclass
@@ -63,12 +64,12 @@ class Cluster:
     run_as: tuple[int, int] | None
     version: str = ""
 
-    def _run(self, *args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess:
-        kwargs = {}
-        if self.run_as:
-            kwargs = {"user": self.run_as[0], "group": self.run_as[1], "extra_groups": []}
+    def _run(self, *args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        # None is subprocess.run's own default for each: run as ourselves unless run_as is set
+        user, group = self.run_as if self.run_as else (None, None)
+        extra_groups: list[int] | None = [] if self.run_as else None
         return subprocess.run(list(args), capture_output=True, text=True, check=check, timeout=timeout,
-                              cwd=str(self.datadir.parent), **kwargs)
+                              cwd=str(self.datadir.parent), user=user, group=group, extra_groups=extra_groups)
 
     def stop(self) -> None:
         try:
@@ -98,7 +99,9 @@ def start_cluster(max_connections: int = 100) -> Cluster:
     """initdb + pg_ctl start in a new temp dir on a free loopback port; raise ClusterUnavailable if impossible."""
     bin_dir = find_bin_dir()
     if bin_dir is None:
-        raise ClusterUnavailable("no PostgreSQL server binaries (initdb, pg_ctl) on PATH or under /usr/lib/postgresql/*/bin")
+        raise ClusterUnavailable(
+            "no PostgreSQL server binaries (initdb, pg_ctl) on PATH or under /usr/lib/postgresql/*/bin"
+        )
     run_as = _run_as()
     base = Path(tempfile.mkdtemp(prefix="playground-pg-"))
     if run_as:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import html
 import io
+import itertools
 import math
 import os
 import sys
@@ -42,6 +43,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import calibrate as C
+from ..model import DIMENSIONS
 
 BLUE, ORANGE, GREEN, RED, GREY = "#0072B2", "#E69F00", "#009E73", "#C0392B", "#777777"
 DIM_TITLES = {"relevant": "context relevance (passage relevant)", "supported": "faithfulness (claim supported)",
@@ -66,7 +68,8 @@ def _figure(width: float = 5.6, height: float = 3.3, dpi: int = 96) -> tuple[Fig
 def png(fig: Figure) -> bytes:
     """The figure as PNG bytes (no timestamp metadata, so the same figure gives the same bytes)."""
     buf = io.BytesIO()
-    fig.canvas.print_png(buf, metadata={"Software": None})
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)  # _figure's is Agg
+    canvas.print_png(buf, metadata={"Software": None})
     return buf.getvalue()
 
 
@@ -77,7 +80,9 @@ def sweep_figure(tc: C.ThresholdCalibration, title: str = "") -> Figure:
     k = [math.nan if r.kappa is None else r.kappa for r in tc.rows]
     f = [math.nan if r.f1 is None else r.f1 for r in tc.rows]
     ax.plot(xs, k, color=BLUE, linewidth=1.8, label="Cohen's kappa")
-    ax.plot(xs, f, color=ORANGE, linewidth=1.5, linestyle="--", label="F1 (" + ("yes" if tc.f1_class else "no") + " class)")
+    ax.plot(
+        xs, f, color=ORANGE, linewidth=1.5, linestyle="--", label="F1 (" + ("yes" if tc.f1_class else "no") + " class)"
+    )
     if tc.default is not None:
         ax.axvline(tc.default.threshold, color=GREY, linewidth=1, linestyle=":")
         ax.annotate(f"default {tc.default.threshold:g}", (tc.default.threshold, 0.02), fontsize=7.5, color=GREY,
@@ -106,11 +111,11 @@ def reliability_figure(frame, title: str = "") -> Figure:
     if len(frame):
         x = frame["mean_score"].astype(float).tolist()
         y = frame["yes_rate"].astype(float).tolist()
-        lo = [a - b for a, b in zip(y, frame["low"].astype(float))]
-        hi = [b - a for a, b in zip(y, frame["high"].astype(float))]
+        lo = [a - b for a, b in zip(y, frame["low"].astype(float), strict=True)]
+        hi = [b - a for a, b in zip(y, frame["high"].astype(float), strict=True)]
         ax.errorbar(x, y, yerr=[lo, hi], fmt="o", color=BLUE, markersize=4, capsize=2, linewidth=1,
                     label="human yes-rate, 95% Wilson")
-        for xi, yi, n in zip(x, y, frame["n"]):
+        for xi, yi, n in zip(x, y, frame["n"], strict=True):
             ax.annotate(f"{n}", (xi, yi), fontsize=6.5, color=GREY, xytext=(4, -8), textcoords="offset points")
     ax.set_xlim(-0.02, 1.02)
     ax.set_ylim(-0.02, 1.02)
@@ -122,7 +127,7 @@ def reliability_figure(frame, title: str = "") -> Figure:
     return fig
 
 
-def ppi_figure(frame, title: str = "", truth: Mapping[str, float] | None = None) -> Figure:
+def ppi_figure(frame, title: str = "", truth: Mapping[str, float | None] | None = None) -> Figure:
     """Per dimension: the human-only Wilson interval, the automatic-only rate and the PPI interval."""
     dims = list(frame["dimension"]) if len(frame) else []
     fig, ax = _figure(5.6, 0.8 + 0.75 * max(1, len(dims)))
@@ -180,11 +185,13 @@ def ragtruth_figure(rt: C.RagTruthCalibration) -> Figure:
     """Kappa against the support floor for every RAGTruth scorer; defaults and fold choices marked."""
     fig, ax = _figure(5.8, 3.4)
     colours = [ORANGE, BLUE, GREEN, RED]
-    for s, colour in zip(rt.scorers, colours):
+    for s, colour in zip(rt.scorers, itertools.cycle(colours)):
         t = s.sweep
+        cv = "n/a" if t.cv is None else f"{t.cv.kappa:.2f}"  # None only for an empty sweep
         ax.plot([r.threshold for r in t.rows], [math.nan if r.kappa is None else r.kappa for r in t.rows],
-                color=colour, linewidth=1.8, label=f"{s.name}: CV kappa {t.cv.kappa:.2f}")
-        ax.plot([t.best.threshold], [t.best.kappa], "o", color=colour, markersize=5)
+                color=colour, linewidth=1.8, label=f"{s.name}: CV kappa {cv}")
+        if t.best is not None:
+            ax.plot([t.best.threshold], [t.best.kappa], "o", color=colour, markersize=5)
     default = rt.scorers[-1].default_floor
     ax.axvline(default, color=GREY, linewidth=1, linestyle=":")
     ax.annotate(f"default floor {default:g}", (default, 0.0), fontsize=7.5, color=GREY, xytext=(3, 2),
@@ -212,7 +219,9 @@ def write_charts(report: C.CalibrationReport, out_dir: str | Path) -> list[Path]
     for d in report.dimensions:
         if not report.sweeps[d].binary and report.sweeps[d].rows:
             paths.append(_save(sweep_figure(report.sweeps[d]), out / f"sweep_{d}.png"))
-        paths.append(_save(reliability_figure(report.reliability[d], f"reliability: {d}"), out / f"reliability_{d}.png"))
+        paths.append(
+            _save(reliability_figure(report.reliability[d], f"reliability: {d}"), out / f"reliability_{d}.png")
+        )
         paths.append(_save(confusion_figure(report.comparisons[d]), out / f"confusion_{d}.png"))
     if len(report.ppi):
         paths.append(_save(ppi_figure(report.ppi), out / "ppi.png"))
@@ -224,7 +233,7 @@ def write_ragtruth_charts(rt: C.RagTruthCalibration, out_dir: str | Path) -> lis
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = [_save(ragtruth_figure(rt), out / "ragtruth_floor.png")]
-    for s, auto in zip(rt.scorers, rt.autos):
+    for s, auto in zip(rt.scorers, rt.autos, strict=True):
         stem = s.name.replace(" ", "_")
         paths.append(_save(sweep_figure(s.sweep, f"RAGTruth: {s.name}"), out / f"sweep_{stem}.png"))
         rel = C.reliability_for(rt.human, auto, "supported")
@@ -276,7 +285,9 @@ CSS = """
 .pc-warn { background: #fff8c5; border: 1px solid #d4a72c; padding: 4px 8px; border-radius: 4px; }
 .pc-err { color: #cf222e; font-weight: 600; }
 .pc-table { border-collapse: collapse; font-size: 12.5px; margin: 2px 0 6px 0; }
-.pc-table td, .pc-table th { padding: 2px 6px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; }
+.pc-table td, .pc-table th {
+  padding: 2px 6px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top;
+}
 .pc-table th { color: #656d76; font-weight: 500; }
 .pc-big { font-size: 15px; }
 </style>
@@ -323,9 +334,11 @@ def _sweep_html(t: C.ThresholdCalibration) -> str:
         return "".join(parts)
     dci = "" if s["default_kappa_low"] is None else f" [{s['default_kappa_low']:.3f}, {s['default_kappa_high']:.3f}]"
     bci = "" if s["best_kappa_low"] is None else f" [{s['best_kappa_low']:.3f}, {s['best_kappa_high']:.3f}]"
-    parts.append(f"<div>default threshold <b>{_cell(s['default_threshold'])}</b>: kappa {_cell(s['default_kappa'])}{dci}, "
-                 f"F1 {_cell(s['default_f1'])} &nbsp;·&nbsp; best threshold <b>{_cell(s['best_threshold'])}</b>: kappa "
-                 f"{_cell(s['best_kappa'])}{bci}, F1 {_cell(s['best_f1'])} (in-sample)</div>")
+    parts.append(
+        f"<div>default threshold <b>{_cell(s['default_threshold'])}</b>: kappa {_cell(s['default_kappa'])}{dci}, "
+        f"F1 {_cell(s['default_f1'])} &nbsp;·&nbsp; best threshold <b>{_cell(s['best_threshold'])}</b>: kappa "
+        f"{_cell(s['best_kappa'])}{bci}, F1 {_cell(s['best_f1'])} (in-sample)</div>"
+    )
     if t.cv is not None:
         cv = t.cv
         parts.append(f"<div>out of sample ({cv.folds}-fold cross-validation grouped by {_esc(t.group_by)}, "
@@ -360,6 +373,12 @@ class Sources:
         self.messages: list[str] = []
 
     # --- RAGTruth
+    def _require_ragtruth(self) -> C.RagTruthCalibration:
+        rt = self.ragtruth()
+        if rt is None:
+            raise FileNotFoundError(f"no RAGTruth claim file at {self.ragtruth_path}")
+        return rt
+
     def ragtruth(self) -> C.RagTruthCalibration | None:
         if "rt" not in self._cache:
             if not self.ragtruth_path.is_file():
@@ -406,7 +425,7 @@ class Sources:
         store = self.store()
         if store is None:
             return []
-        return sorted({l.annotator for l in store.current_labels(self.catalog())} - {C.CONSENSUS})
+        return sorted({label.annotator for label in store.current_labels(self.catalog())} - {C.CONSENSUS})
 
     def human_options(self, dataset: str) -> list[tuple[str, str]]:
         if dataset == "ragtruth":
@@ -437,8 +456,7 @@ class Sources:
         ck = f"human:{dataset}:{key}"
         if ck not in self._cache:
             if key == "ragtruth":
-                rt = self.ragtruth()
-                self._cache[ck] = rt.human
+                self._cache[ck] = self._require_ragtruth().human
             elif key == "key":
                 self._cache[ck] = C.key_from_run(self.run_dir())
             elif key == "consensus":
@@ -453,7 +471,7 @@ class Sources:
         ck = f"auto:{dataset}:{key}"
         if ck not in self._cache:
             if dataset == "ragtruth":
-                rt = self.ragtruth()
+                rt = self._require_ragtruth()
                 self._cache[ck] = rt.autos[0] if key == "plain" else rt.autos[1]
             elif key == "judge":
                 self._cache[ck] = self.judge()
@@ -546,9 +564,22 @@ class CalibrationApp:
         self.queue_box = W.VBox([])
         self.queue_box.add_class("pc-queue")
         self._busy = False
-        controls = W.VBox([self.dataset, W.HBox([self.human, self.auto]), W.HBox([self.dimension, self.share, self.sample_seed]),
-                           W.HBox([self.upload, W.HTML("<span class='pc-muted'>an external tool's scores: CSV with "
-                                                       "unit_id, score, label[, dimension]</span>")])])
+        controls = W.VBox(
+            [
+                self.dataset,
+                W.HBox([self.human, self.auto]),
+                W.HBox([self.dimension, self.share, self.sample_seed]),
+                W.HBox(
+                    [
+                        self.upload,
+                        W.HTML(
+                            "<span class='pc-muted'>an external tool's scores: CSV with "
+                            "unit_id, score, label[, dimension]</span>"
+                        ),
+                    ]
+                ),
+            ]
+        )
         self.widget = W.VBox([
             W.HTML(CSS + "<div class='pc-h'>Calibration: can this automatic scorer be trusted, where, and at which "
                    "threshold?</div>"),
@@ -668,8 +699,10 @@ class CalibrationApp:
         link = None if ds == "ragtruth" else self.link_base
         self.report = report = C.calibrate(h, a, [dim], link_base=link, n_boot=500)
         comp, tc = report.comparisons[dim], report.sweeps[dim]
-        self.summary.value = (f"<div class='pc-h2'>{_esc(h.name)} versus {_esc(a.name)} — {_esc(DIM_TITLES.get(dim, dim))}"
-                              f"</div><div class='pc-muted'>{_esc(h.note)}</div>" + _comparison_html(comp))
+        self.summary.value = (
+            f"<div class='pc-h2'>{_esc(h.name)} versus {_esc(a.name)} — {_esc(DIM_TITLES.get(dim, dim))}"
+            f"</div><div class='pc-muted'>{_esc(h.note)}</div>" + _comparison_html(comp)
+        )
         self.confusion_img.value = png(confusion_figure(comp))
         self.sweep_html.value = _sweep_html(tc)
         self.sweep_img.value = png(sweep_figure(tc)) if tc.rows and not tc.binary else b""
@@ -747,8 +780,9 @@ class CalibrationApp:
             return
         catalog = self.sources.catalog()
         labels = store.current_labels(catalog)
-        people = sorted({l.annotator for l in labels} - {C.CONSENSUS})
-        dims = sorted({l.dimension for l in labels}, key=C._dim_key)
+        people = sorted({label.annotator for label in labels} - {C.CONSENSUS})
+        present = {label.dimension for label in labels}
+        dims = [d for d in DIMENSIONS if d in present] + sorted(present - set(DIMENSIONS))
         results = [C.annotator_agreement(labels, d) for d in dims] + [C.annotator_agreement(labels)]
         import pandas as pd
 
@@ -760,7 +794,7 @@ class CalibrationApp:
         key = self.sources._cache.get("key_dataset")
         if key is None:
             key = self.sources._cache["key_dataset"] = C.key_from_dataset(load_dataset(self.sources.root))
-        acc = C.accuracy_against_key([l for l in labels if l.annotator != C.CONSENSUS], key)
+        acc = C.accuracy_against_key([label for label in labels if label.annotator != C.CONSENSUS], key)
         parts = [W.HTML(f"<div>{len(people)} annotator(s) with current labels: {_esc(', '.join(people) or '-')}</div>"
                         + table_html(summary)
                         + "<div class='pc-h2'>pairwise Cohen's kappa</div>"

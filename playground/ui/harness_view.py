@@ -22,8 +22,22 @@ FILTERS = {
     "assertion failed": lambda df: df["assertion_failures"].fillna("") != "",
     "rejected": lambda df: df["verdict"] == "REJECT",
 }
-TABLE_COLUMNS = ["case_id", "case_type", "response_id", "variant", "verdict", "failure_type", "answer_correct",
-                 "hallucination", "review_queue", "faithfulness", "correctness", "coverage", "assertion_failures", "reason"]
+TABLE_COLUMNS = [
+    "case_id",
+    "case_type",
+    "response_id",
+    "variant",
+    "verdict",
+    "failure_type",
+    "answer_correct",
+    "hallucination",
+    "review_queue",
+    "faithfulness",
+    "correctness",
+    "coverage",
+    "assertion_failures",
+    "reason",
+]
 
 
 def ensure_run(run_dir: str | Path | None = None, root: str | Path | None = None) -> Path:
@@ -40,7 +54,9 @@ def ensure_run(run_dir: str | Path | None = None, root: str | Path | None = None
 
 def load_run(run: Path) -> tuple[dict[str, Any], pd.DataFrame]:
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
-    cases = pd.read_csv(run / "cases.csv", dtype={"assertion_failures": str, "failure_type": str}, keep_default_na=False)
+    cases = pd.read_csv(
+        run / "cases.csv", dtype={"assertion_failures": str, "failure_type": str}, keep_default_na=False
+    )
     return report, cases
 
 
@@ -112,14 +128,19 @@ def launch(run_dir: str | Path | None = None):
     import ipywidgets as W
     from IPython.display import display
 
-    run = ensure_run(run_dir or os.environ.get("PLAYGROUND_HARNESS_RUN") or None, os.environ.get("PLAYGROUND_ROOT") or None)
+    run = ensure_run(
+        run_dir or os.environ.get("PLAYGROUND_HARNESS_RUN") or None, os.environ.get("PLAYGROUND_ROOT") or None
+    )
     report, cases = load_run(run)
     score = W.HTML(scorecard_html(report))
     fig = variant_chart(report)
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     chart = W.Image(value=buf.getvalue(), format="png")
-    boxes = {name: W.Checkbox(description=name, value=False, indent=False, layout=W.Layout(width="160px")) for name in FILTERS}
+    boxes = {
+        name: W.Checkbox(description=name, value=False, indent=False, layout=W.Layout(width="160px"))
+        for name in FILTERS
+    }
     types = W.SelectMultiple(options=sorted(cases["case_type"].unique()), rows=6, description="case types")
     count = W.Label()
     table = W.HTML()
@@ -134,6 +155,16 @@ def launch(run_dir: str | Path | None = None):
     refresh()
     style = W.HTML("<style>.pg-table{border-collapse:collapse;font-size:12px}.pg-table td,.pg-table th"
                    "{border:1px solid #ddd;padding:2px 6px;text-align:left}</style>")
-    page = W.VBox([style, score, chart, W.HTML("<h4>Every case</h4>"), W.HBox([W.VBox(list(boxes.values())), types]), count, table])
+    page = W.VBox(
+        [
+            style,
+            score,
+            chart,
+            W.HTML("<h4>Every case</h4>"),
+            W.HBox([W.VBox(list(boxes.values())), types]),
+            count,
+            table,
+        ]
+    )
     display(page)
     return page
