@@ -13,22 +13,21 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_fixtures import (  # noqa: F401  (fixtures are used by name)
+import browser_fixtures as bf
+from browser_fixtures import (
     ARTIFACTS,
     IMG,
     PAGE_TIMEOUT_MS,
     SCRIPT,
     XSS_CLAIMS,
     XSS_QUERY,
-    browser,
-    need_chromium,
     open_app,
-    page,
-    server,
     start_server,
     stop_server,
     wait_for_log,
 )
+
+browser, page, server = bf.browser, bf.page, bf.server  # fixtures, used by name
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -130,7 +129,7 @@ def test_label_undo_weight_and_reload(server, page, capsys):
     from playground.store import open_store
 
     with open_store(server.db, read_only=True) as store:
-        assert sorted((l.unit_kind, l.dimension, l.value) for l in store.labels(annotator="alice")) == [
+        assert sorted((lab.unit_kind, lab.dimension, lab.value) for lab in store.labels(annotator="alice")) == [
             ("claim", "supported", 0), ("passage", "relevant", 1)]
 
 
@@ -206,7 +205,7 @@ def test_two_tabs_label_at_once(server, browser, capsys):
     from playground.store import open_store
 
     with open_store(server.db, read_only=True) as store:
-        mine = {(l.unit_kind, l.dimension): l.value for l in store.labels(annotator="tabs")}
+        mine = {(lab.unit_kind, lab.dimension): lab.value for lab in store.labels(annotator="tabs")}
         assert mine == {("passage", "relevant"): 1, ("claim", "supported"): 0}
         assert {"alice", "tabs"} <= set(store.annotators())
 
