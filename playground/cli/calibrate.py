@@ -388,6 +388,9 @@ def run_ragtruth(args: argparse.Namespace) -> int:
     _table(rt.by_task(), None, "out of sample, by task type (pooled held-out predictions; asymptotic intervals):")
     sup = rt.scorer("support scorer")
     print()
+    if sup.cv is None:
+        print(f"out-of-sample figures: not computed — cross-validation is undefined: {sup.cv_reason}")
+        return 0
     print(f"support scorer: default floor {sup.default_floor:g}, best floor in-sample by "
           f"{args.criterion.replace('_', ' ')} {sup.best.threshold:g}, floors chosen per fold "
           f"{' '.join(f'{t:g}' for t in sup.cv.fold_thresholds)}; out-of-sample kappa "

@@ -636,6 +636,10 @@ class CalibrationApp:
             return
         sup = rt.scorer("support scorer")
         cv = sup.cv
+        if cv is None:
+            self.ragtruth_box.children = [W.HTML(f"<div class='pc-warn'>Cross-validation is undefined on this "
+                                                 f"sample: {_esc(sup.cv_reason)}.</div>")]
+            return
         head = (f"<div>{rt.n} claims from {rt.responses} responses to {rt.sources} sources; {rt.hallucinated} marked "
                 f"hallucinated by RAGTruth's annotators. Out of sample (5-fold cross-validation grouped by source), "
                 f"the support scorer agrees with them at kappa <b>{cv.kappa:.3f}</b> [{cv.kappa_low:.3f}, "
