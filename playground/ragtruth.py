@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 #: Required fields and their JSON types (``float`` accepts ints too).
-FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
+FIELD_TYPES: dict[str, type] = {
     "example_id": str,
     "source_id": str,
     "response_id": str,
@@ -132,7 +132,7 @@ class RagTruthSample:
     def __len__(self) -> int:
         return len(self.records)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[RagTruthRecord]:
         return iter(self.records)
 
     @property
@@ -160,7 +160,7 @@ def group_by_response(records: Iterable[RagTruthRecord]) -> dict[str, tuple[RagT
     return OrderedDict((k, tuple(sorted(v, key=lambda r: r.claim_index))) for k, v in out.items())
 
 
-def _type_ok(value, want) -> bool:
+def _type_ok(value: object, want: type) -> bool:
     if want is bool:
         return isinstance(value, bool)
     if want is int:
@@ -174,7 +174,7 @@ _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "a l
                float: "a number"}
 
 
-def _check_line(obj, ln: int, problems: list[tuple[int, str]]) -> RagTruthRecord | None:
+def _check_line(obj: object, ln: int, problems: list[tuple[int, str]]) -> RagTruthRecord | None:
     if not isinstance(obj, dict):
         problems.append((ln, f"expected a JSON object, got {type(obj).__name__}"))
         return None
@@ -191,7 +191,7 @@ def _check_line(obj, ln: int, problems: list[tuple[int, str]]) -> RagTruthRecord
         return None
     ok = True
 
-    def fail(msg):
+    def fail(msg: str) -> None:
         nonlocal ok
         problems.append((ln, msg))
         ok = False
@@ -304,7 +304,8 @@ def load_ragtruth(path: str | Path) -> RagTruthSample:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:  # name the line (hardening, issue 17.9)
-        raise RagTruthError([(raw.count(b"\n", 0, exc.start) + 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})")], str(p)) from None
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise RagTruthError([(line, f"not UTF-8 text ({exc.reason} at byte {exc.start})")], str(p)) from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .tables import _r
 from .thresholds import ThresholdCalibration, threshold_sweep
 
+if TYPE_CHECKING:
+    from ..ragtruth import RagTruthRecord
+
 #: The baseline support score (the calibration issue's plain token coverage): one
 #: definition, in :mod:`playground.ragtruth`, serves the loader's evaluation and this module.
 plain_coverage = plain_token_coverage
@@ -44,7 +47,7 @@ def default_ragtruth_path() -> Path:
     return shared_data_dir() / "ragtruth" / "claims.jsonl"
 
 
-def _records(sample_or_path: Any) -> list:
+def _records(sample_or_path: Any) -> list[RagTruthRecord]:
     from ..ragtruth import RagTruthSample, load_ragtruth
 
     if isinstance(sample_or_path, (str, Path)):
@@ -120,15 +123,18 @@ class ScorerFigures:
 
     @property
     def default_floor(self) -> float:
-        return self.sweep.default_threshold
+        floor = self.sweep.default_threshold
+        if floor is None:  # ragtruth_auto always names one
+            raise ValueError(f"{self.name}: the sweep has no default floor")
+        return floor
 
     @property
     def default(self) -> SweepRow:
-        return self.sweep.default
+        return _sweep_row(self.sweep, "default")
 
     @property
     def best(self) -> SweepRow:
-        return self.sweep.best
+        return _sweep_row(self.sweep, "best")
 
     @property
     def cv(self) -> CVResult | None:
@@ -144,20 +150,21 @@ class ScorerFigures:
         criterion and by the alternative one, in-sample at the best floor and out of sample."""
         base = {"scorer": self.name}
 
-        def row(evaluation: str, floor: str, r: Any, ci: tuple, kappa: Any = None) -> dict[str, Any]:
+        def row(evaluation: str, floor: str, r: Any, ci: tuple[float | None, float | None],
+                kappa: Any = None) -> dict[str, Any]:
             return {**base, "evaluation": evaluation, "floor": floor,
                     "kappa": _r(r.kappa if kappa is None else kappa), "kappa_low": _r(ci[0]), "kappa_high": _r(ci[1]),
                     "balanced_accuracy": _r(r.balanced_accuracy), "f1_hallucinated": _r(r.f1),
                     "precision_hallucinated": _r(r.precision), "recall_hallucinated": _r(r.recall)}
 
         t = self.sweep
-        d = t.default
+        d = _sweep_row(t, "default")
         rows = [row("in-sample, default floor", f"{d.threshold:g}", d, t.default_kappa_ci)]
         for sw in (t, self.alternative):
             if sw is None:
                 continue
             by = _CRITERION_TEXT[sw.criterion]
-            b, cv = sw.best, sw.cv
+            b, cv = _sweep_row(sw, "best"), sw.cv
             rows.append(row(f"in-sample, best floor by {by}", f"{b.threshold:g}", b, sw.best_kappa_ci))
             if cv is None:
                 continue
@@ -167,6 +174,14 @@ class ScorerFigures:
 
 
 _CRITERION_TEXT = {"kappa": "kappa", "balanced_accuracy": "balanced accuracy"}
+
+
+def _sweep_row(t: ThresholdCalibration, which: str) -> SweepRow:
+    """The ``default`` or ``best`` row of a sweep; a ValueError when it has none (no unit labelled by both)."""
+    r = t.default if which == "default" else t.best
+    if r is None:
+        raise ValueError(f"no {which} floor for {t.dimension!r}: {t.cv_reason or 'no units labelled by both'}")
+    return r
 
 
 @dataclass(frozen=True, eq=False)

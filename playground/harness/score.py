@@ -81,7 +81,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from playground.harness.tokens import (
     Analysis,
@@ -91,6 +91,9 @@ from playground.harness.tokens import (
     match_key,
     stem,
 )
+
+if TYPE_CHECKING:
+    from playground.model import Locator
 
 __all__ = [
     "ABSTENTION_MAX_CONTENT",
@@ -287,6 +290,11 @@ class Context:
 
     __slots__ = ("_lowered", "keys", "passage_keys", "passages")
 
+    passages: tuple[str, ...]
+    passage_keys: tuple[frozenset[str], ...]
+    keys: frozenset[str]
+    _lowered: str | None
+
     def __init__(self, context: str | Sequence[str] | Context):
         if isinstance(context, Context):
             passages = context.passages
@@ -301,7 +309,7 @@ class Context:
         object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages))
         object.__setattr__(self, "_lowered", None)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Context is immutable")
 
     def __len__(self) -> int:
@@ -339,7 +347,7 @@ def _union_keys(passages: tuple[str, ...]) -> frozenset[str]:
     return frozenset().union(*(context_keys(p) for p in passages))
 
 
-def _text_of(p) -> str:
+def _text_of(p: object) -> str:
     if isinstance(p, str):
         return p
     text = getattr(p, "text", None)
@@ -635,14 +643,14 @@ def relevance(query: str, passage_text: str) -> float:
     return sum(1 for k in q if k in keys) / len(q)
 
 
-def from_expected_source(passage, expected_sources: Iterable) -> bool:
+def from_expected_source(passage: object, expected_sources: Iterable[Locator]) -> bool:
     """Gold signal (evaluation only, not available in production): whether the
     passage's locator (a :class:`playground.model.Locator`, or an object with a
     ``locator``) is one of the case's expected sources; tenant and slug must be
     equal and headings equal after slugging."""
     from playground.model import slugify
 
-    loc = getattr(passage, "locator", passage)
+    loc: Any = getattr(passage, "locator", passage)  # a Locator, or anything with a .locator
     key = (loc.tenant, loc.slug, slugify(loc.heading))
     return any((e.tenant, e.slug, slugify(e.heading)) == key for e in expected_sources)
 
@@ -764,9 +772,10 @@ def attribution(sentences: Sequence[str], passages: Sequence[str] | Context,
         cites = [int(x) for m in _CITE_RE.finditer(s) for x in m.group(1).split(",")]
         idx = [c - 1 for c in cites if 1 <= c <= len(singles)] if cites else range(len(singles))
         for i in idx:
-            if singles[i] is None:
-                singles[i] = Context(ctx.passages[i])
-            if support(s, singles[i]) >= floor:
+            single = singles[i]
+            if single is None:
+                single = singles[i] = Context(ctx.passages[i])
+            if support(s, single) >= floor:
                 hit += 1
                 break
     return hit / len(sents)

@@ -80,7 +80,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, pairwise
 from typing import NamedTuple
 
 __all__ = [
@@ -106,7 +106,26 @@ __all__ = [
 #: Fixed English stopword list (function words, auxiliaries, pronouns).
 #: Numbers are never stopwords.
 STOPWORDS: frozenset[str] = frozenset(
-    ["a", "about", "above", "after", "again", "against", "all", "almost", "also", "although", "always", "am", "among", "an", "and", "another", "any", "anyone", "anything", "are", "aren't", "around", "as", "at", "be", "became", "because", "become", "been", "before", "being", "below", "between", "both", "but", "by", "can", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "done", "down", "during", "each", "either", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets", "getting", "got", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "however", "i", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "just", "let", "like", "made", "make", "makes", "many", "may", "me", "might", "more", "most", "much", "must", "my", "myself", "neither", "no", "nor", "not", "of", "off", "often", "on", "once", "one", "only", "or", "other", "others", "otherwise", "our", "ours", "ourselves", "out", "over", "own", "per", "perhaps", "quite", "rather", "really", "same", "several", "shall", "she", "should", "shouldn't", "since", "so", "some", "something", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "therefore", "these", "they", "this", "those", "though", "through", "thus", "to", "too", "toward", "towards", "under", "until", "up", "upon", "us", "use", "used", "using", "very", "via", "was", "wasn't", "we", "well", "were", "weren't", "what", "when", "where", "whether", "which", "while", "who", "whom", "whose", "why", "will", "with", "within", "without", "won't", "would", "wouldn't", "yes", "yet", "you", "your", "yours", "yourself", "yourselves", "i'm", "i've", "i'd", "i'll", "you're", "you've", "we're", "they're", "he's", "she's", "let's"]
+    [
+        "a", "about", "above", "after", "again", "against", "all", "almost", "also", "although", "always", "am",
+        "among", "an", "and", "another", "any", "anyone", "anything", "are", "aren't", "around", "as", "at", "be",
+        "became", "because", "become", "been", "before", "being", "below", "between", "both", "but", "by", "can",
+        "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "done", "down",
+        "during", "each", "either", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get",
+        "gets", "getting", "got", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "her", "here",
+        "hers", "herself", "him", "himself", "his", "how", "however", "i", "if", "in", "into", "is", "isn't", "it",
+        "it's", "its", "itself", "just", "let", "like", "made", "make", "makes", "many", "may", "me", "might", "more",
+        "most", "much", "must", "my", "myself", "neither", "no", "nor", "not", "of", "off", "often", "on", "once",
+        "one", "only", "or", "other", "others", "otherwise", "our", "ours", "ourselves", "out", "over", "own", "per",
+        "perhaps", "quite", "rather", "really", "same", "several", "shall", "she", "should", "shouldn't", "since", "so",
+        "some", "something", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then",
+        "there", "there's", "therefore", "these", "they", "this", "those", "though", "through", "thus", "to", "too",
+        "toward", "towards", "under", "until", "up", "upon", "us", "use", "used", "using", "very", "via", "was",
+        "wasn't", "we", "well", "were", "weren't", "what", "when", "where", "whether", "which", "while", "who", "whom",
+        "whose", "why", "will", "with", "within", "without", "won't", "would", "wouldn't", "yes", "yet", "you", "your",
+        "yours", "yourself", "yourselves", "i'm", "i've", "i'd", "i'll", "you're", "you've", "we're", "they're", "he's",
+        "she's", "let's",
+    ]
 )
 
 #: Negation words (stopwords for coverage; reported separately).
@@ -117,7 +136,10 @@ NEGATIONS: frozenset[str] = frozenset(
 #: Capitalised words that are not names even outside sentence starts: common
 #: title-case words of headings and list labels.
 NON_NAME_CAPITALS: frozenset[str] = frozenset(
-    ["step", "steps", "note", "tip", "tips", "example", "examples", "summary", "passage", "passages", "answer", "question", "conclusion", "overall", "first", "second", "third", "finally", "additionally", "also", "however"]
+    [
+        "step", "steps", "note", "tip", "tips", "example", "examples", "summary", "passage", "passages", "answer",
+        "question", "conclusion", "overall", "first", "second", "third", "finally", "additionally", "also", "however",
+    ]
 )
 
 #: Number words and their digit values.
@@ -149,7 +171,7 @@ _FAST_RE = re.compile(rf"{_DATE}|{_TIME}|{_PATH}|{_NUM}|{_WORD}")
 _SRCWORD = r"(?:[Pp]assages?|PASSAGES?|[Ss]ources?|SOURCES?|[Dd]ocuments?|DOCUMENTS?|[Dd]oc)"
 # The marker patterns, each with substrings one of which it needs (the regex
 # runs only when one is present; see strip_markers).
-_MARKERS: tuple[tuple[tuple[str, ...], re.Pattern], ...] = (
+_MARKERS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("[",), re.compile(r"\[\s*\d+(?:\s*[,\-]\s*\d+)*\s*\]")),
     (("(",), re.compile(rf"\(\s*{_SRCWORD}\s*\d+(?:\s*(?:,|and|&)\s*\d+)*\s*\)")),
     (("assage", "ASSAGE", "ource", "OURCE", "ocument", "OCUMENT", "oc ", "OC "),
@@ -260,7 +282,7 @@ def _is_identifier(tok: str) -> bool:
         # camelCase: a capital right after a lower-case letter
         if tok.islower() or tok.isupper():
             return False
-        return any(a.islower() and b.isupper() for a, b in zip(tok, tok[1:]))
+        return any(a.islower() and b.isupper() for a, b in pairwise(tok))
     if "_" in tok or ":" in tok:
         return True
     if any(c.isdigit() for c in tok):
@@ -270,7 +292,7 @@ def _is_identifier(tok: str) -> bool:
     if "/" in tok:
         parts = tok.split("/")
         return len(parts) > 2 or not all(p.isalpha() for p in parts)
-    if any(a.islower() and b.isupper() for a, b in zip(tok, tok[1:])):
+    if any(a.islower() and b.isupper() for a, b in pairwise(tok)):
         return True
     if "-" in tok:
         letters = tok.replace("-", "").replace("'", "")
@@ -305,10 +327,12 @@ CACHE_SIZES: dict[str, int] = {"word_info": 65_536, "chunk_tokens": 131_072, "ch
 
 # Per-surface-token facts of a word token (independent of its position):
 # (is_identifier, lower, pieces, content, numbers, negations, name_stems, all_caps)
-_WORD_INFO: dict[str, tuple] = {}
+_WordInfo = tuple[bool, str, tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...],
+                  tuple[str, ...] | None, bool]
+_WORD_INFO: dict[str, _WordInfo] = {}
 
 
-def _word_info(tok: str) -> tuple:
+def _word_info(tok: str) -> _WordInfo:
     info = _WORD_INFO.get(tok)
     if info is not None:
         return info
@@ -358,10 +382,18 @@ _SENT_END_RE = re.compile(r"[.!?:\n]")
 
 # Per-token facts independent of position:
 # (words, content, numbers, identifiers, negations, name_stems, all_caps, n_exact)
-_TokInfo = tuple
+_TokInfo = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...],
+                 tuple[str, ...] | None, bool, int]
+# A token of a chunk: its _TokInfo, then (gap_has_end, gap_is_space, kind, token).
+_ChunkToken = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...],
+                    tuple[str, ...] | None, bool, int, bool, bool, str | None, str]
+# A chunk's tokens and the (has_end, is_space) facts of its tail.
+_ChunkEntry = tuple[tuple[_ChunkToken, ...], tuple[bool, bool]]
 
 
-def _token_info(kind: str, tok: str, code: bool = False) -> _TokInfo:
+def _token_info(kind: str | None, tok: str, code: bool = False) -> _TokInfo:
+    # kind: the TOKEN_RE group matched (Match.lastgroup, typed str | None although
+    # every alternative of TOKEN_RE is a named group); anything else is a word.
     if kind == "num" or kind == "date" or kind == "time":
         v = number_value(tok) if kind == "num" else tok
         return ((tok.lower(),), (v,), (v,), (), (), None, False, 1)
@@ -384,20 +416,20 @@ def _gap_facts(gap: str) -> tuple[bool, bool]:
     return (_SENT_END_RE.search(gap) is not None, not gap.strip())
 
 
-class _ChunkTokens(dict):
+class _ChunkTokens(dict[str, _ChunkEntry]):
     """A space-separated chunk of (marker-stripped) text -> its tokens, each as
     its token info (8 fields, :func:`_token_info`) followed by
     ``(gap_has_end, gap_is_space, kind, token)`` for the gap before it
     inside the chunk, and the same two facts for the chunk's tail.  No token
     spans a space, so a text's tokens are its chunks' tokens in order."""
 
-    def __missing__(self, chunk: str) -> tuple:
-        toks = []
+    def __missing__(self, chunk: str) -> _ChunkEntry:
+        toks: list[_ChunkToken] = []
         prev = 0
         for m in TOKEN_RE.finditer(chunk):
             kind = m.lastgroup
             end_, ws = _gap_facts(chunk[prev:m.start()])
-            toks.append(_token_info(kind, m.group()) + (end_, ws, kind, m.group()))
+            toks.append((*_token_info(kind, m.group()), end_, ws, kind, m.group()))
             prev = m.end()
         entry = (tuple(toks), _gap_facts(chunk[prev:]))
         if len(self) >= CACHE_SIZES["chunk_tokens"]:
@@ -528,7 +560,7 @@ def _keys_of(tok: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-class _ChunkKeys(dict):
+class _ChunkKeys(dict[str, tuple[str, ...]]):
     """Keys of a whitespace-separated chunk of lower-cased context text.  No
     token pattern spans whitespace, so the keys of a text are the union of the
     keys of its chunks; a missing chunk is computed on first use."""
@@ -566,7 +598,7 @@ def _context_keys(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=4_096)
-def _identifier_re(ident: str) -> re.Pattern:
+def _identifier_re(ident: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.\-/])" + re.escape(ident) + r"(?![\w]|[.\-/:]\w)")
 
 
