@@ -83,7 +83,7 @@ def profile(db: Path, cache: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PLAYGROUND_DB": str(db), "MPLBACKEND": "Agg",
            "PLAYGROUND_CACHE": str(cache), "QUERY_STRING": "annotator=bench-profile"}
     for _ in range(2):  # the first fills the harness cache, as the pool's first kernel does
-        out = subprocess.run([sys.executable, "-c", PROFILE], env=env, capture_output=True, text=True)
+        out = subprocess.run([sys.executable, "-c", PROFILE], env=env, capture_output=True, text=True, cwd=ROOT)
         if out.returncode:
             raise SystemExit(f"profile failed: {out.stderr.strip().splitlines()[-1:]}")
     data = json.loads(out.stdout.strip().splitlines()[-1])
