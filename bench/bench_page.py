@@ -3,14 +3,16 @@
 
 Two parts:
 
-1. **Where a kernel's time and memory go** (``--profile``, on by default): a
-   fresh Python runs what the notebook's first cell runs (``from playground.ui
-   import launch; launch()``) after importing, one group at a time, the
-   modules it pulls, and prints each group's import seconds and resident
-   memory added (psutil RSS).  The groups: ipykernel (every kernel pays it),
-   statsmodels' inter-rater module (kappa; it pulls scipy and pandas),
-   matplotlib's figure and Agg backend (the chart), bm25s (retrieval for the
-   harness run), then the rest of ``launch()`` (data, harness, widgets).
+1. **Where a kernel's time and memory go** (on by default, ``--no-profile``
+   skips it): a fresh Python imports ipykernel (every kernel pays it), then
+   runs what the notebook's first cell runs (``from playground.ui import
+   launch; launch()``, with ``?annotator=``) on a new store and a harness
+   cache filled by a first such process (as the pool's first kernel does),
+   and prints each step's seconds and resident memory added (psutil RSS),
+   the RSS with the page built and which of statsmodels, scipy, pandas,
+   matplotlib, bm25s, numba the page loaded (none, since issue 13.2); then
+   what those would add (statsmodels' inter-rater module, matplotlib's
+   figure and Agg backend, bm25s) for comparison.
 2. **Page open** (``--pages N``, default 5 each): ``playground serve`` on the
    shipped data, Debian's Chromium opening ``/?annotator=...`` until the
    first label control is visible (as tests/browser_fixtures.open_app):
@@ -55,33 +57,43 @@ def step(name, fn):
     rows.append((name, time.perf_counter() - t0, (me.memory_info().rss - rss0) / 2**20))
 step("python + psutil (baseline)", lambda: None)
 step("ipykernel (every kernel)", lambda: __import__("ipykernel.ipkernel"))
-step("statsmodels.stats.inter_rater (kappa; pulls scipy, pandas)",
+app = []
+def page():
+    from playground.ui import launch
+    app.append(launch(display=False))
+step("launch(): data, store, harness results (cache), widgets", page)
+assert type(app[0]).__name__ == "PlaygroundApp", app[0]
+HEAVY = ("statsmodels", "scipy", "pandas", "matplotlib", "bm25s", "numba")
+loaded = [m for m in HEAVY if m in sys.modules]
+rss_page = me.memory_info().rss / 2**20
+step("(not on the page) statsmodels.stats.inter_rater: scipy, pandas",
      lambda: __import__("statsmodels.stats.inter_rater"))
 def mpl():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.figure, matplotlib.backends.backend_agg  # noqa: F401
-step("matplotlib figure + Agg (the chart)", mpl)
-step("bm25s (retrieval for the harness run)", lambda: __import__("bm25s"))
-step("ipywidgets", lambda: __import__("ipywidgets"))
-def page():
-    from playground.ui import launch
-    launch(display=False)
-step("the rest of launch(): data, harness run, store, widgets", page)
-print(json.dumps({"rows": rows, "rss_mib": me.memory_info().rss / 2**20}))
+step("(not on the page) matplotlib figure + Agg", mpl)
+step("(not on the page) bm25s: numba", lambda: __import__("bm25s"))
+print(json.dumps({"rows": rows, "rss_page": rss_page, "loaded": loaded,
+                  "harness": app[0].session.harness_source}))
 """
 
 
-def profile(db: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PLAYGROUND_DB": str(db), "MPLBACKEND": "Agg"}
-    out = subprocess.run([sys.executable, "-c", PROFILE], env=env, capture_output=True, text=True, check=True)
+def profile(db: Path, cache: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PLAYGROUND_DB": str(db), "MPLBACKEND": "Agg",
+           "PLAYGROUND_CACHE": str(cache), "QUERY_STRING": "annotator=bench-profile"}
+    for _ in range(2):  # the first fills the harness cache, as the pool's first kernel does
+        out = subprocess.run([sys.executable, "-c", PROFILE], env=env, capture_output=True, text=True, cwd=ROOT)
+        if out.returncode:
+            raise SystemExit(f"profile failed: {out.stderr.strip().splitlines()[-1:]}")
     data = json.loads(out.stdout.strip().splitlines()[-1])
-    print("where the first cell's time and memory go (one fresh process, in this order):")
+    print("where the first cell's time and memory go (one fresh process, harness results "
+          f"{data['harness']!r} from the cache, in this order):")
     print(f"  {'group':60s} {'import s':>9s} {'+RSS MiB':>9s}")
     for name, secs, mib in data["rows"]:
         print(f"  {name:60s} {secs:9.2f} {mib:9.1f}")
-    total = sum(r[1] for r in data["rows"])
-    print(f"  {'total':60s} {total:9.2f} {data['rss_mib']:9.1f} (RSS at the end)")
+    print(f"  RSS with the page built: {data['rss_page']:.1f} MiB; heavy modules loaded by the page: "
+          f"{', '.join(data['loaded']) or 'none'}")
 
 
 def _open_pages(kind: str, n: int, workdir: Path) -> tuple[list[float], list[float]]:
@@ -139,9 +151,9 @@ def main() -> int:
     if not args.no_profile:
         with tempfile.TemporaryDirectory() as tmp:
             db = Path(tmp) / "labels.db"
-            subprocess.run([sys.executable, "-m", "playground", "labels", "stats", "--db", str(db)],
-                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True)
-            profile(db)
+            subprocess.run([sys.executable, "-m", "playground", "labels", "init", "--db", str(db)],
+                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, check=True)
+            profile(db, Path(tmp) / "cache")
     if not args.no_pages:
         pages(args.pages)
     return 0

@@ -11,8 +11,11 @@ hand.  Conventions used throughout:
   plain-language ``reason``.  No function returns NaN.
 * Binary labels are ``0``/``1`` (``True``/``False`` are accepted as 1/0).
 
-Only ``statsmodels.stats.proportion`` and ``statsmodels.stats.inter_rater`` are
-imported from statsmodels (``statsmodels.api`` costs seconds of import time).
+Every interval and agreement statistic here is computed in closed form with
+the standard library and numpy: importing statsmodels (it pulls scipy and
+pandas) costs a kernel about 166 MiB and over a second, and the labelling page
+needs these figures on its first view.  statsmodels is the reference the tests
+check them against (``tests/test_stats.py``).
 """
 from __future__ import annotations
 
@@ -26,9 +29,6 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
-from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
-from statsmodels.stats.proportion import proportion_confint
 
 __all__ = [
     "AgreementStat",
@@ -113,11 +113,12 @@ def _is_int(x: Any) -> bool:
 
 @lru_cache(maxsize=1 << 16)
 def _wilson_cached(successes: int, n: int, confidence: float) -> tuple[float, float]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        low, high = proportion_confint(successes, n, alpha=1.0 - confidence, method="wilson")
-    low = min(1.0, max(0.0, float(low)))
-    high = min(1.0, max(0.0, float(high)))
+    z = z_value(confidence)
+    z2 = z * z
+    centre = (successes + z2 / 2.0) / (n + z2)
+    half = z * math.sqrt(successes * (n - successes) / n + z2 / 4.0) / (n + z2)
+    low = min(1.0, max(0.0, centre - half))
+    high = min(1.0, max(0.0, centre + half))
     # The Wilson bounds are exactly 0 at 0/n and exactly 1 at n/n; remove rounding noise.
     if successes == 0:
         low = 0.0
@@ -129,15 +130,17 @@ def _wilson_cached(successes: int, n: int, confidence: float) -> tuple[float, fl
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
     """Wilson score interval of a proportion ``successes / n``; ``None`` when ``n == 0``.
 
-    With ``p = successes / n`` and ``z`` the normal quantile (1.959964 at 95%)::
+    Wilson (1927), with ``x = successes`` and ``z`` the normal quantile
+    (:func:`z_value`, 1.959964 at 95%)::
 
-        centre    = (p + z^2 / (2n)) / (1 + z^2 / n)
-        halfwidth = z / (1 + z^2 / n) * sqrt(p (1 - p) / n + z^2 / (4 n^2))
+        centre    = (x + z^2 / 2) / (n + z^2)
+        halfwidth = z * sqrt(x (n - x) / n + z^2 / 4) / (n + z^2)
         interval  = (centre - halfwidth, centre + halfwidth), clamped to [0, 1]
 
     e.g. 3/10 -> (0.1078, 0.6032); 0/10 -> (0, 0.2775); 10/10 -> (0.7225, 1).
-    Computed by ``statsmodels.stats.proportion.proportion_confint(method="wilson")``
-    and cached by ``(successes, n, confidence)``.  Unlike the Wald interval it
+    Computed in closed form and cached by ``(successes, n, confidence)``; it
+    equals ``statsmodels.stats.proportion.proportion_confint(method="wilson")``
+    to 1e-12 (the reference in tests/test_stats.py).  Unlike the Wald interval it
     never collapses to a point at 0/n or n/n and stays inside [0, 1].
 
     Raises ValueError unless ``successes`` and ``n`` are integers with
@@ -215,9 +218,17 @@ def cohens_kappa(a: Sequence[Any], b: Sequence[Any], confidence: float = 0.95) -
         interval = kappa -+ z * ASE, clipped to [-1, 1]
 
     kappa is :func:`kappa_from_counts`; ASE is the large-sample standard error
-    of Fleiss, Cohen and Everitt (1969), taken from
-    ``statsmodels.stats.inter_rater.cohens_kappa`` (``std_kappa``);
-    at 95% the interval equals statsmodels' ``kappa_low``/``kappa_upp``.
+    of Fleiss, Cohen and Everitt (1969), with ``p_ij = n_ij / n``, row and
+    column shares ``r_i``, ``c_j``::
+
+        A     = sum_i p_ii (1 - (r_i + c_i)(1 - kappa))^2
+        B     = (1 - kappa)^2 sum_{i != j} p_ij (c_i + r_j)^2
+        C     = (kappa - p_e (1 - kappa))^2
+        ASE^2 = (A + B - C) / ((1 - p_e)^2 n)
+
+    computed in closed form; it equals ``statsmodels.stats.inter_rater.cohens_kappa``'s
+    ``var_kappa`` (the reference in tests/test_stats.py), so at 95% the interval is
+    statsmodels' ``kappa_low``/``kappa_upp``.
     Example: table ((20, 5), (10, 15)) -> p_o = 0.70, p_e = 0.50, kappa = 0.40,
     95% CI (0.1511, 0.6489).
 
@@ -255,18 +266,13 @@ def cohens_kappa_table(confusion: tuple[tuple[int, int], tuple[int, int]],
         return KappaResult(None, None, None, p_o, base_rate, n, False,
                            "both labellings use one class only", conf,
                            expected=p_e, confidence=c)
-    table = np.array([[n00, n01], [n10, n11]], dtype=float)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = _sm_cohens_kappa(table)
-    # the point estimate from the one kappa formula; statsmodels supplies the variance
     # (tp, fp, fn, tn) with a as the reference and b as the prediction
     value = kappa_from_counts(n11, n01, n10, n00)
-    var = float(res.var_kappa)
     if value is None:  # pragma: no cover - excluded above; belt and braces
         return KappaResult(None, None, None, p_o, base_rate, n, False,
                            "kappa is not defined for this table", conf,
                            expected=p_e, confidence=c)
+    var = _kappa_variance(conf, value)
     kappa = min(1.0, max(-1.0, value))
     note = ""
     low = high = se = None
@@ -287,6 +293,20 @@ def cohens_kappa_table(confusion: tuple[tuple[int, int], tuple[int, int]],
             note = "the asymptotic standard error is 0; no interval"
     return KappaResult(kappa, low, high, p_o, base_rate, n, True, "", conf,
                        expected=p_e, std_error=se, confidence=c, note=note)
+
+
+def _kappa_variance(confusion: tuple[tuple[int, int], tuple[int, int]], kappa: float) -> float:
+    """ASE^2 of Fleiss, Cohen and Everitt (1969) for a 2x2 table (formula in :func:`cohens_kappa`)."""
+    (n00, n01), (n10, n11) = confusion
+    n = n00 + n01 + n10 + n11
+    r0, r1 = (n00 + n01) / n, (n10 + n11) / n  # row shares (a)
+    c0, c1 = (n00 + n10) / n, (n01 + n11) / n  # column shares (b)
+    p_e = r0 * c0 + r1 * c1
+    rest = 1.0 - kappa
+    a = n00 / n * (1.0 - (r0 + c0) * rest) ** 2 + n11 / n * (1.0 - (r1 + c1) * rest) ** 2
+    b = rest * rest * (n01 / n * (c0 + r1) ** 2 + n10 / n * (c1 + r0) ** 2)
+    c = (kappa - p_e * rest) ** 2
+    return (a + b - c) / ((1.0 - p_e) ** 2 * n)
 
 
 def pabak(a: Sequence[Any], b: Sequence[Any]) -> float | None:
@@ -517,9 +537,9 @@ def fleiss_kappa(ratings: Iterable[Sequence[Any]]) -> AgreementStat:
     This is Fleiss, J. L. & Cuzick, J. (1979), "The reliability of dichotomous
     judgments: unequal numbers of judges per subject", *Applied Psychological
     Measurement* 3(4), 537-542.  When every unit has the same number of labels
-    it equals Fleiss (1971), and is then computed by
-    ``statsmodels.stats.inter_rater.fleiss_kappa``; otherwise by the formula
-    above (``note`` says so).  E.g. ``[[1, 1], [0, 1, 0], [1, 1], [0, 0]]``:
+    it equals Fleiss (1971) (``statsmodels.stats.inter_rater.fleiss_kappa``,
+    the reference in tests/test_stats.py); ``note`` says when the counts
+    differ.  One formula for both, in closed form.  E.g. ``[[1, 1], [0, 1, 0], [1, 1], [0, 0]]``:
     N = 4, n_bar = 9/4, p = 5/9, sum x(n - x)/n = 2/3, kappa = 1 - (2/3) /
     (4 * 5/4 * 20/81) = 1 - 0.54 = 0.46.  Undefined when no unit has two
     labels, or when every label is the same class (p q = 0).
@@ -538,18 +558,12 @@ def fleiss_kappa(ratings: Iterable[Sequence[Any]]) -> AgreementStat:
     if all(x == 0 for x, _ in table) or all(y == 0 for _, y in table):
         return AgreementStat("fleiss_kappa", None, False, "every label is the same class",
                              n_units, n_ratings)
-    sizes = {x + y for x, y in table}
-    if len(sizes) == 1:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            value = float(_sm_fleiss_kappa(np.array(table, dtype=float), method="fleiss"))
-        note = ""
-    else:
-        n_bar = n_ratings / n_units
-        p = sum(y for _, y in table) / n_ratings
-        within = sum(x * y / (x + y) for x, y in table)  # x_i (n_i - x_i) / n_i
-        value = 1.0 - within / (n_units * (n_bar - 1.0) * p * (1.0 - p))
-        note = "units have different numbers of labels: Fleiss-Cuzick (1979) kappa"
+    n_bar = n_ratings / n_units
+    p = sum(y for _, y in table) / n_ratings
+    within = sum(x * y / (x + y) for x, y in table)  # x_i (n_i - x_i) / n_i
+    value = 1.0 - within / (n_units * (n_bar - 1.0) * p * (1.0 - p))
+    equal = len({x + y for x, y in table}) == 1
+    note = "" if equal else "units have different numbers of labels: Fleiss-Cuzick (1979) kappa"
     return AgreementStat("fleiss_kappa", value, True, "", n_units, n_ratings, note)
 
 

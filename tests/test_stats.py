@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from playground.stats import (
     balanced_accuracy,
     cohens_kappa,
+    cohens_kappa_table,
     confusion_matrix,
     f1_score,
     fleiss_kappa,
@@ -64,6 +65,22 @@ def test_wilson_other_confidence():
     # centre = (.3 + .135277)/1.270554 = .342589
     # half = 1.644854/1.270554 * sqrt(.021 + .006764) = 1.294596 * .166625 = .215714
     assert wilson_interval(3, 10, confidence=0.90) == approx((0.126875, 0.558303), abs=1e-5)
+
+
+WILSON_GRID = [(x, n) for n in (1, 2, 3, 5, 10, 17, 50, 100, 1000, 50_000)
+               for x in sorted({0, 1, n // 3, n // 2, n - 1, n} & set(range(n + 1)))]
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_wilson_closed_form_equals_statsmodels(confidence):
+    # statsmodels is the reference; the closed form replaces it on the page (it costs a kernel ~166 MiB)
+    from statsmodels.stats.proportion import proportion_confint
+
+    for x, n in WILSON_GRID:
+        low, high = proportion_confint(x, n, alpha=1 - confidence, method="wilson")
+        ours = wilson_interval(x, n, confidence)
+        assert ours == approx((min(1.0, max(0.0, low)), min(1.0, max(0.0, high))), abs=1e-12, rel=0), (x, n)
+    assert wilson_interval(0, 7, confidence)[0] == 0.0 and wilson_interval(7, 7, confidence)[1] == 1.0
 
 
 def test_wilson_no_data_is_none():
@@ -142,6 +159,25 @@ def test_cohens_kappa_matches_statsmodels_interval():
     res = sm(np.array([[7, 3], [2, 11]]))
     k = cohens_kappa(a, b)
     assert (k.kappa, k.low, k.high) == approx((res.kappa, res.kappa_low, res.kappa_upp))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # statsmodels' z of a 0 ASE
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
+def test_cohens_kappa_closed_form_variance_equals_statsmodels(confidence):
+    from statsmodels.stats.inter_rater import cohens_kappa as sm
+
+    tables = [(7, 3, 2, 11), (20, 5, 10, 15), (1, 0, 0, 1), (0, 1, 1, 0), (3, 1, 0, 0), (50, 1, 2, 0),
+              (0, 4, 5, 9), (400, 37, 21, 1002), (1, 2, 3, 4)]
+    z = z_value(confidence)
+    for t in tables:
+        n00, n01, n10, n11 = t
+        res = sm(np.array([[n00, n01], [n10, n11]], dtype=float))
+        k = cohens_kappa_table(((n00, n01), (n10, n11)), confidence)
+        assert k.kappa == approx(res.kappa, abs=1e-12), t
+        assert k.std_error == approx(res.std_kappa if res.var_kappa > 1e-12 else 0.0, abs=1e-12), t
+        if k.low is not None:
+            assert (k.low, k.high) == approx((max(-1.0, res.kappa - z * res.std_kappa),
+                                              min(1.0, res.kappa + z * res.std_kappa)), abs=1e-12), t
 
 
 def test_cohens_kappa_base_rate_is_reference_majority():
@@ -291,7 +327,7 @@ def test_fleiss_cuzick_formula_equals_statsmodels_when_counts_are_equal():
     # the Fleiss-Cuzick expression evaluated by hand on this equal-count table ...
     n, p = 30, sum(y for _, y in table) / 120
     fc = 1 - sum(x * y / 4 for x, y in table) / (n * 3 * p * (1 - p))
-    # ... equals statsmodels' Fleiss (1971), which is what fleiss_kappa uses here
+    # ... equals statsmodels' Fleiss (1971), the reference
     assert fleiss_kappa(ratings).value == approx(fc, abs=1e-12)
     assert fc == approx(float(sm_fleiss(np.array(table, dtype=float))), abs=1e-12)
     assert fleiss_kappa(ratings).note == ""

@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
 
 from ..model import Case, Passage
 
 if TYPE_CHECKING:
+    import bm25s
+
     from ..corpus import Corpus
     from ..golden import Dataset
     from .config import Config
@@ -91,6 +92,8 @@ class BM25Retriever:
     """BM25 over the passages of each tenant separately (so ranking never sees other tenants)."""
 
     def __init__(self, passages: Sequence[Passage], k1: float = 1.5, b: float = 0.75):
+        import bm25s  # here, not at the top: Hit alone (a page's kernel) needs no scipy or numba
+
         self.k1, self.b = k1, b
         self._by_tenant: dict[str, list[Passage]] = {}
         for p in sorted(passages, key=lambda p: p.passage_id):

@@ -112,6 +112,8 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     except (DataError, StoreError, OSError, SessionError) as exc:
         return _show_error(exc, display)
     t_session = time.perf_counter() - t0
+    from .views import PlaygroundApp  # before the wait below: a preheated kernel has it imported ahead
+
     _log(f"playground: session ready in {t_session:.2f}s ({len(session.case_ids)} cases, "
          f"{len(session.catalog)} units; harness results {session.harness_source})")
     params = query_params()  # after the slow part: with preheated kernels this waits for the request
@@ -124,8 +126,6 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
         except (DataError, StoreError, OSError) as exc:
             return _show_error(exc, display)
     t_page = time.perf_counter()
-    from .views import PlaygroundApp
-
     name = annotator if annotator is not None else (params.get("annotator") or os.environ.get("JUPYTERHUB_USER"))
     show = reveal if reveal is not None else _flag(params.get("reveal"))
     problems += apply_view_params(session, params)
