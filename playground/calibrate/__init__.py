@@ -77,11 +77,8 @@ One job each; this package re-exports every name, so import from
 """
 from __future__ import annotations
 
-# Every name the single-module ``playground.calibrate`` defined is importable from the package, the private
-# helpers too (``playground.ui.calibration`` uses ``_dim_key``): hence the imports beyond ``__all__``.
-from .annotators import (  # noqa: F401
+from .annotators import (
     AnnotatorAgreement,
-    _by_annotator,
     accuracy_against_key,
     adjudicate,
     adjudication_queue,
@@ -89,8 +86,8 @@ from .annotators import (  # noqa: F401
 )
 from .answer_key import key_from_dataset, key_from_run
 from .comparison import Comparison, Rate, case_link, compare, paired
-from .external_csv import _implied_threshold, auto_from_csv  # noqa: F401
-from .labellings import (  # noqa: F401
+from .external_csv import auto_from_csv
+from .labellings import (
     AUTO_COLUMNS,
     BINARY_THRESHOLD,
     COARSE_GRID,
@@ -99,17 +96,13 @@ from .labellings import (  # noqa: F401
     AutoLabelling,
     CalibrationInputError,
     HumanLabelling,
-    _auto_frame,
-    _human_frame,
     auto_from_frame,
     human_from_labels,
 )
 from .ppi import PPI_COLUMNS, CalibrationSample, calibration_sample, ppi_by_dimension
-from .ragtruth import (  # noqa: F401
+from .ragtruth import (
     RagTruthCalibration,
     ScorerFigures,
-    _figures,
-    _records,
     calibrate_ragtruth,
     default_ragtruth_path,
     plain_coverage,
@@ -117,15 +110,13 @@ from .ragtruth import (  # noqa: F401
     ragtruth_human,
 )
 from .report import CalibrationReport, calibrate
-from .run_folder import _RUN_COLUMNS, _read_units_csv, _run_thresholds, auto_from_run, judge_from_run  # noqa: F401
-from .store_labels import _current, _with_response, human_consensus, human_from_store  # noqa: F401
-from .tables import _ORDER, DECIMALS, _dim_key, _r, _round_frame, write_tables  # noqa: F401
-from .thresholds import (  # noqa: F401
+from .run_folder import auto_from_run, judge_from_run
+from .store_labels import human_consensus, human_from_store
+from .tables import DECIMALS, write_tables
+from .thresholds import (
     SMALL_MINORITY,
     SMALL_N,
     ThresholdCalibration,
-    _grid_for,
-    _kappa_ci,
     reliability,
     reliability_for,
     small_set_warning,
@@ -134,6 +125,8 @@ from .thresholds import (  # noqa: F401
 
 __all__ = [
     "AUTO_COLUMNS",
+    "BINARY_THRESHOLD",
+    "COARSE_GRID",
     "CONSENSUS",
     "DECIMALS",
     "HUMAN_COLUMNS",

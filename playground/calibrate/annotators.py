@@ -27,6 +27,8 @@ from .labellings import CONSENSUS, HumanLabelling
 from .store_labels import _current
 from .tables import _dim_key, _r
 
+__all__ = ["AnnotatorAgreement", "accuracy_against_key", "adjudicate", "adjudication_queue", "annotator_agreement"]
+
 
 def _by_annotator(labels: Any, dimension: str | None) -> dict[str, dict[tuple[str, str], int]]:
     """``{annotator: {(unit_id, dimension): value}}`` from label objects or such a mapping

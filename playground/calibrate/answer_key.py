@@ -15,6 +15,8 @@ from typing import Any
 from .labellings import HumanLabelling, _human_frame
 from .run_folder import _read_units_csv
 
+__all__ = ["key_from_dataset", "key_from_run"]
+
 
 def key_from_dataset(dataset: Any) -> HumanLabelling:
     """The golden set's authored answer key for claims (supported, correct) and facts (covered).

@@ -30,6 +30,8 @@ from ..stats import KappaResult, PairedDifference, balanced_accuracy, f1_score, 
 from .labellings import AutoLabelling, HumanLabelling
 from .tables import _r
 
+__all__ = ["Comparison", "Rate", "case_link", "compare", "paired"]
+
 
 def case_link(case_id: str, base: str = "") -> str:
     """Link to a case in the playground: ``{base}?case=<case_id>`` (URL-quoted)."""

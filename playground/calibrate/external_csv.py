@@ -19,6 +19,8 @@ from typing import Any
 from ..model import DIMENSIONS
 from .labellings import BINARY_THRESHOLD, AutoLabelling, CalibrationInputError, _auto_frame
 
+__all__ = ["auto_from_csv"]
+
 
 def _implied_threshold(scores: Sequence[float], labels: Sequence[int]) -> float | None:
     """The threshold the labels imply, if ``label == (score >= t)`` for some t: the lowest "yes" score."""

@@ -26,6 +26,19 @@ import pandas as pd
 from ..sampling import ranked
 from .tables import _dim_key
 
+__all__ = [
+    "AUTO_COLUMNS",
+    "BINARY_THRESHOLD",
+    "COARSE_GRID",
+    "CONSENSUS",
+    "HUMAN_COLUMNS",
+    "AutoLabelling",
+    "CalibrationInputError",
+    "HumanLabelling",
+    "auto_from_frame",
+    "human_from_labels",
+]
+
 HUMAN_COLUMNS: tuple[str, ...] = ("unit_id", "unit_kind", "case_id", "response_id", "dimension", "value")
 AUTO_COLUMNS: tuple[str, ...] = ("unit_id", "unit_kind", "case_id", "response_id", "dimension", "score", "label")
 #: Annotator name of adjudicated labels (the store's reserved consensus name; they never vote).

@@ -32,6 +32,20 @@ from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .tables import _r
 from .thresholds import ThresholdCalibration, threshold_sweep
 
+__all__ = [
+    "RagTruthCalibration",
+    "ScorerFigures",
+    "calibrate_ragtruth",
+    "default_ragtruth_path",
+    "default_validation_path",
+    "frozen_ragtruth",
+    "plain_coverage",
+    "ragtruth_auto",
+    "ragtruth_human",
+    "ragtruth_split",
+    "real_scorers",
+]
+
 if TYPE_CHECKING:
     from ..ragtruth import RagTruthRecord
 

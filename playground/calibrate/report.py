@@ -19,6 +19,8 @@ from .ppi import ppi_by_dimension
 from .tables import _round_frame
 from .thresholds import ThresholdCalibration, reliability_for, threshold_sweep
 
+__all__ = ["CalibrationReport", "calibrate"]
+
 
 @dataclass(frozen=True, eq=False)
 class CalibrationReport:

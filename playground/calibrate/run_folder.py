@@ -18,6 +18,8 @@ from pathlib import Path
 
 from .labellings import BINARY_THRESHOLD, COARSE_GRID, AutoLabelling, CalibrationInputError, _auto_frame
 
+__all__ = ["auto_from_run", "judge_from_run"]
+
 _RUN_COLUMNS = ("annotator", "unit_kind", "unit_id", "case_id", "response_id", "dimension", "value", "score", "key")
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from .labellings import CONSENSUS, HumanLabelling, _human_frame, human_from_labels
 
+__all__ = ["human_consensus", "human_from_store"]
+
 
 def _current(store: Any, catalog: Mapping[str, Any] | None, annotator: str | None = None) -> list[Any]:
     if catalog is None:

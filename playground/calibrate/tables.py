@@ -22,6 +22,8 @@ import pandas as pd
 
 from ..model import DIMENSIONS
 
+__all__ = ["DECIMALS", "write_tables"]
+
 #: Decimal places of every float in a table.
 DECIMALS = 4
 _ORDER = {d: i for i, d in enumerate(DIMENSIONS)}

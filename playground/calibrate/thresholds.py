@@ -32,6 +32,16 @@ from .comparison import paired
 from .labellings import BINARY_THRESHOLD, AutoLabelling, HumanLabelling
 from .tables import _r, _round_frame
 
+__all__ = [
+    "SMALL_MINORITY",
+    "SMALL_N",
+    "ThresholdCalibration",
+    "reliability",
+    "reliability_for",
+    "small_set_warning",
+    "threshold_sweep",
+]
+
 #: A labelled set is "small" below this many units ...
 SMALL_N = 100
 #: ... or with fewer than this many units of the minority human class.

@@ -15,6 +15,17 @@ from pathlib import Path
 from ..errors import DataError
 from .options import add_db, add_root
 
+__all__ = [
+    "register",
+    "run_adjudicate",
+    "run_annotators",
+    "run_external",
+    "run_golden",
+    "run_ragtruth",
+    "run_sample",
+    "run_store",
+]
+
 
 def _common(p: argparse.ArgumentParser, folds: bool = True) -> None:
     if folds:

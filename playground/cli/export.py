@@ -7,6 +7,8 @@ from pathlib import Path
 
 from .options import add_db, add_root
 
+__all__ = ["register", "run_export"]
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     exp = subparsers.add_parser("export", help="export a labelled dataset as RAGAS or DeepEval rows with human results",

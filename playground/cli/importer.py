@@ -7,6 +7,8 @@ from pathlib import Path
 
 from .options import DB_HELP, add_db
 
+__all__ = ["register", "run_import", "run_ragtruth"]
+
 _COMMON = (
     "Every problem is listed with its line (JSONL/CSV), item (JSON) or row (Parquet) and field, and nothing is "
     "written when there is one. The dataset and any labels go into the label store in ONE transaction. Each sample "

@@ -50,6 +50,27 @@ from .config import Config
 from .decide import Signals, decide, flags
 from .retrieve import Hit, Leg, build_retriever, case_query, retrieve_cases
 
+__all__ = [
+    "CASE_COLUMNS",
+    "INCOMPLETE",
+    "INCOMPLETE_TEXT",
+    "REFERENCE_VARIANTS",
+    "REPORT_FILES",
+    "RETRIEVAL_ASSERTION",
+    "UNIT_COLUMNS",
+    "ModelLegs",
+    "RunError",
+    "aggregate",
+    "build_report",
+    "data_fingerprint",
+    "run_harness",
+    "score_case",
+    "score_passages",
+    "score_response",
+    "select_cases",
+    "write_reports",
+]
+
 #: Authored variants that stand for a correct system; hard assertions on them gate CI.
 REFERENCE_VARIANTS = frozenset({"grounded_correct", "proper_abstention"})
 #: The retrieval-level assertion, gated for every case.

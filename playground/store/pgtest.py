@@ -28,6 +28,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+__all__ = [
+    "ENV_REQUIRE",
+    "ENV_URL",
+    "Cluster",
+    "ClusterUnavailable",
+    "find_bin_dir",
+    "free_port",
+    "server_url",
+    "start_cluster",
+    "wait_ready",
+]
+
 ENV_URL = "PLAYGROUND_TEST_POSTGRES"
 ENV_REQUIRE = "PLAYGROUND_REQUIRE_POSTGRES"
 

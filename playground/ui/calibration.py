@@ -45,6 +45,23 @@ from matplotlib.figure import Figure
 from .. import calibrate as C
 from ..model import DIMENSIONS
 
+__all__ = [
+    "CSS",
+    "DIM_TITLES",
+    "CalibrationApp",
+    "Sources",
+    "confusion_figure",
+    "launch",
+    "png",
+    "ppi_figure",
+    "ragtruth_figure",
+    "reliability_figure",
+    "sweep_figure",
+    "table_html",
+    "write_charts",
+    "write_ragtruth_charts",
+]
+
 BLUE, ORANGE, GREEN, RED, GREY = "#0072B2", "#E69F00", "#009E73", "#C0392B", "#777777"
 DIM_TITLES = {"relevant": "context relevance (passage relevant)", "supported": "faithfulness (claim supported)",
               "correct": "correctness (claim correct)", "covered": "coverage (fact covered)"}

@@ -15,6 +15,17 @@ from typing import Any
 
 import pandas as pd
 
+__all__ = [
+    "FILTERS",
+    "TABLE_COLUMNS",
+    "ensure_run",
+    "filter_cases",
+    "launch",
+    "load_run",
+    "scorecard_html",
+    "variant_chart",
+]
+
 FILTERS = {
     "wrong answer": lambda df: df["answer_correct"] == 0,
     "hallucination": lambda df: df["hallucination"] == 1,
