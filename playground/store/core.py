@@ -385,6 +385,12 @@ class LabelStore:
         value = check_value(value)
         check_note(note)
 
+        return self._change(annotator, unit, dimension, value, "clear" if value is None else "set", note)
+
+    def _change(self, annotator: str, unit: Unit, dimension: str, value: int | None, action: str,
+                note: str | None) -> Event | None:
+        """One label change of ``annotator`` (already checked) in its own transaction; None when nothing changes."""
+
         def tx(cur: Cursor) -> tuple[Event, int] | None:
             aid = self._annotator_id(cur, annotator, create=value is not None)
             if aid is None:
@@ -398,7 +404,7 @@ class LabelStore:
             if old == (value, unit.text_hash) or (value is None and row is None):
                 return None  # nothing changes, nothing is written (a new annotator always changes something)
             return self._append(cur, aid, annotator, unit.unit_kind, unit.unit_id, unit.case_id, dimension, old, value,
-                                unit.text_hash, "clear" if value is None else "set", note=note), aid
+                                unit.text_hash, action, note=note), aid
 
         result = self._write(tx)
         if result is None:
@@ -640,22 +646,7 @@ class LabelStore:
         check_unit(unit, dimension)
         value = check_value(value, unsure=False)
 
-        def tx(cur: Cursor) -> Event | None:
-            aid = self._annotator_id(cur, CONSENSUS_ANNOTATOR, create=value is not None)
-            if aid is None:
-                return None
-            self._b.lock_annotators(cur, [aid])
-            row = cur.execute(
-                "SELECT value, text_hash FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?",
-                (aid, unit.unit_id, dimension),
-            ).fetchone()
-            old = (row[0], row[1]) if row else (None, None)
-            if old == (value, unit.text_hash) or (value is None and row is None):
-                return None
-            return self._append(cur, aid, CONSENSUS_ANNOTATOR, unit.unit_kind, unit.unit_id, unit.case_id, dimension,
-                                old, value, unit.text_hash, "adjudicate", note=_ADJUDICATED_BY + name)
-
-        return self._write(tx)
+        return self._change(CONSENSUS_ANNOTATOR, unit, dimension, value, "adjudicate", _ADJUDICATED_BY + name)
 
     def _adjudicators(self) -> dict[tuple[str, str], str | None]:
         """(unit_id, dimension) -> adjudicator's name (from the consensus label's event note) or None."""
