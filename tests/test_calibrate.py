@@ -732,3 +732,23 @@ def test_store_calibration_samples_are_listed_for_the_seed():
     sample = SimpleNamespace(name="cal", kind="calibration_sample", seed=7)
     assert _calibration_samples(SimpleNamespace(assignments=lambda: [queue, sample])) == [("cal", 7)]
     assert _calibration_samples(SimpleNamespace()) == []  # a store without assignments
+
+
+def test_cli_external_scores_must_be_in_the_unit_interval_and_out_a_folder(capsys, tmp_path, mini_run):
+    """Issue 17: scores outside [0, 1] are an error (0 and 1 themselves are scores); --out naming a file too."""
+    key = C.key_from_run(mini_run).frame
+    uid = key[key["dimension"] == "supported"]["unit_id"].iloc[0]
+    for score, ok in (("0", True), ("1.0", True), ("1.0001", False), ("-0.0001", False), ("80", False)):
+        scores = tmp_path / "s.csv"
+        scores.write_text(f"unit_id,score\n{uid},{score}\n")
+        code = cli("calibrate", "external", str(scores), "--dimension", "supported", "--root", str(MINI),
+                   "--boot", "20")
+        err = capsys.readouterr().err
+        assert (code == 0) is ok, (score, err)
+        assert ok or f"row 1: score must be in [0, 1], got '{score}'" in err
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    assert cli("calibrate", "external", str(scores), "--dimension", "supported", "--root", str(MINI),
+               "--out", str(taken)) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == f"error: --out {taken} is a file: name a folder for the tables and charts"

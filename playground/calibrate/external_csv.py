@@ -85,6 +85,8 @@ def auto_from_csv(path: str | Path, *, dimension: str | None = None, name: str |
                 score = float(rec["score"])
                 if not math.isfinite(score):
                     why.append(f"score must be finite, got {rec['score']!r}")
+                elif not 0.0 <= score <= 1.0:
+                    why.append(f"score must be in [0, 1], got {rec['score']!r} (rescale a 0-100 score first)")
             except ValueError:
                 why.append(f"score must be a number, got {rec['score']!r}")
         if rec.get("label"):

@@ -322,6 +322,9 @@ def _guard(fn):
         from ..ragtruth import RagTruthError
         from ..store import LabelImportError, StoreError
 
+        out = getattr(args, "out", None)
+        if out is not None and Path(out).exists() and not Path(out).is_dir():
+            return _err(f"--out {out} is a file: name a folder for the tables and charts")
         try:
             return fn(args)
         except (CalibrationInputError, RagTruthError, LabelImportError) as exc:
@@ -331,6 +334,8 @@ def _guard(fn):
             return _err(str(exc))
         except FileNotFoundError as exc:
             return _err(f"no such file: {exc.filename}")
+        except OSError as exc:  # a folder that cannot be written (permissions, disk full)
+            return _err(f"cannot write {exc.filename or out}: {exc.strerror or exc}")
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
