@@ -199,20 +199,13 @@ def _check_unit_identity(unit: Any) -> None:
 
 def check_unit(unit: Any, dimension: str) -> None:
     """``unit`` is a :class:`Unit` with a known kind, an id, a text hash, and it takes ``dimension``."""
-    if not isinstance(unit, Unit):
-        raise InvalidLabelError(f"expected a playground.model.Unit, got {type(unit).__name__}")
-    if unit.unit_kind not in UNIT_KINDS:
-        raise InvalidLabelError(f"unknown unit kind {unit.unit_kind!r} (known: {', '.join(UNIT_KINDS)})")
-    if not unit.unit_id or "\x00" in unit.unit_id:
-        raise InvalidLabelError(f"bad unit id {unit.unit_id!r}")
+    _check_unit_identity(unit)
     allowed = [d for d in unit.dimensions if d in UNIT_DIMENSIONS[unit.unit_kind]]
     if dimension not in allowed:
         raise InvalidLabelError(
             f"dimension {dimension!r} is not labelled on {unit.unit_kind} {unit.unit_id} "
             f"(it takes: {', '.join(allowed)})"
         )
-    if not isinstance(unit.text_hash, str) or not unit.text_hash:
-        raise InvalidLabelError(f"unit {unit.unit_id} has no text hash")
 
 
 def majority(yes: int, no: int) -> tuple[int | None, str]:
