@@ -10,7 +10,7 @@ from typing import Any
 from ..errors import DataError, Problem, read_text
 from .options import add_db, add_root
 
-__all__ = ["load_run_report", "register", "summary"]
+__all__ = ["register", "summary"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -217,40 +217,6 @@ def summary(report: dict) -> str:
     return "\n".join(lines)
 
 
-def load_run_report(run_dir: Path) -> dict[str, Any]:
-    """``RUN/report.json``, or a DataError saying in one line why it cannot be read."""
-    path = run_dir / "report.json"
-
-    def fail(message: str, line: int | None = None) -> DataError:
-        return DataError([Problem(str(path), message, line=line)], "not a finished harness run")
-
-    if not run_dir.is_dir():
-        raise fail(f"{run_dir} is not a folder" if run_dir.exists() else f"no run folder {run_dir}")
-    if not path.is_file():
-        unfinished = (run_dir / "run.json").is_file()
-        raise fail(
-            "missing: the run did not finish — rerun it with --resume"
-            if unfinished
-            else "missing: is this a harness run folder (playground harness run --out)?"
-        )
-    problems: list[Problem] = []
-    text = read_text(path, str(path), problems)
-    if text is None:
-        raise DataError(problems, "not a finished harness run")
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise fail(f"truncated or not JSON ({exc.msg} at column {exc.colno}) — rerun the harness", exc.lineno) from None
-    missing = [
-        k
-        for k in ("config", "metrics", "assertions", "config_fingerprint")
-        if not isinstance(report, dict) or k not in report
-    ]
-    if missing:
-        raise fail(f"not a harness report (no {', '.join(missing)})")
-    return dict(report)
-
-
 def _load_baseline(path: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
@@ -274,9 +240,9 @@ def _fmt(value: float | None) -> str:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from ..harness.gate import compare
+    from ..harness.gate import compare, load_report
 
-    a, b = load_run_report(args.run_a), load_run_report(args.run_b)
+    a, b = load_report(args.run_a), load_report(args.run_b)
     print(f"A = {args.run_a} (config {a['config']['name']}), B = {args.run_b} (config {b['config']['name']})")
     diff = _config_diff(a["config"], b["config"])
     print("configs differ in: " + (", ".join(diff) if diff else "nothing"))
@@ -308,9 +274,9 @@ def _default_baseline() -> Path:
 
 
 def run_gate(args: argparse.Namespace) -> int:
-    from ..harness.gate import gate
+    from ..harness.gate import gate, load_report
 
-    report = load_run_report(args.run)
+    report = load_report(args.run)
     path = args.baseline or _default_baseline()
     baseline = _load_baseline(path)
     try:
@@ -328,10 +294,10 @@ def run_gate(args: argparse.Namespace) -> int:
 
 
 def run_baseline(args: argparse.Namespace) -> int:
-    from ..harness.gate import baseline_from_report
+    from ..harness.gate import baseline_from_report, load_report
 
     path = args.out or _default_baseline()
-    data = baseline_from_report(load_run_report(args.run))
+    data = baseline_from_report(load_report(args.run))
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(
         f"baseline written to {path} ({len(data['metrics'])} metrics overall and per case type, "

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import DataError, Problem, read_text
+
 __all__ = [
     "DEFAULT_MAX_RELATIVE_DROP",
     "GATED_METRICS",
@@ -69,11 +71,38 @@ class GateResult:
 
 
 def load_report(run_dir: str | Path) -> dict[str, Any]:
-    path = Path(run_dir) / "report.json"
+    """``RUN/report.json``, or a DataError saying in one line why it cannot be read."""
+    run_dir = Path(run_dir)
+    path = run_dir / "report.json"
+
+    def fail(message: str, line: int | None = None) -> DataError:
+        return DataError([Problem(str(path), message, line=line)], "not a finished harness run")
+
+    if not run_dir.is_dir():
+        raise fail(f"{run_dir} is not a folder" if run_dir.exists() else f"no run folder {run_dir}")
     if not path.is_file():
-        raise FileNotFoundError(f"{path} not found: is {run_dir} a finished harness run folder?")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
+        unfinished = (run_dir / "run.json").is_file()
+        raise fail(
+            "missing: the run did not finish — rerun it with --resume"
+            if unfinished
+            else "missing: is this a harness run folder (playground harness run --out)?"
+        )
+    problems: list[Problem] = []
+    text = read_text(path, str(path), problems)
+    if text is None:
+        raise DataError(problems, "not a finished harness run")
+    try:
+        report = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fail(f"truncated or not JSON ({exc.msg} at column {exc.colno}) — rerun the harness", exc.lineno) from None
+    missing = [
+        k
+        for k in ("config", "metrics", "assertions", "config_fingerprint")
+        if not isinstance(report, dict) or k not in report
+    ]
+    if missing:
+        raise fail(f"not a harness report (no {', '.join(missing)})")
+    return dict(report)
 
 
 def _gated(metrics: dict[str, Any]) -> dict[str, Any]:
