@@ -16,6 +16,7 @@ import os
 import sys
 import uuid
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 REPO = Path(__file__).resolve().parent.parent
@@ -194,3 +195,15 @@ def flipper(url: str, annotator: str, n_units: int, rounds: int, seed: int, barr
             if event is not None:
                 os.write(fd, f"{event.event_id} {event.created_at}\n".encode())
     os.close(fd)
+
+
+def run_cli(module: Any, argv: list[str], capsys: Any) -> tuple[int, str, str]:
+    """``(exit code, stdout, stderr)`` of one ``playground`` subcommand registered by ``module`` (cli.labels, ...)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="playground")
+    module.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    code = args.func(args)
+    out, err = capsys.readouterr()
+    return code, out, err

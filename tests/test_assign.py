@@ -1,12 +1,11 @@
 """playground.assign: queues with overlap, calibration samples, progress; and ``playground assign``."""
 from __future__ import annotations
 
-import argparse
 import hashlib
 from collections import Counter
 
 import pytest
-from store_fixtures import catalog_of, claim, fact, pg_server, store, store_url
+from store_fixtures import catalog_of, claim, fact, pg_server, run_cli, store, store_url
 
 from playground.assign import CALIBRATION_QUEUE, draw_calibration_sample, make_assignment, queue_progress
 from playground.cli import assign as cli
@@ -129,12 +128,7 @@ def test_queue_progress_counts_units_with_every_dimension_answered(store):
 
 
 def run(argv, capsys):
-    parser = argparse.ArgumentParser(prog="playground")
-    cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    code = args.func(args)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(cli, argv, capsys)
 
 
 def test_cli_makes_shows_and_refuses(tmp_path, capsys, monkeypatch):

@@ -6,7 +6,7 @@ import json
 
 import pytest
 import store_fixtures as sf
-from store_fixtures import catalog_of, claim, drop_pg_schema, fact, new_pg_schema, passage
+from store_fixtures import catalog_of, claim, drop_pg_schema, fact, new_pg_schema, passage, run_cli
 
 from playground.cli import labels as cli
 from playground.store import COLUMNS, EXPORT_COLUMNS, open_store
@@ -20,12 +20,7 @@ EVIL = "x'); DROP TABLE labels;--"
 
 
 def run(argv, capsys):
-    parser = argparse.ArgumentParser(prog="playground")
-    cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    code = args.func(args)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(cli, argv, capsys)
 
 
 @pytest.fixture(autouse=True)

@@ -1,12 +1,11 @@
 """Schema 3: unsure answers, comments, adjudication, reserved names, datasets, the 2 -> 3 migration, exports."""
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 
 import pytest
-from store_fixtures import catalog_of, claim, fact, passage, pg_server, store, store_url
+from store_fixtures import catalog_of, claim, fact, passage, pg_server, run_cli, store, store_url
 
 from playground.cli import labels as cli
 from playground.model import short_hash
@@ -318,12 +317,7 @@ def test_import_refuses_text_that_changed_since_the_export(store, tmp_path):
 
 
 def run(argv, capsys):
-    parser = argparse.ArgumentParser(prog="playground")
-    cli.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    code = args.func(args)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_cli(cli, argv, capsys)
 
 
 def test_stats_and_history_escape_control_characters_and_show_new_things(tmp_path, capsys, monkeypatch):
