@@ -176,41 +176,10 @@ def _guarded(fn: Any) -> Any:
     return wrapper
 
 
-def _cv_undefined(args: argparse.Namespace) -> int:
-    """When cross-validation is undefined (fewer than two sources, or one class), print the in-sample
-    figures and the reason, and return -1; else return 0 without printing anything (the full report runs)."""
-    from ..calibrate import calibrate_ragtruth, default_ragtruth_path
-
-    path = args.file or default_ragtruth_path()
-    if not Path(path).is_file():
-        return 0  # the plain command reports the missing file
-    from ..ragtruth import load_ragtruth
-
-    records = load_ragtruth(path).records
-    sources = {r.source_id for r in records}
-    classes = {r.label for r in records}
-    if len(sources) >= 2 and len(classes) == 2:
-        return 0
-    rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=0, floor=args.floor,
-                            criterion=args.criterion)
-    print(f"RAGTruth: {rt.n} claims ({rt.hallucinated} hallucinated) in {rt.responses} responses of "
-          f"{rt.sources} source(s) — {path}")
-    reason = rt.scorer("support scorer").cv_reason or (
-        "one source only" if len(sources) < 2 else "one class only")
-    print(f"out-of-sample figures: not computed — cross-validation is undefined: {reason}")
-    print()
-    _print_table(rt.table(), ["scorer", "evaluation", "floor", "kappa", "kappa_low", "kappa_high",
-                              "balanced_accuracy", "f1_hallucinated", "precision_hallucinated",
-                              "recall_hallucinated"])
-    return -1
-
-
 @_guarded
 def run_ragtruth_real(args: argparse.Namespace) -> int:
     """``calibrate ragtruth``: the in-sample and cross-validated report, or with ``--frozen`` the frozen one."""
     if not args.frozen:
-        if _cv_undefined(args) == -1:
-            return 0
         rc = int(args._plain_ragtruth(args))
         if rc == 0 and args.save_floors is not None:
             from ..calibrate import calibrate_ragtruth, default_ragtruth_path
