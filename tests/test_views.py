@@ -311,6 +311,49 @@ def test_launch_reads_the_environment_and_the_query_string(hostile, db, monkeypa
     assert launch(display=False).session.annotator == "hubuser"
 
 
+def test_a_preheated_kernel_builds_the_page_before_its_request_and_ends_as_a_direct_one(hostile, db, monkeypatch):
+    """With VOILA_PREHEAT the widgets exist before the request is waited for; the link then fills them in,
+    and the page equals the one built with the query string known from the start."""
+    import playground.ui.request as request
+
+    monkeypatch.setenv("PLAYGROUND_ROOT", str(hostile[0]))
+    monkeypatch.setenv("PLAYGROUND_DB", str(db))
+    monkeypatch.delenv("PLAYGROUND_READ_ONLY", raising=False)
+    link = "annotator=alice&case=GC-0001&response=GC-0001-R2&weights=faithfulness:0.5&gates=coverage:0.6&reveal=1"
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    monkeypatch.setenv("QUERY_STRING", link)
+    direct = launch(display=False)
+
+    built: list[PlaygroundApp] = []
+    original = PlaygroundApp.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(self)
+        original(self, *args, **kwargs)
+
+    def claimed(*_args, **_kwargs):
+        assert len(built) == 1 and built[0].session.annotator is None  # built, not yet anyone's
+        monkeypatch.setenv("QUERY_STRING", link)
+        return True
+
+    monkeypatch.setattr(PlaygroundApp, "__init__", counting)
+    monkeypatch.setattr(request, "wait_for_request", claimed)
+    monkeypatch.setenv("VOILA_PREHEAT", "True")
+    monkeypatch.delenv("QUERY_STRING")
+    pooled = launch(display=False)
+    assert built == [pooled]
+    for app in (direct, pooled):
+        s = app.session
+        assert (s.annotator, s.case_id, s.response_id, s.reveal_all) == ("alice", "GC-0001", "GC-0001-R2", True)
+        assert s.gates == {"coverage": 0.6} and s.weights["faithfulness"] == 0.5
+        assert app.weights["faithfulness"].value == 0.5 and app.gate_on["coverage"].value is True
+        assert app.gate_floor["coverage"].value == 0.6 and app.gate_on["faithfulness"].value is False
+        assert app.reveal.value is True and app.scenario.value == "GC-0001-R2" and app.name.value == "alice"
+    assert pooled.rates.value == direct.rates.value
+    assert pooled.bridge.query == direct.bridge.query
+    assert "weights=" in pooled.bridge.query and "reveal=1" in pooled.bridge.query
+
+
 def test_a_page_never_creates_a_store(hostile, tmp_path, monkeypatch):
     missing = tmp_path / "deleted.db"
     monkeypatch.setenv("PLAYGROUND_ROOT", str(hostile[0]))

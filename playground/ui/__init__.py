@@ -21,9 +21,10 @@ Under JupyterHub the name defaults to ``JUPYTERHUB_USER`` (the hub's login).
 
 Under Voila the query string reaches the kernel as the ``QUERY_STRING``
 environment variable; with preheated kernels (``playground serve --preheat``)
-:func:`voila.utils.get_query_string` waits for the request that claims the
-kernel, so the slow part (loading data, running the harness) happens before
-anyone asks for the page.
+:func:`playground.ui.request.wait_for_request` (Voila's handshake, without
+the 1.35 s import of ``voila.utils``) waits for the request that claims the
+kernel, so the slow part (loading data, running the harness, building the
+widgets) happens before anyone asks for the page.
 
 Heavy modules (ipywidgets, matplotlib, the harness) are imported only when
 needed: ``import playground.ui`` itself is cheap.
@@ -55,11 +56,10 @@ def __getattr__(name: str) -> Any:
 def query_params() -> dict[str, str]:
     """The page's query parameters (first value of each), or ``{}`` outside Voila."""
     if os.environ.get("VOILA_PREHEAT") == "True":
-        from voila.utils import get_query_string  # waits for the request that claims this kernel
+        from .request import wait_for_request
 
-        query = get_query_string() or ""
-    else:
-        query = os.environ.get("QUERY_STRING", "")
+        wait_for_request()  # blocks until a request claims this kernel; its variables land in os.environ
+    query = os.environ.get("QUERY_STRING", "")
     return {k: v[0] for k, v in parse_qs(query, keep_blank_values=False).items() if v}
 
 
@@ -112,8 +112,14 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     except (DataError, StoreError, OSError, SessionError) as exc:
         return _show_error(exc, display)
     t_session = time.perf_counter() - t0
-    from .views import PlaygroundApp  # before the wait below: a preheated kernel has it imported ahead
+    from .views import PlaygroundApp
 
+    # A preheated kernel builds its widgets before the wait below; the request then only fills them in.
+    ahead = None
+    if os.environ.get("VOILA_PREHEAT") == "True":
+        from . import request  # noqa: F401  (its websocket client, imported before the kernel says it is ready)
+
+        ahead = PlaygroundApp(session, annotator=None)
     _log(f"playground: session ready in {t_session:.2f}s ({len(session.case_ids)} cases, "
          f"{len(session.catalog)} units; harness results {session.harness_source})")
     params = query_params()  # after the slow part: with preheated kernels this waits for the request
@@ -121,6 +127,7 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     if late and late != session.dataset_name:  # a preheated kernel learns the link's dataset only now
         try:
             session = session_from_env(root, db, read_only, dataset=late, create=False)
+            ahead = None
         except SessionError as exc:
             problems.append(str(exc))
         except (DataError, StoreError, OSError) as exc:
@@ -129,7 +136,13 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     name = annotator if annotator is not None else (params.get("annotator") or os.environ.get("JUPYTERHUB_USER"))
     show = reveal if reveal is not None else _flag(params.get("reveal"))
     problems += apply_view_params(session, params)
-    app = PlaygroundApp(session, annotator=None, reveal=show)
+    if ahead is None:
+        app = PlaygroundApp(session, annotator=None, reveal=show)
+    else:
+        app = ahead
+        session.reveal_all = session.reveal_all or show
+        app.sync_controls()
+        app.render_all()
     if name and not session.read_only:
         here = (session.case_id, session.response_id)
         app.guard(app.start, name, params.get("sample") or None)

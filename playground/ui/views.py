@@ -363,6 +363,17 @@ class PlaygroundApp:
         self.render_scores(chart=False)
         self.update_url()
 
+    def sync_controls(self) -> None:
+        """Set the weight, gate and reveal controls from the session (a link changed it after the page was built)."""
+        s = self.session
+        with self.quiet():
+            for d, slider in self.weights.items():
+                slider.value = s.weights[d]
+                self.gate_on[d].value = d in s.gates
+                self.gate_floor[d].value = s.gates.get(d, s.thresholds[d])
+            self.reveal.value = s.reveal_all
+        self._sync_verdict_filter()
+
     def _sync_verdict_filter(self) -> None:
         """Blind mode: the harness-decision filter is hidden (and off) until reveal is on."""
         shown = self.session.reveal_all
