@@ -134,12 +134,13 @@ def test_install_replaces_the_upstream_parsers_once(monkeypatch):
 
 
 @pytest.mark.parametrize(("available", "pool", "cap"), [
-    (23494, 10, 87),   # the project's machine: (23494 - 1024) // 256 = 87; 23494 // 2048 = 11 → 10
-    (20479, 9, 75),    # just under 10 pools' worth
-    (20480, 10, 76),   # exactly 10 × 2048
-    (4095, 1, 11),
-    (4096, 2, 12),     # exactly 2 × 2048
-    (2047, 1, 3),      # under one pool's worth: still one
+    (23494, 22, 87),   # the project's machine: (23494 - 1024) // 256 = 87; 23494 // 1024 = 22
+    (30719, 29, 115),  # just under 30 kernels' worth
+    (30720, 30, 116),  # exactly 30 × 1024
+    (40000, 30, 152),  # a class of thirty at most
+    (2047, 1, 3),
+    (2048, 2, 4),      # exactly 2 × 1024
+    (1023, 1, 2),      # under one kernel's worth: still one
     (1000, 1, 2),      # less than the reserve: the cap stays above the pool
 ])
 def test_pool_and_cap_follow_available_memory(available, pool, cap):
@@ -152,7 +153,7 @@ def test_pool_and_cap_given_are_kept():
     assert sizing.plan(23494, pool=3, max_kernels=5) == sizing.Sizing(23494, 3, 5)
     assert sizing.plan(1000, pool=4).max_kernels == 5
     assert sizing.plan(23494).describe() == \
-        "10 preheated kernel(s), at most 87 kernels (planned 21.8 GiB of 22.9 GiB available)"
+        "22 preheated kernel(s), at most 87 kernels (planned 21.8 GiB of 22.9 GiB available)"
 
 
 def test_available_memory_is_read():
@@ -273,7 +274,7 @@ def test_serve_builds_the_guarded_voila_command():
 def test_the_default_pool_follows_free_memory(monkeypatch):
     monkeypatch.setattr(sizing, "available_mib", lambda: 8192)
     cmd, _ = build_command(_args())
-    assert "--pool_size=4" in cmd and "--GuardedKernelManager.max_kernels=28" in cmd
+    assert "--pool_size=8" in cmd and "--GuardedKernelManager.max_kernels=28" in cmd
 
 
 def test_read_only_serves_the_room_when_it_is_installed(monkeypatch, tmp_path):
@@ -331,7 +332,7 @@ def test_serve_help_explains_the_token_and_the_cap(capsys):
         main(["serve", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     for text in ("asks for an access token", "?token=", "--no-auth", "class is full", "--max-kernels",
-                 "one per 2 GiB", "--dataset", "not authentication"):
+                 "one per GiB", "--dataset", "not authentication"):
         assert text.lower() in out.lower(), text
 
 
@@ -358,3 +359,60 @@ def test_a_pool_refill_lets_waiting_pages_go_first():
     m._kernels["refill"] = object()         # a refill that just started is not a page
     m._pool_started["refill"] = 5.0
     assert m.pages_waiting() == 0
+
+
+def test_a_page_is_being_opened_until_it_connected_and_settled():
+    m = _manager(connect_grace=10, settle_time=3)
+    # "never" was sent at 100 and has not connected: opening for exactly connect_grace seconds
+    assert m.pages_opening(now=109.9) == 1
+    assert m.pages_opening(now=110.0) == 0
+    m._connected_first["never"] = 105.0      # it connected at 105: opening until exactly 108
+    assert m.pages_opening(now=107.9) == 1
+    assert m.pages_opening(now=108.0) == 0
+    m._kernels.pop("never")                  # a page whose kernel is gone is not being opened
+    m._connected_first.clear()
+    assert m.pages_opening(now=100.0) == 0
+    m._starting_pages.add("cold")            # a cold page's kernel starting counts (pages_waiting)
+    assert m.pages_opening(now=100.0) == 1
+
+
+def test_pool_refills_go_one_at_a_time_and_after_the_pages_being_opened():
+    m = _manager(refill_yield=60, refill_spacing=2, connect_grace=10, settle_time=3, max_kernels=0)
+    assert m.pages_opening(now=100.0) == 1    # "never", sent at 100
+    assert not m.may_refill(waited=59.9, now=100.0)
+    assert m.may_refill(waited=60.0, now=100.0)   # waited refill_yield: it goes anyway
+    assert m.may_refill(waited=0.0, now=110.0)    # nothing being opened
+    m._last_refill = 110.0
+    assert not m.may_refill(waited=0.0, now=111.9)
+    assert not m.may_refill(waited=60.0, now=111.9)  # the spacing holds even after the yield
+    assert m.may_refill(waited=0.0, now=112.0)
+    m.max_kernels = 4                             # four kernels: no place under the cap
+    assert not m.may_refill(waited=60.0, now=200.0)
+
+
+def test_a_refill_that_may_go_records_its_start():
+    m = _manager(refill_yield=60, refill_spacing=2, connect_grace=0, settle_time=0)
+    m._served_at.clear()
+    asyncio.run(m._wait_to_refill())
+    first = m._last_refill
+    assert first > 0 and not m.may_refill(waited=0.0, now=first + 1.9)
+
+
+def test_a_request_takes_a_started_kernel_first_and_none_that_is_still_starting():
+    from types import SimpleNamespace
+
+    from playground.serving.app import PageHandler
+
+    m = _manager()
+    pool = m._pools["playground.ipynb"]
+    pool.reverse()                            # [still starting, started]: Voila would await the first
+    handler = PageHandler.__new__(PageHandler)  # the decision alone: no request, no application around it
+    handler.application = SimpleNamespace(settings={"kernel_manager": m})
+    assert handler.kernel_manager is m
+    assert handler.should_use_rendered_notebook({"template": "lab"}, 2, None, None, {}) is True
+    assert [f.done() for f in pool] == [True, False] and pool[0].result() == {"kernel_id": "pooled"}
+    m._pools = {"playground.ipynb": [Future()]}   # only a refill still waiting its turn: a cold kernel instead
+    assert handler.should_use_rendered_notebook({"template": "lab"}, 1, None, None, {}) is False
+    m._pools = {"playground.ipynb": [pool[0]]}     # a started kernel, but Voila's own rule says no:
+    assert handler.should_use_rendered_notebook({}, 1, None, None, {}) is False               # no notebook data
+    assert handler.should_use_rendered_notebook({"template": "lab"}, 1, "classic", None, {}) is False  # template

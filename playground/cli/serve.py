@@ -50,7 +50,7 @@ The token keeps strangers out; it does not tell students apart. --no-auth
 turns the token off (anyone who can reach the host can label).
 
 A class on one machine is planned from its free memory: a pool of preheated
-kernels (one per 2 GiB available, at most 10) so pages open at once, and a
+kernels (one per GiB available, at most 30) so pages open at once, and a
 cap on kernels ((available - 1 GiB) / 256 MiB); beyond the cap a visitor
 gets "the class is full, try again in a minute". A page's kernel is shut down
 when the page is closed or reloaded, when its client hangs up before the page
@@ -122,7 +122,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="page theme (default light)")
     p.add_argument("--preheat", type=int, default=None, metavar="N",
                    help="keep N kernels started with the page computed ahead, refilled in the background "
-                        "(default: one per 2 GiB of available memory, at most 10; 0: none)")
+                        "(default: one per GiB of available memory, at most 30; 0: none)")
     p.add_argument("--max-kernels", type=int, default=None, metavar="N",
                    help="most kernels at once, preheated included; beyond it a visitor is told the class is "
                         "full (default: (available memory - 1 GiB) / 256 MiB)")

@@ -108,6 +108,16 @@ class PageHandler(TornadoVoilaHandler):
             for kid in kernels:
                 manager.page_served(kid)
 
+    def should_use_rendered_notebook(self, notebook_data: Any, pool_size: int, template_name: Any, theme: Any,
+                                     request_args: Any) -> bool:
+        """Voila's rule, and a preheated kernel must have started: otherwise the page gets a cold kernel (3 s
+        on the project's machine) instead of waiting for a refill that waits its turn (up to a minute)."""
+        manager = self.kernel_manager
+        if hasattr(manager, "ready_first") and manager.ready_first() == 0:
+            return False
+        return bool(super().should_use_rendered_notebook(notebook_data, pool_size, template_name, theme,
+                                                         request_args))
+
     def on_connection_close(self) -> None:
         self._client_gone = True
         super().on_connection_close()

@@ -49,16 +49,19 @@ class ClassFull(RuntimeError):
     """No room for another kernel: ``max_kernels`` are running."""
 
 
+def _ready_id(fut: Any) -> str | None:
+    """The kernel id of a pool entry whose kernel has started, else None (still starting, failed)."""
+    if fut.done() and not fut.cancelled() and fut.exception() is None:
+        result = fut.result()
+        if isinstance(result, dict) and result.get("kernel_id"):
+            return str(result["kernel_id"])
+    return None
+
+
 def pooled_kernel_ids(manager: Any) -> set[str]:
     """Ids of the preheated kernels waiting in Voila's pool (its ``_pools``: notebook → list of futures)."""
-    ids: set[str] = set()
-    for pool in getattr(manager, "_pools", {}).values():
-        for fut in pool:
-            if fut.done() and not fut.cancelled() and fut.exception() is None:
-                result = fut.result()
-                if isinstance(result, dict) and result.get("kernel_id"):
-                    ids.add(result["kernel_id"])
-    return ids
+    return {kid for pool in getattr(manager, "_pools", {}).values() for fut in pool
+            if (kid := _ready_id(fut)) is not None}
 
 
 class GuardedKernelManager(AsyncMappingKernelManager):
@@ -73,7 +76,13 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                            help="shut down a kernel whose page was not sent this many seconds after it was handed out")
     watch_interval = Float(5.0, config=True, help="seconds between two looks for orphaned kernels")
     refill_yield = Float(60.0, config=True,
-                         help="a pool refill waits up to this many seconds while visitors' pages are being computed")
+                         help="a pool refill waits up to this many seconds while visitors' pages are being opened")
+    settle_time = Float(3.0, config=True,
+                        help="a page counts as being opened until this many seconds after its websocket connected")
+    connect_grace = Float(10.0, config=True,
+                          help="a sent page that has not connected counts as being opened for this many seconds")
+    refill_spacing = Float(2.0, config=True,
+                           help="seconds between the starts of two pool refills (one kernel's start-up here)")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -86,6 +95,8 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         self._starting_pool: set[str] = set()
         self._starting_pages: set[str] = set()
         self._pool_started: dict[str, float] = {}
+        self._connected_first: dict[str, float] = {}
+        self._last_refill = float("-inf")
         self._closing = False
         self._watcher: PeriodicCallback | None = None
         self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0, "unsent": 0, "hung_up": 0}
@@ -100,6 +111,16 @@ class GuardedKernelManager(AsyncMappingKernelManager):
     def ready_in_pool(self) -> int:
         """Preheated kernels ready to be handed to a page."""
         return len(pooled_kernel_ids(self))
+
+    def ready_first(self) -> int:
+        """Put each pool's started kernels before those still starting, and return how many are started.
+
+        Voila hands a request the first entry of the pool and awaits it; an entry still starting may be a
+        refill waiting its turn (:meth:`may_refill`), which would hold the request up to ``refill_yield`` s.
+        """
+        for pool in getattr(self, "_pools", {}).values():
+            pool.sort(key=lambda fut: _ready_id(fut) is None)
+        return self.ready_in_pool()
 
     def full(self) -> bool:
         """True when a page request would need a new kernel and there is no room for one."""
@@ -142,20 +163,47 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                 and kid not in self._ever_connected]
         return len(busy) + len(self._starting_pages)
 
-    async def _wait_to_refill(self) -> None:
-        """A pool refill waits for a place under the cap, and (up to ``refill_yield`` s) for waiting pages.
+    def pages_opening(self, now: float | None = None) -> int:
+        """Pages not interactive yet: :meth:`pages_waiting`, plus pages sent less than ``connect_grace`` s ago
+        that have not connected, plus pages whose websocket connected less than ``settle_time`` s ago (the
+        widgets' state is still being sent and drawn)."""
+        now = time.monotonic() if now is None else now
+        alive = set(self.list_kernel_ids())
+        opening = 0
+        for kid, sent in self._served_at.items():
+            if kid not in alive:
+                continue
+            first = self._connected_first.get(kid)
+            unconnected = first is None and now - sent < self.connect_grace
+            opening += unconnected or (first is not None and now - first < self.settle_time)
+        return self.pages_waiting() + opening
 
-        On two cores a refill costs what a visitor's cold page costs; during a rush it would double the wait
-        of the people in front of the screen, so they go first.
+    def may_refill(self, waited: float, now: float | None = None) -> bool:
+        """Whether a pool refill that has waited ``waited`` seconds may start now.
+
+        Rules: a place under the cap; the last refill started at least ``refill_spacing`` s ago (refills one
+        at a time); and no page being opened (:meth:`pages_opening`), unless the refill has waited
+        ``refill_yield`` s.  On two cores a refill costs what a visitor's cold page costs: during a rush ten
+        refills at once would double the wait of the people in front of the screen, so they go first.
         """
+        now = time.monotonic() if now is None else now
+        if self.max_kernels and self.kernel_count() >= self.max_kernels:
+            return False
+        if now - self._last_refill < self.refill_spacing:
+            return False
+        return waited >= self.refill_yield or self.pages_opening(now) == 0
+
+    async def _wait_to_refill(self) -> None:
+        """Wait until :meth:`may_refill`, polling every half second; then this refill is the last one started."""
         since = time.monotonic()
         while True:
             if self._closing:
                 raise ClassFull("the server is stopping")
-            room = not self.max_kernels or self.kernel_count() < self.max_kernels
-            if room and (self.pages_waiting() == 0 or time.monotonic() - since >= self.refill_yield):
+            now = time.monotonic()
+            if self.may_refill(now - since, now):
+                self._last_refill = now
                 return
-            await asyncio.sleep(1.0)
+            await asyncio.sleep(0.5)
 
     def page_served(self, kernel_id: str) -> None:
         """The page holding ``kernel_id`` has been sent: its page has ``unconnected_timeout`` to connect."""
@@ -183,6 +231,7 @@ class GuardedKernelManager(AsyncMappingKernelManager):
     def notify_connect(self, kernel_id: str) -> None:
         super().notify_connect(kernel_id)
         self._ever_connected.add(kernel_id)
+        self._connected_first.setdefault(kernel_id, time.monotonic())
         self._disconnected_at.pop(kernel_id, None)
 
     def notify_disconnect(self, kernel_id: str) -> None:
@@ -230,7 +279,7 @@ class GuardedKernelManager(AsyncMappingKernelManager):
             self.culled[reason] += 1
         alive = set(self.list_kernel_ids())
         for table in (self._started_at, self._last_pooled, self._disconnected_at, self._served_at,
-                      self._pool_started):
+                      self._pool_started, self._connected_first):
             for kid in [k for k in table if k not in alive]:
                 del table[kid]
         self._ever_connected &= alive

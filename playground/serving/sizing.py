@@ -4,16 +4,18 @@ With ``A`` the available memory in MiB (``psutil.virtual_memory().available``:
 free plus reclaimable cache) when the server starts:
 
 * pool (preheated kernels kept ready): ``clamp(A // POOL_MIB_PER_KERNEL, 1, MAX_POOL)``
-  — one ready kernel per 2 GiB available, at most 10 (a full pool then holds
-  under a tenth of the free memory);
+  — one ready kernel per GiB available, at most 30 (a class); a pooled
+  kernel holds 80 MiB (``bench/bench_page.py``, 2026-12-01), so a full pool
+  holds under a tenth of the free memory;
 * cap (most kernels at once, pooled included):
   ``max(pool + 1, (A - RESERVE_MIB) // PLANNED_KERNEL_MIB)`` — the memory
   left after a reserve for the server, the operating system and the store,
   divided by what one kernel is planned to use.
 
 On the project's machine (24 GiB, about 23 GiB available) that is a pool of
-10 and a cap of 88 kernels.  ``--preheat N`` and ``--max-kernels N`` override
-either.
+22 and a cap of 87 kernels.  Filling the pool costs about a second of CPU per
+kernel; refills start one at a time (:mod:`playground.serving.kernels`).
+``--preheat N`` and ``--max-kernels N`` override either.
 """
 from __future__ import annotations
 
@@ -22,15 +24,15 @@ from dataclasses import dataclass
 __all__ = ["MAX_POOL", "PLANNED_KERNEL_MIB", "POOL_MIB_PER_KERNEL", "RESERVE_MIB", "Sizing", "available_mib",
            "plan"]
 
-#: Planned resident memory of one page's kernel (MiB): measured 150–215 MiB with the project's imports
-#: (bench/bench_page.py prints it), with a margin for a session's labels and figures.
+#: Planned resident memory of one page's kernel (MiB): measured 80 MiB cold or pooled on the shipped set
+#: (bench/bench_page.py prints it, 2026-12-01), with a wide margin for a big dataset's session and labels.
 PLANNED_KERNEL_MIB = 256
 #: Kept free for the Voila server, the operating system, page caches and the label store (MiB).
 RESERVE_MIB = 1024
 #: One preheated kernel per this much available memory (MiB).
-POOL_MIB_PER_KERNEL = 2048
-#: The pool never holds more kernels than this: refilling it costs CPU on a small machine.
-MAX_POOL = 10
+POOL_MIB_PER_KERNEL = 1024
+#: The pool never holds more kernels than this by default: a class of thirty opens its pages from the pool.
+MAX_POOL = 30
 
 
 @dataclass(frozen=True)
