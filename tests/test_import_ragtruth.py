@@ -202,6 +202,23 @@ def test_cli_import(tmp_path, capsys):
     assert cli("import", "ragtruth", str(tmp_path / "absent.jsonl")) == 1
 
 
+def test_cli_import_parses_the_file_once(tmp_path, monkeypatch):
+    import playground.importers.ragtruth as importer
+    import playground.ragtruth as loader
+
+    calls: list[Path] = []
+    real = loader.load_ragtruth
+
+    def counting(path, *args, **kwargs):
+        calls.append(Path(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(loader, "load_ragtruth", counting)
+    monkeypatch.setattr(importer, "load_ragtruth", counting)
+    assert cli("import", "ragtruth", str(SAMPLE), "--db", str(tmp_path / "labels.db")) == 0
+    assert calls == [SAMPLE]
+
+
 def test_imported_units_join_the_catalog(tmp_path, mini_root):
     """Labels of an imported data set are known units in `labels stats`, not orphans."""
     from playground.importers.ragtruth import import_ragtruth

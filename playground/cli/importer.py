@@ -127,9 +127,10 @@ def run_ragtruth(args: argparse.Namespace) -> int:
         else:
             from ..store import open_store
 
-            load_ragtruth(args.file)  # validate before even opening (or creating) the store
+            sample = load_ragtruth(args.file)  # validate before even opening (or creating) the store
             with open_store(args.db) as store:
-                result = import_ragtruth(args.file, None, store, annotator=annotator, name=args.dataset)
+                result = import_ragtruth(args.file, None, store, annotator=annotator, name=args.dataset,
+                                         sample=sample)
     except RagTruthError as exc:
         print(str(exc), file=sys.stderr)
         print("nothing was imported", file=sys.stderr)

@@ -304,7 +304,8 @@ def _write_file(path: Path, text: str) -> None:
 
 
 def import_ragtruth(path: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None, store: Any = None, *,
-                    annotator: str = HUMAN_ANNOTATOR, name: str = "ragtruth", replace: bool = True) -> ImportResult:
+                    annotator: str = HUMAN_ANNOTATOR, name: str = "ragtruth", replace: bool = True,
+                    sample: Any = None) -> ImportResult:
     """Validate ``path`` and import it: into ``store`` (the dataset and its labels), or as a file in ``out_dir``.
 
     All or nothing whatever step fails: the file is validated completely first
@@ -314,14 +315,17 @@ def import_ragtruth(path: str | os.PathLike[str], out_dir: str | os.PathLike[str
     (:meth:`playground.store.LabelStore.put_dataset`); into ``out_dir`` the
     data set file (the older layout, still read by
     :func:`playground.units.load_catalog`) is written to a temporary file and
-    renamed.  Exactly one of ``store`` and ``out_dir`` is given.
+    renamed.  Exactly one of ``store`` and ``out_dir`` is given.  ``sample``: what
+    :func:`~playground.ragtruth.load_ragtruth` returned for ``path``, when the
+    caller has validated it already (the file is then parsed once).
     """
 
     if (store is None) == (out_dir is None):
         raise ValueError("import_ragtruth: give a label store or an output folder (exactly one)")
     path = Path(path)
     raw = path.read_bytes()
-    sample = load_ragtruth(path)  # raises with every problem; nothing written yet
+    if sample is None:
+        sample = load_ragtruth(path)  # raises with every problem; nothing written yet
     dataset = build_dataset(sample, source_file=path.name, source_sha256=hashlib.sha256(raw).hexdigest(),
                             annotator=annotator)
     if store is None:
