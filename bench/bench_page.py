@@ -20,13 +20,22 @@ Two parts:
    *cold* — ``--preheat 0``.  Prints median and range, and the RSS of the
    page's kernel.
 
-Goals (issue 13): pool ≤ 2 s p50, cold ≤ 5 s, ≤ 150 MiB per kernel.
+3. **Pages opened together** (``--together N``, default 10; 0 skips): the
+   server with ``make serve``'s default pool (from the free memory,
+   :func:`playground.serving.sizing.plan`), once every pooled kernel is
+   ready, N Chromium contexts open ``/?annotator=together-NN`` at the same
+   moment (Playwright's async API); prints the median and the slowest page's
+   time to first control.
 
-Run ``python bench/bench_page.py [--pages N] [--no-profile] [--no-pages]``.
+Goals (issue 13): pool ≤ 2 s p50, cold ≤ 5 s, ten at once all interactive
+within 15 s, ≤ 150 MiB per kernel.
+
+Run ``python bench/bench_page.py [--pages N] [--together N] [--no-profile] [--no-pages]``.
 """
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
@@ -141,11 +150,61 @@ def pages(n: int) -> None:
               f"max {max(rss):.0f} MiB")
 
 
+async def _open_together(url: str, n: int) -> list[float]:
+    from browser_fixtures import CHROMIUM, CHROMIUM_ARGS
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        pages = []
+        for _ in range(n):
+            context = await browser.new_context()
+            pages.append(await context.new_page())
+
+        async def one(i: int) -> float:
+            page = pages[i]
+            t0 = time.monotonic()
+            await page.goto(f"{url}?annotator=together-{i:02d}", timeout=120_000)
+            await page.locator(".pg-app .pg-rates").wait_for(state="visible", timeout=120_000)
+            await page.locator(".pg-claim-0-supported").first.wait_for(state="visible", timeout=120_000)
+            return time.monotonic() - t0
+
+        times = await asyncio.gather(*(one(i) for i in range(n)))
+        for page in pages:
+            await page.close(run_before_unload=True)
+        await browser.close()
+    return list(times)
+
+
+def together(n: int) -> None:
+    from browser_fixtures import CHROMIUM, start_server, stop_server
+    from serve_clients import status, wait_until
+
+    from playground.serving.sizing import plan
+
+    if not CHROMIUM.exists():
+        print(f"pages together: skipped (no Chromium at {CHROMIUM})")
+        return
+    pool = plan().pool
+    with tempfile.TemporaryDirectory() as tmp:
+        srv = start_server(Path(tmp), "--preheat", str(pool), shipped=True)
+        try:
+            wait_until(lambda: status(srv.url)["pool_ready"] == pool, 600)
+            wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool, 600)
+            time.sleep(1.0)
+            times = asyncio.run(_open_together(srv.url, n))
+        finally:
+            stop_server(srv.proc)
+    print(f"{n} pages opened together (pool of {pool}, make serve's default here): first control median "
+          f"{statistics.median(times):.2f} s, slowest {max(times):.2f} s (goal: all within 15 s)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=int, default=5, help="pages to open from the pool and cold (default 5 each)")
     ap.add_argument("--no-profile", action="store_true", help="skip the import and memory profile")
     ap.add_argument("--no-pages", action="store_true", help="skip the page-open timing (needs Chromium)")
+    ap.add_argument("--together", type=int, default=10, help="pages opened at the same moment (default 10; 0 skips)")
     args = ap.parse_args()
     print(f"machine: {describe()}")
     if not args.no_profile:
@@ -156,6 +215,8 @@ def main() -> int:
             profile(db, Path(tmp) / "cache")
     if not args.no_pages:
         pages(args.pages)
+        if args.together:
+            together(args.together)
     return 0
 
 
