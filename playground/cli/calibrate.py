@@ -392,6 +392,7 @@ def run_ragtruth(args: argparse.Namespace) -> int:
         return _err(f"no RAGTruth claim file at {path}: pass FILE (see shared/data/ragtruth/README.md)")
     rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=_boot(args, 2000), floor=args.floor,
                             criterion=args.criterion)
+    args.ragtruth_calibration = rt  # --save-floors (cli/calibrate_real.py) takes the floor from this one run
     print(f"RAGTruth: {rt.n} claims ({rt.hallucinated} hallucinated, {rt.hallucinated / rt.n:.1%}) in "
           f"{rt.responses} responses of {rt.sources} sources — {path}")
     print("positive class = supported (not hallucinated); F1, precision, recall are of the hallucinated class; "
