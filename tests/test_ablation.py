@@ -10,27 +10,24 @@ from playground.harness.score import SUPPORT_RULES, support
 
 DATA = Path(os.environ.get("PLAYGROUND_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
-# (rule, claim, context, score with every rule on, score with the rule off), computed by hand.
-# Smoothed coverage is (present + 5) / (checked + 5) (SUPPORT_PRIOR_TOKENS = 5 pseudo-tokens):
+# (rule, claim, context, score with every rule on, score with the rule off), computed by hand:
 CASES = [
-    # content tokens retry, limit, 9, attempt; 9 is missing: exact miss 0.0, else (3 + 5) / (4 + 5)
-    ("numbers", "Retries are limited to 9 attempts.", "Retries are limited to 5 attempts.", 0.0, 8 / 9),
-    # chang, approv, marcus: the name is missing; off, 2 of 3 content tokens present: 7 / 8
-    ("names", "The change was approved by Marcus.", "The change was approved by the lead.", 0.0, 7 / 8),
-    # set, tw-4291, now: 7 / 8 off
-    ("identifiers", "Set TW-4291 now.", "Set it now.", 0.0, 7 / 8),
+    # content tokens retry, limit, 9, attempt; 9 is missing: exact miss 0.0, else coverage 3/4
+    ("numbers", "Retries are limited to 9 attempts.", "Retries are limited to 5 attempts.", 0.0, 0.75),
+    # chang, approv, marcus: the name is missing; off, 2 of 3 content tokens present
+    ("names", "The change was approved by Marcus.", "The change was approved by the lead.", 0.0, 2 / 3),
+    # set, tw-4291, now
+    ("identifiers", "Set TW-4291 now.", "Set it now.", 0.0, 2 / 3),
     # the preamble's words are discourse words (dropped either way); with both rules off 2 of 4 remain
     ("preamble", "Based on the passages, the sky is blue.", "the sky is blue", 1.0, 1.0),
-    # 'hope this helps' clause: removed; off, 'hope', 'help' and the speaker item 'I' are missing: 2 of 5 -> 7 / 10
-    ("clauses", "The sky is blue. I hope this helps!", "the sky is blue", 1.0, 0.7),
+    # 'hope this helps' clause: removed; off, 'hope', 'help' and the speaker item 'I' are missing (2 of 5)
+    ("clauses", "The sky is blue. I hope this helps!", "the sky is blue", 1.0, 0.4),
     # [2] removed as a citation; off, 2 is a number the context lacks
     ("markers", "The sky is blue [2].", "the sky is blue", 1.0, 0.0),
-    # think, sky, blue plus the speaker item 'I': 2 of 4 -> 7 / 9; off, 2 of 3 -> 7 / 8
-    ("speaker", "I think the sky is blue.", "the sky is blue", 7 / 9, 7 / 8),
-    # key, rotat, 45, day, expir, quiet: 4 of 6 present; smoothed 9 / 11, off the plain share 4 / 6
-    ("smoothing", "Keys rotate every 45 days and expire quietly.", "API keys rotate every 45 days.", 9 / 11, 4 / 6),
-    # 'passage' is a discourse word: say, sky, blue (2 of 3 -> 7 / 8); off passag, say, sky, blue (2 of 4 -> 7 / 9)
-    ("discourse", "The passage says the sky is blue.", "the sky is blue", 7 / 8, 7 / 9),
+    # think, sky, blue plus the speaker item 'I': 2 of 4; off, 2 of 3
+    ("speaker", "I think the sky is blue.", "the sky is blue", 0.5, 2 / 3),
+    # 'passage' is a discourse word: say, sky, blue (2/3); off passag, say, sky, blue (2/4)
+    ("discourse", "The passage says the sky is blue.", "the sky is blue", 2 / 3, 0.5),
 ]
 
 
@@ -45,15 +42,13 @@ def test_switching_one_rule_off(rule, claim, context, on, off):
 
 
 def test_preamble_and_discourse_off_together():
-    assert support("Based on the passages, the sky is blue.", "the sky is blue", off=["preamble", "discourse"]) == 7 / 9
+    assert support("Based on the passages, the sky is blue.", "the sky is blue", off=["preamble", "discourse"]) == 0.5
 
 
 def test_speaker_items():
     from playground.harness.score import support_detail
 
-    # sky, blue present, '?' missing: (2 + 5) / (3 + 5); unsmoothed 2 / 3
-    assert support("Is the sky blue?", "the sky is blue") == pytest.approx(7 / 8, abs=1e-15)
-    assert support("Is the sky blue?", "the sky is blue", off=["smoothing"]) == pytest.approx(2 / 3, abs=1e-15)
+    assert support("Is the sky blue?", "the sky is blue") == pytest.approx(2 / 3, abs=1e-15)  # sky, blue, '?'
     assert support("Do you?", "x") == 0.0  # nothing but a question: nothing attributable
     assert support("Do you?", "x", off=["speaker"]) == 1.0
     assert support_detail("My dog and me, I've seen it", "x").speaker_items == ("my", "me", "i've")

@@ -100,14 +100,9 @@ def test_paraphrase_with_stemming_is_supported():
 
 
 def test_support_hand_computed_coverage():
-    # content: key, rotat, 45, day, expir, quiet -> 4 of 6 present; smoothed (4 + 5) / (6 + 5)
+    # content: key, rotat, 45, day, expir, quiet -> 4 of 6 present
     assert S.support("Keys rotate every 45 days and expire quietly.",
-                     "API keys rotate every 45 days.") == pytest.approx(9 / 11)
-    assert S.support("Keys rotate every 45 days and expire quietly.",
-                     "API keys rotate every 45 days.", off=["smoothing"]) == pytest.approx(4 / 6)
-    # one of two present: (1 + 5) / (2 + 5); none present: 0.0, not 5 / 7
-    assert S.support("Keys expire.", "API keys rotate.") == pytest.approx(6 / 7)
-    assert S.support("Tokens expire.", "API keys rotate.") == 0.0
+                     "API keys rotate every 45 days.") == pytest.approx(4 / 6)
     assert S.support("Nothing here", []) == 0.0
     assert S.support("It is.", "anything") == 1.0  # no content token: nothing to check
 

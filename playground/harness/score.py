@@ -31,36 +31,21 @@ Support (faithfulness of a claim to the retrieved context)
    a question mark -- a personal experience, opinion or question is not
    attributable to any passage ("I think he was the most significant icon",
    "do you like them?").  Coverage = present content tokens / (content tokens
-   + speaker items); 1.0 when nothing is left to check.  **Smoothed**:
-   ``(present + m) / (content tokens + speaker items + m)`` with ``m =``
-   :data:`SUPPORT_PRIOR_TOKENS` (5) pseudo-tokens counted present, so the score
-   falls with the *number* of unsupported tokens as well as with their share:
-   3 missing of 6 scores 8/11 = 0.73, 3 missing of 30 scores 32/35 = 0.91, 1
-   missing of 4 scores 8/9 = 0.89 (without smoothing 0.50, 0.90, 0.75); a
-   claim none of whose checked items is present scores 0.0 (the pseudo-tokens
-   only soften a claim the context partly supports).  The price: a short claim
-   gets the benefit of the doubt (1 missing of 2 scores 6/7 = 0.86).  On
-   the RAGTruth tuning part the count of missing tokens separates
-   hallucinated claims better than the share (ROC AUC 0.78 against 0.74),
-   and grouped cross-validation on the tuning parts alone chose it: balanced
-   accuracy 0.704 -> 0.742 on RAGTruth, 0.864 -> 0.903 on BEGIN (mean over
-   fold seeds 0.717 -> 0.741 and 0.872 -> 0.903; ``calibrate ragtruth
-   --tuning-cv``).
+   + speaker items); 1.0 when nothing is left to check.
 4. **Exact items**: every number (by value: ``1,000`` == ``1000``, ``five`` ==
    ``5``), identifier (``TW-4291``, ``delivery.retry.max_attempts``,
    ``/v2/endpoints/{id}/replay``, anything in backticks) and capitalised name
    (by its five-letter stem key, so demonyms such as Mexico / Mexican match)
    of the cleaned claim must be present in the context.
-5. **Score** = smoothed coverage, or :data:`EXACT_MISS_SCORE` (0.0) when any exact item
+5. **Score** = coverage, or :data:`EXACT_MISS_SCORE` (0.0) when any exact item
    is missing: "Retries are limited to 9 attempts" against a context saying 5
    scores 0 whatever its other tokens, so it is unsupported at every floor in
    :data:`SUPPORT_FLOOR_GRID` (all > 0).
 
 The automatic label is ``score >= floor``.  :data:`DEFAULT_SUPPORT_FLOOR`
-(0.70) is the floor chosen (in every fold but one, 0.75) by grouped
-cross-validation on the RAGTruth tuning part (``claims.jsonl`` and the tuning
-sources of ``validation-sample.jsonl``, 1,204 claims), the data the rules were
-written on, so its figures there are not evidence.  On the *frozen* parts of the real
+(0.55) is the floor chosen by cross-validation grouped by source on the shared
+RAGTruth sample ``claims.jsonl`` (334 claims), the file the rules were written
+on, so its figures there are not evidence.  On the *frozen* parts of the real
 data (``playground calibrate ragtruth --frozen`` / ``calibrate begin``; floors
 chosen on the tuning parts; :mod:`playground.calibrate.splits`): RAGTruth at
 the natural rate, floor 0.60, kappa 0.258 [0.139, 0.381], balanced accuracy
@@ -122,7 +107,6 @@ __all__ = [
     "PREAMBLE_RE",
     "SPEAKER_WORDS",
     "SUPPORT_FLOOR_GRID",
-    "SUPPORT_PRIOR_TOKENS",
     "SUPPORT_RULES",
     "Context",
     "ResponseSignals",
@@ -146,13 +130,9 @@ __all__ = [
     "support_detail",
 ]
 
-#: Default support floor: chosen by grouped cross-validation on the RAGTruth
-#: tuning part for balanced accuracy (module docstring).  The automatic label is
-#: ``support(...) >= floor``.
-DEFAULT_SUPPORT_FLOOR: float = 0.70
-#: Pseudo-tokens counted present in the smoothed coverage of step 3 (module
-#: docstring): ``(present + m) / (checked + m)``.
-SUPPORT_PRIOR_TOKENS: int = 5
+#: Default support floor: chosen by grouped cross-validation on RAGTruth for
+#: balanced accuracy (module docstring).  The automatic label is ``support(...) >= floor``.
+DEFAULT_SUPPORT_FLOOR: float = 0.55
 #: Candidate floors for calibrating the support score: 0.05 .. 0.95 step 0.05
 #: (all above :data:`EXACT_MISS_SCORE`, so a missing exact item is never
 #: supported at any candidate; a coarse grid keeps the choice stable).
@@ -399,11 +379,10 @@ class _ClaimView(NamedTuple):
 #: removed), ``markers`` (step 1, citation and list markers removed),
 #: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``speaker`` (step 3,
 #: first-person pronouns and a question mark count as missing content),
-#: ``smoothing`` (step 3, :data:`SUPPORT_PRIOR_TOKENS` pseudo-tokens; off: the
-#: plain share), ``numbers``, ``identifiers``, ``names`` (step 4, each kind of
-#: exact item must be present).
-SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse", "speaker", "smoothing",
-                                  "numbers", "identifiers", "names")
+#: ``numbers``, ``identifiers``, ``names`` (step 4, each kind of exact item must
+#: be present).
+SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse", "speaker", "numbers",
+                                  "identifiers", "names")
 #: Speaker items of step 3: first-person pronouns, as lower-cased word tokens of
 #: the cleaned claim (so ``i.e.`` is not one); a question mark is counted
 #: separately (once per claim).
@@ -460,10 +439,9 @@ def clean_claim(claim: str) -> str:
 class SupportDetail:
     """Why a claim got its support score (see the module docstring).
 
-    ``score``: the support score (the smoothed coverage, or 0.0 for a missing
-    exact item).  ``coverage``: the plain share of the checked items
-    (``content_tokens`` and ``speaker_items``) present in the context.
-    ``matched_tokens``/``missing_tokens``: the content tokens found / not found.  ``exact_items``: the claim's numbers,
+    ``score``: the support score.  ``coverage``: share of ``content_tokens``
+    present in the context.  ``matched_tokens``/``missing_tokens``: the content
+    tokens found / not found.  ``exact_items``: the claim's numbers,
     identifiers and names; ``missing_numbers``/``missing_identifiers``/
     ``missing_names`` those not in the context, ``missing_exact`` all three.
     ``removed``: text removed in step 1 (preamble, abstention, pleasantry).
@@ -523,13 +501,7 @@ def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable
     rules of :data:`SUPPORT_RULES` to switch off (for the ablation; default
     all on)."""
     ctx = Context.of(context)
-    m = SUPPORT_PRIOR_TOKENS
-    if off:
-        offs = _rules_off(off)
-        v = _claim_view(claim, offs - {"smoothing"})
-        m = 0 if "smoothing" in offs else m
-    else:
-        v = _claim_view(claim)
+    v = _claim_view(claim, _rules_off(off)) if off else _claim_view(claim)
     if not _exact_ok(v, ctx):
         return EXACT_MISS_SCORE
     if not v.content:
@@ -539,7 +511,7 @@ def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable
     for t, k in zip(v.content, v.content_keys, strict=False):
         if (k in keys) if k is not None else ctx.has(t, True):
             hit += 1
-    return (hit + m) / (len(v.content) + len(v.speaker) + m) if hit else 0.0
+    return hit / (len(v.content) + len(v.speaker))
 
 
 def support_detail(claim: str, context: str | Sequence[str] | Context) -> SupportDetail:
@@ -555,14 +527,7 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
     nums = tuple(x for x in v.number_keys if x not in keys)
     ids = tuple(x for x in v.identifiers if not ctx.has(x, True))
     names = tuple(n for n, k in v.name_keys if k not in keys)
-    if nums or ids or names:
-        score = EXACT_MISS_SCORE
-    elif not v.content:
-        score = 0.0 if v.speaker else 1.0
-    elif not matched:
-        score = 0.0
-    else:
-        score = (len(matched) + SUPPORT_PRIOR_TOKENS) / (n_checked + SUPPORT_PRIOR_TOKENS)
+    score = EXACT_MISS_SCORE if (nums or ids or names) else coverage
     best, best_cov = None, 0.0
     for i, p in enumerate(ctx.passages):
         pres = _present(v, Context(p))
