@@ -52,6 +52,21 @@ def test_floor_is_chosen_on_the_other_fold_and_predictions_pooled():
     assert (rep.n, rep.hallucinated, rep.sources, rep.folds) == (4, 2, 4, 2)
 
 
+def test_parts_add_one_slice_row_each_after_the_task_types():
+    z, o = _sources_in_two_folds(2)
+    items = [Item("a", (), True, z[0], "QA"), Item("b", (), False, z[1], "QA"),
+             Item("c", (), True, o[0], "QA"), Item("d", (), False, o[1], "QA")]
+    scores = {"a": 0.9, "b": 0.1, "c": 0.9, "d": 0.1}
+    rep = tuning_cv("T", items, [("s", lambda c, ctx: scores[c])], grid=[0.5], default=0.5, folds=2, n_boot=0,
+                    parts=["file x", "file y", "file y", "file y"])
+    rows = rep.scorer("s").rows
+    assert [(r["task_type"], r["n"], r["hallucinated"]) for r in rows] == [
+        ("all", 4, 2), ("QA", 4, 2), ("file x", 1, 0), ("file y", 3, 2)]
+    assert rows[2]["balanced_accuracy"] is None  # one class only in that slice: undefined, not a number
+    with pytest.raises(ValueError, match="parts has 1 labels for 4 items"):
+        tuning_cv("T", items, [], grid=[0.5], default=0.5, folds=2, parts=["x"])
+
+
 def test_a_fold_whose_training_part_has_one_class_says_so():
     z, o = _sources_in_two_folds(2)
     items = [Item("a", (), True, z[0], "QA"), Item("b", (), False, z[1], "QA"),
@@ -97,6 +112,9 @@ def test_ragtruth_tuning_cv_reads_the_tuning_part_only(capsys, shared_env, monke
     assert rc == 0, err
     assert "RAGTruth, tuning part only (1204 claims, 113 hallucinated (9.4%), 78 sources)" in out
     assert seen and not (seen & frozen)
+    # the per-file slices: claims.jsonl's 334 claims and the other 870 tuning claims
+    assert "file claims.jsonl             334   63" in out
+    assert "file validation-sample.jsonl  870   50" in out
     for name in ("support", "plain coverage", "ROUGE-1 precision"):
         assert name in out
 

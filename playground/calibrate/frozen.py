@@ -300,7 +300,8 @@ class TuningCVReport:
 
 def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str, Scorer]], *,
               grid: Sequence[float], default: float, folds: int = 5, criterion: str = "balanced_accuracy",
-              n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> TuningCVReport:
+              n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
+              parts: Sequence[str] | None = None) -> TuningCVReport:
     """Grouped cross-validation on the tuning part alone (never reads a frozen item).
 
     Item ``i`` is in fold ``fold_of(source_i, folds, seed)``
@@ -313,7 +314,9 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
     percentile cluster-bootstrap intervals over sources; the bootstrap
     resamples the pooled predictions and does not re-choose floors).  A fold
     whose training part has one class only gets no floor and its items are
-    left out (``reason`` says so).
+    left out (``reason`` says so).  ``parts``: an optional label per item (e.g.
+    the file it came from); the pooled predictions are then also reported per
+    part, after the task types, as rows whose ``task_type`` is the label.
     """
     from ..sampling import fold_of
 
@@ -323,6 +326,9 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
     groups = np.array([i.source for i in tuning], dtype=object)
     tasks = np.array([i.task for i in tuning], dtype=object)
     fold = np.array([fold_of(i.source, folds, seed) for i in tuning], dtype=np.int64)
+    if parts is not None and len(parts) != len(tuning):
+        raise ValueError(f"parts has {len(parts)} labels for {len(tuning)} items")
+    part = np.array(list(parts) if parts is not None else [""] * len(tuning), dtype=object)
     out = []
     for name, fn in scorers:
         s = np.round(np.array([float(fn(i.claim, i.context)) for i in tuning], dtype=float), 6)
@@ -344,11 +350,13 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
         if not used.any():
             out.append(ScorerCV(name, tuple(floors), (), "; ".join(reasons) or "no tuning items"))
             continue
-        u_sup, u_pred, u_grp, u_task = sup[used], pred[used], groups[used], tasks[used]
+        u_sup, u_pred, u_grp, u_task, u_part = sup[used], pred[used], groups[used], tasks[used], part[used]
         rows = [_slice_row("all", u_sup, u_pred, u_grp, n_boot, seed, confidence)]
-        for t in sorted(set(u_task.tolist())):
-            m = u_task == t
-            rows.append(_slice_row(t, u_sup[m], u_pred[m], u_grp[m], n_boot, seed, confidence))
+        for col, labels in ((u_task, sorted(set(u_task.tolist()))),
+                            (u_part, sorted(set(u_part.tolist())) if parts is not None else [])):
+            for t in labels:
+                m = col == t
+                rows.append(_slice_row(t, u_sup[m], u_pred[m], u_grp[m], n_boot, seed, confidence))
         out.append(ScorerCV(name, tuple(floors), tuple(rows), "; ".join(reasons)))
     return TuningCVReport(dataset, len(tuning), int((~sup).sum()), len(set(groups.tolist())), folds, criterion,
                           n_boot, seed, tuple(out))

@@ -347,11 +347,23 @@ def tuning_cv_ragtruth(files: Sequence[Any] | None = None, *, folds: int = 5, cr
                        scorers: Sequence[tuple[str, Callable[[str, Sequence[str]], float]]] | None = None,
                        ) -> TuningCVReport:
     """Every scorer cross-validated on RAGTruth's *tuning* part only, grouped by source
-    (:func:`playground.calibrate.frozen.tuning_cv`; no frozen claim is scored)."""
+    (:func:`playground.calibrate.frozen.tuning_cv`; no frozen claim is scored).
+
+    Besides the task types, the pooled held-out predictions are reported per
+    file (a claim in both files counts for the first): the frozen part comes
+    from the natural-rate ``validation-sample.jsonl`` alone, so its tuning
+    claims are the slice most like it (``claims.jsonl`` is enriched for
+    hallucinations, and the rules were written on it)."""
     from ..harness import score as S
     from .frozen import items_of, tuning_cv
 
-    tuning, _ = ragtruth_split(files)
+    paths = [default_ragtruth_path(), default_validation_path()] if files is None else list(files)
+    tuning, _ = ragtruth_split(paths)
+    origin: dict[str, str] = {}
+    for p in paths:
+        name = Path(p).name if isinstance(p, (str, Path)) else "records"
+        for r in _records(p):
+            origin.setdefault(r.example_id, f"file {name}")
     return tuning_cv("RAGTruth", items_of(tuning), scorers or real_scorers(), grid=S.SUPPORT_FLOOR_GRID,
                      default=S.DEFAULT_SUPPORT_FLOOR, folds=folds, criterion=criterion, n_boot=n_boot, seed=seed,
-                     confidence=confidence)
+                     confidence=confidence, parts=[origin[r.example_id] for r in tuning])
