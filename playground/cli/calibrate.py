@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Score every claim of a RAGTruth claim file against its evidence with the project's support "
         "scorer and with a plain word-coverage baseline; report in-sample figures at the default floor and at the "
         "best floor, and out-of-sample figures from cross-validation grouped by source (kappa with a cluster "
-        "bootstrap 95%% interval, balanced accuracy, F1 of the hallucinated class, the floors chosen per fold).",
+        "bootstrap 95% interval, balanced accuracy, F1 of the hallucinated class, the floors chosen per fold).",
     )
     p.add_argument("file", type=Path, nargs="?", default=None, metavar="FILE",
                    help="claims.jsonl (default: ../shared/data/ragtruth/claims.jsonl beside the repository)")

@@ -22,14 +22,16 @@ _COLUMNS = ["scorer", "task_type", "n", "hallucinated", "sources", "floor", "kap
             "precision_hallucinated_low", "precision_hallucinated_high"]
 
 
-def _opts(p: argparse.ArgumentParser, boot: int) -> None:
+def _opts(p: argparse.ArgumentParser, boot: int, tuning_cv: bool = False) -> None:
     p.add_argument("--criterion", choices=("balanced_accuracy", "kappa"), default="balanced_accuracy",
                    help="what the floor chosen on the tuning part maximises (default balanced_accuracy)")
     if not any(a.dest == "seed" for a in p._actions):
-        p.add_argument("--seed", type=int, default=0, help="seed of the cluster bootstrap (default 0)")
+        p.add_argument("--seed", type=int, default=0, help="seed of the cluster bootstrap"
+                       + (" and of the --tuning-cv folds" if tuning_cv else "") + " (default 0)")
     if not any(a.dest == "boot" for a in p._actions):
         p.add_argument("--boot", type=int, default=None, metavar="N",
-                       help=f"cluster-bootstrap resamples for the intervals (default {boot})")
+                       help=f"cluster-bootstrap resamples for the intervals (default {boot}"
+                       + ("; 1000 with --tuning-cv" if tuning_cv else "") + ")")
 
 
 def _save_opt(p: argparse.ArgumentParser) -> None:
@@ -57,7 +59,7 @@ def register_real(sub: argparse._SubParsersAction) -> None:
         description="Score every BEGIN dialogue response against its knowledge snippet with the support scorer, "
         "plain token coverage and ROUGE-1 precision; choose each floor on the tuning part and report kappa, "
         "balanced accuracy and hallucination recall and precision on the frozen part only, per corpus, with "
-        "cluster-bootstrap 95%% intervals over sources.",
+        "cluster-bootstrap 95% intervals over sources.",
     )
     p.add_argument("file", type=Path, nargs="?", default=None, metavar="FILE",
                    help="BEGIN claims.jsonl (default: ../shared/data/begin/claims.jsonl beside the repository)")
@@ -65,7 +67,7 @@ def register_real(sub: argparse._SubParsersAction) -> None:
                    help="instead: cross-validate every scorer on the tuning part only, grouped by source (floor "
                    "chosen inside each fold; no frozen response is scored): the figure to tune rules on")
     p.add_argument("--folds", type=int, default=5, metavar="K", help="folds of --tuning-cv (default 5)")
-    _opts(p, 2000)
+    _opts(p, 2000, tuning_cv=True)
     _save_opt(p)
     p.set_defaults(func=run_begin)
 
