@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..begin import BeginRecord, load_begin
-from .frozen import FrozenReport, evaluate_frozen, items_of
+from .frozen import FrozenReport, TuningCVReport, evaluate_frozen, items_of
 from .ragtruth import real_scorers
 
-__all__ = ["begin_split", "frozen_begin"]
+__all__ = ["begin_split", "frozen_begin", "tuning_cv_begin"]
 
 
 def begin_split(path: str | Path | None = None) -> tuple[list[BeginRecord], list[BeginRecord]]:
@@ -39,3 +39,18 @@ def frozen_begin(path: str | Path | None = None, *, criterion: str = "balanced_a
     return evaluate_frozen("BEGIN", items_of(tuning), items_of(frozen), scorers or real_scorers(),
                            grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR, criterion=criterion,
                            n_boot=n_boot, seed=seed, confidence=confidence)
+
+
+def tuning_cv_begin(path: str | Path | None = None, *, folds: int = 5, criterion: str = "balanced_accuracy",
+                    n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
+                    scorers: Sequence[tuple[str, Callable[[str, Sequence[str]], float]]] | None = None,
+                    ) -> TuningCVReport:
+    """Every scorer cross-validated on BEGIN's *tuning* part only, grouped by source
+    (:func:`playground.calibrate.frozen.tuning_cv`; no frozen response is scored)."""
+    from ..harness import score as S
+    from .frozen import tuning_cv
+
+    tuning, _ = begin_split(path)
+    return tuning_cv("BEGIN", items_of(tuning), scorers or real_scorers(), grid=S.SUPPORT_FLOOR_GRID,
+                     default=S.DEFAULT_SUPPORT_FLOOR, folds=folds, criterion=criterion, n_boot=n_boot, seed=seed,
+                     confidence=confidence)

@@ -46,13 +46,16 @@ __all__ = [
     "FrozenReport",
     "Item",
     "Scorer",
+    "ScorerCV",
     "ScorerOnFrozen",
+    "TuningCVReport",
     "bootstrap_indices",
     "choose_floor",
     "counts_metrics",
     "evaluate_frozen",
     "items_of",
     "rouge1_precision",
+    "tuning_cv",
 ]
 
 Scorer = Callable[[str, Sequence[str]], float]
@@ -253,3 +256,107 @@ def evaluate_frozen(dataset: str, tuning: Sequence[Item], frozen: Sequence[Item]
         out.append(ScorerOnFrozen(name, floor, tuple(rows)))
     return FrozenReport(dataset, len(tuning), len(frozen), int((~sup_f).sum()), len(frozen_sources), criterion,
                         n_boot, seed if isinstance(seed, int) else 0, tuple(out))
+
+
+# --------------------------------------------------------------------------- tuning-only cross-validation
+
+
+@dataclass(frozen=True)
+class ScorerCV:
+    """One scorer cross-validated on a tuning part: the floor chosen in each fold
+    (``None`` where undefined) and the pooled held-out figures (``rows`` as
+    :class:`ScorerOnFrozen`'s: ``all`` and each task type)."""
+
+    name: str
+    fold_floors: tuple[float | None, ...]
+    rows: tuple[dict[str, Any], ...]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TuningCVReport:
+    """Scorers cross-validated on one data set's tuning part (:func:`tuning_cv`)."""
+
+    dataset: str
+    n: int
+    hallucinated: int
+    sources: int
+    folds: int
+    criterion: str
+    n_boot: int
+    seed: int
+    scorers: tuple[ScorerCV, ...]
+
+    def table(self) -> pd.DataFrame:
+        """One row per scorer and slice; ``floor`` is the folds' floors joined by spaces."""
+        rows = [{"dataset": self.dataset, "scorer": s.name,
+                 "floor": " ".join("—" if f is None else f"{f:g}" for f in s.fold_floors), **r}
+                for s in self.scorers for r in s.rows]
+        return pd.DataFrame(rows)
+
+    def scorer(self, name: str) -> ScorerCV:
+        return next(s for s in self.scorers if s.name == name)
+
+
+def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str, Scorer]], *,
+              grid: Sequence[float], default: float, folds: int = 5, criterion: str = "balanced_accuracy",
+              n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
+              parts: Sequence[str] | None = None) -> TuningCVReport:
+    """Grouped cross-validation on the tuning part alone (never reads a frozen item).
+
+    Item ``i`` is in fold ``fold_of(source_i, folds, seed)``
+    (:func:`playground.sampling.fold_of`: claims of one source stay together).
+    For each fold ``k`` the floor is chosen (:func:`choose_floor`, ``criterion``)
+    on the items of the other folds and applied to the items of fold ``k``; the
+    held-out predictions of all folds are pooled and reported as
+    :func:`evaluate_frozen` reports the frozen part (kappa, balanced accuracy,
+    hallucination recall and precision, overall and per task type, with
+    percentile cluster-bootstrap intervals over sources; the bootstrap
+    resamples the pooled predictions and does not re-choose floors).  A fold
+    whose training part has one class only gets no floor and its items are
+    left out (``reason`` says so).  ``parts``: an optional label per item (e.g.
+    the file it came from); the pooled predictions are then also reported per
+    part, after the task types, as rows whose ``task_type`` is the label.
+    """
+    from ..sampling import fold_of
+
+    if folds < 2:
+        raise ValueError(f"cross-validation needs at least 2 folds, got {folds}")
+    sup = np.array([i.supported for i in tuning], dtype=bool)
+    groups = np.array([i.source for i in tuning], dtype=object)
+    tasks = np.array([i.task for i in tuning], dtype=object)
+    fold = np.array([fold_of(i.source, folds, seed) for i in tuning], dtype=np.int64)
+    if parts is not None and len(parts) != len(tuning):
+        raise ValueError(f"parts has {len(parts)} labels for {len(tuning)} items")
+    part = np.array(list(parts) if parts is not None else [""] * len(tuning), dtype=object)
+    out = []
+    for name, fn in scorers:
+        s = np.round(np.array([float(fn(i.claim, i.context)) for i in tuning], dtype=float), 6)
+        pred = np.zeros(len(tuning), dtype=bool)
+        used = np.zeros(len(tuning), dtype=bool)
+        floors: list[float | None] = []
+        reasons = []
+        for k in range(folds):
+            train, test = fold != k, fold == k
+            f, why = choose_floor(s[train].tolist(), sup[train].tolist(), grid, default=default,
+                                  criterion=criterion)
+            floors.append(f)
+            if f is None:
+                if test.any():
+                    reasons.append(f"fold {k}: {why}")
+                continue
+            pred[test] = s[test] >= f
+            used |= test
+        if not used.any():
+            out.append(ScorerCV(name, tuple(floors), (), "; ".join(reasons) or "no tuning items"))
+            continue
+        u_sup, u_pred, u_grp, u_task, u_part = sup[used], pred[used], groups[used], tasks[used], part[used]
+        rows = [_slice_row("all", u_sup, u_pred, u_grp, n_boot, seed, confidence)]
+        for col, labels in ((u_task, sorted(set(u_task.tolist()))),
+                            (u_part, sorted(set(u_part.tolist())) if parts is not None else [])):
+            for t in labels:
+                m = col == t
+                rows.append(_slice_row(t, u_sup[m], u_pred[m], u_grp[m], n_boot, seed, confidence))
+        out.append(ScorerCV(name, tuple(floors), tuple(rows), "; ".join(reasons)))
+    return TuningCVReport(dataset, len(tuning), int((~sup).sum()), len(set(groups.tolist())), folds, criterion,
+                          n_boot, seed, tuple(out))

@@ -27,7 +27,7 @@ from ..ragtruth import plain_token_coverage
 from ..stats import balanced_accuracy, cohens_kappa, f1_score
 from ..sweep import CRITERIA, CVResult, SweepRow
 from .comparison import paired
-from .frozen import FrozenReport
+from .frozen import FrozenReport, TuningCVReport
 from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .tables import _r
 from .thresholds import ThresholdCalibration, threshold_sweep
@@ -44,6 +44,7 @@ __all__ = [
     "ragtruth_human",
     "ragtruth_split",
     "real_scorers",
+    "tuning_cv_ragtruth",
 ]
 
 if TYPE_CHECKING:
@@ -339,3 +340,30 @@ def frozen_ragtruth(files: Sequence[Any] | None = None, *, criterion: str = "bal
     return evaluate_frozen("RAGTruth", items_of(tuning), items_of(frozen), scorers or real_scorers(),
                            grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR, criterion=criterion,
                            n_boot=n_boot, seed=seed, confidence=confidence)
+
+
+def tuning_cv_ragtruth(files: Sequence[Any] | None = None, *, folds: int = 5, criterion: str = "balanced_accuracy",
+                       n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
+                       scorers: Sequence[tuple[str, Callable[[str, Sequence[str]], float]]] | None = None,
+                       ) -> TuningCVReport:
+    """Every scorer cross-validated on RAGTruth's *tuning* part only, grouped by source
+    (:func:`playground.calibrate.frozen.tuning_cv`; no frozen claim is scored).
+
+    Besides the task types, the pooled held-out predictions are reported per
+    file (a claim in both files counts for the first): the frozen part comes
+    from the natural-rate ``validation-sample.jsonl`` alone, so its tuning
+    claims are the slice most like it (``claims.jsonl`` is enriched for
+    hallucinations, and the rules were written on it)."""
+    from ..harness import score as S
+    from .frozen import items_of, tuning_cv
+
+    paths = [default_ragtruth_path(), default_validation_path()] if files is None else list(files)
+    tuning, _ = ragtruth_split(paths)
+    origin: dict[str, str] = {}
+    for p in paths:
+        name = Path(p).name if isinstance(p, (str, Path)) else "records"
+        for r in _records(p):
+            origin.setdefault(r.example_id, f"file {name}")
+    return tuning_cv("RAGTruth", items_of(tuning), scorers or real_scorers(), grid=S.SUPPORT_FLOOR_GRID,
+                     default=S.DEFAULT_SUPPORT_FLOOR, folds=folds, criterion=criterion, n_boot=n_boot, seed=seed,
+                     confidence=confidence, parts=[origin[r.example_id] for r in tuning])

@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Score every claim of a RAGTruth claim file against its evidence with the project's support "
         "scorer and with a plain word-coverage baseline; report in-sample figures at the default floor and at the "
         "best floor, and out-of-sample figures from cross-validation grouped by source (kappa with a cluster "
-        "bootstrap 95%% interval, balanced accuracy, F1 of the hallucinated class, the floors chosen per fold).",
+        "bootstrap 95% interval, balanced accuracy, F1 of the hallucinated class, the floors chosen per fold).",
     )
     p.add_argument("file", type=Path, nargs="?", default=None, metavar="FILE",
                    help="claims.jsonl (default: ../shared/data/ragtruth/claims.jsonl beside the repository)")
@@ -392,6 +392,7 @@ def run_ragtruth(args: argparse.Namespace) -> int:
         return _err(f"no RAGTruth claim file at {path}: pass FILE (see shared/data/ragtruth/README.md)")
     rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=_boot(args, 2000), floor=args.floor,
                             criterion=args.criterion)
+    args.ragtruth_calibration = rt  # --save-floors (cli/calibrate_real.py) takes the floor from this one run
     print(f"RAGTruth: {rt.n} claims ({rt.hallucinated} hallucinated, {rt.hallucinated / rt.n:.1%}) in "
           f"{rt.responses} responses of {rt.sources} sources — {path}")
     print("positive class = supported (not hallucinated); F1, precision, recall are of the hallucinated class; "

@@ -22,14 +22,16 @@ _COLUMNS = ["scorer", "task_type", "n", "hallucinated", "sources", "floor", "kap
             "precision_hallucinated_low", "precision_hallucinated_high"]
 
 
-def _opts(p: argparse.ArgumentParser, boot: int) -> None:
+def _opts(p: argparse.ArgumentParser, boot: int, tuning_cv: bool = False) -> None:
     p.add_argument("--criterion", choices=("balanced_accuracy", "kappa"), default="balanced_accuracy",
                    help="what the floor chosen on the tuning part maximises (default balanced_accuracy)")
     if not any(a.dest == "seed" for a in p._actions):
-        p.add_argument("--seed", type=int, default=0, help="seed of the cluster bootstrap (default 0)")
+        p.add_argument("--seed", type=int, default=0, help="seed of the cluster bootstrap"
+                       + (" and of the --tuning-cv folds" if tuning_cv else "") + " (default 0)")
     if not any(a.dest == "boot" for a in p._actions):
         p.add_argument("--boot", type=int, default=None, metavar="N",
-                       help=f"cluster-bootstrap resamples for the intervals (default {boot})")
+                       help=f"cluster-bootstrap resamples for the intervals (default {boot}"
+                       + ("; 1000 with --tuning-cv" if tuning_cv else "") + ")")
 
 
 def _save_opt(p: argparse.ArgumentParser) -> None:
@@ -45,6 +47,10 @@ def register_real(sub: argparse._SubParsersAction) -> None:
     rt.add_argument("--frozen", action="store_true",
                     help="report every scorer on the frozen part of claims.jsonl + validation-sample.jsonl only, "
                     "floors chosen on the tuning part (FILE is then ignored)")
+    rt.add_argument("--tuning-cv", action="store_true",
+                    help="cross-validate every scorer on the tuning part of claims.jsonl + validation-sample.jsonl "
+                    "only, grouped by source (--folds, floor chosen inside each fold; FILE is then ignored; no "
+                    "frozen claim is scored): the figure to tune rules on")
     _save_opt(rt)
     rt.set_defaults(func=run_ragtruth_real, _plain_ragtruth=rt.get_default("func"))
 
@@ -53,11 +59,15 @@ def register_real(sub: argparse._SubParsersAction) -> None:
         description="Score every BEGIN dialogue response against its knowledge snippet with the support scorer, "
         "plain token coverage and ROUGE-1 precision; choose each floor on the tuning part and report kappa, "
         "balanced accuracy and hallucination recall and precision on the frozen part only, per corpus, with "
-        "cluster-bootstrap 95%% intervals over sources.",
+        "cluster-bootstrap 95% intervals over sources.",
     )
     p.add_argument("file", type=Path, nargs="?", default=None, metavar="FILE",
                    help="BEGIN claims.jsonl (default: ../shared/data/begin/claims.jsonl beside the repository)")
-    _opts(p, 2000)
+    p.add_argument("--tuning-cv", action="store_true",
+                   help="instead: cross-validate every scorer on the tuning part only, grouped by source (floor "
+                   "chosen inside each fold; no frozen response is scored): the figure to tune rules on")
+    p.add_argument("--folds", type=int, default=5, metavar="K", help="folds of --tuning-cv (default 5)")
+    _opts(p, 2000, tuning_cv=True)
     _save_opt(p)
     p.set_defaults(func=run_begin)
 
@@ -128,6 +138,20 @@ def _print_frozen(rep: Any, no_class: str = "hallucinated") -> None:
         _print_table(rep.table().rename(columns=names), [names.get(c, c) for c in _COLUMNS])
 
 
+def _print_tuning_cv(cv: Any) -> None:
+    units = "responses" if cv.dataset == "BEGIN" else "claims"
+    print(f"{cv.dataset}, tuning part only ({cv.n} {units}, {cv.hallucinated} hallucinated "
+          f"({cv.hallucinated / max(cv.n, 1):.1%}), {cv.sources} sources): {cv.folds}-fold cross-validation grouped "
+          f"by source (fold = sampling.fold_of(source, {cv.folds}, seed {cv.seed})), floor chosen inside each fold "
+          f"by {cv.criterion.replace('_', ' ')}; pooled held-out predictions; no frozen item was scored")
+    print(f"intervals: percentile cluster bootstrap over sources of the pooled predictions, {cv.n_boot} resamples; "
+          "recall and precision (_h) are of the 'hallucinated' class; floor = the floor of each fold")
+    for s in cv.scorers:
+        if s.reason:
+            print(f"{s.name}: {s.reason}")
+    _print_table(cv.table(), _COLUMNS)
+
+
 def save_floors(path: Path, floor: float | dict[str, float | None] | None, *, source: str, criterion: str,
                 data: str) -> bool:
     """Write the floor file of CONTRACTS.md: ``{"floors": {"faithfulness": floor}, "source", "criterion",
@@ -179,13 +203,26 @@ def _guarded(fn: Any) -> Any:
 @_guarded
 def run_ragtruth_real(args: argparse.Namespace) -> int:
     """``calibrate ragtruth``: the in-sample and cross-validated report, or with ``--frozen`` the frozen one."""
-    if not args.frozen:
-        rc = int(args._plain_ragtruth(args))
-        if rc == 0 and args.save_floors is not None:
-            from ..calibrate import calibrate_ragtruth, default_ragtruth_path
+    if args.tuning_cv:
+        if args.frozen:
+            return _err("--tuning-cv and --frozen exclude each other (the one reads the tuning part only)")
+        if args.save_floors is not None:
+            return _err("--save-floors needs one floor: use it with --frozen (chosen on the whole tuning part), "
+                        "not with --tuning-cv (one floor per fold)")
+        from ..calibrate.ragtruth import tuning_cv_ragtruth
 
-            rt = calibrate_ragtruth(args.file or default_ragtruth_path(), folds=args.folds, seed=args.seed,
-                                    n_boot=0 if args.boot is None else args.boot, criterion=args.criterion)
+        cv = tuning_cv_ragtruth(folds=args.folds, criterion=args.criterion, n_boot=_boot(args, 1000),
+                                seed=args.seed)
+        _print_tuning_cv(cv)
+        return 0
+    if not args.frozen:
+        if args.save_floors is None:
+            return int(args._plain_ragtruth(args))
+        from ..calibrate import default_ragtruth_path
+
+        rc = int(args._plain_ragtruth(args))  # keeps its calibration in args.ragtruth_calibration
+        rt = getattr(args, "ragtruth_calibration", None)
+        if rc == 0 and rt is not None:
             best = rt.scorer("support scorer").best.threshold
             save_floors(args.save_floors, best, source="playground calibrate ragtruth (in-sample best floor)",
                         criterion=args.criterion, data=str(args.file or default_ragtruth_path()))
@@ -202,6 +239,14 @@ def run_ragtruth_real(args: argparse.Namespace) -> int:
 @_guarded
 def run_begin(args: argparse.Namespace) -> int:
     """``calibrate begin``: the scorers on BEGIN's frozen part."""
+    if args.tuning_cv:
+        if args.save_floors is not None:
+            return _err("--save-floors needs one floor: use it without --tuning-cv (one floor per fold)")
+        from ..calibrate.begin import tuning_cv_begin
+
+        _print_tuning_cv(tuning_cv_begin(args.file, folds=args.folds, criterion=args.criterion,
+                                         n_boot=_boot(args, 1000), seed=args.seed))
+        return 0
     from ..calibrate.begin import frozen_begin
 
     rep = frozen_begin(args.file, criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
