@@ -448,6 +448,11 @@ class LabelSession:
         self.total_units = sum(c[0] for c in self._counts.values())
         self.total_pairs = sum(c[1] for c in self._counts.values())
 
+    @property
+    def built_cases(self) -> list[str]:
+        """The cases whose units are built so far, sorted (every case unless lazy)."""
+        return sorted(self._built)
+
     def build_case(self, case_id: str) -> None:
         """Build the units of ``case_id`` and their automatic labels, if not built yet (lazy sessions)."""
         if case_id not in self._built and case_id in self.dataset.cases:
@@ -464,9 +469,13 @@ class LabelSession:
         self.build_cases(self.case_ids)
 
     def build_case_of(self, unit_id: str) -> bool:
-        """Build the case a unit id names (``<case>::...`` or ``<response>::...``); whether one was built."""
+        """Build the case a unit id names: its id starts with ``<case id>:`` or ``<response id>:``.
+
+        Every such prefix is tried, shortest first, until the unit is built;
+        returns whether it was.
+        """
         start = 0
-        while (i := unit_id.find("::", start)) >= 0:
+        while (i := unit_id.find(":", start)) >= 0:
             prefix = unit_id[:i]
             start = i + 1
             cid = prefix if prefix in self.dataset.cases else None
@@ -474,7 +483,8 @@ class LabelSession:
                 cid = self.dataset.responses[prefix].case_id
             if cid is not None and cid not in self._built:
                 self.build_case(cid)
-                return True
+                if unit_id in self._units:
+                    return True
         return False
 
     def _case_hits(self, cid: str) -> list:
