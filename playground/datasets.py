@@ -95,7 +95,7 @@ def dataset_names(store: Any = None) -> list[str]:
     """``"golden"`` first, then every dataset in ``store`` (when given), sorted."""
     if store is None:
         return [SHIPPED]
-    return [SHIPPED, *sorted(d.name for d in store.datasets() if d.name != SHIPPED)]
+    return [SHIPPED, *sorted(n for n in store.dataset_names() if n != SHIPPED)]  # names only: no payload parsed
 
 
 def _ragtruth(name: str, payload: dict[str, Any], root: Path, revision: str) -> OpenDataset:

@@ -376,6 +376,8 @@ class LabelSession:
         self.read_only = bool(store.read_only)
         self.reveal_all = reveal_all or self.read_only
         self._harness = harness
+        #: The per-case harness of a lazy session (``describe()`` says how many cases were read or computed).
+        self.harness = harness
         self.case_ids: list[str] = sorted(dataset.cases)
         if harness is not None:
             given = passages or {}
