@@ -18,6 +18,11 @@
    (:func:`playground.ui.session.session_for_dataset`); a toggle is
    ``set_label`` then ``scores()`` on a unit of a random case; ``scores()``
    is the recompute the page shows.  Target: p95 under 50 ms.
+4. ``browser`` (``--pages N``, default 3; skipped without Chromium):
+   ``playground serve --preheat 0`` with and without ``--dataset bench``
+   (the warm harness cache), Debian's Chromium opening ``/?annotator=...``
+   until the first label control is visible (``tests/browser_fixtures.open_app``,
+   as ``bench/bench_page.py`` does).  Median and range.
 
 Run ``python bench/bench_import.py [--samples N] [--toggles N] [--repeat N] [--page-repeat N]`` (``make bench``).
 """
@@ -113,6 +118,37 @@ def page_part(db: Path, base: Path, repeat: int) -> tuple[dict[tuple[str, str], 
     return medians, "\n".join(lines)
 
 
+def browser_part(db: Path, base: Path, n: int) -> str:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from browser_fixtures import CHROMIUM, CHROMIUM_ARGS, open_app, start_server, stop_server
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        return f"browser: skipped (no Chromium at {CHROMIUM})"
+    lines = []
+    for dataset in ("golden", "bench"):
+        extra = ("--preheat", "0") + (("--dataset", dataset) if dataset != "golden" else ())
+        workdir = base / f"serve-{dataset}"
+        workdir.mkdir(exist_ok=True)
+        srv = start_server(workdir, *extra, db=db, shipped=True)
+        times = []
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+                for _ in range(n):
+                    context = browser.new_context()
+                    page = context.new_page()
+                    times.append(open_app(page, f"{srv.url}?annotator=bench"))
+                    page.close(run_before_unload=True)
+                    context.close()
+                browser.close()
+        finally:
+            stop_server(srv.proc)
+        lines.append(f"browser {dataset:6} (serve --preheat 0, n={n}): page open to first control median "
+                     f"{statistics.median(times):.2f} s, range {min(times):.2f}–{max(times):.2f} s")
+    return "\n".join(lines)
+
+
 def toggle_part(store, toggles: int, seed: int) -> tuple[bool, str]:
     from playground.datasets import open_dataset
     from playground.ui.session import session_for_dataset
@@ -155,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--page-repeat", type=int, default=5, help="kernels per page measurement")
     parser.add_argument("--labelled", type=int, default=50, help="cases the annotator has labelled")
+    parser.add_argument("--pages", type=int, default=3, help="browser page opens per dataset (0: none)")
     parser.add_argument("--launch-child", nargs=3, metavar=("DB", "DATASET", "CACHE"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.launch_child:
@@ -207,6 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["PLAYGROUND_CACHE"] = str(base / "cache-warm-bench")
     ok_toggle, text = toggle_part(store, args.toggles, args.seed)
     print(text)
+    if args.pages > 0:
+        for dataset in ("golden", "bench"):  # the servers' kernels read what the warm runs kept
+            run_child(base / "store0.db", dataset, base / "cache-warm-bench")
+        print(browser_part(base / "store0.db", base, args.pages))
     store.close()
     tmp.cleanup()
     return 0 if ok_import and ok_toggle else 1
