@@ -84,6 +84,10 @@ class StoredPassages(Mapping[str, list[Passage]]):
             made = self._made[case_id] = build_dataset({"name": self._name, "samples": [row]}, self._root)[1][case_id]
         return made
 
+    def count(self, case_id: str) -> int:
+        """How many passages ``case_id`` has (one per stored context), without making them."""
+        return len(self._rows[case_id]["contexts"])
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._rows)
 

@@ -227,3 +227,21 @@ def test_undo_of_a_change_on_a_case_not_built_yet(imported):
     assert change is not None and (change.unit_id, change.case_id, change.new) == (unit.unit_id, far, None)
     assert far in s.built_cases and s.label(unit.unit_id, "supported") is None
     assert imported.labels(annotator="alice") == []
+
+
+def test_a_harness_run_of_the_dataset_keeps_what_the_page_reads(imported, tmp_path):
+    from playground.harness.config import load_config
+    from playground.harness.run_dataset import run_dataset
+
+    opened = open_dataset("big", imported)
+    report = run_dataset(load_config(), opened, tmp_path / "run", progress=False)
+    s = session_for_dataset(open_dataset("big", imported), imported)
+    s.set_filter(verdict="ACCEPT")  # every case's decision: all read, none scored
+    assert s.harness is not None and (s.harness.read, s.harness.computed) == (12, 0)
+    assert s.results == eager(opened, imported).results
+    assert report["dataset"]["name"] == "big"
+    other = load_config()
+    other.data["scoring"] = {**other.data["scoring"], "correctness_floor": 0.99}
+    run_dataset(other, opened, tmp_path / "run2", progress=False)  # another configuration: not the page's
+    folders = sorted(p.name for p in (tmp_path / "cache").iterdir())
+    assert folders == [f"dataset-{dataset_fingerprint('big', opened.revision, load_config())}"]

@@ -165,9 +165,13 @@ class CaseHarness:
 
         hits = [Hit(p, 0.0, i + 1) for i, p in enumerate(self.passages.get(case_id, []))]
         result = score_case(self.dataset.cases[case_id], hits, self.dataset.responses_for(case_id), self.config)
-        kept = json.loads(json.dumps({"case_id": case_id, "result": result}, sort_keys=True))
         self.computed += 1
-        self.files.put(name, kept)
+        return self.keep(case_id, result)
+
+    def keep(self, case_id: str, result: Mapping[str, Any]) -> dict[str, Any]:
+        """Keep ``result`` (``score_case`` of the case on its given passages) as the case's file; its JSON form."""
+        kept = json.loads(json.dumps({"case_id": case_id, "result": result}, sort_keys=True))
+        self.files.put(self.file_name(case_id), kept)
         out: dict[str, Any] = kept["result"]
         return out
 

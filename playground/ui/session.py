@@ -11,7 +11,8 @@ views in :mod:`playground.ui.views` only draw it.
 At start the session runs the harness once on the default configuration
 (retrieval, then :func:`playground.harness.run.score_case` for every case),
 which gives the retrieved passages people label and the automatic label of
-every unit.  Labels live in the label store: every change is written at once
+every unit; a dataset of the label store is built per case instead (see "Big
+datasets" below).  Labels live in the label store: every change is written at once
 (:meth:`LabelSession.set_label`), and kept in memory in a
 :class:`~playground.metrics.RateCounter`, so a toggle recomputes in well under
 a millisecond plus the store write (see ``bench/bench_session.py``).
@@ -297,9 +298,10 @@ def unit_counts(dataset: Dataset, passages: Mapping[str, Sequence[Passage]]) -> 
     (unit, dimension) pairs, counted without building them (what :meth:`LabelSession.case_row` totals)."""
     dims = {kind: len(d) for kind, d in UNIT_DIMENSIONS.items()}
     out: dict[str, list[int]] = {}
+    count = getattr(passages, "count", None)  # a StoredPassages counts its contexts without making passages
     for cid in sorted(dataset.cases):
         n_facts = len(dataset.cases[cid].reference_facts)
-        units = n_passages = len(passages.get(cid, ()))
+        units = n_passages = count(cid) if count is not None and cid in passages else len(passages.get(cid, ()))
         pairs = n_passages * dims["passage"]
         for response in dataset.responses_for(cid):
             n_claims = len(split_claims(response.text, response.response_id))
