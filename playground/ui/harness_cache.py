@@ -92,7 +92,8 @@ def dataset_fingerprint(name: str, revision: str, config: Any) -> str:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".harness-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
@@ -123,11 +124,18 @@ class KeptFiles:
             return None
 
     def put(self, name: str, data: Any) -> bool:
+        try:
+            return self.put_text(name, json.dumps(data, sort_keys=True))
+        except (TypeError, ValueError):
+            return False
+
+    def put_text(self, name: str, text: str) -> bool:
+        """Write ``text`` (JSON already) as ``name``; False when the cache is off or not writable."""
         if self.folder is None:
             return False
         try:
-            _write_atomic(self.folder / f"{name}.json", json.dumps(data, sort_keys=True))
-        except (OSError, TypeError, ValueError):
+            _write_atomic(self.folder / f"{name}.json", text)
+        except OSError:
             return False
         return True
 
@@ -166,14 +174,14 @@ class CaseHarness:
         hits = [Hit(p, 0.0, i + 1) for i, p in enumerate(self.passages.get(case_id, []))]
         result = score_case(self.dataset.cases[case_id], hits, self.dataset.responses_for(case_id), self.config)
         self.computed += 1
-        return self.keep(case_id, result)
-
-    def keep(self, case_id: str, result: Mapping[str, Any]) -> dict[str, Any]:
-        """Keep ``result`` (``score_case`` of the case on its given passages) as the case's file; its JSON form."""
-        kept = json.loads(json.dumps({"case_id": case_id, "result": result}, sort_keys=True))
-        self.files.put(self.file_name(case_id), kept)
-        out: dict[str, Any] = kept["result"]
+        out: dict[str, Any] = json.loads(self.keep(case_id, result))["result"]
         return out
+
+    def keep(self, case_id: str, result: Mapping[str, Any]) -> str:
+        """Keep ``result`` (``score_case`` of the case on its given passages) as the case's file; the file's text."""
+        text = json.dumps({"case_id": case_id, "result": result}, sort_keys=True)
+        self.files.put_text(self.file_name(case_id), text)
+        return text
 
     def describe(self) -> str:
         """``per case on demand: 3 read, 1 computed`` (for the server's log)."""
