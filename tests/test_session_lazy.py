@@ -245,3 +245,19 @@ def test_a_harness_run_of_the_dataset_keeps_what_the_page_reads(imported, tmp_pa
     run_dataset(other, opened, tmp_path / "run2", progress=False)  # another configuration: not the page's
     folders = sorted(p.name for p in (tmp_path / "cache").iterdir())
     assert folders == [f"dataset-{dataset_fingerprint('big', opened.revision, load_config())}"]
+
+
+def test_the_case_list_follows_every_change(imported):
+    s = session_for_dataset(open_dataset("big", imported), imported)
+    s.set_annotator("alice")
+    cid = s.case_ids[5]
+    before = {r.case_id: r for r in s.cases()}
+    assert before[cid].labelled_pairs == 0 and s.set_filter(status="partial") == []
+    s.go_to(cid)
+    unit = s.view_units("passage")[0].unit
+    s.set_label(unit.unit_id, "relevant", 1)
+    assert [r.case_id for r in s.cases()] == [cid]  # the filter's list, recomputed after the label
+    s.set_filter()
+    assert {r.case_id: r.labelled_pairs for r in s.cases()}[cid] == 1
+    s.undo()
+    assert {r.case_id: r.labelled_pairs for r in s.cases()}[cid] == 0 and s.set_filter(status="partial") == []

@@ -462,7 +462,7 @@ class LabelSession:
         if case_id not in self._built and case_id in self.dataset.cases:
             self._build_case(case_id)
             if hasattr(self, "_case_stats"):  # built after the labels were loaded: it holds none of them
-                self._case_stats[case_id] = self._compute_case_stats(case_id)
+                self._restat(case_id)
 
     def build_cases(self, case_ids: Iterable[str]) -> None:
         for cid in sorted(set(case_ids)):
@@ -629,6 +629,7 @@ class LabelSession:
         self._agreement_cache: dict[str, Agreement] = {}
         self._case_stats: dict[str, tuple] = {}
         self._rows: dict[str, tuple[tuple, CaseRow]] = {}
+        self._listed: tuple[CaseFilter, list[CaseRow]] | None = None
         self._ties = set()
 
     def _my_labels(self, **where: Any) -> list:
@@ -665,7 +666,7 @@ class LabelSession:
                     continue
                 self._put(label.unit_id, label.dimension, label.value)
         for cid in self.case_ids:
-            self._case_stats[cid] = self._compute_case_stats(cid)
+            self._restat(cid)
 
     def refresh_case(self, case_id: str | None = None) -> int:
         """Reload one case's labels from the store (cheap: one query); returns how many changed.
@@ -718,7 +719,7 @@ class LabelSession:
             elif key not in stale:
                 self.stale.pop(key, None)
         if changed:
-            self._case_stats[cid] = self._compute_case_stats(cid)
+            self._restat(cid)
         return changed
 
     @property
@@ -824,7 +825,7 @@ class LabelSession:
     def _apply(self, unit_id: str, dimension: str, value: int | None) -> None:
         self._put(unit_id, dimension, value)
         cid = self._group[unit_id][0]
-        self._case_stats[cid] = self._compute_case_stats(cid)
+        self._restat(cid)
 
     def undo(self) -> LabelChange | None:
         """Revert this annotator's last change (in the store, whichever tab made it); None when nothing is left."""
@@ -941,6 +942,10 @@ class LabelSession:
             for d in self._units[uid].dimensions:
                 yield uid, d
 
+    def _restat(self, case_id: str) -> None:
+        self._case_stats[case_id] = self._compute_case_stats(case_id)
+        self._listed = None  # the case list changes with any case's stats
+
     def _compute_case_stats(self, case_id: str) -> tuple[int, int, int, int, int]:
         if case_id not in self._built:  # nothing of it is labelled (a labelled case is built): counted only
             units, pairs = self._counts[case_id]
@@ -1002,9 +1007,13 @@ class LabelSession:
     def cases(self, flt: CaseFilter | None = None) -> list[CaseRow]:
         """The cases the list shows (under the current filter, or ``flt``), in case id order."""
         f = flt or self.filter
+        if self._listed is not None and self._listed[0] == f:
+            return list(self._listed[1])
         if f.verdict is not None:
             self.build_all()  # the one question that needs every case's harness decision
-        return [row for cid in self.case_ids if self._matches(row := self.case_row(cid), f)]
+        rows = [row for cid in self.case_ids if self._matches(row := self.case_row(cid), f)]
+        self._listed = (f, rows)
+        return list(rows)
 
     def visible_ids(self) -> list[str]:
         return [r.case_id for r in self.cases()]
