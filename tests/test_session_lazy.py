@@ -10,7 +10,7 @@ import pytest
 from playground.datasets import StoredPassages, open_dataset
 from playground.importers.core import build_dataset
 from playground.importers.load import import_dataset
-from playground.store import UNSURE, open_store
+from playground.store import UNSURE, Assignment, open_store
 from playground.ui.harness_cache import CaseHarness, dataset_fingerprint
 from playground.ui.session import LabelSession, session_for_dataset, unit_counts
 
@@ -261,3 +261,17 @@ def test_the_case_list_follows_every_change(imported):
     assert {r.case_id: r.labelled_pairs for r in s.cases()}[cid] == 1
     s.undo()
     assert {r.case_id: r.labelled_pairs for r in s.cases()}[cid] == 0 and s.set_filter(status="partial") == []
+
+
+def test_a_queue_over_cases_not_built_yet_is_walked_as_in_an_eager_session(imported):
+    opened = open_dataset("big", imported)
+    units = opened.units()
+    picked = [units[-1].unit_id, units[len(units) // 2].unit_id, units[3].unit_id, "big:gone::x"]
+    imported.save_assignment(Assignment("q", "queue", "big", 1, 1, {"alice": tuple(picked)}))
+    a = eager(opened, imported, annotator="alice")
+    b = session_for_dataset(opened, imported)
+    b.set_annotator("alice")
+    assert b.use_queue() == a.use_queue() == "q"
+    assert b.queue == a.queue and len(b.queue) == 3 and b.queue_units == a.queue_units == picked[:3]
+    assert b.queue_progress() == a.queue_progress()
+    assert b.next_unlabelled() == a.next_unlabelled() and b.next_case() == a.next_case()
