@@ -7,10 +7,15 @@
   the file gave, in order, with no retrieval.
 
 ``open_dataset(name, store, root)`` gives an :class:`OpenDataset` either way,
-so the page, the room, ``serve`` and the harness treat both alike.
+so the page, the room, ``serve`` and the harness treat both alike.  An
+imported dataset's ``passages`` is a :class:`StoredPassages` mapping: each
+case's passages are made from its stored row when first asked for (the page
+of a 10,000-sample dataset shows one case at a time), by the importer's own
+:func:`playground.importers.core.build_dataset`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +23,7 @@ from typing import Any
 from .golden import Dataset, load_dataset
 from .model import Passage, Unit
 
-__all__ = ["SHIPPED", "DatasetNotFound", "OpenDataset", "dataset_names", "open_dataset"]
+__all__ = ["SHIPPED", "DatasetNotFound", "OpenDataset", "StoredPassages", "dataset_names", "open_dataset"]
 
 #: The name of the shipped Tidewell set.
 SHIPPED = "golden"
@@ -39,35 +44,71 @@ class OpenDataset:
     name: str
     kind: str
     dataset: Dataset
-    passages: dict[str, list[Passage]]
+    passages: Mapping[str, list[Passage]]
     payload: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: Units that are not derived from cases and responses (RAGTruth's claim units).
     extra_units: tuple[Unit, ...] = field(default=(), compare=False, repr=False)
+    #: The revision in the store: the SHA-256 of the stored payload ("" for golden); keys the kept harness results.
+    revision: str = field(default="", compare=False)
 
     def units(self) -> list[Unit]:
         """Every unit in a stable order: per case its passages, then per response claims and facts."""
         if self.extra_units:
             return list(self.extra_units)
-        return self.dataset.units(self.passages)
+        return self.dataset.units(dict(self.passages))
 
     def catalog(self) -> dict[str, Unit]:
         """``unit_id -> Unit``."""
         return {u.unit_id: u for u in self.units()}
 
 
+class StoredPassages(Mapping[str, list[Passage]]):
+    """``case_id -> passages`` of a stored payload, each case's made on first access and kept.
+
+    The same passages as ``build_dataset(payload, root)[1]``: each is made by
+    ``build_dataset`` on a payload of that one sample.
+    """
+
+    def __init__(self, payload: dict[str, Any], root: Path) -> None:
+        self._rows = {row["case_id"]: row for row in payload["samples"]}
+        self._name = payload["name"]
+        self._root = root
+        self._made: dict[str, list[Passage]] = {}
+
+    def __getitem__(self, case_id: str) -> list[Passage]:
+        made = self._made.get(case_id)
+        if made is None:
+            from .importers.core import build_dataset
+
+            row = self._rows[case_id]  # KeyError for a case not in the dataset, as a dict
+            made = self._made[case_id] = build_dataset({"name": self._name, "samples": [row]}, self._root)[1][case_id]
+        return made
+
+    def count(self, case_id: str) -> int:
+        """How many passages ``case_id`` has (one per stored context), without making them."""
+        return len(self._rows[case_id]["contexts"])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
 def dataset_names(store: Any = None) -> list[str]:
     """``"golden"`` first, then every dataset in ``store`` (when given), sorted."""
     if store is None:
         return [SHIPPED]
-    return [SHIPPED, *sorted(d.name for d in store.datasets() if d.name != SHIPPED)]
+    return [SHIPPED, *sorted(n for n in store.dataset_names() if n != SHIPPED)]  # names only: no payload parsed
 
 
-def _ragtruth(name: str, payload: dict[str, Any], root: Path) -> OpenDataset:
+def _ragtruth(name: str, payload: dict[str, Any], root: Path, revision: str) -> OpenDataset:
     from .corpus import Corpus
     from .importers.ragtruth import imported_from_payload
 
     imported = imported_from_payload(payload)
-    return OpenDataset(name, "ragtruth", Dataset(root, Corpus(()), {}, {}), {}, payload, tuple(imported.units))
+    return OpenDataset(name, "ragtruth", Dataset(root, Corpus(()), {}, {}), {}, payload, tuple(imported.units),
+                       revision)
 
 
 def open_dataset(name: str | None, store: Any = None, root: str | Path | None = None,
@@ -92,8 +133,12 @@ def open_dataset(name: str | None, store: Any = None, root: str | Path | None = 
         where = f" in {store.url}" if store is not None else " (no label store given to look in)"
         raise DatasetNotFound(f"no dataset named {name!r}{where}; known: {', '.join(dataset_names(store))}")
     if stored.kind == "ragtruth":
-        return _ragtruth(name, stored.payload, base)
+        return _ragtruth(name, stored.payload, base, stored.sha256)
     from .importers.core import build_dataset
 
-    dataset_, passages = build_dataset(stored.payload, base)
-    return OpenDataset(name, stored.kind, dataset_, passages, stored.payload)
+    # the cases and responses at once (no contexts needed); the passages per case when asked for
+    rows = stored.payload["samples"]
+    bare = {**stored.payload, "samples": [{**row, "contexts": [], "context_ids": []} for row in rows]}
+    dataset_, _ = build_dataset(bare, base)
+    return OpenDataset(name, stored.kind, dataset_, StoredPassages(stored.payload, base), stored.payload,
+                       revision=stored.sha256)

@@ -13,6 +13,12 @@ from playground.units import dataset_units, retrieved_passages
 FIX = Path(__file__).resolve().parent / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def kept_in_tmp(tmp_path, monkeypatch):
+    """A dataset's harness run keeps the page's per-case results: never in the user's cache here."""
+    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "cache"))
+
+
 def test_golden_is_the_default_and_uses_retrieval(mini_root):
     opened = open_dataset(None, root=mini_root)
     assert (opened.name, opened.kind, SHIPPED) == ("golden", "golden", "golden")

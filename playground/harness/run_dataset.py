@@ -20,6 +20,13 @@ works on it.  What differs from a shipped run:
   (False without a reference);
 * there is no answer key: ``key_agreement_*`` are ``None``.
 
+Each case's ``score_case`` result (before the fact coverage above) is also
+what the labelling page shows for it: a run on the default configuration
+keeps it in the page's per-case harness cache
+(:class:`playground.ui.harness_cache.CaseHarness`, keyed by the dataset's
+revision), so pages on the dataset, and its verdict filter, read instead of
+scoring.
+
 Same input and configuration, same bytes.  Models (generation, judge,
 embeddings) are not used: a dataset brings its own responses.
 """
@@ -62,6 +69,19 @@ def _cover_facts(result: dict[str, Any], case: Any, config: Config) -> None:
         r["answer_correct"] = bool(r["facts"]) and all(f["covered"] for f in r["facts"]) and not r["abstained"]
 
 
+def _page_cache(opened: Any, config: Config) -> Any:
+    """The page's per-case harness cache of a stored dataset (None for golden or another configuration)."""
+    if not getattr(opened, "revision", ""):
+        return None
+    from ..ui.harness_cache import CaseHarness, dataset_fingerprint
+    from .config import load_config
+
+    if config.data != load_config().data:  # the page runs the default configuration
+        return None
+    return CaseHarness(opened.dataset, opened.passages, config,
+                       dataset_fingerprint(opened.name, opened.revision, config))
+
+
 def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: bool = True) -> dict[str, Any]:
     """Score ``opened`` (an OpenDataset) under ``config``; write and return the report."""
     if config.uses_models:
@@ -78,10 +98,13 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
         from tqdm import tqdm
 
         bar = tqdm(total=len(ids), desc=f"harness {config.name} on {opened.name}", unit="case")
+    page = _page_cache(opened, config)
     for case_id in ids:
         case = dataset.cases[case_id]
         hits = [Hit(p, 0.0, rank) for rank, p in enumerate(opened.passages.get(case_id, []), 1)]
         result = score_case(case, hits, dataset.responses_for(case_id), config)
+        if page is not None:
+            page.keep(case_id, result)
         _cover_facts(result, case, config)
         results.append(result)
         if bar:

@@ -743,6 +743,11 @@ class LabelStore:
             return None
         return StoredDataset(row[0], row[1], json.loads(row[2]), row[3], self._b.ts_out(row[4]))
 
+    def dataset_names(self) -> list[str]:
+        """The name of every stored dataset, sorted, without reading the payloads (a page's dataset picker)."""
+        rows = self._b.read(lambda cur: cur.execute("SELECT name FROM datasets ORDER BY name").fetchall())
+        return [r[0] for r in rows]
+
     def datasets(self) -> list[DatasetInfo]:
         """Every stored dataset, sorted by name (``cases``/``units`` from ``payload["summary"]``)."""
         rows = self._b.read(lambda cur: cur.execute(

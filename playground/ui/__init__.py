@@ -74,14 +74,13 @@ def open_session_dataset(name: str | None, store: Any, *, reveal_all: bool = Fal
     its own passages); an unknown name is a :class:`SessionError` naming the known ones.
     """
     from ..datasets import open_dataset
-    from .session import LabelSession, SessionError
+    from .session import SessionError, session_for_dataset
 
     try:
         opened = open_dataset(name or None, store, root)
     except ValueError as exc:  # DatasetNotFound names the known datasets
         raise SessionError(str(exc)) from None
-    passages = None if opened.name == "golden" else opened.passages
-    return LabelSession(opened.dataset, store, reveal_all=reveal_all, passages=passages, dataset_name=opened.name)
+    return session_for_dataset(opened, store, reveal_all=reveal_all)  # an imported dataset: built per case
 
 
 def launch(root: str | None = None, db: str | None = None, *, read_only: bool | None = None,

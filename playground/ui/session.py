@@ -11,7 +11,8 @@ views in :mod:`playground.ui.views` only draw it.
 At start the session runs the harness once on the default configuration
 (retrieval, then :func:`playground.harness.run.score_case` for every case),
 which gives the retrieved passages people label and the automatic label of
-every unit.  Labels live in the label store: every change is written at once
+every unit; a dataset of the label store is built per case instead (see "Big
+datasets" below).  Labels live in the label store: every change is written at once
 (:meth:`LabelSession.set_label`), and kept in memory in a
 :class:`~playground.metrics.RateCounter`, so a toggle recomputes in well under
 a millisecond plus the store write (see ``bench/bench_session.py``).
@@ -35,6 +36,22 @@ the human judgement; the harness decision of a response stays hidden until
 every unit of the response is labelled.  ``reveal_all=True`` (instructors,
 teaching demos, read-only dashboards) shows everything.
 
+Big datasets: built per case, on demand
+---------------------------------------
+A dataset imported into the label store may hold 10,000 samples (150,000
+units).  :func:`session_for_dataset` opens it *lazily*: the harness result of
+a case (:class:`~playground.ui.harness_cache.CaseHarness`, kept on disk per
+case) and its units are made when the case is first needed — shown, walked
+by a queue, or holding a label or comment of the person (or, for the
+consensus, of anyone), so that the agreement table covers every labelled
+unit with its automatic label known.  The case list's counts come from
+:func:`unit_counts` (kept on disk per dataset revision), the rates from the
+labels alone.  What the page shows is the same as when every case is built
+at start (the shipped set, or ``harness_results`` given); only the verdict
+filter needs every case's harness decision and computes the missing ones.
+``session.catalog`` is a :class:`Catalog`: looking a unit up builds its case;
+iterating it builds every case (correct, and as slow as building them all).
+
 Stale labels
 ------------
 A stored label whose unit text changed since (``text_hash`` differs) is not
@@ -46,11 +63,12 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from ..claims import split_claims
 from ..golden import Dataset, passage_unit, response_units
 from ..metrics import (
     DEFAULT_THRESHOLDS,
@@ -64,7 +82,7 @@ from ..metrics import (
     diagnose,
     rate_from_counts,
 )
-from ..model import DIMENSION_NAMES, DIMENSIONS, Case, Passage, Response, Unit
+from ..model import DIMENSION_NAMES, DIMENSIONS, UNIT_DIMENSIONS, Case, Passage, Response, Unit
 from ..store import EXPORT_COLUMNS, UNSURE, InvalidLabelError, check_annotator, export_table, format_bytes
 
 __all__ = [
@@ -77,6 +95,7 @@ __all__ = [
     "VERDICTS",
     "CaseFilter",
     "CaseRow",
+    "Catalog",
     "LabelChange",
     "LabelSession",
     "Progress",
@@ -89,7 +108,9 @@ __all__ = [
     "format_weights",
     "hits_of",
     "parse_weights",
+    "session_for_dataset",
     "session_from_env",
+    "unit_counts",
     "validate_annotator",
 ]
 
@@ -272,6 +293,55 @@ def compute_harness(dataset: Dataset, config=None, hits: Mapping[str, list] | No
     return hits, results
 
 
+def unit_counts(dataset: Dataset, passages: Mapping[str, Sequence[Passage]]) -> dict[str, list[int]]:
+    """``case_id -> [units, pairs]``: the case's units (its passages, then per response claims and facts) and
+    (unit, dimension) pairs, counted without building them (what :meth:`LabelSession.case_row` totals)."""
+    dims = {kind: len(d) for kind, d in UNIT_DIMENSIONS.items()}
+    out: dict[str, list[int]] = {}
+    count = getattr(passages, "count", None)  # a StoredPassages counts its contexts without making passages
+    for cid in sorted(dataset.cases):
+        n_facts = len(dataset.cases[cid].reference_facts)
+        units = n_passages = count(cid) if count is not None and cid in passages else len(passages.get(cid, ()))
+        pairs = n_passages * dims["passage"]
+        for response in dataset.responses_for(cid):
+            n_claims = len(split_claims(response.text, response.response_id))
+            units += n_claims + n_facts
+            pairs += n_claims * dims["claim"] + n_facts * dims["fact"]
+        out[cid] = [units, pairs]
+    return out
+
+
+class Catalog(Mapping[str, Unit]):
+    """``unit_id -> Unit`` of a session, built per case: looking up a unit of a case not built yet builds it.
+
+    ``len`` is the dataset's number of units (counted, nothing built);
+    iterating builds every case.  :meth:`built` is what is built so far.
+    """
+
+    def __init__(self, session: LabelSession) -> None:
+        self._units: dict[str, Unit] = {}
+        self._session = session
+
+    def __getitem__(self, unit_id: str) -> Unit:
+        unit = self._units.get(unit_id)
+        if unit is None and isinstance(unit_id, str) and self._session.build_case_of(unit_id):
+            unit = self._units.get(unit_id)
+        if unit is None:
+            raise KeyError(unit_id)
+        return unit
+
+    def __iter__(self) -> Iterator[str]:
+        self._session.build_all()
+        return iter(list(self._units))
+
+    def __len__(self) -> int:
+        return self._session.total_units
+
+    def built(self) -> dict[str, Unit]:
+        """The units built so far (of the cases built so far)."""
+        return self._units
+
+
 # --- the session ------------------------------------------------------------------------------------
 
 
@@ -287,12 +357,19 @@ class LabelSession:
     the passages of each case as a dataset brings them (used as they are
     instead of retrieval); ``dataset_name``: the name the page shows and puts
     in links (``golden`` for the shipped set).
+
+    Lazy (see "Big datasets" in the module docstring): ``harness`` is an
+    object whose ``result(case_id)`` gives a case's ``score_case`` result
+    (:class:`~playground.ui.harness_cache.CaseHarness`), with ``passages``
+    given and ``unit_counts`` optional (computed when None); ``harness_results``
+    and ``hits`` are then not used.
     """
 
     def __init__(self, dataset: Dataset, store, config=None, annotator: str | None = None,
                  harness_results: Mapping[str, dict] | None = None, *, reveal_all: bool = False,
                  hits: Mapping[str, list] | None = None, passages: Mapping[str, Sequence[Passage]] | None = None,
-                 dataset_name: str = "golden"):
+                 dataset_name: str = "golden", harness: Any = None,
+                 unit_counts: Mapping[str, Sequence[int]] | None = None):
         self.dataset = dataset
         self.dataset_name = dataset_name
         #: Where the harness's results came from (``computed``, or the disk cache: ``read``).
@@ -300,23 +377,34 @@ class LabelSession:
         self.store = store
         self.read_only = bool(store.read_only)
         self.reveal_all = reveal_all or self.read_only
-        if passages is not None and hits is None:
-            hits = hits_of({cid: passages.get(cid, []) for cid in dataset.cases})
-        if hits is None or harness_results is None:
-            computed_hits, computed = compute_harness(dataset, config, hits)
-            hits = hits if hits is not None else computed_hits
-            harness_results = harness_results if harness_results is not None else computed
-        self.results: dict[str, dict] = dict(harness_results)
-        self.passages: dict[str, list[Passage]] = {cid: [h.passage for h in hits.get(cid, [])] for cid in dataset.cases}
-        self._hits = {cid: list(hits.get(cid, [])) for cid in dataset.cases}
+        self._harness = harness
+        #: The per-case harness of a lazy session (``describe()`` says how many cases were read or computed).
+        self.harness = harness
         self.case_ids: list[str] = sorted(dataset.cases)
-        self._build_catalog()
+        if harness is not None:
+            given = passages or {}
+            self.results: dict[str, dict] = {}
+            self.passages: Mapping[str, Sequence[Passage]] = given  # read per case, when the case is built
+            self._hits: dict[str, list] = {}
+        else:
+            if passages is not None and hits is None:
+                hits = hits_of({cid: passages.get(cid, []) for cid in dataset.cases})
+            if hits is None or harness_results is None:
+                computed_hits, computed = compute_harness(dataset, config, hits)
+                hits = hits if hits is not None else computed_hits
+                harness_results = harness_results if harness_results is not None else computed
+            self.results = dict(harness_results)
+            self.passages = {cid: [h.passage for h in hits.get(cid, [])] for cid in dataset.cases}
+            self._hits = {cid: list(hits.get(cid, [])) for cid in dataset.cases}
+        self._build_catalog(unit_counts)
         self.weights: dict[str, float] = dict(DEFAULT_WEIGHTS)
         self.gates: dict[str, float] = {}
         self.thresholds: dict[str, float] = dict(DEFAULT_THRESHOLDS)
         self.filter = CaseFilter()
         self.case_id: str | None = self.case_ids[0] if self.case_ids else None
         self.response_id: str | None = self._first_response(self.case_id)
+        if self.case_id is not None:
+            self.build_case(self.case_id)
         self.annotator: str | None = None
         self.queue_name: str | None = None
         self.queue_units: list[str] = []
@@ -331,9 +419,10 @@ class LabelSession:
             self.refresh()
 
     # --- catalog and automatic labels ---------------------------------------------------------------
-    def _build_catalog(self) -> None:
+    def _build_catalog(self, counts: Mapping[str, Sequence[int]] | None) -> None:
         ds = self.dataset
-        self.catalog: dict[str, Unit] = {}
+        self.catalog = Catalog(self)
+        self._units = self.catalog.built()
         self.responses: dict[str, list[Response]] = {}
         self._view_units: dict[tuple[str, str], list[ViewUnit]] = {}
         self._case_units: dict[str, list[str]] = {}
@@ -344,65 +433,138 @@ class LabelSession:
         self.key: dict[tuple[str, str], int | None] = {}
         self.decisions: dict[str, dict] = {}
         self.variants: dict[str, str] = {}
+        self._built: set[str] = set()
+        self._counts: dict[str, tuple[int, int]] = {}
         for cid in self.case_ids:
-            case = ds.cases[cid]
-            result = self.results.get(cid)
-            if result is None:
-                raise SessionError(f"no harness result for case {cid}")
-            passage_rows = {p["unit_id"]: p for p in result["passages"]}
-            case_units: list[ViewUnit] = []
-            for i, hit in enumerate(self._hits[cid]):
-                unit = passage_unit(case, hit.passage)
-                row = passage_rows.get(unit.unit_id, {})
-                self._add(unit, cid, "")
-                self.auto[(unit.unit_id, "relevant")] = int(row.get("relevant", 0))
-                self.auto_score[(unit.unit_id, "relevant")] = row.get("relevance")
-                self.key[(unit.unit_id, "relevant")] = (
-                    None if "from_expected_source" not in row else int(bool(row["from_expected_source"])))
-                loc = hit.passage.locator
-                title = hit.passage.title or loc.slug
-                case_units.append(ViewUnit(
-                    unit, "passage", i, f"{title} — {loc.heading} ({loc.tenant}/{loc.slug})",
-                    f"rank {hit.rank}, BM25 {hit.score:.2f}"
-                    + (f", updated {hit.passage.updated}" if hit.passage.updated else ""), hit.passage))
-            self._case_units[cid] = [v.unit.unit_id for v in case_units]
-            responses = sorted(ds.responses_for(cid), key=lambda r: r.response_id)
+            responses = ds.responses_for(cid)
+            if len(responses) > 1:
+                responses.sort(key=lambda r: r.response_id)
             self.responses[cid] = responses
-            scored = {r["response_id"]: r for r in result["responses"]}
-            self._view_units[(cid, "")] = case_units
             for response in responses:
-                rid = response.response_id
-                self.variants[rid] = response.variant
-                rrow = scored.get(rid, {"claims": [], "facts": [], "decision": None})
-                self.decisions[rid] = rrow.get("decision") or {}
-                claims = {c["unit_id"]: c for c in rrow["claims"]}
-                facts = {f["unit_id"]: f for f in rrow["facts"]}
-                units = []
-                ci = fi = 0
-                fact_of = {f"{rid}::{f.fact_id}": f for f in case.reference_facts}
-                for unit in response_units(case, response):
-                    self._add(unit, cid, rid)
-                    if unit.unit_kind == "claim":
-                        c = claims.get(unit.unit_id, {})
-                        for dim, score in (("supported", "support"), ("correct", "correctness")):
-                            self.auto[(unit.unit_id, dim)] = int(c.get(dim, 0))
-                            self.auto_score[(unit.unit_id, dim)] = c.get(score)
-                            self.key[(unit.unit_id, dim)] = c.get(f"key_{dim}")
-                        units.append(ViewUnit(unit, "claim", ci))
-                        ci += 1
-                    else:
-                        f = facts.get(unit.unit_id, {})
-                        self.auto[(unit.unit_id, "covered")] = int(f.get("covered", 0))
-                        self.auto_score[(unit.unit_id, "covered")] = None
-                        self.key[(unit.unit_id, "covered")] = f.get("key_covered")
-                        fact = fact_of.get(unit.unit_id)
-                        units.append(ViewUnit(unit, "fact", fi, fact.fact_id if fact else ""))
-                        fi += 1
-                self._response_units[rid] = [v.unit.unit_id for v in units]
-                self._view_units[(cid, rid)] = units
+                self.variants[response.response_id] = response.variant
+        if self._harness is None:
+            for cid in self.case_ids:
+                self._build_case(cid)
+        else:
+            if counts is None or set(counts) != set(self.case_ids):
+                counts = unit_counts(ds, self.passages)
+            self._counts = {cid: (int(counts[cid][0]), int(counts[cid][1])) for cid in self.case_ids}
+        self.total_units = sum(c[0] for c in self._counts.values())
+        self.total_pairs = sum(c[1] for c in self._counts.values())
+
+    @property
+    def built_cases(self) -> list[str]:
+        """The cases whose units are built so far, sorted (every case unless lazy)."""
+        return sorted(self._built)
+
+    def build_case(self, case_id: str) -> None:
+        """Build the units of ``case_id`` and their automatic labels, if not built yet (lazy sessions)."""
+        if case_id not in self._built and case_id in self.dataset.cases:
+            self._build_case(case_id)
+            if hasattr(self, "_case_stats"):  # built after the labels were loaded: it holds none of them
+                self._restat(case_id)
+
+    def build_cases(self, case_ids: Iterable[str]) -> None:
+        for cid in sorted(set(case_ids)):
+            self.build_case(cid)
+
+    def build_all(self) -> None:
+        """Build every case (the verdict filter, iterating the catalog)."""
+        self.build_cases(self.case_ids)
+
+    def build_case_of(self, unit_id: str) -> bool:
+        """Build the case a unit id names: its id starts with ``<case id>:`` or ``<response id>:``.
+
+        Every such prefix is tried, shortest first, until the unit is built;
+        returns whether it was.
+        """
+        start = 0
+        while (i := unit_id.find(":", start)) >= 0:
+            prefix = unit_id[:i]
+            start = i + 1
+            cid = prefix if prefix in self.dataset.cases else None
+            if cid is None and prefix in self.dataset.responses:
+                cid = self.dataset.responses[prefix].case_id
+            if cid is not None and cid not in self._built:
+                self.build_case(cid)
+                if unit_id in self._units:
+                    return True
+        return False
+
+    def _case_hits(self, cid: str) -> list:
+        hits = self._hits.get(cid)
+        if hits is None:
+            from .harness_cache import KeptHit
+
+            hits = self._hits[cid] = [KeptHit(p, 0.0, i + 1) for i, p in enumerate(self.passages.get(cid, []))]
+        return hits
+
+    def _build_case(self, cid: str) -> None:
+        ds = self.dataset
+        case = ds.cases[cid]
+        result = self.results.get(cid)
+        if result is None and self._harness is not None:
+            result = self.results[cid] = self._harness.result(cid)
+        if result is None:
+            raise SessionError(f"no harness result for case {cid}")
+        self._built.add(cid)
+        passage_rows = {p["unit_id"]: p for p in result["passages"]}
+        case_units: list[ViewUnit] = []
+        for i, hit in enumerate(self._case_hits(cid)):
+            unit = passage_unit(case, hit.passage)
+            row = passage_rows.get(unit.unit_id, {})
+            self._add(unit, cid, "")
+            self.auto[(unit.unit_id, "relevant")] = int(row.get("relevant", 0))
+            self.auto_score[(unit.unit_id, "relevant")] = row.get("relevance")
+            self.key[(unit.unit_id, "relevant")] = (
+                None if "from_expected_source" not in row else int(bool(row["from_expected_source"])))
+            loc = hit.passage.locator
+            title = hit.passage.title or loc.slug
+            case_units.append(ViewUnit(
+                unit, "passage", i, f"{title} — {loc.heading} ({loc.tenant}/{loc.slug})",
+                f"rank {hit.rank}, BM25 {hit.score:.2f}"
+                + (f", updated {hit.passage.updated}" if hit.passage.updated else ""), hit.passage))
+        self._case_units[cid] = [v.unit.unit_id for v in case_units]
+        responses = self.responses[cid]
+        scored = {r["response_id"]: r for r in result["responses"]}
+        self._view_units[(cid, "")] = case_units
+        n_units, n_pairs = len(case_units), len(case_units) * len(UNIT_DIMENSIONS["passage"])
+        for response in responses:
+            rid = response.response_id
+            rrow = scored.get(rid, {"claims": [], "facts": [], "decision": None})
+            self.decisions[rid] = rrow.get("decision") or {}
+            claims = {c["unit_id"]: c for c in rrow["claims"]}
+            facts = {f["unit_id"]: f for f in rrow["facts"]}
+            units = []
+            ci = fi = 0
+            fact_of = {f"{rid}::{f.fact_id}": f for f in case.reference_facts}
+            for unit in response_units(case, response):
+                self._add(unit, cid, rid)
+                if unit.unit_kind == "claim":
+                    c = claims.get(unit.unit_id, {})
+                    for dim, score in (("supported", "support"), ("correct", "correctness")):
+                        self.auto[(unit.unit_id, dim)] = int(c.get(dim, 0))
+                        self.auto_score[(unit.unit_id, dim)] = c.get(score)
+                        self.key[(unit.unit_id, dim)] = c.get(f"key_{dim}")
+                    units.append(ViewUnit(unit, "claim", ci))
+                    ci += 1
+                else:
+                    f = facts.get(unit.unit_id, {})
+                    self.auto[(unit.unit_id, "covered")] = int(f.get("covered", 0))
+                    self.auto_score[(unit.unit_id, "covered")] = None
+                    self.key[(unit.unit_id, "covered")] = f.get("key_covered")
+                    fact = fact_of.get(unit.unit_id)
+                    units.append(ViewUnit(unit, "fact", fi, fact.fact_id if fact else ""))
+                    fi += 1
+            self._response_units[rid] = [v.unit.unit_id for v in units]
+            self._view_units[(cid, rid)] = units
+            n_units += len(units)
+            n_pairs += sum(len(v.unit.dimensions) for v in units)
+        if self._harness is None:
+            self._counts[cid] = (n_units, n_pairs)
 
     def _add(self, unit: Unit, case_id: str, response_id: str) -> None:
-        self.catalog[unit.unit_id] = unit
+        self._units[unit.unit_id] = unit
         self._group[unit.unit_id] = (case_id, response_id)
 
     def _first_response(self, case_id: str | None) -> str | None:
@@ -437,11 +599,24 @@ class LabelSession:
     def annotator_progress(self) -> list[tuple[str, Progress]]:
         """Every annotator's progress on this dataset (for an instructor's dashboard), by name."""
         out = []
+        self._build_labelled(everyone=True)
         for name in self.known_annotators():  # the store never lists the reserved names
-            p = self.store.progress(self.catalog, annotator=name)
-            out.append((name, Progress(p.labelled_units, p.total_units, p.labelled_pairs, p.total_pairs,
+            p = self.store.progress(self._units, annotator=name)
+            # every labelled unit is built; the units of cases not built yet are counted, not built
+            out.append((name, Progress(p.labelled_units, self.total_units, p.labelled_pairs, self.total_pairs,
                                        p.stale_pairs)))
         return out
+
+    def _build_labelled(self, everyone: bool = False, labels: Iterable[Any] | None = None) -> None:
+        """Build every case holding a label or comment of this annotator (``everyone``: of anyone)."""
+        if self._harness is None:
+            return
+        who = None if everyone else self.annotator
+        if labels is None:
+            labels = self.store.labels(annotator=who, include_unsure=True)
+        cases = {lb.case_id for lb in labels}
+        cases |= {c.case_id for c in self.store.comments(annotator=who)}
+        self.build_cases(c for c in cases if c in self.dataset.cases)
 
     def _reset_labels(self) -> None:
         self.counter = RateCounter(cast(Mapping[Hashable, Hashable], self._group))
@@ -453,6 +628,8 @@ class LabelSession:
         self._tables: dict[str, list[int]] = {d: [0, 0, 0, 0] for d in DIMENSIONS}
         self._agreement_cache: dict[str, Agreement] = {}
         self._case_stats: dict[str, tuple] = {}
+        self._rows: dict[str, tuple[tuple, CaseRow]] = {}
+        self._listed: tuple[CaseFilter, list[CaseRow]] | None = None
         self._ties = set()
 
     def _my_labels(self, **where: Any) -> list:
@@ -464,21 +641,24 @@ class LabelSession:
             return {}
         ids = None if unit_ids is None else list(unit_ids)
         return {c.unit_id: c.text for c in self.store.comments(unit_ids=ids, annotator=self.annotator)
-                if c.unit_id in self.catalog and c.text}
+                if c.unit_id in self._units and c.text}
 
     def refresh(self) -> None:
         """Reload this annotator's labels (or the consensus) from the store: another tab's changes appear."""
         self._reset_labels()
         if self.annotator is None and self.read_only:
-            for row in self.store.consensus(catalog=self.catalog):
+            self._build_labelled(everyone=True)
+            for row in self.store.consensus(catalog=self._units):
                 if row.value is None:
                     self._ties.add((row.unit_id, row.dimension))
                 else:
                     self._put(row.unit_id, row.dimension, row.value)
         elif self.annotator is not None:
+            mine = self._my_labels()
+            self._build_labelled(labels=mine)
             self.comments = self._load_comments()
-            for label in self._my_labels():
-                unit = self.catalog.get(label.unit_id)
+            for label in mine:
+                unit = self._units.get(label.unit_id)
                 if unit is None or label.dimension not in unit.dimensions:
                     continue  # orphaned: a unit of another configuration or dataset
                 if unit.text_hash != label.text_hash:
@@ -486,7 +666,7 @@ class LabelSession:
                     continue
                 self._put(label.unit_id, label.dimension, label.value)
         for cid in self.case_ids:
-            self._case_stats[cid] = self._compute_case_stats(cid)
+            self._restat(cid)
 
     def refresh_case(self, case_id: str | None = None) -> int:
         """Reload one case's labels from the store (cheap: one query); returns how many changed.
@@ -497,6 +677,7 @@ class LabelSession:
         cid = case_id or self.case_id
         if cid is None or (self.annotator is None and not self.read_only):
             return 0
+        self.build_case(cid)
         ids = list(self._case_units.get(cid, []))
         for r in self.responses.get(cid, []):
             ids += self._response_units.get(r.response_id, [])
@@ -505,14 +686,14 @@ class LabelSession:
         if self.annotator is None:
             here = set(ids)
             self._ties -= {k for k in self._ties if k[0] in here}
-            for row in self.store.consensus(catalog=self.catalog, unit_ids=ids):
+            for row in self.store.consensus(catalog=self._units, unit_ids=ids):
                 if row.value is None:
                     self._ties.add((row.unit_id, row.dimension))
                 else:
                     fresh[(row.unit_id, row.dimension)] = row.value
         else:
             for label in self._my_labels(case_id=cid):
-                unit = self.catalog.get(label.unit_id)
+                unit = self._units.get(label.unit_id)
                 if unit is None or label.dimension not in unit.dimensions:
                     continue
                 target = fresh if unit.text_hash == label.text_hash else stale
@@ -538,7 +719,7 @@ class LabelSession:
             elif key not in stale:
                 self.stale.pop(key, None)
         if changed:
-            self._case_stats[cid] = self._compute_case_stats(cid)
+            self._restat(cid)
         return changed
 
     @property
@@ -644,7 +825,7 @@ class LabelSession:
     def _apply(self, unit_id: str, dimension: str, value: int | None) -> None:
         self._put(unit_id, dimension, value)
         cid = self._group[unit_id][0]
-        self._case_stats[cid] = self._compute_case_stats(cid)
+        self._restat(cid)
 
     def undo(self) -> LabelChange | None:
         """Revert this annotator's last change (in the store, whichever tab made it); None when nothing is left."""
@@ -711,7 +892,7 @@ class LabelSession:
             from ..harness.score import support_detail
 
             cid = self._group[unit_id][0]
-            cached = self._evidence[unit_id] = support_detail(unit.text, [p.text for p in self.passages[cid]])
+            cached = self._evidence[unit_id] = support_detail(unit.text, [p.text for p in self.passages.get(cid, [])])
         return cached
 
     def auto_label(self, unit_id: str, dimension: str) -> int | None:
@@ -740,6 +921,9 @@ class LabelSession:
         ids = self._response_units.get(response_id)
         if ids:
             return self._group[ids[0]][0]
+        known = self.dataset.responses.get(response_id)
+        if known is not None and known.case_id in self.responses:
+            return known.case_id
         for cid, rs in self.responses.items():
             if any(r.response_id == response_id for r in rs):
                 return cid
@@ -747,6 +931,7 @@ class LabelSession:
 
     # --- cases: list, filters, navigation -------------------------------------------------------------------
     def _view_ids(self, case_id: str, response_id: str | None) -> list[str]:
+        self.build_case(case_id)
         ids = list(self._case_units.get(case_id, []))
         if response_id:
             ids += self._response_units.get(response_id, [])
@@ -754,16 +939,23 @@ class LabelSession:
 
     def _pairs(self, unit_ids: Iterable[str]):
         for uid in unit_ids:
-            for d in self.catalog[uid].dimensions:
+            for d in self._units[uid].dimensions:
                 yield uid, d
 
+    def _restat(self, case_id: str) -> None:
+        self._case_stats[case_id] = self._compute_case_stats(case_id)
+        self._listed = None  # the case list changes with any case's stats
+
     def _compute_case_stats(self, case_id: str) -> tuple[int, int, int, int, int]:
+        if case_id not in self._built:  # nothing of it is labelled (a labelled case is built): counted only
+            units, pairs = self._counts[case_id]
+            return 0, units, 0, pairs, 0
         ids = list(self._case_units.get(case_id, []))
         for r in self.responses.get(case_id, []):
             ids += self._response_units.get(r.response_id, [])
         lu = lp = tp = dis = 0
         for uid in ids:
-            dims = self.catalog[uid].dimensions
+            dims = self._units[uid].dimensions
             done = 0
             for d in dims:
                 v = self.labels.get((uid, d))
@@ -777,11 +969,19 @@ class LabelSession:
         return lu, len(ids), lp, tp, dis
 
     def case_row(self, case_id: str) -> CaseRow:
+        """A case of the list; ``verdicts`` of a case whose harness result is not computed yet (lazy) are ()."""
+        stats = self._case_stats[case_id]
+        kept = self._rows.get(case_id)
+        if kept is not None and kept[0] is stats:  # new stats (a label, a build) are a new tuple
+            return kept[1]
         case = self.dataset.cases[case_id]
-        lu, tu, lp, tp, dis = self._case_stats[case_id]
+        lu, tu, lp, tp, dis = stats
         status = "unlabelled" if lp == 0 else ("done" if lp == tp else "partial")
-        verdicts = tuple((self.decisions.get(r.response_id) or {}).get("verdict", "") for r in self.responses[case_id])
-        return CaseRow(case_id, case.case_type, case.query, status, lu, tu, lp, tp, dis, verdicts)
+        verdicts = () if case_id not in self._built else tuple(
+            (self.decisions.get(r.response_id) or {}).get("verdict", "") for r in self.responses[case_id])
+        row = CaseRow(case_id, case.case_type, case.query, status, lu, tu, lp, tp, dis, verdicts)
+        self._rows[case_id] = (stats, row)
+        return row
 
     def case_types(self) -> list[str]:
         return sorted({c.case_type for c in self.dataset.cases.values()})
@@ -807,7 +1007,13 @@ class LabelSession:
     def cases(self, flt: CaseFilter | None = None) -> list[CaseRow]:
         """The cases the list shows (under the current filter, or ``flt``), in case id order."""
         f = flt or self.filter
-        return [row for cid in self.case_ids if self._matches(row := self.case_row(cid), f)]
+        if self._listed is not None and self._listed[0] == f:
+            return list(self._listed[1])
+        if f.verdict is not None:
+            self.build_all()  # the one question that needs every case's harness decision
+        rows = [row for cid in self.case_ids if self._matches(row := self.case_row(cid), f)]
+        self._listed = (f, rows)
+        return list(rows)
 
     def visible_ids(self) -> list[str]:
         return [r.case_id for r in self.cases()]
@@ -830,6 +1036,7 @@ class LabelSession:
             raise SessionError(f"case {case_id} has no response {response_id!r}")
         self.case_id = case_id
         self.response_id = response_id or self._first_response(case_id)
+        self.build_case(case_id)
 
     def select_response(self, response_id: str) -> None:
         """The scenario switch: show another response (variant) of the same case."""
@@ -930,6 +1137,8 @@ class LabelSession:
         return Progress(lu, len(self.queue_units), lp, tp)
 
     def has_unlabelled(self, case_id: str, response_id: str | None) -> bool:
+        if case_id not in self._built and case_id in self._counts and self._counts[case_id][1] == 0:
+            return False  # nothing to label in the case: no need to build it to know
         return any(not self.answered(u, d) for u, d in self._pairs(self._view_ids(case_id, response_id)))
 
     def next_unlabelled(self) -> tuple[str, str | None] | None:
@@ -1122,7 +1331,8 @@ class LabelSession:
             raise SessionError(f"unknown export scope {scope!r} (mine, all, consensus)")
         if scope == "mine" and self.annotator is None:
             raise SessionError("Type your name first (or choose an annotator) to export their labels.")
-        return export_table(self.store, self.catalog, annotator=self.annotator if scope == "mine" else None,
+        self._build_labelled(everyone=scope != "mine")
+        return export_table(self.store, self._units, annotator=self.annotator if scope == "mine" else None,
                             consensus=scope == "consensus")
 
     def export_file(self, fmt: str = "csv", scope: str = "mine") -> tuple[str, bytes, int]:
@@ -1174,6 +1384,35 @@ def parse_weights(text: str, what: str = "weights", unit_interval: bool = False)
     if problems:
         raise SessionError(f"The link's {what} cannot be used: " + "; ".join(problems) + ".")
     return out
+
+
+def session_for_dataset(opened: Any, store: Any, *, reveal_all: bool = False, config: Any = None) -> LabelSession:
+    """A session on an :class:`~playground.datasets.OpenDataset`: lazy for a dataset of the store.
+
+    The shipped set (``golden``) is built whole at start, its harness run on
+    retrieval as before.  An imported dataset is built per case on demand
+    (module docstring, "Big datasets"): its harness results are kept per case
+    and its :func:`unit_counts` per dataset under
+    :func:`~playground.ui.harness_cache.dataset_fingerprint` (name, revision
+    in the store, configuration, code), so a changed dataset is never read stale.
+    """
+    if opened.name == "golden":
+        return LabelSession(opened.dataset, store, config, reveal_all=reveal_all, dataset_name=opened.name)
+    from ..harness.config import load_config
+    from .harness_cache import CaseHarness, dataset_fingerprint
+
+    config = config or load_config()
+    key = dataset_fingerprint(opened.name, opened.revision or "", config)
+    harness = CaseHarness(opened.dataset, opened.passages, config, key)
+    kept = harness.files.get("counts")
+    counts = kept.get("counts") if isinstance(kept, dict) and kept.get("revision") == opened.revision else None
+    if not isinstance(counts, dict) or set(counts) != set(opened.dataset.cases):
+        counts = unit_counts(opened.dataset, opened.passages)
+        harness.files.put("counts", {"revision": opened.revision, "counts": counts})
+    session = LabelSession(opened.dataset, store, config, reveal_all=reveal_all, passages=opened.passages,
+                           dataset_name=opened.name, harness=harness, unit_counts=counts)
+    session.harness_source = harness.describe()
+    return session
 
 
 def session_from_env(root: str | os.PathLike | None = None, db: str | None = None, read_only: bool | None = None,
