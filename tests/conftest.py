@@ -24,6 +24,19 @@ def mini_root(tmp_path: Path) -> Path:
     return target
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _harness_cache_in_a_temporary_folder(tmp_path_factory):
+    """The page's harness cache (``PLAYGROUND_CACHE``) of every test and of the servers and kernels they start
+    goes to a folder of this run, never to the user's cache directory; a test may still point it elsewhere."""
+    before = os.environ.get("PLAYGROUND_CACHE")
+    os.environ["PLAYGROUND_CACHE"] = str(tmp_path_factory.mktemp("harness-cache"))
+    yield
+    if before is None:
+        os.environ.pop("PLAYGROUND_CACHE", None)
+    else:
+        os.environ["PLAYGROUND_CACHE"] = before
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """With PLAYGROUND_REQUIRE_SHARED=1 (set by .ci/run) a test skipped for want of the shared data fails instead.
