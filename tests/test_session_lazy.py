@@ -275,3 +275,26 @@ def test_a_queue_over_cases_not_built_yet_is_walked_as_in_an_eager_session(impor
     assert b.queue == a.queue and len(b.queue) == 3 and b.queue_units == a.queue_units == picked[:3]
     assert b.queue_progress() == a.queue_progress()
     assert b.next_unlabelled() == a.next_unlabelled() and b.next_case() == a.next_case()
+
+
+def test_the_page_lists_a_window_of_a_big_dataset_around_the_case_on_screen(tmp_path):
+    """250 cases: the page's list holds 200 of them, around the case on screen; the note says which."""
+    from playground.ui.views import PlaygroundApp
+
+    store = open_store(tmp_path / "labels.db")
+    try:
+        import_dataset(write_samples(tmp_path / "s.jsonl", 250), "ragas", "wide", store)
+        session = session_for_dataset(open_dataset("wide", store), store)
+        app = PlaygroundApp(session, annotator=None, chart=False)
+        order = [r.case_id for r in session.cases()]
+        assert len(order) == 250
+        assert [cid for _, cid in app.case_list.options] == order[:200] and app.case_list.value == order[0]
+        assert "250 of 250 cases shown (the list holds 1–200, around this case)" in app.list_note.value
+        session.go_to(order[240])
+        app.render_list()
+        assert [cid for _, cid in app.case_list.options] == order[50:]   # 240 - 100 = 140 > 250 - 200: the end
+        assert app.case_list.value == order[240]
+        assert "(the list holds 51–250, around this case)" in app.list_note.value
+        assert len(session.built_cases) < 250   # listing did not build the cases
+    finally:
+        store.close()

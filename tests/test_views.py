@@ -634,3 +634,23 @@ def test_the_dataset_picker_opens_another_dataset(hostile, db):
         "Webhooks are signed with an HMAC-SHA256 header."]
     click(app, "passage", 0, "relevant", "yes")
     assert app.session.label(app._rows["passage"][0].unit_id, "relevant") == 1
+
+
+@pytest.mark.parametrize(("count", "at", "window"), [
+    (66, 40, (0, 66)),          # the shipped set: the whole list
+    (200, 199, (0, 200)),       # exactly the window's size: still the whole list
+    (201, 0, (0, 200)),         # one more: a window, held at the start
+    (201, 200, (1, 201)),       # ... and at the end
+    (10_000, 5_000, (4_900, 5_100)),   # the case in the middle (at - 100)
+    (10_000, 99, (0, 200)),
+    (10_000, 100, (0, 200)),    # exactly at - size // 2 = 0
+    (10_000, 101, (1, 201)),
+    (10_000, 9_999, (9_800, 10_000)),
+])
+def test_the_case_list_is_a_window_around_the_case_on_screen(count, at, window):
+    from playground.ui.views import LIST_WINDOW, list_window
+
+    assert LIST_WINDOW == 200
+    assert list_window(count, at) == window
+    start, stop = window
+    assert start <= at < stop or count == 0
