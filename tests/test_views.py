@@ -350,8 +350,26 @@ def test_a_preheated_kernel_builds_the_page_before_its_request_and_ends_as_a_dir
         assert app.gate_floor["coverage"].value == 0.6 and app.gate_on["faithfulness"].value is False
         assert app.reveal.value is True and app.scenario.value == "GC-0001-R2" and app.name.value == "alice"
     assert pooled.rates.value == direct.rates.value
+    assert (direct.renders, pooled.renders) == (1, 2)  # drawn once; the pooled page once before, once after
     assert pooled.bridge.query == direct.bridge.query
     assert "weights=" in pooled.bridge.query and "reveal=1" in pooled.bridge.query
+
+
+@pytest.mark.parametrize(("query", "annotator"), [
+    ("annotator=alice", "alice"),          # start() draws it
+    ("", None),                            # nobody: drawn for the link's view
+    ("annotator=consensus", None),         # a reserved name is refused: still drawn, once
+])
+def test_launch_draws_the_page_once(hostile, db, monkeypatch, query, annotator):
+    monkeypatch.setenv("PLAYGROUND_ROOT", str(hostile[0]))
+    monkeypatch.setenv("PLAYGROUND_DB", str(db))
+    monkeypatch.delenv("PLAYGROUND_READ_ONLY", raising=False)
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    monkeypatch.delenv("JUPYTERHUB_USER", raising=False)
+    monkeypatch.setenv("QUERY_STRING", query)
+    app = launch(display=False)
+    assert app.renders == 1 and app.session.annotator == annotator
+    assert app.case_list.options and app.rates.value  # the list and the figures are there
 
 
 def test_a_page_never_creates_a_store(hostile, tmp_path, monkeypatch):

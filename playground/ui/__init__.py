@@ -136,13 +136,13 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     show = reveal if reveal is not None else _flag(params.get("reveal"))
     problems += apply_view_params(session, params)
     if ahead is None:
-        app = PlaygroundApp(session, annotator=None, reveal=show)
+        app = PlaygroundApp(session, annotator=None, reveal=show, render=False)  # drawn once, below
     else:
         app = ahead
         session.reveal_all = session.reveal_all or show
         app.sync_controls()
-        app.render_all()
-    if name and not session.read_only:
+    drawn = app.renders
+    if name and not session.read_only:  # start() draws the page
         here = (session.case_id, session.response_id)
         app.guard(app.start, name, params.get("sample") or None)
         if app.name is not None and session.annotator is None:
@@ -150,6 +150,8 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
         if params.get("case") and here[0] is not None and here != (session.case_id, session.response_id):
             session.go_to(here[0], here[1])  # the link's case wins over the queue's first one
             app.render_all()
+    if app.renders == drawn:  # no name, or start() refused it: draw the page for the link's view
+        app.render_all()
     if problems:
         app.say(" ".join(problems), error=True)
     app.update_url()

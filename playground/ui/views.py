@@ -134,13 +134,15 @@ class PlaygroundApp:
     gate_floor: dict[str, W.BoundedFloatText]
 
     def __init__(self, session: LabelSession, annotator: str | None = None, reveal: bool = False,
-                 chart: bool = True):
+                 chart: bool = True, render: bool = True):
         self.session = session
         self.syncing = False
         self.stopped = False
         self._chart_enabled = chart
         self._rows: dict[str, list[UnitRow]] = {"passage": [], "claim": [], "fact": []}
         self.timings: dict[str, float] = {}
+        #: How many times the whole page was drawn (:meth:`render_all`).
+        self.renders = 0
         self.name: W.Text | None = None
         if reveal:
             session.reveal_all = True
@@ -152,7 +154,7 @@ class PlaygroundApp:
         self._build()
         if annotator and not session.read_only:
             self.start(annotator)
-        else:
+        elif render:  # render=False: the caller starts a name next, which draws the page
             self.render_all()
 
     # --- layout --------------------------------------------------------------------------------------
@@ -520,6 +522,7 @@ class PlaygroundApp:
                              "<div class='pg-muted'>Refresh to update.</div>")
 
     def render_all(self) -> None:
+        self.renders += 1
         self.render_roster()
         self.render_list()
         self.render_case()
