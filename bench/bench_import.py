@@ -19,7 +19,8 @@
    ``set_label`` then ``scores()`` on a unit of a random case; ``scores()``
    is the recompute the page shows.  Target: p95 under 50 ms.
 4. ``browser`` (``--pages N``, default 3; skipped without Chromium):
-   ``playground serve --preheat 0`` with and without ``--dataset bench``
+   ``playground serve --preheat 0`` and ``--preheat 1`` (each page once the
+   pooled kernel is ready) with and without ``--dataset bench``
    (the warm harness cache), Debian's Chromium opening ``/?annotator=...``
    until the first label control is visible (``tests/browser_fixtures.open_app``,
    as ``bench/bench_page.py`` does).  Median and range.
@@ -48,6 +49,8 @@ from machine import describe  # noqa: E402  (bench/machine.py)
 IMPORT_TARGET_S = 10.0
 TOGGLE_TARGET_MS = 50.0
 PAGE_GOAL_S = 0.3  # the imported dataset's page within this of the shipped set's
+#: What a page's kernel logs once its session is loaded (a preheated kernel then waits for its request).
+READY = "playground: session ready"
 WORDS = ("retry", "webhook", "invoice", "tenant", "region", "backup", "latency", "token", "quota", "schedule",
          "archive", "export", "policy", "window", "payload", "signature", "header", "limit", "plan", "report")
 
@@ -119,33 +122,41 @@ def page_part(db: Path, base: Path, repeat: int) -> tuple[dict[tuple[str, str], 
 
 
 def browser_part(db: Path, base: Path, n: int) -> str:
+    """Chromium to the first label control, shipped set and the imported dataset, from a cold kernel
+    (``serve --preheat 0``) and from the pool (``--preheat 1``, each page once its kernel is ready)."""
     sys.path.insert(0, str(ROOT / "tests"))
     from browser_fixtures import CHROMIUM, CHROMIUM_ARGS, open_app, start_server, stop_server
     from playwright.sync_api import sync_playwright
+    from serve_clients import status, wait_until
 
     if not CHROMIUM.exists():
         return f"browser: skipped (no Chromium at {CHROMIUM})"
     lines = []
-    for dataset in ("golden", "bench"):
-        extra = ("--preheat", "0") + (("--dataset", dataset) if dataset != "golden" else ())
-        workdir = base / f"serve-{dataset}"
-        workdir.mkdir(exist_ok=True)
-        srv = start_server(workdir, *extra, db=db, shipped=True)
-        times = []
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-                for _ in range(n):
-                    context = browser.new_context()
-                    page = context.new_page()
-                    times.append(open_app(page, f"{srv.url}?annotator=bench"))
-                    page.close(run_before_unload=True)
-                    context.close()
-                browser.close()
-        finally:
-            stop_server(srv.proc)
-        lines.append(f"browser {dataset:6} (serve --preheat 0, n={n}): page open to first control median "
-                     f"{statistics.median(times):.2f} s, range {min(times):.2f}–{max(times):.2f} s")
+    for pool in (0, 1):
+        for dataset in ("golden", "bench"):
+            extra = ("--preheat", str(pool)) + (("--dataset", dataset) if dataset != "golden" else ())
+            workdir = base / f"serve-{dataset}-{pool}"
+            workdir.mkdir(exist_ok=True)
+            srv = start_server(workdir, *extra, db=db, shipped=True)
+            times = []
+            try:
+                with sync_playwright() as pw:
+                    browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+                    for i in range(n):
+                        if pool:
+                            wait_until(lambda s=srv: status(s.url)["pool_ready"] == 1, 300)
+                            wait_until(lambda s=srv, i=i: s.log_tail(10**7).count(READY) >= i + 1, 300)
+                            time.sleep(1.0)
+                        context = browser.new_context()
+                        page = context.new_page()
+                        times.append(open_app(page, f"{srv.url}?annotator=bench"))
+                        page.close(run_before_unload=True)
+                        context.close()
+                    browser.close()
+            finally:
+                stop_server(srv.proc)
+            lines.append(f"browser {dataset:6} (serve --preheat {pool}, n={n}): page open to first control median "
+                         f"{statistics.median(times):.2f} s, range {min(times):.2f}–{max(times):.2f} s")
     return "\n".join(lines)
 
 
