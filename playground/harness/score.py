@@ -81,6 +81,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from playground.harness.tokens import (
@@ -89,6 +90,7 @@ from playground.harness.tokens import (
     context_keys,
     identifier_present,
     match_key,
+    match_keys,
     stem,
 )
 
@@ -271,6 +273,13 @@ HEDGE_PATTERNS: tuple[str, ...] = (
 _HEDGE_RE = re.compile(  # applied to lower-cased text
     r"\b(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in
                         sorted(HEDGE_PATTERNS, key=len, reverse=True)) + r")\b")
+# A hedge can only match where one of these substrings occurs (each phrase of
+# HEDGE_PATTERNS contains one of them): a cheap pre-check before the regex.
+_HEDGE_HINTS: tuple[str, ...] = (
+    "may", "might", "could", "vary", "typical", "general", "usual", "often", "some", "possibl", "perhaps",
+    "probabl", "likely", "depend", "cases", "approximately", "rough", "around", "about", "think", "believe",
+    "seem", "tend", "sure", "various",
+)
 _SENT_RE = re.compile(r"[^.!?\n]+[.!?]*")
 _CITE_RE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
@@ -301,13 +310,22 @@ class Context:
         elif isinstance(context, str):
             passages = (context,) if context else ()
         else:
-            passages = tuple(_text_of(p) for p in context)
-            passages = tuple(p for p in passages if p)
-        pk = tuple(context_keys(p) for p in passages)
+            passages = tuple(p for p in map(_text_of, context) if p)
+        pk = tuple(map(context_keys, passages))
         object.__setattr__(self, "passages", passages)
         object.__setattr__(self, "passage_keys", pk)
-        object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages))
+        object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages, pk))
         object.__setattr__(self, "_lowered", None)
+
+    def _single(self, i: int) -> Context:
+        """The context of passage ``i`` alone (its keys already computed)."""
+        one = object.__new__(Context)
+        keys = self.passage_keys[i]
+        object.__setattr__(one, "passages", (self.passages[i],))
+        object.__setattr__(one, "passage_keys", (keys,))
+        object.__setattr__(one, "keys", keys)
+        object.__setattr__(one, "_lowered", None)
+        return one
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Context is immutable")
@@ -340,11 +358,21 @@ class Context:
         return context if isinstance(context, Context) else cls(context)
 
 
-@lru_cache(maxsize=256)
-def _union_keys(passages: tuple[str, ...]) -> frozenset[str]:
+def _union_keys(passages: tuple[str, ...], passage_keys: tuple[frozenset[str], ...]) -> frozenset[str]:
     """Union of the passages' keys, cached by the passages (the responses of
-    one case share their retrieved passages)."""
-    return frozenset().union(*(context_keys(p) for p in passages))
+    one case share their retrieved passages; a few cases' worth is enough, and
+    fewer cached sets are less for the garbage collector to walk)."""
+    keys = _UNIONS.get(passages)
+    if keys is None:
+        keys = frozenset().union(*passage_keys)
+        if len(_UNIONS) >= _UNION_CACHE_SIZE:
+            _UNIONS.clear()
+        _UNIONS[passages] = keys
+    return keys
+
+
+_UNIONS: dict[tuple[str, ...], frozenset[str]] = {}
+_UNION_CACHE_SIZE = 32
 
 
 def _text_of(p: object) -> str:
@@ -658,17 +686,22 @@ def from_expected_source(passage: object, expected_sources: Iterable[Locator]) -
 def context_quality(query: str, passages: Sequence[str] | Context) -> float:
     """Mean :func:`relevance` of the retrieved passages to the query (0.0 when
     there are none): how much of what was retrieved is on topic."""
-    texts = passages.passages if isinstance(passages, Context) else \
-        [p for p in (_text_of(x) for x in passages) if p]
-    if not texts:
+    if isinstance(passages, Context):
+        keys = passages.passage_keys
+    else:
+        keys = tuple(context_keys(p) for p in map(_text_of, passages) if p)
+    if not keys:
         return 0.0
-    return sum(relevance(query, p) for p in texts) / len(texts)
+    q = _query_keys(query)
+    if not q:
+        return 0.0
+    n = len(q)
+    return sum([sum(1 for k in q if k in pk) / n for pk in keys]) / len(keys)
 
 
-@lru_cache(maxsize=8_192)
 def _content_keys(text: str) -> frozenset[str]:
     """Match keys of the content tokens of a response or sentence."""
-    return frozenset(map(match_key, analyze(text).content))
+    return frozenset(match_keys(analyze(text).content))
 
 
 def _answer_relevance(query: str, response_keys: frozenset[str]) -> float:
@@ -702,6 +735,8 @@ def _hedge_counts(text: str) -> tuple[int, int]:
     low = text.lower()
     if len(low) != len(text):  # pragma: no cover - rare non-ASCII case changes
         return sum(1 for a, b in spans if _HEDGE_RE.search(text[a:b].lower())), len(spans)
+    if not any(map(low.__contains__, _HEDGE_HINTS)):
+        return 0, len(spans)
     hits = [m.start() for m in _HEDGE_RE.finditer(low)]
     if not hits:
         return 0, len(spans)
@@ -762,19 +797,25 @@ def attribution(sentences: Sequence[str], passages: Sequence[str] | Context,
     if not sents:
         return 0.0
     ctx = Context.of(passages)
+    return _attribution(sents, ctx, floor, [support(s, ctx) for s in sents])
+
+
+def _attribution(sents: Sequence[str], ctx: Context, floor: float, supports: Sequence[float]) -> float:
+    """:func:`attribution` of non-empty ``sents`` whose support by the whole
+    context is ``supports``."""
     singles: list[Context | None] = [None] * len(ctx.passages)
     hit = 0
-    for s in sents:
+    for s, sup in zip(sents, supports, strict=True):
         # A single passage's keys are a subset of the union's, so a sentence
         # the whole context does not support is supported by no passage.
-        if support(s, ctx) < floor:
+        if sup < floor:
             continue
         cites = [int(x) for m in _CITE_RE.finditer(s) for x in m.group(1).split(",")]
         idx = [c - 1 for c in cites if 1 <= c <= len(singles)] if cites else range(len(singles))
         for i in idx:
             single = singles[i]
             if single is None:
-                single = singles[i] = Context(ctx.passages[i])
+                single = singles[i] = ctx._single(i)
             if support(s, single) >= floor:
                 hit += 1
                 break
@@ -822,7 +863,7 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     sents = [s for s in sentences if s and s.strip()]
     claim_support = tuple(support(s, ctx) for s in sents)
     g = sum(claim_support) / len(claim_support) if claim_support else 0.0
-    att = attribution(sents, ctx, floor)
+    att = _attribution(sents, ctx, floor, claim_support) if sents else 0.0
     # specificity and hedging over the sentences (equal to specificity(response)
     # and hedging(response) when the sentences partition the response)
     exact = content = hedged = n_sent = 0
@@ -841,7 +882,7 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     if abstained:
         ar = 0.0
     else:
-        ar = _answer_relevance(query, frozenset().union(*(_content_keys(s) for s in sents)))
+        ar = _answer_relevance(query, frozenset(match_keys(chain.from_iterable(analyze(s).content for s in sents))))
     cq = context_quality(query, ctx)
     return ResponseSignals(
         groundedness=g, attribution=att, specificity=spec, hedging=hed, answer_relevance=ar,

@@ -79,6 +79,7 @@ randomness.  The rules:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain, pairwise
 from typing import NamedTuple
@@ -97,6 +98,7 @@ __all__ = [
     "context_keys",
     "identifier_present",
     "match_key",
+    "match_keys",
     "number_value",
     "stem",
     "strip_markers",
@@ -186,7 +188,10 @@ _MARKERS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
 _LIST_HINT_START_RE = re.compile(r"\s*\d{1,2}[.)](?:\s|$)")
 _LIST_HINT_RE = re.compile(r"[\n.!?:;)]\s*\d{1,2}[.)](?:\s|$)")
 _CODE_RE = re.compile(r"`([^`\n]+)`")
+_BULLETS = ("*", "-", "•")
 _NUM_CLEAN_RE = re.compile(r"[^\d.]")
+_PIECE_SPLIT_RE = re.compile(r"[-/']")
+_PART_SPLIT_RE = re.compile(r"[-./:']")
 _CONSONANT_DOUBLES = frozenset("bdgkmnprt")
 
 
@@ -199,14 +204,15 @@ def strip_markers(text: str) -> str:
         text = cite[1].sub(" \n", text)
     if "(" in text:
         text = paren[1].sub(" \n", text)
-    if any(h in text for h in src[0]):
+    if any(map(text.__contains__, src[0])):
         text = src[1].sub(" \n", text)
     if "tep" in text or "TEP" in text:
         text = step[1].sub(" \n", text)
     if (text.lstrip()[:1].isdigit() or _LIST_HINT_START_RE.match(text)
             or _LIST_HINT_RE.search(text)):
         text = listnum[1].sub(" \n", text)
-    if "\n" in text or "*" in text or "•" in text or "-" in text:
+    # a bullet starts the text or a line
+    if "\n" in text or text.lstrip(" \t")[:1] in _BULLETS:
         text = bullet[1].sub(" \n", text)
     return text
 
@@ -216,6 +222,8 @@ def number_value(token: str) -> str:
     decimal zeros (``"$1,000.50"`` -> ``"1000.5"``, ``"15s"`` -> ``"15"``,
     ``"007"`` -> ``"7"``, ``"$0.65"`` -> ``"0.65"``).  Versions with several
     dots are kept as written."""
+    if token.isascii() and token.isdigit():  # the common case, without the regex
+        return token.lstrip("0") or "0"
     v = _NUM_CLEAN_RE.sub("", token)
     if v.count(".") > 1:
         return v
@@ -311,7 +319,7 @@ def _pieces(tok: str) -> list[str]:
         elif low.endswith("n't"):
             return ["not"]
     if "-" in low or "/" in low:
-        return [p for p in re.split(r"[-/']", low) if p]
+        return [p for p in _PIECE_SPLIT_RE.split(low) if p]
     if "." in low:  # abbreviation such as u.s: one piece without the dots
         return [low.replace(".", "")]
     return [low]
@@ -323,7 +331,8 @@ def _pieces(tok: str) -> list[str]:
 # that reaches its size is emptied and starts again: memory stays bounded and new
 # text is cached as before; outputs never depend on the cache.
 #: Cache sizes (entries) of the per-token and per-chunk tokenisers.
-CACHE_SIZES: dict[str, int] = {"word_info": 65_536, "chunk_tokens": 131_072, "chunk_keys": 262_144}
+CACHE_SIZES: dict[str, int] = {"word_info": 65_536, "chunk_tokens": 131_072, "chunk_keys": 262_144,
+                               "analyses": 8_192, "context_keys": 2_048, "match_keys": 65_536}
 
 # Per-surface-token facts of a word token (independent of its position):
 # (is_identifier, lower, pieces, content, numbers, negations, name_stems, all_caps)
@@ -375,7 +384,21 @@ def analyze(text: str, *, markers: bool = True) -> Analysis:
     ``markers``: strip citation/list markers first (:func:`strip_markers`).
     Results are cached by ``(text, markers)``.
     """
-    return _analyze(text, markers)
+    cache = _ANALYSES[markers]
+    a = cache.get(text)
+    if a is None:
+        a = _analyze(text, markers)
+        if len(cache) >= CACHE_SIZES["analyses"]:
+            cache.clear()
+        cache[text] = a
+    return a
+
+
+# Analyses by text, one dict per ``markers`` value (no tuple key to build per call).
+_ANALYSES: dict[bool, dict[str, Analysis]] = {True: {}, False: {}}
+# One empty frozenset for the (frequent) texts without numbers, identifiers or
+# names: fewer objects for the garbage collector to walk in the caches.
+_NO_ITEMS: frozenset[str] = frozenset()
 
 
 _SENT_END_RE = re.compile(r"[.!?:\n]")
@@ -387,8 +410,12 @@ _TokInfo = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, .
 # A token of a chunk: its _TokInfo, then (gap_has_end, gap_is_space, kind, token).
 _ChunkToken = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...],
                     tuple[str, ...] | None, bool, int, bool, bool, str | None, str]
-# A chunk's tokens and the (has_end, is_space) facts of its tail.
-_ChunkEntry = tuple[tuple[_ChunkToken, ...], tuple[bool, bool]]
+# The concatenated (words, content, numbers, identifiers, negations, n_exact) of
+# a chunk none of whose tokens can be a capitalised name (None otherwise, and for
+# a chunk without tokens): such a chunk is taken whole, position does not matter.
+_Plain = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], int]
+# A chunk's tokens, the (has_end, is_space) facts of its tail, and its _Plain.
+_ChunkEntry = tuple[tuple[_ChunkToken, ...], tuple[bool, bool], _Plain | None]
 
 
 def _token_info(kind: str | None, tok: str, code: bool = False) -> _TokInfo:
@@ -431,7 +458,15 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
             end_, ws = _gap_facts(chunk[prev:m.start()])
             toks.append((*_token_info(kind, m.group()), end_, ws, kind, m.group()))
             prev = m.end()
-        entry = (tuple(toks), _gap_facts(chunk[prev:]))
+        plain: _Plain | None = None
+        if len(toks) == 1 and toks[0][5] is None:
+            t0 = toks[0]
+            plain = (t0[0], t0[1], t0[2], t0[3], t0[4], t0[7])
+        elif toks and all(t[5] is None for t in toks):
+            plain = (tuple(chain.from_iterable(t[0] for t in toks)), tuple(chain.from_iterable(t[1] for t in toks)),
+                     tuple(chain.from_iterable(t[2] for t in toks)), tuple(chain.from_iterable(t[3] for t in toks)),
+                     tuple(chain.from_iterable(t[4] for t in toks)), sum(t[7] for t in toks))
+        entry = (tuple(toks), _gap_facts(chunk[prev:]), plain)
         if len(self) >= CACHE_SIZES["chunk_tokens"]:
             self.clear()
         self[chunk] = entry
@@ -441,7 +476,6 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
 _CHUNK_TOKENS = _ChunkTokens()
 
 
-@lru_cache(maxsize=8_192)
 def _analyze(text: str, markers: bool) -> Analysis:
     t = text.replace("’", "'").replace("‘", "'")
     if markers:
@@ -459,7 +493,24 @@ def _analyze(text: str, markers: bool) -> Analysis:
     pending: str | None = None  # stem of a sentence-initial capitalised word just seen
     first = True
     carry_end, carry_ws = True, True  # facts of the gap before the next chunk's first token
-    for toks, (tail_end, tail_ws) in map(_CHUNK_TOKENS.__getitem__, t.split(" ")):
+    whole = not code  # without code spans a plain chunk is taken whole
+    for toks, (tail_end, tail_ws), plain in map(_CHUNK_TOKENS.__getitem__, t.split(" ")):
+        if plain is not None and whole:
+            w, c, nums, ids, negs, n_exact = plain
+            words.extend(w)
+            content.extend(c)
+            if n_exact:
+                exact_count += n_exact
+                if nums:
+                    numbers.update(nums)
+                if ids:
+                    identifiers.update(ids)
+            if negs:
+                negations.extend(negs)
+            pending = None
+            first = False
+            carry_end, carry_ws = tail_end, tail_ws
+            continue
         if not toks:
             carry_end, carry_ws = carry_end or tail_end, carry_ws and tail_ws
             continue
@@ -496,9 +547,9 @@ def _analyze(text: str, markers: bool) -> Analysis:
     return Analysis(
         words=tuple(words),
         content=tuple(content),
-        numbers=frozenset(numbers),
-        identifiers=frozenset(identifiers),
-        names=frozenset(names),
+        numbers=frozenset(numbers) if numbers else _NO_ITEMS,
+        identifiers=frozenset(identifiers) if identifiers else _NO_ITEMS,
+        names=frozenset(names) if names else _NO_ITEMS,
         negations=tuple(negations),
         exact_count=exact_count,
     )
@@ -520,6 +571,25 @@ def match_key(token: str) -> str:
     alphabetic, else the token itself.  (Identifiers are matched whole, see
     :func:`identifier_present`.)"""
     return token[:PREFIX_LEN] if token.isalpha() else token
+
+
+class _MatchKeys(dict[str, str]):
+    """token -> :func:`match_key` (computed on first use)."""
+
+    def __missing__(self, token: str) -> str:
+        key = match_key(token)
+        if len(self) >= CACHE_SIZES["match_keys"]:
+            self.clear()
+        self[token] = key
+        return key
+
+
+_MATCH_KEYS = _MatchKeys()
+
+
+def match_keys(tokens: Iterable[str]) -> Iterator[str]:
+    """:func:`match_key` of each token, in order (a cached lookup per token)."""
+    return map(_MATCH_KEYS.__getitem__, tokens)
 
 
 def _keys_of(tok: str) -> tuple[str, ...]:
@@ -546,7 +616,7 @@ def _keys_of(tok: str) -> tuple[str, ...]:
             out.append(stem(base)[:PREFIX_LEN])
         return tuple(out)
     out.append(base)  # the whole compound token: identifiers are matched whole
-    for p in re.split(r"[-./:']", base):
+    for p in _PART_SPLIT_RE.split(base):
         if not p:
             continue
         if p.isalpha():
@@ -586,10 +656,18 @@ def context_keys(text: str) -> frozenset[str]:
     the context when its :func:`match_key` is in this set; an identifier when
     :func:`identifier_present` says so.
     """
-    return _context_keys(text)
+    keys = _CONTEXT_KEYS.get(text)
+    if keys is None:
+        keys = _context_keys(text)
+        if len(_CONTEXT_KEYS) >= CACHE_SIZES["context_keys"]:
+            _CONTEXT_KEYS.clear()
+        _CONTEXT_KEYS[text] = keys
+    return keys
 
 
-@lru_cache(maxsize=2_048)
+_CONTEXT_KEYS: dict[str, frozenset[str]] = {}
+
+
 def _context_keys(text: str) -> frozenset[str]:
     low = text.lower()
     if "’" in low:
