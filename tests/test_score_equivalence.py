@@ -8,7 +8,7 @@ under test copied back.  The speed work may change how a score is computed,
 never what it is; every float is compared exactly (JSON keeps a float's
 ``repr``, which round-trips).
 
-Three inputs:
+Four inputs:
 
 * the shipped golden set: every response against its case's expected source
   sections plus the first two sections of the tenant's first article (so
@@ -17,7 +17,9 @@ Three inputs:
 * the shared RAGTruth sample ``claims.jsonl`` (334 claims, each against its
   evidence passages);
 * 100 synthetic responses of the bench's ``fresh`` workload (invented
-  numbers, identifiers, names, hedges, citations).
+  numbers, identifiers, names, hedges, citations);
+* :data:`TRICKY`, ten texts at the edges of the tokeniser's rules and of the
+  cheap pre-checks that decide whether a regex runs.
 
 Per item the fixture keeps every scorer value (support, support detail,
 response signals, relevance, correctness, fact coverage, abstention) and a
@@ -26,7 +28,8 @@ markers, :func:`tokens.context_keys`) for every text involved.
 
 To regenerate (only from reference code, e.g. after a deliberate change of a
 scoring rule, on the commit that makes it and before any speed change on
-top): ``PYTHONPATH=$PWD python tests/test_score_equivalence.py --write``.
+top): ``PYTHONPATH=$PWD python tests/test_score_equivalence.py --write``; put
+``PYTHONPATH`` at a checkout of the reference code to write it from there.
 """
 from __future__ import annotations
 
@@ -152,9 +155,45 @@ def _bench() -> dict[str, Any]:
     return out
 
 
+#: Edge cases of the tokeniser and the pre-checks in front of its regexes: case
+#: changes that alter length or depend on context (final sigma, dotted I), curly
+#: apostrophes, markers and bullets at a text or line start or not, list numbers,
+#: code spans, identifiers, numbers with leading zeros and non-ASCII digits,
+#: hedges split over a line break or inside longer words.
+TRICKY: tuple[str, ...] = (
+    "- Retries are capped at 5 attempts [2].\n* Keys expire after 045 days.",
+    "Retries - five of them - are capped; see Passage 3: the limit is 5.",
+    "1. Open the console.\n2. Click Replay (Passage 2, 3).\nStep 3: wait 15s.",
+    "The ΑΣ team and ΟΔΟΣ met in İstanbul on 2025-01-13 at 09:30.",
+    "Tidewell’s `maxAttempts` and `delivery.retry.max_attempts` default to 007 and 0.",
+    "It depends\non the plan; results can\n vary, roughly 3.50% of jobs may be dismayed.",
+    "The Bergen-Belsen camp was re-examined ٣ times; TW-4291 failed at /v2/endpoints/{id}/replay.",
+    "NASA said Louis Jordan found $1,000.50 and 15s, 5th and 100°F in U.S. records.",
+    "  •  Sometimes approximately some somewhat-likely cases I think are not sure.",
+    "don't isn't it's TW-ENT-HIPAA events:publish and/or snake_case v2 — fine?",
+)
+
+
+def _tricky() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for i, t in enumerate(TRICKY):
+        ctx = S.Context([t, TRICKY[(i + 1) % len(TRICKY)]])
+        out[str(i)] = {
+            "tokens": _token_digest([t]),
+            "markers": tokens.strip_markers(t),
+            "hedging": S.hedging(t),
+            "specificity": S.specificity(t),
+            "detail": _detail(t, ctx),
+            "signals": _signals(t, t, [t, *t.split("\n")], ctx),
+            "relevance": S.relevance(t, TRICKY[(i + 3) % len(TRICKY)]),
+            "numbers": [tokens.number_value(x) for x in t.split() if x[:1].isdigit()],
+        }
+    return out
+
+
 def compute() -> dict[str, Any]:
     """Every output the fixture holds, computed by the code on the path."""
-    return {"golden": _golden(), "ragtruth": _ragtruth(), "bench": _bench()}
+    return {"golden": _golden(), "ragtruth": _ragtruth(), "bench": _bench(), "tricky": _tricky()}
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +230,18 @@ def test_bench_outputs_match_reference(reference: dict[str, Any]) -> None:
     actual = _bench()
     assert len(actual) == BENCH_RESPONSES
     assert _mismatches(reference["bench"], actual) == []
+
+
+def test_edge_cases_match_reference(reference: dict[str, Any]) -> None:
+    assert _mismatches(reference["tricky"], _tricky()) == []
+
+
+def test_every_hedge_phrase_has_a_hint() -> None:
+    """The hedge regex runs only on text holding a hint substring: every hedge
+    phrase must contain one (else a hedge would be missed)."""
+    hints = S.HEDGE_HINTS
+    assert all(any(h in phrase for h in hints) for phrase in S.HEDGE_PATTERNS)
+    assert S.hedging("Results may vary.") == 1.0 and S.hedging("Results vary.") == 0.0
 
 
 def test_reference_has_varied_values(reference: dict[str, Any]) -> None:

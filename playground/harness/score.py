@@ -78,7 +78,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
@@ -87,7 +87,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 from playground.harness.tokens import (
     Analysis,
     analyze,
-    context_keys,
+    context_key_index,
     identifier_present,
     match_key,
     match_keys,
@@ -104,6 +104,7 @@ __all__ = [
     "DEFAULT_SUPPORT_FLOOR",
     "DISCOURSE_WORDS",
     "EXACT_MISS_SCORE",
+    "HEDGE_HINTS",
     "HEDGE_PATTERNS",
     "PLEASANTRY_PATTERNS",
     "PREAMBLE_RE",
@@ -273,9 +274,9 @@ HEDGE_PATTERNS: tuple[str, ...] = (
 _HEDGE_RE = re.compile(  # applied to lower-cased text
     r"\b(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in
                         sorted(HEDGE_PATTERNS, key=len, reverse=True)) + r")\b")
-# A hedge can only match where one of these substrings occurs (each phrase of
-# HEDGE_PATTERNS contains one of them): a cheap pre-check before the regex.
-_HEDGE_HINTS: tuple[str, ...] = (
+#: Substrings one of which every :data:`HEDGE_PATTERNS` phrase contains: text
+#: without any of them has no hedge (a cheap pre-check before the regex).
+HEDGE_HINTS: tuple[str, ...] = (
     "may", "might", "could", "vary", "typical", "general", "usual", "often", "some", "possibl", "perhaps",
     "probabl", "likely", "depend", "cases", "approximately", "rough", "around", "about", "think", "believe",
     "seem", "tend", "sure", "various",
@@ -294,14 +295,16 @@ class Context:
     (returned as is by :meth:`of`).  Empty strings are ignored.  Objects with a
     ``text`` attribute (e.g. :class:`playground.model.Passage`) are accepted as
     passages.  Immutable after construction.  ``keys`` is the union of the
-    passages' keys (:func:`playground.harness.tokens.context_keys`).
+    passages' keys (:func:`playground.harness.tokens.context_keys`) and
+    ``passage_keys`` each passage's, as collections supporting ``in`` (dicts
+    of the keys: the garbage collector does not walk them).
     """
 
     __slots__ = ("_lowered", "keys", "passage_keys", "passages")
 
     passages: tuple[str, ...]
-    passage_keys: tuple[frozenset[str], ...]
-    keys: frozenset[str]
+    passage_keys: tuple[Collection[str], ...]
+    keys: Collection[str]
     _lowered: str | None
 
     def __init__(self, context: str | Sequence[str] | Context):
@@ -311,7 +314,7 @@ class Context:
             passages = (context,) if context else ()
         else:
             passages = tuple(p for p in map(_text_of, context) if p)
-        pk = tuple(map(context_keys, passages))
+        pk = tuple(map(context_key_index, passages))
         object.__setattr__(self, "passages", passages)
         object.__setattr__(self, "passage_keys", pk)
         object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages, pk))
@@ -358,20 +361,20 @@ class Context:
         return context if isinstance(context, Context) else cls(context)
 
 
-def _union_keys(passages: tuple[str, ...], passage_keys: tuple[frozenset[str], ...]) -> frozenset[str]:
+def _union_keys(passages: tuple[str, ...], passage_keys: tuple[Collection[str], ...]) -> Collection[str]:
     """Union of the passages' keys, cached by the passages (the responses of
     one case share their retrieved passages; a few cases' worth is enough, and
     fewer cached sets are less for the garbage collector to walk)."""
     keys = _UNIONS.get(passages)
     if keys is None:
-        keys = frozenset().union(*passage_keys)
+        keys = dict.fromkeys(chain.from_iterable(passage_keys))
         if len(_UNIONS) >= _UNION_CACHE_SIZE:
             _UNIONS.clear()
         _UNIONS[passages] = keys
     return keys
 
 
-_UNIONS: dict[tuple[str, ...], frozenset[str]] = {}
+_UNIONS: dict[tuple[str, ...], Collection[str]] = {}
 _UNION_CACHE_SIZE = 32
 
 
@@ -667,7 +670,7 @@ def relevance(query: str, passage_text: str) -> float:
     q = _query_keys(query)
     if not q:
         return 0.0
-    keys = context_keys(_text_of(passage_text))
+    keys = context_key_index(_text_of(passage_text))
     return sum(1 for k in q if k in keys) / len(q)
 
 
@@ -689,7 +692,7 @@ def context_quality(query: str, passages: Sequence[str] | Context) -> float:
     if isinstance(passages, Context):
         keys = passages.passage_keys
     else:
-        keys = tuple(context_keys(p) for p in map(_text_of, passages) if p)
+        keys = tuple(context_key_index(p) for p in map(_text_of, passages) if p)
     if not keys:
         return 0.0
     q = _query_keys(query)
@@ -727,6 +730,16 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _SENT_RE.finditer(text) if m.group(0).strip()]
 
 
+def _sentence_count(text: str) -> int:
+    return sum(1 for m in _SENT_RE.finditer(text) if m.group(0).strip())
+
+
+def _may_hedge(low: str) -> bool:
+    """False when the lower-cased text holds no :data:`HEDGE_HINTS` substring, so
+    no hedge phrase."""
+    return any(map(low.__contains__, HEDGE_HINTS))
+
+
 def _hedge_counts(text: str) -> tuple[int, int]:
     """``(sentences with a hedge, sentences)`` of ``text``."""
     spans = _sentence_spans(text)
@@ -735,7 +748,7 @@ def _hedge_counts(text: str) -> tuple[int, int]:
     low = text.lower()
     if len(low) != len(text):  # pragma: no cover - rare non-ASCII case changes
         return sum(1 for a, b in spans if _HEDGE_RE.search(text[a:b].lower())), len(spans)
-    if not any(map(low.__contains__, _HEDGE_HINTS)):
+    if not _may_hedge(low):
         return 0, len(spans)
     hits = [m.start() for m in _HEDGE_RE.finditer(low)]
     if not hits:
@@ -867,13 +880,18 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     # specificity and hedging over the sentences (equal to specificity(response)
     # and hedging(response) when the sentences partition the response)
     exact = content = hedged = n_sent = 0
+    # One hedge pre-check for all sentences: without a hint in any, none has a hedge.
+    hedges = _may_hedge("\n".join(sents).lower())
     for s in sents:
         a = analyze(s)
         exact += a.exact_count
         content += len(a.content)
-        h, n = _hedge_counts(s)
-        hedged += h
-        n_sent += n
+        if hedges:
+            h, n = _hedge_counts(s)
+            hedged += h
+            n_sent += n
+        else:
+            n_sent += _sentence_count(s)
     hed = hedged / n_sent if n_sent else 0.0
     spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
     # abstention and answer relevance over the sentences (the same as over the

@@ -79,7 +79,7 @@ randomness.  The rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from functools import lru_cache
 from itertools import chain, pairwise
 from typing import NamedTuple
@@ -95,6 +95,7 @@ __all__ = [
     "Analysis",
     "analyze",
     "content_stems",
+    "context_key_index",
     "context_keys",
     "identifier_present",
     "match_key",
@@ -211,8 +212,8 @@ def strip_markers(text: str) -> str:
     if (text.lstrip()[:1].isdigit() or _LIST_HINT_START_RE.match(text)
             or _LIST_HINT_RE.search(text)):
         text = listnum[1].sub(" \n", text)
-    # a bullet starts the text or a line
-    if "\n" in text or text.lstrip(" \t")[:1] in _BULLETS:
+    # only where a bullet starts the text or a line
+    if any(line.lstrip(" \t")[:1] in _BULLETS for line in text.split("\n")):
         text = bullet[1].sub(" \n", text)
     return text
 
@@ -332,7 +333,7 @@ def _pieces(tok: str) -> list[str]:
 # text is cached as before; outputs never depend on the cache.
 #: Cache sizes (entries) of the per-token and per-chunk tokenisers.
 CACHE_SIZES: dict[str, int] = {"word_info": 65_536, "chunk_tokens": 131_072, "chunk_keys": 262_144,
-                               "analyses": 8_192, "context_keys": 2_048, "match_keys": 65_536}
+                               "analyses": 8_192, "context_keys": 128, "match_keys": 65_536}
 
 # Per-surface-token facts of a word token (independent of its position):
 # (is_identifier, lower, pieces, content, numbers, negations, name_stems, all_caps)
@@ -631,13 +632,19 @@ def _keys_of(tok: str) -> tuple[str, ...]:
 
 
 class _ChunkKeys(dict[str, tuple[str, ...]]):
-    """Keys of a whitespace-separated chunk of lower-cased context text.  No
-    token pattern spans whitespace, so the keys of a text are the union of the
-    keys of its chunks; a missing chunk is computed on first use."""
+    """Keys of a whitespace-separated chunk of context text, lower-cased (and
+    with curly apostrophes straightened) here, so a text is split as written:
+    no token pattern spans whitespace and lower-casing neither makes nor
+    removes whitespace (nor depends on text across it), so the keys of a text
+    are the union of the keys of its chunks.  A missing chunk is computed on
+    first use."""
 
     def __missing__(self, chunk: str) -> tuple[str, ...]:
+        low = chunk.lower()
+        if "’" in low:
+            low = low.replace("’", "'")
         out: list[str] = []
-        for tok in _FAST_RE.findall(chunk):
+        for tok in _FAST_RE.findall(low):
             out.extend(_keys_of(tok))
         keys = tuple(dict.fromkeys(out))
         if len(self) >= CACHE_SIZES["chunk_keys"]:
@@ -652,27 +659,29 @@ _CHUNK_KEYS = _ChunkKeys()
 def context_keys(text: str) -> frozenset[str]:
     """The match keys of every token of a context text (rule 8).
 
-    Cached by text.  A claim's content token, number or name is *present* in
-    the context when its :func:`match_key` is in this set; an identifier when
-    :func:`identifier_present` says so.
+    A claim's content token, number or name is *present* in the context when
+    its :func:`match_key` is in this set; an identifier when
+    :func:`identifier_present` says so.  The same keys as
+    :func:`context_key_index` (cached), as a set.
     """
+    return frozenset(context_key_index(text))
+
+
+def context_key_index(text: str) -> Mapping[str, None]:
+    """The keys of :func:`context_keys` as the keys of a mapping (each to None),
+    cached by text.  A dict of strings is not tracked by the garbage collector,
+    unlike a frozenset: the scorers keep passages' keys in dicts, so that
+    holding them costs no collector time (membership is as fast)."""
     keys = _CONTEXT_KEYS.get(text)
     if keys is None:
-        keys = _context_keys(text)
+        keys = dict.fromkeys(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, text.split())))
         if len(_CONTEXT_KEYS) >= CACHE_SIZES["context_keys"]:
             _CONTEXT_KEYS.clear()
         _CONTEXT_KEYS[text] = keys
     return keys
 
 
-_CONTEXT_KEYS: dict[str, frozenset[str]] = {}
-
-
-def _context_keys(text: str) -> frozenset[str]:
-    low = text.lower()
-    if "’" in low:
-        low = low.replace("’", "'")
-    return frozenset(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split())))
+_CONTEXT_KEYS: dict[str, dict[str, None]] = {}
 
 
 @lru_cache(maxsize=4_096)
@@ -680,7 +689,7 @@ def _identifier_re(ident: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.\-/])" + re.escape(ident) + r"(?![\w]|[.\-/:]\w)")
 
 
-def identifier_present(ident: str, keys: frozenset[str], lowered: str) -> bool:
+def identifier_present(ident: str, keys: Collection[str], lowered: str) -> bool:
     """Whether a (lower-cased) identifier occurs whole in a context: as a whole
     token key when it contains a non-letter (``tw-4291``,
     ``delivery.retry.max_attempts``), else -- camelCase or code-span words,
