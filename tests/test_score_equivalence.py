@@ -18,7 +18,7 @@ Four inputs:
   evidence passages);
 * 100 synthetic responses of the bench's ``fresh`` workload (invented
   numbers, identifiers, names, hedges, citations);
-* :data:`TRICKY`, ten texts at the edges of the tokeniser's rules and of the
+* :data:`TRICKY`, eleven texts at the edges of the tokeniser's rules and of the
   cheap pre-checks that decide whether a regex runs.
 
 Per item the fixture keeps every scorer value (support, support detail,
@@ -171,6 +171,7 @@ TRICKY: tuple[str, ...] = (
     "NASA said Louis Jordan found $1,000.50 and 15s, 5th and 100°F in U.S. records.",
     "  •  Sometimes approximately some somewhat-likely cases I think are not sure.",
     "don't isn't it's TW-ENT-HIPAA events:publish and/or snake_case v2 — fine?",
+    "東京 and TWa met McDonald, iPhone, eBay, ÉCOLE and Ünited at Tidewell2 in ΣΟΦΊΑ.",
 )
 
 

@@ -229,7 +229,7 @@ def _lower_same(text: str) -> tuple[str, bool]:
 
 
 def _may_trigger(low: str) -> bool:
-    return any(t in low for t in _TRIGGERS)
+    return any(map(low.__contains__, _TRIGGERS))
 
 
 def _remove_clauses(text: str) -> tuple[str, tuple[str, ...]]:
@@ -367,7 +367,7 @@ def _union_keys(passages: tuple[str, ...], passage_keys: tuple[Collection[str], 
     fewer cached sets are less for the garbage collector to walk)."""
     keys = _UNIONS.get(passages)
     if keys is None:
-        keys = dict.fromkeys(chain.from_iterable(passage_keys))
+        keys = dict.fromkeys(frozenset().union(*passage_keys))
         if len(_UNIONS) >= _UNION_CACHE_SIZE:
             _UNIONS.clear()
         _UNIONS[passages] = keys

@@ -289,12 +289,12 @@ class Analysis(NamedTuple):
 def _is_identifier(tok: str) -> bool:
     if tok.isalpha():
         # camelCase: a capital right after a lower-case letter
-        if tok.islower() or tok.isupper():
+        if tok.islower() or tok.isupper() or tok[1:].islower():
             return False
         return any(a.islower() and b.isupper() for a, b in pairwise(tok))
     if "_" in tok or ":" in tok:
         return True
-    if any(c.isdigit() for c in tok):
+    if any(map(str.isdigit, tok)):
         return True
     if "." in tok:
         return not all(len(p) == 1 for p in tok.split("."))
@@ -545,14 +545,14 @@ def _analyze(text: str, markers: bool) -> Analysis:
                 pending = name_stems[0]
             first = False
         carry_end, carry_ws = tail_end, tail_ws
-    return Analysis(
-        words=tuple(words),
-        content=tuple(content),
-        numbers=frozenset(numbers) if numbers else _NO_ITEMS,
-        identifiers=frozenset(identifiers) if identifiers else _NO_ITEMS,
-        names=frozenset(names) if names else _NO_ITEMS,
-        negations=tuple(negations),
-        exact_count=exact_count,
+    return Analysis(  # positional: words, content, numbers, identifiers, names, negations, exact_count
+        tuple(words),
+        tuple(content),
+        frozenset(numbers) if numbers else _NO_ITEMS,
+        frozenset(identifiers) if identifiers else _NO_ITEMS,
+        frozenset(names) if names else _NO_ITEMS,
+        tuple(negations),
+        exact_count,
     )
 
 
@@ -632,19 +632,13 @@ def _keys_of(tok: str) -> tuple[str, ...]:
 
 
 class _ChunkKeys(dict[str, tuple[str, ...]]):
-    """Keys of a whitespace-separated chunk of context text, lower-cased (and
-    with curly apostrophes straightened) here, so a text is split as written:
-    no token pattern spans whitespace and lower-casing neither makes nor
-    removes whitespace (nor depends on text across it), so the keys of a text
-    are the union of the keys of its chunks.  A missing chunk is computed on
-    first use."""
+    """Keys of a whitespace-separated chunk of lower-cased context text.  No
+    token pattern spans whitespace, so the keys of a text are the union of the
+    keys of its chunks; a missing chunk is computed on first use."""
 
     def __missing__(self, chunk: str) -> tuple[str, ...]:
-        low = chunk.lower()
-        if "’" in low:
-            low = low.replace("’", "'")
         out: list[str] = []
-        for tok in _FAST_RE.findall(low):
+        for tok in _FAST_RE.findall(chunk):
             out.extend(_keys_of(tok))
         keys = tuple(dict.fromkeys(out))
         if len(self) >= CACHE_SIZES["chunk_keys"]:
@@ -674,7 +668,11 @@ def context_key_index(text: str) -> Mapping[str, None]:
     holding them costs no collector time (membership is as fast)."""
     keys = _CONTEXT_KEYS.get(text)
     if keys is None:
-        keys = dict.fromkeys(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, text.split())))
+        low = text.lower()
+        if "’" in low:
+            low = low.replace("’", "'")
+        # a set is the quicker to build; a dict from a set is presized
+        keys = dict.fromkeys(frozenset(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split()))))
         if len(_CONTEXT_KEYS) >= CACHE_SIZES["context_keys"]:
             _CONTEXT_KEYS.clear()
         _CONTEXT_KEYS[text] = keys
