@@ -184,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         from playground.harness import tokens
 
         sizes = {"word_info": len(tokens._WORD_INFO), "chunk_tokens": len(tokens._CHUNK_TOKENS),
-                 "chunk_keys": len(tokens._CHUNK_KEYS)}
+                 "chunk_keys": len(tokens._CHUNK_KEYS), "match_keys": len(tokens._MATCH_KEYS),
+                 "analyses": sum(map(len, tokens._ANALYSES.values())),
+                 "context_keys": len(tokens._CONTEXT_KEYS)}
         print("token caches (entries / bound): " + ", ".join(
             f"{k} {v:,} / {tokens.CACHE_SIZES[k]:,}" for k, v in sizes.items()))
     return 0

@@ -363,8 +363,7 @@ class Context:
 
 def _union_keys(passages: tuple[str, ...], passage_keys: tuple[Collection[str], ...]) -> Collection[str]:
     """Union of the passages' keys, cached by the passages (the responses of
-    one case share their retrieved passages; a few cases' worth is enough, and
-    fewer cached sets are less for the garbage collector to walk)."""
+    one case share their retrieved passages)."""
     keys = _UNIONS.get(passages)
     if keys is None:
         keys = dict.fromkeys(frozenset().union(*passage_keys))
@@ -375,7 +374,7 @@ def _union_keys(passages: tuple[str, ...], passage_keys: tuple[Collection[str], 
 
 
 _UNIONS: dict[tuple[str, ...], Collection[str]] = {}
-_UNION_CACHE_SIZE = 32
+_UNION_CACHE_SIZE = 256
 
 
 def _text_of(p: object) -> str:

@@ -333,7 +333,7 @@ def _pieces(tok: str) -> list[str]:
 # text is cached as before; outputs never depend on the cache.
 #: Cache sizes (entries) of the per-token and per-chunk tokenisers.
 CACHE_SIZES: dict[str, int] = {"word_info": 65_536, "chunk_tokens": 131_072, "chunk_keys": 262_144,
-                               "analyses": 8_192, "context_keys": 128, "match_keys": 65_536}
+                               "analyses": 8_192, "context_keys": 2_048, "match_keys": 65_536}
 
 # Per-surface-token facts of a word token (independent of its position):
 # (is_identifier, lower, pieces, content, numbers, negations, name_stems, all_caps)
@@ -411,12 +411,15 @@ _TokInfo = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, .
 # A token of a chunk: its _TokInfo, then (gap_has_end, gap_is_space, kind, token).
 _ChunkToken = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...],
                     tuple[str, ...] | None, bool, int, bool, bool, str | None, str]
-# The concatenated (words, content, numbers, identifiers, negations, n_exact) of
-# a chunk none of whose tokens can be a capitalised name (None otherwise, and for
-# a chunk without tokens): such a chunk is taken whole, position does not matter.
-_Plain = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], int]
-# A chunk's tokens, the (has_end, is_space) facts of its tail, and its _Plain.
-_ChunkEntry = tuple[tuple[_ChunkToken, ...], tuple[bool, bool], _Plain | None]
+# The concatenated (numbers, identifiers, negations, n_exact) of a chunk's tokens.
+_Extra = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], int]
+# The concatenated (words, content, extra) of a chunk none of whose tokens can be
+# a capitalised name (None otherwise, and for a chunk without tokens): such a
+# chunk is taken whole, position does not matter.  ``extra`` is None when the
+# chunk has no number, identifier or negation (most chunks).
+_Plain = tuple[tuple[str, ...], tuple[str, ...], _Extra | None]
+# A chunk's tokens, the has_end and is_space facts of its tail, and its _Plain.
+_ChunkEntry = tuple[tuple[_ChunkToken, ...], bool, bool, _Plain | None]
 
 
 def _token_info(kind: str | None, tok: str, code: bool = False) -> _TokInfo:
@@ -448,8 +451,9 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
     """A space-separated chunk of (marker-stripped) text -> its tokens, each as
     its token info (8 fields, :func:`_token_info`) followed by
     ``(gap_has_end, gap_is_space, kind, token)`` for the gap before it
-    inside the chunk, and the same two facts for the chunk's tail.  No token
-    spans a space, so a text's tokens are its chunks' tokens in order."""
+    inside the chunk, the same two facts for the chunk's tail, and the chunk
+    taken whole when position cannot matter (``_Plain``).  No token spans a
+    space, so a text's tokens are its chunks' tokens in order."""
 
     def __missing__(self, chunk: str) -> _ChunkEntry:
         toks: list[_ChunkToken] = []
@@ -460,14 +464,16 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
             toks.append((*_token_info(kind, m.group()), end_, ws, kind, m.group()))
             prev = m.end()
         plain: _Plain | None = None
-        if len(toks) == 1 and toks[0][5] is None:
-            t0 = toks[0]
-            plain = (t0[0], t0[1], t0[2], t0[3], t0[4], t0[7])
-        elif toks and all(t[5] is None for t in toks):
-            plain = (tuple(chain.from_iterable(t[0] for t in toks)), tuple(chain.from_iterable(t[1] for t in toks)),
-                     tuple(chain.from_iterable(t[2] for t in toks)), tuple(chain.from_iterable(t[3] for t in toks)),
-                     tuple(chain.from_iterable(t[4] for t in toks)), sum(t[7] for t in toks))
-        entry = (tuple(toks), _gap_facts(chunk[prev:]), plain)
+        if toks and all(t[5] is None for t in toks):
+            if len(toks) == 1:
+                t0 = toks[0]
+                w, c, extra = t0[0], t0[1], (t0[2], t0[3], t0[4], t0[7])
+            else:
+                w, c = tuple(chain.from_iterable(t[0] for t in toks)), tuple(chain.from_iterable(t[1] for t in toks))
+                extra = (tuple(chain.from_iterable(t[2] for t in toks)), tuple(chain.from_iterable(t[3] for t in toks)),
+                         tuple(chain.from_iterable(t[4] for t in toks)), sum(t[7] for t in toks))
+            plain = (w, c, extra if extra[2] or extra[3] else None)
+        entry = (tuple(toks), *_gap_facts(chunk[prev:]), plain)
         if len(self) >= CACHE_SIZES["chunk_tokens"]:
             self.clear()
         self[chunk] = entry
@@ -495,22 +501,25 @@ def _analyze(text: str, markers: bool) -> Analysis:
     first = True
     carry_end, carry_ws = True, True  # facts of the gap before the next chunk's first token
     whole = not code  # without code spans a plain chunk is taken whole
-    for toks, (tail_end, tail_ws), plain in map(_CHUNK_TOKENS.__getitem__, t.split(" ")):
+    for toks, tail_end, tail_ws, plain in map(_CHUNK_TOKENS.__getitem__, t.split(" ")):
         if plain is not None and whole:
-            w, c, nums, ids, negs, n_exact = plain
+            w, c, extra = plain
             words.extend(w)
             content.extend(c)
-            if n_exact:
-                exact_count += n_exact
-                if nums:
-                    numbers.update(nums)
-                if ids:
-                    identifiers.update(ids)
-            if negs:
-                negations.extend(negs)
+            if extra is not None:
+                nums, ids, negs, n_exact = extra
+                if n_exact:
+                    exact_count += n_exact
+                    if nums:
+                        numbers.update(nums)
+                    if ids:
+                        identifiers.update(ids)
+                if negs:
+                    negations.extend(negs)
             pending = None
             first = False
-            carry_end, carry_ws = tail_end, tail_ws
+            carry_end = tail_end
+            carry_ws = tail_ws
             continue
         if not toks:
             carry_end, carry_ws = carry_end or tail_end, carry_ws and tail_ws
