@@ -78,7 +78,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
@@ -87,7 +87,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 from playground.harness.tokens import (
     Analysis,
     analyze,
-    context_key_index,
+    context_keys,
     identifier_present,
     match_key,
     match_keys,
@@ -295,16 +295,14 @@ class Context:
     (returned as is by :meth:`of`).  Empty strings are ignored.  Objects with a
     ``text`` attribute (e.g. :class:`playground.model.Passage`) are accepted as
     passages.  Immutable after construction.  ``keys`` is the union of the
-    passages' keys (:func:`playground.harness.tokens.context_keys`) and
-    ``passage_keys`` each passage's, as collections supporting ``in`` (dicts
-    of the keys: the garbage collector does not walk them).
+    passages' keys (:func:`playground.harness.tokens.context_keys`).
     """
 
     __slots__ = ("_lowered", "keys", "passage_keys", "passages")
 
     passages: tuple[str, ...]
-    passage_keys: tuple[Collection[str], ...]
-    keys: Collection[str]
+    passage_keys: tuple[frozenset[str], ...]
+    keys: frozenset[str]
     _lowered: str | None
 
     def __init__(self, context: str | Sequence[str] | Context):
@@ -314,7 +312,7 @@ class Context:
             passages = (context,) if context else ()
         else:
             passages = tuple(p for p in map(_text_of, context) if p)
-        pk = tuple(map(context_key_index, passages))
+        pk = tuple(map(context_keys, passages))
         object.__setattr__(self, "passages", passages)
         object.__setattr__(self, "passage_keys", pk)
         object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages, pk))
@@ -361,19 +359,19 @@ class Context:
         return context if isinstance(context, Context) else cls(context)
 
 
-def _union_keys(passages: tuple[str, ...], passage_keys: tuple[Collection[str], ...]) -> Collection[str]:
+def _union_keys(passages: tuple[str, ...], passage_keys: tuple[frozenset[str], ...]) -> frozenset[str]:
     """Union of the passages' keys, cached by the passages (the responses of
     one case share their retrieved passages)."""
     keys = _UNIONS.get(passages)
     if keys is None:
-        keys = dict.fromkeys(frozenset().union(*passage_keys))
+        keys = frozenset().union(*passage_keys)
         if len(_UNIONS) >= _UNION_CACHE_SIZE:
             _UNIONS.clear()
         _UNIONS[passages] = keys
     return keys
 
 
-_UNIONS: dict[tuple[str, ...], Collection[str]] = {}
+_UNIONS: dict[tuple[str, ...], frozenset[str]] = {}
 _UNION_CACHE_SIZE = 256
 
 
@@ -669,7 +667,7 @@ def relevance(query: str, passage_text: str) -> float:
     q = _query_keys(query)
     if not q:
         return 0.0
-    keys = context_key_index(_text_of(passage_text))
+    keys = context_keys(_text_of(passage_text))
     return sum(1 for k in q if k in keys) / len(q)
 
 
@@ -691,7 +689,7 @@ def context_quality(query: str, passages: Sequence[str] | Context) -> float:
     if isinstance(passages, Context):
         keys = passages.passage_keys
     else:
-        keys = tuple(context_key_index(p) for p in map(_text_of, passages) if p)
+        keys = tuple(context_keys(p) for p in map(_text_of, passages) if p)
     if not keys:
         return 0.0
     q = _query_keys(query)

@@ -79,7 +79,7 @@ randomness.  The rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain, pairwise
 from typing import NamedTuple
@@ -95,7 +95,6 @@ __all__ = [
     "Analysis",
     "analyze",
     "content_stems",
-    "context_key_index",
     "context_keys",
     "identifier_present",
     "match_key",
@@ -190,6 +189,7 @@ _LIST_HINT_START_RE = re.compile(r"\s*\d{1,2}[.)](?:\s|$)")
 _LIST_HINT_RE = re.compile(r"[\n.!?:;)]\s*\d{1,2}[.)](?:\s|$)")
 _CODE_RE = re.compile(r"`([^`\n]+)`")
 _BULLETS = ("*", "-", "•")
+_BULLET_LEAD = (" ", "\t", *_BULLETS)
 _NUM_CLEAN_RE = re.compile(r"[^\d.]")
 _PIECE_SPLIT_RE = re.compile(r"[-/']")
 _PART_SPLIT_RE = re.compile(r"[-./:']")
@@ -209,13 +209,22 @@ def strip_markers(text: str) -> str:
         text = src[1].sub(" \n", text)
     if "tep" in text or "TEP" in text:
         text = step[1].sub(" \n", text)
-    if (text.lstrip()[:1].isdigit() or _LIST_HINT_START_RE.match(text)
-            or _LIST_HINT_RE.search(text)):
+    # the two hints match wherever the list-number pattern can (at the text start;
+    # after a line or sentence end)
+    if _LIST_HINT_START_RE.match(text) or _LIST_HINT_RE.search(text):
         text = listnum[1].sub(" \n", text)
-    # only where a bullet starts the text or a line
-    if any(line.lstrip(" \t")[:1] in _BULLETS for line in text.split("\n")):
+    if _has_bullet(text):
         text = bullet[1].sub(" \n", text)
     return text
+
+
+def _has_bullet(text: str) -> bool:
+    """Whether a line of ``text`` starts with spaces or tabs and a bullet (only
+    there can the bullet pattern match)."""
+    for line in text.split("\n") if "\n" in text else (text,):
+        if line[:1] in _BULLET_LEAD and line.lstrip(" \t")[:1] in _BULLETS:
+            return True
+    return False
 
 
 def number_value(token: str) -> str:
@@ -662,33 +671,23 @@ _CHUNK_KEYS = _ChunkKeys()
 def context_keys(text: str) -> frozenset[str]:
     """The match keys of every token of a context text (rule 8).
 
-    A claim's content token, number or name is *present* in the context when
-    its :func:`match_key` is in this set; an identifier when
-    :func:`identifier_present` says so.  The same keys as
-    :func:`context_key_index` (cached), as a set.
+    Cached by text.  A claim's content token, number or name is *present* in
+    the context when its :func:`match_key` is in this set; an identifier when
+    :func:`identifier_present` says so.
     """
-    return frozenset(context_key_index(text))
-
-
-def context_key_index(text: str) -> Mapping[str, None]:
-    """The keys of :func:`context_keys` as the keys of a mapping (each to None),
-    cached by text.  A dict of strings is not tracked by the garbage collector,
-    unlike a frozenset: the scorers keep passages' keys in dicts, so that
-    holding them costs no collector time (membership is as fast)."""
     keys = _CONTEXT_KEYS.get(text)
     if keys is None:
         low = text.lower()
         if "’" in low:
             low = low.replace("’", "'")
-        # a set is the quicker to build; a dict from a set is presized
-        keys = dict.fromkeys(frozenset(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split()))))
+        keys = frozenset(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split())))
         if len(_CONTEXT_KEYS) >= CACHE_SIZES["context_keys"]:
             _CONTEXT_KEYS.clear()
         _CONTEXT_KEYS[text] = keys
     return keys
 
 
-_CONTEXT_KEYS: dict[str, dict[str, None]] = {}
+_CONTEXT_KEYS: dict[str, frozenset[str]] = {}
 
 
 @lru_cache(maxsize=4_096)
@@ -696,7 +695,7 @@ def _identifier_re(ident: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.\-/])" + re.escape(ident) + r"(?![\w]|[.\-/:]\w)")
 
 
-def identifier_present(ident: str, keys: Collection[str], lowered: str) -> bool:
+def identifier_present(ident: str, keys: frozenset[str], lowered: str) -> bool:
     """Whether a (lower-cased) identifier occurs whole in a context: as a whole
     token key when it contains a non-letter (``tw-4291``,
     ``delivery.retry.max_attempts``), else -- camelCase or code-span words,
