@@ -28,8 +28,22 @@ response, from two runs under ``valgrind --tool=callgrind`` with
 ``--workload fresh --repeats 1`` and different ``--responses``, the difference
 of their totals divided by the difference of the responses.  That figure
 includes generating the synthetic responses: on 2026-12-01, 6.16 M
-instructions per fresh response (``--responses`` 200 and 700, warm-up 1,000),
-of which scoring alone (pre-generated responses) 3.21 M.
+instructions per fresh response (``--responses`` 200 and 700, warm-up 1,000).
+Scoring alone (the same responses generated first in both runs, warm-up 1,000,
+then 200 and 1,200 responses scored): 3.20 M instructions per fresh response
+before the speed work of issue 18 (d9618ed), 2.69-2.74 M after (two runs; a
+full collection falling inside the window or not moves it by ~0.05 M); the
+garbage collector's share is ~0.17 M of it (about 10% of the time: its walks
+over cached sets miss the CPU caches).  What is left is mostly per passage
+chunk (split, hash, one dict lookup, set insertion: about 0.8 k instructions
+for each of the ~720 chunks of six fresh passages), the tokenisation of the
+claims and the support rules themselves; the scores are bit-identical to
+d9618ed's (``tests/test_score_equivalence.py``).
+On 2026-12-01, four runs alternating with d9618ed's code (load 0.3-3.9; the
+machine's speed varied by a third between minutes): fresh 1,626-2,152
+responses/s best of 3 (median 1,379-1,834) against 1,336-1,581 (median
+1,253-1,391); corpus 2,714-3,293 against 2,459-3,072.  The fresh target is
+met in some minutes, not reliably.
 Target: >= 2,000 responses per second on both workloads (issue 18: cold, fresh
 passages included).  The per-token and per-chunk caches of
 :mod:`playground.harness.tokens` are bounded (``CACHE_SIZES``; emptied when
@@ -184,7 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         from playground.harness import tokens
 
         sizes = {"word_info": len(tokens._WORD_INFO), "chunk_tokens": len(tokens._CHUNK_TOKENS),
-                 "chunk_keys": len(tokens._CHUNK_KEYS)}
+                 "chunk_keys": len(tokens._CHUNK_KEYS), "match_keys": len(tokens._MATCH_KEYS),
+                 "analyses": sum(map(len, tokens._ANALYSES.values())),
+                 "context_keys": len(tokens._CONTEXT_KEYS)}
         print("token caches (entries / bound): " + ", ".join(
             f"{k} {v:,} / {tokens.CACHE_SIZES[k]:,}" for k, v in sizes.items()))
     return 0

@@ -81,6 +81,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from playground.harness.tokens import (
@@ -89,6 +90,7 @@ from playground.harness.tokens import (
     context_keys,
     identifier_present,
     match_key,
+    match_keys,
     stem,
 )
 
@@ -102,6 +104,7 @@ __all__ = [
     "DEFAULT_SUPPORT_FLOOR",
     "DISCOURSE_WORDS",
     "EXACT_MISS_SCORE",
+    "HEDGE_HINTS",
     "HEDGE_PATTERNS",
     "PLEASANTRY_PATTERNS",
     "PREAMBLE_RE",
@@ -226,7 +229,7 @@ def _lower_same(text: str) -> tuple[str, bool]:
 
 
 def _may_trigger(low: str) -> bool:
-    return any(t in low for t in _TRIGGERS)
+    return any(map(low.__contains__, _TRIGGERS))
 
 
 def _remove_clauses(text: str) -> tuple[str, tuple[str, ...]]:
@@ -271,6 +274,14 @@ HEDGE_PATTERNS: tuple[str, ...] = (
 _HEDGE_RE = re.compile(  # applied to lower-cased text
     r"\b(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in
                         sorted(HEDGE_PATTERNS, key=len, reverse=True)) + r")\b")
+#: Substrings one of which every :data:`HEDGE_PATTERNS` phrase contains: text
+#: without any of them has no hedge (a cheap pre-check before the regex).
+HEDGE_HINTS: tuple[str, ...] = (
+    "may", "might", "could", "vary", "typical", "general", "usual", "often", "some", "possibl", "perhaps",
+    "probabl", "likely", "depend", "cases", "approximately", "rough", "around", "about", "think", "believe",
+    "seem", "tend", "sure", "various",
+)
+_HEDGE_HINT_RE = re.compile("|".join(map(re.escape, HEDGE_HINTS)))
 _SENT_RE = re.compile(r"[^.!?\n]+[.!?]*")
 _CITE_RE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
@@ -301,13 +312,22 @@ class Context:
         elif isinstance(context, str):
             passages = (context,) if context else ()
         else:
-            passages = tuple(_text_of(p) for p in context)
-            passages = tuple(p for p in passages if p)
-        pk = tuple(context_keys(p) for p in passages)
+            passages = tuple(p for p in map(_text_of, context) if p)
+        pk = tuple(map(context_keys, passages))
         object.__setattr__(self, "passages", passages)
         object.__setattr__(self, "passage_keys", pk)
-        object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages))
+        object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages, pk))
         object.__setattr__(self, "_lowered", None)
+
+    def _single(self, i: int) -> Context:
+        """The context of passage ``i`` alone (its keys already computed)."""
+        one = object.__new__(Context)
+        keys = self.passage_keys[i]
+        object.__setattr__(one, "passages", (self.passages[i],))
+        object.__setattr__(one, "passage_keys", (keys,))
+        object.__setattr__(one, "keys", keys)
+        object.__setattr__(one, "_lowered", None)
+        return one
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError("Context is immutable")
@@ -340,11 +360,20 @@ class Context:
         return context if isinstance(context, Context) else cls(context)
 
 
-@lru_cache(maxsize=256)
-def _union_keys(passages: tuple[str, ...]) -> frozenset[str]:
+def _union_keys(passages: tuple[str, ...], passage_keys: tuple[frozenset[str], ...]) -> frozenset[str]:
     """Union of the passages' keys, cached by the passages (the responses of
     one case share their retrieved passages)."""
-    return frozenset().union(*(context_keys(p) for p in passages))
+    keys = _UNIONS.get(passages)
+    if keys is None:
+        keys = frozenset().union(*passage_keys)
+        if len(_UNIONS) >= _UNION_CACHE_SIZE:
+            _UNIONS.clear()
+        _UNIONS[passages] = keys
+    return keys
+
+
+_UNIONS: dict[tuple[str, ...], frozenset[str]] = {}
+_UNION_CACHE_SIZE = 256
 
 
 def _text_of(p: object) -> str:
@@ -640,7 +669,7 @@ def relevance(query: str, passage_text: str) -> float:
     if not q:
         return 0.0
     keys = context_keys(_text_of(passage_text))
-    return sum(1 for k in q if k in keys) / len(q)
+    return sum(map(keys.__contains__, q)) / len(q)
 
 
 def from_expected_source(passage: object, expected_sources: Iterable[Locator]) -> bool:
@@ -658,24 +687,29 @@ def from_expected_source(passage: object, expected_sources: Iterable[Locator]) -
 def context_quality(query: str, passages: Sequence[str] | Context) -> float:
     """Mean :func:`relevance` of the retrieved passages to the query (0.0 when
     there are none): how much of what was retrieved is on topic."""
-    texts = passages.passages if isinstance(passages, Context) else \
-        [p for p in (_text_of(x) for x in passages) if p]
-    if not texts:
+    if isinstance(passages, Context):
+        keys = passages.passage_keys
+    else:
+        keys = tuple(context_keys(p) for p in map(_text_of, passages) if p)
+    if not keys:
         return 0.0
-    return sum(relevance(query, p) for p in texts) / len(texts)
+    q = _query_keys(query)
+    if not q:
+        return 0.0
+    n = len(q)
+    return sum([sum(map(pk.__contains__, q)) / n for pk in keys]) / len(keys)
 
 
-@lru_cache(maxsize=8_192)
 def _content_keys(text: str) -> frozenset[str]:
     """Match keys of the content tokens of a response or sentence."""
-    return frozenset(map(match_key, analyze(text).content))
+    return frozenset(match_keys(analyze(text).content))
 
 
 def _answer_relevance(query: str, response_keys: frozenset[str]) -> float:
     q = _query_keys(query)
     if not q:
         return 0.0
-    return sum(1 for k in q if k in response_keys) / len(q)
+    return sum(map(response_keys.__contains__, q)) / len(q)
 
 
 def answer_relevance(query: str, response: str) -> float:
@@ -694,6 +728,17 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _SENT_RE.finditer(text) if m.group(0).strip()]
 
 
+def _sentence_count(text: str) -> int:
+    """``len(_sentence_spans(text))`` (a span is never empty, so blank is isspace)."""
+    return sum(1 for g in _SENT_RE.findall(text) if not g.isspace())
+
+
+def _may_hedge(low: str) -> bool:
+    """False when the lower-cased text holds no :data:`HEDGE_HINTS` substring, so
+    no hedge phrase."""
+    return _HEDGE_HINT_RE.search(low) is not None
+
+
 def _hedge_counts(text: str) -> tuple[int, int]:
     """``(sentences with a hedge, sentences)`` of ``text``."""
     spans = _sentence_spans(text)
@@ -702,6 +747,8 @@ def _hedge_counts(text: str) -> tuple[int, int]:
     low = text.lower()
     if len(low) != len(text):  # pragma: no cover - rare non-ASCII case changes
         return sum(1 for a, b in spans if _HEDGE_RE.search(text[a:b].lower())), len(spans)
+    if not _may_hedge(low):
+        return 0, len(spans)
     hits = [m.start() for m in _HEDGE_RE.finditer(low)]
     if not hits:
         return 0, len(spans)
@@ -762,19 +809,25 @@ def attribution(sentences: Sequence[str], passages: Sequence[str] | Context,
     if not sents:
         return 0.0
     ctx = Context.of(passages)
+    return _attribution(sents, ctx, floor, [support(s, ctx) for s in sents])
+
+
+def _attribution(sents: Sequence[str], ctx: Context, floor: float, supports: Sequence[float]) -> float:
+    """:func:`attribution` of non-empty ``sents`` whose support by the whole
+    context is ``supports``."""
     singles: list[Context | None] = [None] * len(ctx.passages)
     hit = 0
-    for s in sents:
+    for s, sup in zip(sents, supports, strict=True):
         # A single passage's keys are a subset of the union's, so a sentence
         # the whole context does not support is supported by no passage.
-        if support(s, ctx) < floor:
+        if sup < floor:
             continue
         cites = [int(x) for m in _CITE_RE.finditer(s) for x in m.group(1).split(",")]
         idx = [c - 1 for c in cites if 1 <= c <= len(singles)] if cites else range(len(singles))
         for i in idx:
             single = singles[i]
             if single is None:
-                single = singles[i] = Context(ctx.passages[i])
+                single = singles[i] = ctx._single(i)
             if support(s, single) >= floor:
                 hit += 1
                 break
@@ -822,17 +875,22 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     sents = [s for s in sentences if s and s.strip()]
     claim_support = tuple(support(s, ctx) for s in sents)
     g = sum(claim_support) / len(claim_support) if claim_support else 0.0
-    att = attribution(sents, ctx, floor)
+    att = _attribution(sents, ctx, floor, claim_support) if sents else 0.0
     # specificity and hedging over the sentences (equal to specificity(response)
     # and hedging(response) when the sentences partition the response)
     exact = content = hedged = n_sent = 0
+    # One hedge pre-check for all sentences: without a hint in any, none has a hedge.
+    hedges = _may_hedge("\n".join(sents).lower())
     for s in sents:
         a = analyze(s)
         exact += a.exact_count
         content += len(a.content)
-        h, n = _hedge_counts(s)
-        hedged += h
-        n_sent += n
+        if hedges:
+            h, n = _hedge_counts(s)
+            hedged += h
+            n_sent += n
+        else:
+            n_sent += _sentence_count(s)
     hed = hedged / n_sent if n_sent else 0.0
     spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
     # abstention and answer relevance over the sentences (the same as over the
@@ -841,7 +899,7 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     if abstained:
         ar = 0.0
     else:
-        ar = _answer_relevance(query, frozenset().union(*(_content_keys(s) for s in sents)))
+        ar = _answer_relevance(query, frozenset(match_keys(chain.from_iterable(analyze(s).content for s in sents))))
     cq = context_quality(query, ctx)
     return ResponseSignals(
         groundedness=g, attribution=att, specificity=spec, hedging=hed, answer_relevance=ar,

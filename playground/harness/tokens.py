@@ -79,6 +79,7 @@ randomness.  The rules:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import chain, pairwise
 from typing import NamedTuple
@@ -97,6 +98,7 @@ __all__ = [
     "context_keys",
     "identifier_present",
     "match_key",
+    "match_keys",
     "number_value",
     "stem",
     "strip_markers",
@@ -186,7 +188,11 @@ _MARKERS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
 _LIST_HINT_START_RE = re.compile(r"\s*\d{1,2}[.)](?:\s|$)")
 _LIST_HINT_RE = re.compile(r"[\n.!?:;)]\s*\d{1,2}[.)](?:\s|$)")
 _CODE_RE = re.compile(r"`([^`\n]+)`")
+_BULLETS = ("*", "-", "•")
+_BULLET_LEAD = (" ", "\t", *_BULLETS)
 _NUM_CLEAN_RE = re.compile(r"[^\d.]")
+_PIECE_SPLIT_RE = re.compile(r"[-/']")
+_PART_SPLIT_RE = re.compile(r"[-./:']")
 _CONSONANT_DOUBLES = frozenset("bdgkmnprt")
 
 
@@ -199,16 +205,26 @@ def strip_markers(text: str) -> str:
         text = cite[1].sub(" \n", text)
     if "(" in text:
         text = paren[1].sub(" \n", text)
-    if any(h in text for h in src[0]):
+    if any(map(text.__contains__, src[0])):
         text = src[1].sub(" \n", text)
     if "tep" in text or "TEP" in text:
         text = step[1].sub(" \n", text)
-    if (text.lstrip()[:1].isdigit() or _LIST_HINT_START_RE.match(text)
-            or _LIST_HINT_RE.search(text)):
+    # the two hints match wherever the list-number pattern can (at the text start;
+    # after a line or sentence end)
+    if _LIST_HINT_START_RE.match(text) or _LIST_HINT_RE.search(text):
         text = listnum[1].sub(" \n", text)
-    if "\n" in text or "*" in text or "•" in text or "-" in text:
+    if _has_bullet(text):
         text = bullet[1].sub(" \n", text)
     return text
+
+
+def _has_bullet(text: str) -> bool:
+    """Whether a line of ``text`` starts with spaces or tabs and a bullet (only
+    there can the bullet pattern match)."""
+    for line in text.split("\n") if "\n" in text else (text,):
+        if line[:1] in _BULLET_LEAD and line.lstrip(" \t")[:1] in _BULLETS:
+            return True
+    return False
 
 
 def number_value(token: str) -> str:
@@ -216,6 +232,8 @@ def number_value(token: str) -> str:
     decimal zeros (``"$1,000.50"`` -> ``"1000.5"``, ``"15s"`` -> ``"15"``,
     ``"007"`` -> ``"7"``, ``"$0.65"`` -> ``"0.65"``).  Versions with several
     dots are kept as written."""
+    if token.isascii() and token.isdigit():  # the common case, without the regex
+        return token.lstrip("0") or "0"
     v = _NUM_CLEAN_RE.sub("", token)
     if v.count(".") > 1:
         return v
@@ -280,12 +298,12 @@ class Analysis(NamedTuple):
 def _is_identifier(tok: str) -> bool:
     if tok.isalpha():
         # camelCase: a capital right after a lower-case letter
-        if tok.islower() or tok.isupper():
+        if tok.islower() or tok.isupper() or tok[1:].islower():
             return False
         return any(a.islower() and b.isupper() for a, b in pairwise(tok))
     if "_" in tok or ":" in tok:
         return True
-    if any(c.isdigit() for c in tok):
+    if any(map(str.isdigit, tok)):
         return True
     if "." in tok:
         return not all(len(p) == 1 for p in tok.split("."))
@@ -311,7 +329,7 @@ def _pieces(tok: str) -> list[str]:
         elif low.endswith("n't"):
             return ["not"]
     if "-" in low or "/" in low:
-        return [p for p in re.split(r"[-/']", low) if p]
+        return [p for p in _PIECE_SPLIT_RE.split(low) if p]
     if "." in low:  # abbreviation such as u.s: one piece without the dots
         return [low.replace(".", "")]
     return [low]
@@ -323,7 +341,8 @@ def _pieces(tok: str) -> list[str]:
 # that reaches its size is emptied and starts again: memory stays bounded and new
 # text is cached as before; outputs never depend on the cache.
 #: Cache sizes (entries) of the per-token and per-chunk tokenisers.
-CACHE_SIZES: dict[str, int] = {"word_info": 65_536, "chunk_tokens": 131_072, "chunk_keys": 262_144}
+CACHE_SIZES: dict[str, int] = {"word_info": 65_536, "chunk_tokens": 131_072, "chunk_keys": 262_144,
+                               "analyses": 8_192, "context_keys": 2_048, "match_keys": 65_536}
 
 # Per-surface-token facts of a word token (independent of its position):
 # (is_identifier, lower, pieces, content, numbers, negations, name_stems, all_caps)
@@ -375,7 +394,21 @@ def analyze(text: str, *, markers: bool = True) -> Analysis:
     ``markers``: strip citation/list markers first (:func:`strip_markers`).
     Results are cached by ``(text, markers)``.
     """
-    return _analyze(text, markers)
+    cache = _ANALYSES[markers]
+    a = cache.get(text)
+    if a is None:
+        a = _analyze(text, markers)
+        if len(cache) >= CACHE_SIZES["analyses"]:
+            cache.clear()
+        cache[text] = a
+    return a
+
+
+# Analyses by text, one dict per ``markers`` value (no tuple key to build per call).
+_ANALYSES: dict[bool, dict[str, Analysis]] = {True: {}, False: {}}
+# One empty frozenset for the (frequent) texts without numbers, identifiers or
+# names: fewer objects for the garbage collector to walk in the caches.
+_NO_ITEMS: frozenset[str] = frozenset()
 
 
 _SENT_END_RE = re.compile(r"[.!?:\n]")
@@ -387,8 +420,15 @@ _TokInfo = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, .
 # A token of a chunk: its _TokInfo, then (gap_has_end, gap_is_space, kind, token).
 _ChunkToken = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...],
                     tuple[str, ...] | None, bool, int, bool, bool, str | None, str]
-# A chunk's tokens and the (has_end, is_space) facts of its tail.
-_ChunkEntry = tuple[tuple[_ChunkToken, ...], tuple[bool, bool]]
+# The concatenated (numbers, identifiers, negations, n_exact) of a chunk's tokens.
+_Extra = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], int]
+# The concatenated (words, content, extra) of a chunk none of whose tokens can be
+# a capitalised name (None otherwise, and for a chunk without tokens): such a
+# chunk is taken whole, position does not matter.  ``extra`` is None when the
+# chunk has no number, identifier or negation (most chunks).
+_Plain = tuple[tuple[str, ...], tuple[str, ...], _Extra | None]
+# A chunk's tokens, the has_end and is_space facts of its tail, and its _Plain.
+_ChunkEntry = tuple[tuple[_ChunkToken, ...], bool, bool, _Plain | None]
 
 
 def _token_info(kind: str | None, tok: str, code: bool = False) -> _TokInfo:
@@ -420,8 +460,9 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
     """A space-separated chunk of (marker-stripped) text -> its tokens, each as
     its token info (8 fields, :func:`_token_info`) followed by
     ``(gap_has_end, gap_is_space, kind, token)`` for the gap before it
-    inside the chunk, and the same two facts for the chunk's tail.  No token
-    spans a space, so a text's tokens are its chunks' tokens in order."""
+    inside the chunk, the same two facts for the chunk's tail, and the chunk
+    taken whole when position cannot matter (``_Plain``).  No token spans a
+    space, so a text's tokens are its chunks' tokens in order."""
 
     def __missing__(self, chunk: str) -> _ChunkEntry:
         toks: list[_ChunkToken] = []
@@ -431,7 +472,17 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
             end_, ws = _gap_facts(chunk[prev:m.start()])
             toks.append((*_token_info(kind, m.group()), end_, ws, kind, m.group()))
             prev = m.end()
-        entry = (tuple(toks), _gap_facts(chunk[prev:]))
+        plain: _Plain | None = None
+        if toks and all(t[5] is None for t in toks):
+            if len(toks) == 1:
+                t0 = toks[0]
+                w, c, extra = t0[0], t0[1], (t0[2], t0[3], t0[4], t0[7])
+            else:
+                w, c = tuple(chain.from_iterable(t[0] for t in toks)), tuple(chain.from_iterable(t[1] for t in toks))
+                extra = (tuple(chain.from_iterable(t[2] for t in toks)), tuple(chain.from_iterable(t[3] for t in toks)),
+                         tuple(chain.from_iterable(t[4] for t in toks)), sum(t[7] for t in toks))
+            plain = (w, c, extra if extra[2] or extra[3] else None)
+        entry = (tuple(toks), *_gap_facts(chunk[prev:]), plain)
         if len(self) >= CACHE_SIZES["chunk_tokens"]:
             self.clear()
         self[chunk] = entry
@@ -441,7 +492,6 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
 _CHUNK_TOKENS = _ChunkTokens()
 
 
-@lru_cache(maxsize=8_192)
 def _analyze(text: str, markers: bool) -> Analysis:
     t = text.replace("’", "'").replace("‘", "'")
     if markers:
@@ -459,7 +509,27 @@ def _analyze(text: str, markers: bool) -> Analysis:
     pending: str | None = None  # stem of a sentence-initial capitalised word just seen
     first = True
     carry_end, carry_ws = True, True  # facts of the gap before the next chunk's first token
-    for toks, (tail_end, tail_ws) in map(_CHUNK_TOKENS.__getitem__, t.split(" ")):
+    whole = not code  # without code spans a plain chunk is taken whole
+    for toks, tail_end, tail_ws, plain in map(_CHUNK_TOKENS.__getitem__, t.split(" ")):
+        if plain is not None and whole:
+            w, c, extra = plain
+            words.extend(w)
+            content.extend(c)
+            if extra is not None:
+                nums, ids, negs, n_exact = extra
+                if n_exact:
+                    exact_count += n_exact
+                    if nums:
+                        numbers.update(nums)
+                    if ids:
+                        identifiers.update(ids)
+                if negs:
+                    negations.extend(negs)
+            pending = None
+            first = False
+            carry_end = tail_end
+            carry_ws = tail_ws
+            continue
         if not toks:
             carry_end, carry_ws = carry_end or tail_end, carry_ws and tail_ws
             continue
@@ -493,14 +563,14 @@ def _analyze(text: str, markers: bool) -> Analysis:
                 pending = name_stems[0]
             first = False
         carry_end, carry_ws = tail_end, tail_ws
-    return Analysis(
-        words=tuple(words),
-        content=tuple(content),
-        numbers=frozenset(numbers),
-        identifiers=frozenset(identifiers),
-        names=frozenset(names),
-        negations=tuple(negations),
-        exact_count=exact_count,
+    return Analysis(  # positional: words, content, numbers, identifiers, names, negations, exact_count
+        tuple(words),
+        tuple(content),
+        frozenset(numbers) if numbers else _NO_ITEMS,
+        frozenset(identifiers) if identifiers else _NO_ITEMS,
+        frozenset(names) if names else _NO_ITEMS,
+        tuple(negations),
+        exact_count,
     )
 
 
@@ -520,6 +590,25 @@ def match_key(token: str) -> str:
     alphabetic, else the token itself.  (Identifiers are matched whole, see
     :func:`identifier_present`.)"""
     return token[:PREFIX_LEN] if token.isalpha() else token
+
+
+class _MatchKeys(dict[str, str]):
+    """token -> :func:`match_key` (computed on first use)."""
+
+    def __missing__(self, token: str) -> str:
+        key = match_key(token)
+        if len(self) >= CACHE_SIZES["match_keys"]:
+            self.clear()
+        self[token] = key
+        return key
+
+
+_MATCH_KEYS = _MatchKeys()
+
+
+def match_keys(tokens: Iterable[str]) -> Iterator[str]:
+    """:func:`match_key` of each token, in order (a cached lookup per token)."""
+    return map(_MATCH_KEYS.__getitem__, tokens)
 
 
 def _keys_of(tok: str) -> tuple[str, ...]:
@@ -546,7 +635,7 @@ def _keys_of(tok: str) -> tuple[str, ...]:
             out.append(stem(base)[:PREFIX_LEN])
         return tuple(out)
     out.append(base)  # the whole compound token: identifiers are matched whole
-    for p in re.split(r"[-./:']", base):
+    for p in _PART_SPLIT_RE.split(base):
         if not p:
             continue
         if p.isalpha():
@@ -586,15 +675,19 @@ def context_keys(text: str) -> frozenset[str]:
     the context when its :func:`match_key` is in this set; an identifier when
     :func:`identifier_present` says so.
     """
-    return _context_keys(text)
+    keys = _CONTEXT_KEYS.get(text)
+    if keys is None:
+        low = text.lower()
+        if "’" in low:
+            low = low.replace("’", "'")
+        keys = frozenset(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split())))
+        if len(_CONTEXT_KEYS) >= CACHE_SIZES["context_keys"]:
+            _CONTEXT_KEYS.clear()
+        _CONTEXT_KEYS[text] = keys
+    return keys
 
 
-@lru_cache(maxsize=2_048)
-def _context_keys(text: str) -> frozenset[str]:
-    low = text.lower()
-    if "’" in low:
-        low = low.replace("’", "'")
-    return frozenset(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split())))
+_CONTEXT_KEYS: dict[str, frozenset[str]] = {}
 
 
 @lru_cache(maxsize=4_096)
