@@ -37,6 +37,14 @@ def _harness_cache_in_a_temporary_folder(tmp_path_factory):
         os.environ["PLAYGROUND_CACHE"] = before
 
 
+@pytest.fixture()
+def shared_env(monkeypatch):
+    """The shared real data's location (tests/real_data.DATA) in the environment, as the CLI reads it."""
+    from real_data import DATA
+
+    monkeypatch.setenv("PLAYGROUND_SHARED_DATA", str(DATA))
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """With PLAYGROUND_REQUIRE_SHARED=1 (set by .ci/run) a test skipped for want of the shared data fails instead.

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+from real_data import DATA
+from real_data import run_main as _cli
 
 from playground.begin import BeginError, load_begin, parse_begin_lines
 from playground.calibrate.frozen import (
@@ -19,10 +20,6 @@ from playground.calibrate.frozen import (
 )
 from playground.calibrate.splits import FROZEN_FRACTION, frozen_sources, split_sources
 from playground.stats import balanced_accuracy, cohens_kappa
-
-ROOT = Path(__file__).resolve().parents[1]
-# The shared data are required (no skip): $PLAYGROUND_SHARED_DATA or ../shared/data beside the repository.
-DATA = Path(os.environ.get("PLAYGROUND_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 GOOD = {"example_id": "begin-dev-wow-1", "source_id": "sha1:aa", "corpus": "wow", "claim": "Paris is in France",
         "evidence": ["Paris is the capital of France.", "where is paris?"], "label": False,
@@ -143,19 +140,6 @@ def test_evaluate_frozen_uses_the_tuning_floor_on_the_frozen_part():
     # frozen at 0.6: x passed (supported), y and z flagged (hallucinated): perfect
     assert (overall["n"], overall["hallucinated"], overall["balanced_accuracy"], overall["kappa"]) == (3, 2, 1.0, 1.0)
     assert [r["task_type"] for r in s.rows] == ["all", "QA", "Summary"]
-
-
-def _cli(capsys, *argv):
-    from playground.cli import main
-
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
-
-
-@pytest.fixture()
-def shared_env(monkeypatch):
-    monkeypatch.setenv("PLAYGROUND_SHARED_DATA", str(DATA))
 
 
 def test_calibrate_ragtruth_one_source_prints_the_reason(tmp_path, capsys, shared_env):

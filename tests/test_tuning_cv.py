@@ -2,17 +2,13 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
+from real_data import run_main as _cli
 
 from playground.calibrate.frozen import Item, tuning_cv
 from playground.sampling import fold_of
 from playground.stats import balanced_accuracy, cohens_kappa
-
-ROOT = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("PLAYGROUND_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 
 def _sources_in_two_folds(n: int) -> tuple[list[str], list[str]]:
@@ -81,19 +77,6 @@ def test_a_fold_whose_training_part_has_one_class_says_so():
 def test_fewer_than_two_folds_is_an_error():
     with pytest.raises(ValueError, match="at least 2 folds"):
         tuning_cv("T", [], [], grid=[0.5], default=0.5, folds=1)
-
-
-def _cli(capsys, *argv):
-    from playground.cli import main
-
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
-
-
-@pytest.fixture()
-def shared_env(monkeypatch):
-    monkeypatch.setenv("PLAYGROUND_SHARED_DATA", str(DATA))
 
 
 def test_ragtruth_tuning_cv_reads_the_tuning_part_only(capsys, shared_env, monkeypatch):
