@@ -220,8 +220,8 @@ def test_golden_outputs_match_reference(reference: dict[str, Any]) -> None:
 
 
 def test_ragtruth_outputs_match_reference(reference: dict[str, Any]) -> None:
-    if not RAGTRUTH.exists():
-        pytest.skip(f"the shared RAGTruth sample {RAGTRUTH} is missing (set PLAYGROUND_SHARED_DATA)")
+    # the shared data are required (no skip), as in the other real-data tests
+    assert RAGTRUTH.exists(), f"the shared RAGTruth sample {RAGTRUTH} is missing (set PLAYGROUND_SHARED_DATA)"
     actual = _ragtruth()
     assert len(actual) == 334
     assert _mismatches(reference["ragtruth"], actual) == []
