@@ -26,10 +26,11 @@ is kept as :attr:`BeginRecord.message` but is not evidence.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from .jsonl import LineProblems, json_lines, read_lines
 
 __all__ = [
     "CORPORA",
@@ -79,16 +80,11 @@ def default_begin_path() -> Path:
     return shared_data_dir() / "begin" / "claims.jsonl"
 
 
-class BeginError(ValueError):
+class BeginError(LineProblems):
     """A BEGIN file failed validation; ``problems`` lists every ``(line_number,
     message)`` found (line 0 = the file as a whole)."""
 
-    def __init__(self, problems: list[tuple[int, str]], path: str = ""):
-        self.problems = sorted(problems)
-        self.path = path
-        head = f"{path or 'BEGIN claims'}: {len(self.problems)} problem(s)"
-        body = "\n".join(f"  line {ln}: {msg}" for ln, msg in self.problems)
-        super().__init__(f"{head}\n{body}")
+    WHAT = "BEGIN claims"
 
 
 @dataclass(frozen=True)
@@ -177,16 +173,7 @@ def parse_begin_lines(lines: Sequence[str], path: str = "") -> BeginSample:
     problems: list[tuple[int, str]] = []
     records: list[BeginRecord] = []
     first: dict[str, int] = {}
-    for ln, raw in enumerate(lines, start=1):
-        text = raw.rstrip("\r\n")
-        if not text.strip():
-            problems.append((ln, "empty line"))
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            problems.append((ln, f"invalid JSON: {e.msg} (column {e.colno})"))
-            continue
+    for ln, obj in json_lines(lines, problems):
         rec = _check_line(obj, ln, problems)
         if rec is None:
             continue
@@ -205,11 +192,6 @@ def parse_begin_lines(lines: Sequence[str], path: str = "") -> BeginSample:
 def load_begin(path: str | Path | None = None) -> BeginSample:
     """Read and validate a BEGIN claim file (UTF-8 JSON lines; default
     :func:`default_begin_path`).  Raises :class:`BeginError` (a ``ValueError``)
-    listing every problem; ``FileNotFoundError`` if the file is absent."""
+    listing every problem (bytes that are not UTF-8 too, by line); ``FileNotFoundError`` if the file is absent."""
     p = default_begin_path() if path is None else Path(path)
-    with p.open(encoding="utf-8", newline="") as fh:
-        text = fh.read()
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return parse_begin_lines(lines, str(p))
+    return parse_begin_lines(read_lines(p, BeginError), str(p))

@@ -24,13 +24,14 @@ the playground's "supported" label is ``not label``.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from .jsonl import LineProblems, json_lines, read_lines
 
 if TYPE_CHECKING:  # the sweep module is imported lazily where it is used
     from .sweep import CVResult, SweepRow
@@ -73,16 +74,11 @@ FIELD_TYPES: dict[str, type] = {
 _RESPONSE_SHARED = ("source_id", "task_type", "source_name", "generator_model", "temperature")
 
 
-class RagTruthError(ValueError):
+class RagTruthError(LineProblems):
     """A claim file failed validation; ``problems`` lists every
     ``(line_number, message)`` found (line 0 = the file as a whole)."""
 
-    def __init__(self, problems: list[tuple[int, str]], path: str = ""):
-        self.problems = sorted(problems)
-        self.path = path
-        head = f"{path or 'RAGTruth claims'}: {len(self.problems)} problem(s)"
-        body = "\n".join(f"  line {ln}: {msg}" for ln, msg in self.problems)
-        super().__init__(f"{head}\n{body}")
+    WHAT = "RAGTruth claims"
 
 
 @dataclass(frozen=True)
@@ -244,16 +240,7 @@ def parse_ragtruth_lines(lines: Sequence[str], path: str = "") -> RagTruthSample
     :class:`RagTruthError` with every problem, or return the sample."""
     problems: list[tuple[int, str]] = []
     records: list[RagTruthRecord] = []
-    for ln, raw in enumerate(lines, start=1):
-        text = raw.rstrip("\r\n")
-        if not text.strip():
-            problems.append((ln, "empty line"))
-            continue
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            problems.append((ln, f"invalid JSON: {e.msg} (column {e.colno})"))
-            continue
+    for ln, obj in json_lines(lines, problems):
         rec = _check_line(obj, ln, problems)
         if rec is not None:
             records.append(rec)
@@ -299,17 +286,7 @@ def load_ragtruth(path: str | Path) -> RagTruthSample:
     Raises :class:`RagTruthError` (a ``ValueError``) listing every problem as
     ``(line_number, message)``; ``FileNotFoundError`` if the file is absent.
     """
-    p = Path(path)
-    raw = p.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:  # name the line (hardening, issue 17.9)
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise RagTruthError([(line, f"not UTF-8 text ({exc.reason} at byte {exc.start})")], str(p)) from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line
-    return parse_ragtruth_lines(lines, str(p))
+    return parse_ragtruth_lines(read_lines(path, RagTruthError), str(Path(path)))
 
 
 # --------------------------------------------------------------------------- evaluation
