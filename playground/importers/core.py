@@ -64,6 +64,7 @@ from ..claims import split_claims
 from ..corpus import Corpus
 from ..errors import DataError, Problem
 from ..golden import Dataset
+from ..jsonl import split_lines
 from ..model import Case, Fact, Locator, Passage, Response, Turn, slugify
 
 __all__ = [
@@ -165,7 +166,7 @@ def file_format(path: Path) -> str:
 
 def _read_jsonl(text: str, name: str, problems: list[Problem]) -> list[Row]:
     rows = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
         place = Place(name, "line", n)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..jsonl import split_lines
 from ..model import UNIT_DIMENSIONS, UNIT_KINDS, Unit
 from .core import CONSENSUS_ANNOTATOR, RESERVED_ANNOTATORS, LabelStore, annotator_problem, open_store
 from .errors import LabelImportError
@@ -317,9 +318,7 @@ def _read_parquet(path: str | os.PathLike[str], problems: list[tuple[int, str]]
 
 def _read_jsonl(text: str, problems: list[tuple[int, str]]) -> list[tuple[int, dict[str, Any]]]:
     rows = []
-    # Split on "\n" only: str.splitlines() would also split on U+2028 and friends, which
-    # json.dumps(ensure_ascii=False) leaves raw inside strings.
-    for n, line in enumerate(text.split("\n"), start=1):
+    for n, line in enumerate(split_lines(text), start=1):  # "\n" only: raw U+2028 stays inside its string
         if not line.strip():
             continue
         try:
