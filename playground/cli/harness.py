@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, Problem, read_text
+from ..errors import DataError, Problem, json_type, load_json_object
 from .options import add_db, add_root
 
 __all__ = ["register", "summary"]
@@ -218,20 +218,14 @@ def summary(report: dict) -> str:
 
 
 def _load_baseline(path: Path) -> dict[str, Any] | None:
+    """The baseline at ``path``, None when there is none; a DataError when it is not a baseline."""
     if not path.exists():
         return None
-    problems: list[Problem] = []
-    text = read_text(path, str(path), problems)
-    if text is None:
-        raise DataError(problems, "unreadable baseline")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            [Problem(str(path), f"truncated or not JSON ({exc.msg})", line=exc.lineno)], "unreadable baseline"
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
-        raise DataError([Problem(str(path), "not a baseline (no 'metrics' object)")], "unreadable baseline")
+    data = load_json_object(path, "a baseline", ("metrics",), summary="unreadable baseline")
+    if not isinstance(data["metrics"], dict):
+        problem = Problem(str(path), f"not a baseline ('metrics' is a JSON {json_type(data['metrics'])}, "
+                          "expected an object)")
+        raise DataError([problem], "unreadable baseline")
     return data
 
 
