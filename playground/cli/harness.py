@@ -151,9 +151,7 @@ def run_run(args: argparse.Namespace) -> int:
         print(f"error: cannot write the run to {args.out}{where}: {exc.strerror or exc}", file=sys.stderr)
         print(f"finished cases are kept in {args.out}/checkpoints; free space and rerun with --resume", file=sys.stderr)
         return 1
-    print(summary(report))
-    print(f"reports written to {args.out}/")
-    return 0
+    return _finished(report, args.out)
 
 
 def _run_dataset(args: argparse.Namespace, config) -> int:
@@ -169,8 +167,13 @@ def _run_dataset(args: argparse.Namespace, config) -> int:
     except (DatasetNotFound, RunError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    return _finished(report, args.out)
+
+
+def _finished(report: dict, out: Path) -> int:
+    """Print the scorecard of a finished run and where its files are; exit code 0."""
     print(summary(report))
-    print(f"reports written to {args.out}/")
+    print(f"reports written to {out}/")
     return 0
 
 
@@ -204,7 +207,7 @@ def summary(report: dict) -> str:
         )
     )
     for name, value in report["metrics"]["overall"].items():
-        lines.append(f"  {name:<26} {'—' if value is None else f'{value:.3f}'}")
+        lines.append(f"  {name:<26} {_fmt(value)}")
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in report["decisions"]["verdicts"].items()))
     if "judge" in report:
         j = report["judge"]
