@@ -210,9 +210,21 @@ def test_two_tabs_label_at_once(server, browser, capsys):
         assert {"alice", "tabs"} <= set(store.annotators())
 
 
-def test_read_only_serves_the_instructors_room(server, browser, tmp_path, capsys):
-    """``--read-only`` on the same store serves the instructor's room: every annotator, no label toggles."""
-    dash = start_server(tmp_path, "--read-only", db=server.db)
+def test_read_only_serves_the_instructors_room(browser, tmp_path, capsys):
+    """``--read-only`` on a store serves the instructor's room: every annotator, no label toggles.
+
+    Its own data root and store, labelled here through the store API, so that it passes alone.
+    """
+    from playground.store import open_store
+    from playground.units import load_catalog
+
+    root = bf.make_data_root(tmp_path / "data")
+    db = tmp_path / "labels.db"
+    hostile = next(u for u in load_catalog(root).values() if u.text == XSS_CLAIMS[0])
+    with open_store(db) as store:
+        store.set_label("alice", hostile, "supported", 1)
+        store.set_label("bob", hostile, "supported", 0)
+    dash = start_server(tmp_path, "--read-only", db=db)
     try:
         ctx = browser.new_context(viewport={"width": 1500, "height": 1000})
         p = ctx.new_page()
@@ -220,7 +232,9 @@ def test_read_only_serves_the_instructors_room(server, browser, tmp_path, capsys
         errors = watch_errors(p)
         p.goto(f"{dash.url}?interval=2", timeout=PAGE_TIMEOUT_MS)
         p.locator(".pr-room .pr-progress").wait_for(state="visible", timeout=PAGE_TIMEOUT_MS)
-        expect(p.locator(".pr-progress")).to_contain_text("alice")  # labelled by the tests above
+        expect(p.locator(".pr-progress")).to_contain_text("alice")
+        expect(p.locator(".pr-progress")).to_contain_text("bob")
+        expect(p.locator(".pr-moments")).to_contain_text("tie: 1 yes · 1 no")  # their split on the hostile claim
         expect(p.locator(".pg-claim-0-supported button")).to_have_count(0)  # no label toggles
         expect(p.locator(".pg-undo")).to_have_count(0)
         assert not errors, errors

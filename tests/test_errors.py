@@ -257,7 +257,7 @@ def test_truncated_report_and_baseline(finished_run, tmp_path, capsys):
     err = _fails(capsys, ["harness", "gate", str(finished_run), "--baseline", str(baseline)])
     assert err == [
         "unreadable baseline: 1 problem(s)",
-        f"  {baseline}:1: truncated or not JSON (Unterminated string starting at)",
+        f"  {baseline}:1: truncated or not JSON (Unterminated string starting at, column 14)",
     ]
 
 

@@ -103,3 +103,37 @@ def test_no_history_with_a_loose_gate_in_its_config_now_fails(tmp_path, capsys):
     assert code == 1
     assert "note: the run's config asks for gate.max_relative_drop = 0.25" in captured.out
     assert "REGRESSION: [multi_turn] recall_at_k: 1.0000 → 0.8182 (-18.2%, tolerance 5%)" in captured.err
+
+
+def test_summary_prints_missing_metrics_as_a_dash_and_others_to_three_places():
+    from playground.cli.harness import summary
+
+    report = {
+        "config": {"name": "t"}, "config_fingerprint": "f",
+        "counts": {"cases": 2, "responses": 3},
+        "assertions": {"gated_failures": 0, "gated": {}},
+        "metrics": {"overall": {"mrr": 0.5, "ndcg_at_k": None, "recall_at_k": 2 / 3}},
+        "decisions": {"verdicts": {"ACCEPT": 1, "REVIEW": 2}},
+    }
+    assert summary(report).splitlines() == [
+        "config t (f), 2 cases, 3 responses",
+        "hard assertions (gated): PASS — 0 failure(s)",
+        "metrics (overall):",
+        f"  {'mrr':<26} 0.500",
+        f"  {'ndcg_at_k':<26} —",
+        f"  {'recall_at_k':<26} 0.667",
+        "verdicts: ACCEPT 1, REVIEW 2",
+    ]
+
+
+def test_both_kinds_of_run_end_by_saying_where_the_reports_are(mini_root, tmp_path, capsys):
+    out = tmp_path / "golden-run"
+    assert main(["harness", "run", "--out", str(out), "--root", str(mini_root), "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"reports written to {out}/"
+    db = tmp_path / "l.db"
+    fixture = REPO / "tests" / "fixtures" / "ragas_single.jsonl"
+    assert main(["import", "ragas", str(fixture), "--dataset", "demo", "--db", str(db)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "dataset-run"
+    assert main(["harness", "run", "--dataset", "demo", "--db", str(db), "--out", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == f"reports written to {out}/"

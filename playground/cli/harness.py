@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, Problem, read_text
+from ..errors import DataError, Problem, json_type, load_json_object
 from .options import add_db, add_root
 
 __all__ = ["register", "summary"]
@@ -151,9 +151,7 @@ def run_run(args: argparse.Namespace) -> int:
         print(f"error: cannot write the run to {args.out}{where}: {exc.strerror or exc}", file=sys.stderr)
         print(f"finished cases are kept in {args.out}/checkpoints; free space and rerun with --resume", file=sys.stderr)
         return 1
-    print(summary(report))
-    print(f"reports written to {args.out}/")
-    return 0
+    return _finished(report, args.out)
 
 
 def _run_dataset(args: argparse.Namespace, config) -> int:
@@ -169,8 +167,13 @@ def _run_dataset(args: argparse.Namespace, config) -> int:
     except (DatasetNotFound, RunError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    return _finished(report, args.out)
+
+
+def _finished(report: dict, out: Path) -> int:
+    """Print the scorecard of a finished run and where its files are; exit code 0."""
     print(summary(report))
-    print(f"reports written to {args.out}/")
+    print(f"reports written to {out}/")
     return 0
 
 
@@ -204,7 +207,7 @@ def summary(report: dict) -> str:
         )
     )
     for name, value in report["metrics"]["overall"].items():
-        lines.append(f"  {name:<26} {'—' if value is None else f'{value:.3f}'}")
+        lines.append(f"  {name:<26} {_fmt(value)}")
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in report["decisions"]["verdicts"].items()))
     if "judge" in report:
         j = report["judge"]
@@ -218,20 +221,14 @@ def summary(report: dict) -> str:
 
 
 def _load_baseline(path: Path) -> dict[str, Any] | None:
+    """The baseline at ``path``, None when there is none; a DataError when it is not a baseline."""
     if not path.exists():
         return None
-    problems: list[Problem] = []
-    text = read_text(path, str(path), problems)
-    if text is None:
-        raise DataError(problems, "unreadable baseline")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(
-            [Problem(str(path), f"truncated or not JSON ({exc.msg})", line=exc.lineno)], "unreadable baseline"
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("metrics"), dict):
-        raise DataError([Problem(str(path), "not a baseline (no 'metrics' object)")], "unreadable baseline")
+    data = load_json_object(path, "a baseline", ("metrics",), summary="unreadable baseline")
+    if not isinstance(data["metrics"], dict):
+        problem = Problem(str(path), f"not a baseline ('metrics' is a JSON {json_type(data['metrics'])}, "
+                          "expected an object)")
+        raise DataError([problem], "unreadable baseline")
     return data
 
 

@@ -74,21 +74,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_ragtruth)
 
 
+#: How a dry run's one line ends.
+_DRY_RUN = "nothing written (--dry-run)"
+#: The last line on stderr of an import that failed past validation of its file (store, options, disk).
+_NOTHING_IMPORTED = "nothing was imported"
+
+
+def _refused(message: str) -> int:
+    """Print ``message`` and :data:`_NOTHING_IMPORTED` on stderr; the exit code of a refused import (1)."""
+    print(f"{message}\n{_NOTHING_IMPORTED}", file=sys.stderr)
+    return 1
+
+
+def _absent(file: Path) -> bool:
+    """True, having said so on stderr, when ``file`` is no file (then nothing was tried, so no more is said)."""
+    if file.is_file():
+        return False
+    print(f"error: no such file: {file}", file=sys.stderr)
+    return True
+
+
 def run_import(args: argparse.Namespace) -> int:
     from ..errors import DataError
     from ..importers.load import import_dataset, payload_units, prepare
     from ..importers.table import parse_map
     from ..store import StoreError, open_store
 
-    if not args.file.is_file():
-        print(f"error: no such file: {args.file}", file=sys.stderr)
+    if _absent(args.file):
         return 1
     try:
         mapping = parse_map(getattr(args, "map", None))
         payload = prepare(args.file, args.kind, args.dataset, mapping=mapping)  # before opening (or creating) a store
         if args.dry_run:
             print(f"{args.file}: valid {args.kind} file — {len(payload['samples'])} samples, "
-                  f"{len(payload_units(payload))} units; nothing written (--dry-run)")
+                  f"{len(payload_units(payload))} units; {_DRY_RUN}")
             return 0
         with open_store(args.db) as store:
             result = import_dataset(args.file, args.kind, args.dataset, store, mapping=mapping, labels=args.labels,
@@ -97,9 +116,7 @@ def run_import(args: argparse.Namespace) -> int:
         print(exc.report(), file=sys.stderr)
         return 1
     except (StoreError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        print("nothing was imported", file=sys.stderr)
-        return 1
+        return _refused(f"error: {exc}")
     print(result.summary())
     return 0
 
@@ -109,8 +126,7 @@ def run_ragtruth(args: argparse.Namespace) -> int:
     from ..ragtruth import RagTruthError, load_ragtruth
     from ..store import StoreError
 
-    if not args.file.is_file():
-        print(f"error: no such file: {args.file}", file=sys.stderr)
+    if _absent(args.file):
         return 1
     annotator = args.annotator or HUMAN_ANNOTATOR
     out = args.out if args.out is not None else (Path("imported") if args.no_labels else None)
@@ -119,8 +135,7 @@ def run_ragtruth(args: argparse.Namespace) -> int:
             dataset = build_dataset(load_ragtruth(args.file), source_file=args.file.name, annotator=annotator)
             c = dataset.counts()
             print(f"{args.file}: valid — {c['claims']} claims ({c['hallucinated']} hallucinated), "
-                  f"{c['responses']} responses, {c['cases']} sources, {c['passages']} passages; "
-                  "nothing written (--dry-run)")
+                  f"{c['responses']} responses, {c['cases']} sources, {c['passages']} passages; {_DRY_RUN}")
             return 0
         if out is not None:
             result = import_ragtruth(args.file, out, None, annotator=annotator)
@@ -132,12 +147,8 @@ def run_ragtruth(args: argparse.Namespace) -> int:
                 result = import_ragtruth(args.file, None, store, annotator=annotator, name=args.dataset,
                                          sample=sample)
     except RagTruthError as exc:
-        print(str(exc), file=sys.stderr)
-        print("nothing was imported", file=sys.stderr)
-        return 1
+        return _refused(str(exc))
     except (StoreError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        print("nothing was imported", file=sys.stderr)
-        return 1
+        return _refused(f"error: {exc}")
     print(result.summary())
     return 0

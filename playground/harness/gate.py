@@ -22,17 +22,18 @@ Gate rule (``playground harness gate RUN --baseline FILE``):
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, Problem, read_text
+from ..errors import DataError, Problem, load_json_object
 
 __all__ = [
     "DEFAULT_MAX_RELATIVE_DROP",
     "GATED_METRICS",
+    "NOT_A_RUN",
+    "REPORT_KEYS",
     "GateResult",
     "baseline_from_report",
     "compare",
@@ -54,6 +55,10 @@ GATED_METRICS: tuple[str, ...] = (
     "key_agreement_covered",
     "key_agreement_relevant",
 )
+#: The keys every harness report has (what :func:`load_report` checks before anyone reads it).
+REPORT_KEYS: tuple[str, ...] = ("config", "metrics", "assertions", "config_fingerprint")
+#: The summary of every error about a folder that holds no finished run.
+NOT_A_RUN = "not a finished harness run"
 #: Relative drop allowed when neither ``--tolerance`` nor the baseline gives one.
 DEFAULT_MAX_RELATIVE_DROP = 0.05
 
@@ -71,12 +76,16 @@ class GateResult:
 
 
 def load_report(run_dir: str | Path) -> dict[str, Any]:
-    """``RUN/report.json``, or a DataError saying in one line why it cannot be read."""
+    """``RUN/report.json``, or a DataError saying in one line why it cannot be read.
+
+    No folder, or no report in it (say whether the run did not finish); else the file's problem as
+    :func:`~playground.errors.load_json_object` words it, with :data:`REPORT_KEYS` required.
+    """
     run_dir = Path(run_dir)
     path = run_dir / "report.json"
 
-    def fail(message: str, line: int | None = None) -> DataError:
-        return DataError([Problem(str(path), message, line=line)], "not a finished harness run")
+    def fail(message: str) -> DataError:
+        return DataError([Problem(str(path), message)], NOT_A_RUN)
 
     if not run_dir.is_dir():
         raise fail(f"{run_dir} is not a folder" if run_dir.exists() else f"no run folder {run_dir}")
@@ -87,22 +96,7 @@ def load_report(run_dir: str | Path) -> dict[str, Any]:
             if unfinished
             else "missing: is this a harness run folder (playground harness run --out)?"
         )
-    problems: list[Problem] = []
-    text = read_text(path, str(path), problems)
-    if text is None:
-        raise DataError(problems, "not a finished harness run")
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise fail(f"truncated or not JSON ({exc.msg} at column {exc.colno}) — rerun the harness", exc.lineno) from None
-    missing = [
-        k
-        for k in ("config", "metrics", "assertions", "config_fingerprint")
-        if not isinstance(report, dict) or k not in report
-    ]
-    if missing:
-        raise fail(f"not a harness report (no {', '.join(missing)})")
-    return dict(report)
+    return load_json_object(path, "a harness report", REPORT_KEYS, summary=NOT_A_RUN, hint="rerun the harness")
 
 
 def _gated(metrics: dict[str, Any]) -> dict[str, Any]:
