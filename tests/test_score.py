@@ -68,8 +68,19 @@ def test_markers_are_stripped_from_claims():
 
 def test_context_keys_cover_parts_and_number_words():
     keys = context_keys("The Bergen-Belsen camp was re-examined three times; TW-4291 failed.")
-    assert {"berge", "belse", "exami", "3", "tw-4291", "4291"} <= keys
-    assert "the" not in keys  # stopwords carry no key
+    # compounds whole and by part; "three" keeps its e (ee) and adds its value;
+    # stopwords ("the", "was") carry no key
+    assert set(keys) == {"bergen-belsen", "berge", "belse", "camp", "re-examined", "re", "exami", "three", "3",
+                         "tim", "tw-4291", "tw", "4291", "fail"}
+
+
+def test_context_keys_are_a_plain_dict_the_collector_does_not_track():
+    import gc
+
+    keys = context_keys("Retries are limited to 5 attempts per event.")
+    assert type(keys) is dict and set(keys.values()) == {None}
+    assert not gc.is_tracked(keys)
+    assert not gc.is_tracked(S.Context(["Retries stop after 5 attempts.", "Backoff doubles."]).keys)
 
 
 # --------------------------------------------------------------------------- support

@@ -86,6 +86,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from playground.harness.tokens import (
     Analysis,
+    KeySet,
     analyze,
     context_keys,
     identifier_present,
@@ -302,8 +303,8 @@ class Context:
     __slots__ = ("_lowered", "keys", "passage_keys", "passages")
 
     passages: tuple[str, ...]
-    passage_keys: tuple[frozenset[str], ...]
-    keys: frozenset[str]
+    passage_keys: tuple[KeySet, ...]
+    keys: KeySet
     _lowered: str | None
 
     def __init__(self, context: str | Sequence[str] | Context):
@@ -360,19 +361,19 @@ class Context:
         return context if isinstance(context, Context) else cls(context)
 
 
-def _union_keys(passages: tuple[str, ...], passage_keys: tuple[frozenset[str], ...]) -> frozenset[str]:
+def _union_keys(passages: tuple[str, ...], passage_keys: tuple[KeySet, ...]) -> KeySet:
     """Union of the passages' keys, cached by the passages (the responses of
     one case share their retrieved passages)."""
     keys = _UNIONS.get(passages)
     if keys is None:
-        keys = frozenset().union(*passage_keys)
+        keys = dict.fromkeys(chain.from_iterable(passage_keys))
         if len(_UNIONS) >= _UNION_CACHE_SIZE:
             _UNIONS.clear()
         _UNIONS[passages] = keys
     return keys
 
 
-_UNIONS: dict[tuple[str, ...], frozenset[str]] = {}
+_UNIONS: dict[tuple[str, ...], KeySet] = {}
 _UNION_CACHE_SIZE = 256
 
 

@@ -79,7 +79,7 @@ randomness.  The rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from itertools import chain, pairwise
 from typing import NamedTuple
@@ -93,6 +93,7 @@ __all__ = [
     "STOPWORDS",
     "TOKEN_RE",
     "Analysis",
+    "KeySet",
     "analyze",
     "content_stems",
     "context_keys",
@@ -156,6 +157,14 @@ NUMBER_WORDS: dict[str, str] = {
 
 #: Length of the match key of alphabetic tokens (rule 8).
 PREFIX_LEN = 5
+
+#: A set of match keys (:func:`context_keys`): a dict whose keys are the members
+#: and whose values are None; read it, never change it (it is cached and shared).
+#: Not a frozenset because CPython's garbage collector tracks every set and walks
+#: it at each collection while it is young, but does not track a dict that holds
+#: only strings: for fresh passages, walking their key sets was about 6% of the
+#: scorers' time (``bench/bench_score.py --workload fresh``).
+KeySet = Mapping[str, None]
 
 _DATE = r"\d{4}-\d{2}-\d{2}\b"
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?\b"
@@ -668,8 +677,8 @@ class _ChunkKeys(dict[str, tuple[str, ...]]):
 _CHUNK_KEYS = _ChunkKeys()
 
 
-def context_keys(text: str) -> frozenset[str]:
-    """The match keys of every token of a context text (rule 8).
+def context_keys(text: str) -> KeySet:
+    """The match keys of every token of a context text (rule 8), as a :data:`KeySet`.
 
     Cached by text.  A claim's content token, number or name is *present* in
     the context when its :func:`match_key` is in this set; an identifier when
@@ -680,14 +689,14 @@ def context_keys(text: str) -> frozenset[str]:
         low = text.lower()
         if "’" in low:
             low = low.replace("’", "'")
-        keys = frozenset(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split())))
+        keys = dict.fromkeys(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split())))
         if len(_CONTEXT_KEYS) >= CACHE_SIZES["context_keys"]:
             _CONTEXT_KEYS.clear()
         _CONTEXT_KEYS[text] = keys
     return keys
 
 
-_CONTEXT_KEYS: dict[str, frozenset[str]] = {}
+_CONTEXT_KEYS: dict[str, dict[str, None]] = {}
 
 
 @lru_cache(maxsize=4_096)
@@ -695,7 +704,7 @@ def _identifier_re(ident: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w.\-/])" + re.escape(ident) + r"(?![\w]|[.\-/:]\w)")
 
 
-def identifier_present(ident: str, keys: frozenset[str], lowered: str) -> bool:
+def identifier_present(ident: str, keys: KeySet, lowered: str) -> bool:
     """Whether a (lower-cased) identifier occurs whole in a context: as a whole
     token key when it contains a non-letter (``tw-4291``,
     ``delivery.retry.max_attempts``), else -- camelCase or code-span words,
