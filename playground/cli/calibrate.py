@@ -187,6 +187,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_adjudicate)
     from .calibrate_real import register_real  # ragtruth --frozen, begin, ablation (the `scorers` work)
     register_real(sub)
+    from .calibrate_outside import register_outside  # --judge, --scores, --write-ids on ragtruth and begin
+    register_outside(sub)
 
 
 # --- output helpers ---------------------------------------------------------------------------------
