@@ -41,7 +41,7 @@ Rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,8 +95,9 @@ class JudgeTask:
     where: str
 
 
-def judge_task(record: Any, dataset: str) -> JudgeTask:
-    """The judge's view of a RAGTruth or BEGIN record (``dataset`` ``RAGTruth`` or ``BEGIN``)."""
+def judge_task(record: Any, dataset: str, where: str = "") -> JudgeTask:
+    """The judge's view of a RAGTruth or BEGIN record (``dataset`` ``RAGTruth`` or ``BEGIN``); ``where``
+    names the record's file and line in errors (default: the data set and the record's line)."""
     rid = str(record.example_id)
     begin = hasattr(record, "knowledge")
     if begin:
@@ -116,7 +117,7 @@ def judge_task(record: Any, dataset: str) -> JudgeTask:
     claim = Claim(response_id=rid, index=0, text=text, start=0, end=len(text))
     line = getattr(record, "line", 0)
     return JudgeTask(rid, case, passages, response, claim, str(generator),
-                     f"{dataset} line {line}" if line else dataset)
+                     where or (f"{dataset} line {line}" if line else dataset))
 
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -173,15 +174,17 @@ def first_sources(records: Iterable[Any], n: int) -> list[str]:
 
 
 def judge_claims(records: Sequence[Any], dataset: str, models: Any, judge_model: str, *,
-                 progress: bool = False) -> GivenScores:
+                 where: Mapping[str, str] | None = None, progress: bool = False) -> GivenScores:
     """The judge's verdict on every record, as yes/no scores keyed by ``example_id`` (module docstring).
 
     ``models``: an :class:`~playground.harness.llm.OllamaModels` (with a cache).
+    ``where``: ``example_id`` -> "file line N", for errors.
     ``progress``: a bar on stderr, drawn only when it is a terminal."""
     from ..harness.judge import judge_response
     from ..harness.llm import JudgeOutputError
 
-    tasks = [judge_task(r, dataset) for r in records]
+    places = where or {}
+    tasks = [judge_task(r, dataset, places.get(r.example_id, "")) for r in records]
     check_not_generator(judge_model, tasks)
     cache = getattr(models, "cache", None)
     if cache is None or any(judge_call_key(models, judge_model, t) not in cache for t in tasks):

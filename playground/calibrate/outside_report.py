@@ -63,18 +63,42 @@ class OutsideScorers:
         return self.scores_name or (Path(self.scores).stem if self.scores is not None else "")
 
 
-def split_of(dataset: str, path: str | Path | None = None) -> tuple[list[Any], list[Any]]:
-    """``(tuning, frozen)`` records of ``ragtruth`` (the two shared files; ``path``: a list of files) or
-    ``begin`` (``path``: the file, default the shared one)."""
+def split_of(dataset: str, path: str | Path | Sequence[Any] | None = None) -> tuple[list[Any], list[Any]]:
+    """``(tuning, frozen)`` records of ``ragtruth`` (default the two shared files; ``path``: a file or a
+    list of files) or ``begin`` (``path``: the file, default the shared one)."""
     if dataset == "ragtruth":
         from .ragtruth import ragtruth_split
 
-        return ragtruth_split(None if path is None else list(path) if isinstance(path, (list, tuple)) else [path])
+        return ragtruth_split(None if path is None else _files(path))
     if dataset == "begin":
         from .begin import begin_split
 
-        return begin_split(path)
+        return begin_split(path if isinstance(path, (str, Path)) else None)
     raise ValueError(f"unknown data set {dataset!r} (known: {', '.join(DATASETS)})")
+
+
+def _places(dataset: str, path: str | Path | Sequence[Any] | None, records: Sequence[Any]) -> dict[str, str]:
+    """``example_id`` -> ``"<file name> line N"`` of ``records`` (a RAGTruth claim in both files: the first)."""
+    if dataset == "ragtruth":
+        from .ragtruth import _records, default_ragtruth_path, default_validation_path
+
+        files = [default_ragtruth_path(), default_validation_path()] if path is None else _files(path)
+        wanted = {r.example_id for r in records}
+        out: dict[str, str] = {}
+        for f in files:
+            name = Path(f).name if isinstance(f, (str, Path)) else "records"
+            for r in _records(f):
+                if r.example_id in wanted:
+                    out.setdefault(r.example_id, f"{name} line {r.line}")
+        return out
+    from ..begin import default_begin_path
+
+    name = Path(path if isinstance(path, (str, Path)) else default_begin_path()).name
+    return {r.example_id: f"{name} line {r.line}" for r in records}
+
+
+def _files(path: str | Path | Sequence[Any]) -> list[Any]:
+    return [path] if isinstance(path, (str, Path)) else list(path)
 
 
 def _models(spec: OutsideScorers) -> Any:
@@ -92,7 +116,8 @@ def _subset(spec: OutsideScorers, part: str, reported: Sequence[Any], chosen: Se
 
 
 def _extra_scorers(dataset: str, spec: OutsideScorers, tuning: Sequence[Any], frozen: Sequence[Any],
-                   reported: Sequence[Any], tuning_cv: bool) -> list[tuple[str, AnyScorer]]:
+                   reported: Sequence[Any], tuning_cv: bool,
+                   path: str | Path | Sequence[Any] | None) -> list[tuple[str, AnyScorer]]:
     from .judge_scorer import judge_claims
     from .outside_scores import read_scores
 
@@ -106,15 +131,17 @@ def _extra_scorers(dataset: str, spec: OutsideScorers, tuning: Sequence[Any], fr
     if spec.judge is not None:
         models = spec.models if spec.models is not None else _models(spec)
         try:
-            extra.insert(0, (spec.judge_name, judge_claims(reported, DATASETS[dataset], models, spec.judge,
-                                                           progress=spec.progress)))
+            verdicts = judge_claims(reported, DATASETS[dataset], models, spec.judge,
+                                    where=_places(dataset, path, reported), progress=spec.progress)
+            extra.insert(0, (spec.judge_name, verdicts))
         finally:
             if spec.models is None and models.cache is not None:
                 models.cache.close()
     return extra
 
 
-def outside_report(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = False, path: str | Path | None = None,
+def outside_report(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = False,
+                   path: str | Path | Sequence[Any] | None = None,
                    folds: int = 5, criterion: str = "balanced_accuracy", n_boot: int | None = None, seed: int = 0,
                    confidence: float = 0.95) -> FrozenReport | TuningCVReport:
     """The frozen report (or with ``tuning_cv`` the tuning-part cross-validation) of ``dataset``
@@ -143,7 +170,7 @@ def outside_report(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = Fals
         chosen = first_sources(reported, spec.limit)
         subset = _subset(spec, part, reported, chosen)
         reported = only_sources(reported, set(chosen))
-    extra = _extra_scorers(dataset, spec, tuning, frozen, reported, tuning_cv)
+    extra = _extra_scorers(dataset, spec, tuning, frozen, reported, tuning_cv, path)
     scorers = [*ours, *extra]
     sources = None if chosen is None else set(chosen)
     boot = n_boot if n_boot is not None else (1000 if tuning_cv else 2000)
@@ -152,7 +179,7 @@ def outside_report(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = Fals
     if dataset == "ragtruth":
         from .ragtruth import frozen_ragtruth, tuning_cv_ragtruth
 
-        files = None if path is None else list(path) if isinstance(path, (list, tuple)) else [path]
+        files = None if path is None else _files(path)
         if tuning_cv:
             return tuning_cv_ragtruth(files, folds=folds, **common)
         return frozen_ragtruth(files, **common)
