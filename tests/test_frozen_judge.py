@@ -248,9 +248,11 @@ def _one_error(rc, out, err) -> str:
 
 def test_server_down(tiny, capsys):
     port = _free_port()
+    floors = tiny / "floors.json"
     msg = _one_error(*run_main(capsys, "calibrate", "ragtruth", "--frozen", "--judge", JUDGE, "--ollama-host",
-                               f"127.0.0.1:{port}", "--judge-cache", str(tiny / "c.db")))
+                               f"127.0.0.1:{port}", "--judge-cache", str(tiny / "c.db"), "--save-floors", str(floors)))
     assert msg == f"error: Ollama is not running at http://127.0.0.1:{port} — start it with `ollama serve`"
+    assert not floors.exists()  # nothing half-written
 
 
 def test_model_not_pulled(tiny, double, capsys):
