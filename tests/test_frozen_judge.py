@@ -118,10 +118,12 @@ def test_judge_row_on_the_ragtruth_frozen_part_by_hand(tiny, double):
 
 
 def test_cli_table_then_a_rerun_from_the_cache(tiny, double, capsys):
-    cache = tiny / "cache" / "judge.db"
+    cache = tiny / "run" / ".cache"  # a harness run folder's cache: DIR/ollama.db
     rc, out, err = _cli(capsys, double, cache, "ragtruth", "--frozen")
     assert rc == 0, err
     assert double.count("/api/chat") == 8
+    with ModelCache(cache / "ollama.db") as stored:
+        assert len(stored) == 8
     row = printed(out, ROW)
     assert (row["n"], row["hallucinated"], row["sources"], row["floor"]) == ("8", "3", "3", "yes/no")
     assert (row["kappa"], row["bal_acc"], row["recall_h"], row["precision_h"]) == ("0.467", "0.733", "0.667", "0.667")
@@ -133,7 +135,7 @@ def test_cli_table_then_a_rerun_from_the_cache(tiny, double, capsys):
 
 
 def test_a_rerun_needs_no_server(tiny, capsys):
-    cache = tiny / "judge.db"
+    cache = tiny / "judge-cache"
     with OllamaDouble(chat_reply=verdict_reply(all_verdicts())) as d:
         host = d.host
         rc, out, err = _cli(capsys, d, cache, "begin")
@@ -174,7 +176,7 @@ def test_ragtruth_prompt_has_no_question_and_the_evidence_numbered(tiny, double)
 
 
 def test_tuning_cv_judges_no_frozen_claim(tiny, double, capsys):
-    rc, out, err = _cli(capsys, double, tiny / "c.db", "ragtruth", "--tuning-cv", "--folds", "2")
+    rc, out, err = _cli(capsys, double, tiny / "cache", "ragtruth", "--tuning-cv", "--folds", "2")
     assert rc == 0, err
     judged = _judged(double)
     frozen_texts = {c["text"] for c in rt_claims() if c["frozen"]}
@@ -185,7 +187,7 @@ def test_tuning_cv_judges_no_frozen_claim(tiny, double, capsys):
     row = printed(out, ROW)
     assert (row["n"], row["hallucinated"], row["floor"], row["kappa"], row["bal_acc"]) == (
         "6", "2", "yes/no", "0.571", "0.750")
-    rc, _, err = _cli(capsys, double, tiny / "c.db", "begin", "--tuning-cv", "--folds", "2")
+    rc, _, err = _cli(capsys, double, tiny / "cache", "begin", "--tuning-cv", "--folds", "2")
     assert rc == 0, err
     begin_frozen = {c["text"] for c in begin_claims() if c["frozen"]}
     assert not begin_frozen & set(_judged(double))
@@ -202,7 +204,7 @@ def test_tuning_cv_judge_row_by_hand(tiny, double):
 
 def test_judge_limit_reports_every_row_on_the_first_sources(tiny, double, capsys):
     first = ranked(RT_FROZEN_SOURCES, "judge-limit")[0]
-    rc, out, err = _cli(capsys, double, tiny / "c.db", "ragtruth", "--frozen", "--judge-limit", "1")
+    rc, out, err = _cli(capsys, double, tiny / "cache", "ragtruth", "--frozen", "--judge-limit", "1")
     assert rc == 0, err
     expected = [c for c in rt_claims() if c["source"] == first]
     assert sorted(_judged(double)) == sorted(c["text"] for c in expected)
@@ -224,7 +226,7 @@ def test_default_cache_is_the_harness_path_under_the_current_folder(tiny, double
 
 def test_ollama_host_from_the_environment(tiny, double, capsys, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", double.host)
-    rc, _, err = run_main(capsys, "calibrate", "begin", "--judge", JUDGE, "--judge-cache", str(tiny / "c.db"),
+    rc, _, err = run_main(capsys, "calibrate", "begin", "--judge", JUDGE, "--judge-cache", str(tiny / "cache"),
                           "--boot", "0")
     assert rc == 0, err
     assert double.count("/api/chat") == 4
@@ -250,14 +252,14 @@ def test_server_down(tiny, capsys):
     port = _free_port()
     floors = tiny / "floors.json"
     msg = _one_error(*run_main(capsys, "calibrate", "ragtruth", "--frozen", "--judge", JUDGE, "--ollama-host",
-                               f"127.0.0.1:{port}", "--judge-cache", str(tiny / "c.db"), "--save-floors", str(floors)))
+                               f"127.0.0.1:{port}", "--judge-cache", str(tiny / "cache"), "--save-floors", str(floors)))
     assert msg == f"error: Ollama is not running at http://127.0.0.1:{port} — start it with `ollama serve`"
     assert not floors.exists()  # nothing half-written
 
 
 def test_model_not_pulled(tiny, double, capsys):
     msg = _one_error(*run_main(capsys, "calibrate", "begin", "--judge", "nope:1b", "--ollama-host", double.host,
-                               "--judge-cache", str(tiny / "c.db")))
+                               "--judge-cache", str(tiny / "cache")))
     assert msg == "error: model 'nope:1b' is not pulled — run `ollama pull nope:1b`"
     assert double.count("/api/chat") == 0
 
@@ -265,7 +267,7 @@ def test_model_not_pulled(tiny, double, capsys):
 def test_timeout(tiny, capsys):
     with OllamaDouble(chat_reply=verdict_reply(all_verdicts()), delay=2.0) as slow:
         msg = _one_error(*run_main(capsys, "calibrate", "begin", "--judge", JUDGE, "--ollama-host", slow.host,
-                                   "--judge-cache", str(tiny / "c.db"), "--timeout", "0.3"))
+                                   "--judge-cache", str(tiny / "cache"), "--timeout", "0.3"))
     assert msg.startswith(f"error: model '{JUDGE}' did not answer within 0.3 s — raise --timeout")
 
 
@@ -277,7 +279,7 @@ def test_a_reply_invalid_twice_is_a_named_error_not_a_zero(tiny, capsys):
 
     with OllamaDouble(chat_reply=reply) as d:
         msg = _one_error(*run_main(capsys, "calibrate", "ragtruth", "--frozen", "--judge", JUDGE, "--ollama-host",
-                                   d.host, "--judge-cache", str(tiny / "c.db")))
+                                   d.host, "--judge-cache", str(tiny / "cache")))
         assert sum(claim_of(b) == "It bakes for ninety minutes." for b in d.bodies("/api/chat")) == 2
     assert msg.startswith(f"error: judge '{JUDGE}' returned invalid output twice for claim 904:1 "
                           "(validation-sample.jsonl line 4): not JSON")
@@ -308,7 +310,7 @@ def test_the_judge_may_not_be_a_generator_of_the_claims(tiny, double, capsys):
     double.add_model("llama2:13b-chat")
     for judge in ("llama-2-13b-chat", "llama2:13b-chat"):  # the second is Ollama's spelling of the same model
         msg = _one_error(*run_main(capsys, "calibrate", "ragtruth", "--frozen", "--judge", judge, "--ollama-host",
-                                   double.host, "--judge-cache", str(tiny / "c.db")))
+                                   double.host, "--judge-cache", str(tiny / "cache")))
         assert msg == (f"error: the judge model '{judge}' is the generator 'llama-2-13b-chat' of 2 of the 8 claims "
                        "to judge — a model grading its own answers is lenient; choose a different --judge")
     assert double.count("/api/chat") == 0  # refused before any call
@@ -321,6 +323,13 @@ def test_same_weights():
     assert not same_weights("llama2:7b", "llama-2-7b-chat")
     assert not same_weights("llama3.1:8b", "llama-2-7b-chat")
     assert not same_weights("", "")
+
+
+def test_a_cache_folder_that_is_a_file(tiny, double, capsys):
+    (tiny / "f").write_text("x")
+    msg = _one_error(*run_main(capsys, "calibrate", "begin", "--judge", JUDGE, "--ollama-host", double.host,
+                               "--judge-cache", str(tiny / "f")))
+    assert msg == f"error: --judge-cache {tiny / 'f'} is a file: name the folder that holds (or will hold) ollama.db"
 
 
 def test_option_errors(tiny, capsys):

@@ -41,13 +41,14 @@ DATASETS: dict[str, str] = {"ragtruth": "RAGTruth", "begin": "BEGIN"}
 class OutsideScorers:
     """What to add: the judge (``judge`` model, Ollama ``host`` — None: ``$OLLAMA_HOST``, else the default —,
     ``cache`` file — None: the harness's ``.cache/ollama.db``, here under the current folder —, ``timeout``
-    seconds, ``limit`` sources), and/or a ``scores`` CSV named ``scores_name``.  ``models``: a ready
-    :class:`~playground.harness.llm.OllamaModels` instead of host, cache and timeout (tests)."""
+    seconds — None: the harness's default —, ``limit`` sources), and/or a ``scores`` CSV named
+    ``scores_name``.  ``models``: a ready :class:`~playground.harness.llm.OllamaModels` instead of host,
+    cache and timeout (tests)."""
 
     judge: str | None = None
     host: str | None = None
     cache: Path | None = None
-    timeout: float | None = 60.0
+    timeout: float | None = None
     limit: int | None = None
     scores: Path | None = None
     scores_name: str | None = None
@@ -102,10 +103,11 @@ def _files(path: str | Path | Sequence[Any]) -> list[Any]:
 
 
 def _models(spec: OutsideScorers) -> Any:
-    from ..harness.llm import DEFAULT_CACHE_RELPATH, ModelCache, OllamaModels, resolve_host
+    from ..harness.llm import DEFAULT_CACHE_RELPATH, DEFAULT_TIMEOUT, ModelCache, OllamaModels, resolve_host
 
     cache = ModelCache(spec.cache if spec.cache is not None else DEFAULT_CACHE_RELPATH)
-    return OllamaModels(resolve_host(spec.host), timeout=spec.timeout, cache=cache)
+    timeout = DEFAULT_TIMEOUT if spec.timeout is None else spec.timeout
+    return OllamaModels(resolve_host(spec.host), timeout=timeout, cache=cache)
 
 
 def _subset(spec: OutsideScorers, part: str, reported: Sequence[Any], chosen: Sequence[str]) -> str:

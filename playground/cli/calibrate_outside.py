@@ -16,9 +16,11 @@ from typing import Any
 
 from .calibrate_real import _finish_floors, _guarded, _print_frozen, _print_tuning_cv
 
-__all__ = ["register_outside", "run_outside"]
+__all__ = ["CACHE_FILE", "DEFAULT_CACHE_DIR", "register_outside", "run_outside"]
 
-_DEFAULT_TIMEOUT = 60.0
+#: The cache file inside --judge-cache DIR, and DIR's default: the harness's ``.cache/ollama.db``.
+CACHE_FILE = "ollama.db"
+DEFAULT_CACHE_DIR = Path(".cache")
 
 
 def _err(message: str) -> int:
@@ -42,11 +44,12 @@ def register_outside(sub: argparse._SubParsersAction) -> None:
         g.add_argument("--ollama-host", default=None, metavar="HOST",
                        help="Ollama server for --judge: host, host:port or http(s)://host:port (default: $OLLAMA_HOST, "
                        "else 127.0.0.1:11434)")
-        g.add_argument("--judge-cache", type=Path, default=None, metavar="FILE",
-                       help="model-call cache file (default: .cache/ollama.db in the current folder, the harness's "
-                       "cache path with this folder as its run folder)")
+        g.add_argument("--judge-cache", type=Path, default=None, metavar="DIR",
+                       help=f"folder of the model-call cache, DIR/{CACHE_FILE} (default: {DEFAULT_CACHE_DIR} in the "
+                       "current folder, as the harness keeps OUT/.cache/ollama.db; a run folder's .cache shares its "
+                       "calls)")
         g.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                       help=f"seconds to wait for one judge answer (default {_DEFAULT_TIMEOUT:g})")
+                       help="seconds to wait for one judge answer (default: the harness's, 60)")
         g.add_argument("--judge-limit", type=int, default=None, metavar="N",
                        help="a quick look: judge only the first N sources of the part in stable-hash order; every row "
                        "of the table is then on that subset, and the report says so")
@@ -117,9 +120,11 @@ def run_outside(args: argparse.Namespace) -> int:
     from ..harness.llm import ModelError
 
     ds = args._outside_dataset
-    spec = OutsideScorers(judge=args.judge, host=args.ollama_host, cache=args.judge_cache,
-                          timeout=_DEFAULT_TIMEOUT if args.timeout is None else args.timeout, limit=args.judge_limit,
-                          scores=args.scores, scores_name=args.scores_name, progress=True)
+    folder = DEFAULT_CACHE_DIR if args.judge_cache is None else args.judge_cache
+    if folder.exists() and not folder.is_dir():
+        return _err(f"--judge-cache {folder} is a file: name the folder that holds (or will hold) {CACHE_FILE}")
+    spec = OutsideScorers(judge=args.judge, host=args.ollama_host, cache=folder / CACHE_FILE, timeout=args.timeout,
+                          limit=args.judge_limit, scores=args.scores, scores_name=args.scores_name, progress=True)
     try:
         rep = outside_report(ds, spec, tuning_cv=bool(args.tuning_cv), path=args.file if ds == "begin" else None,
                              folds=args.folds, criterion=args.criterion, n_boot=args.boot, seed=args.seed)
