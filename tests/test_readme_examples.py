@@ -44,6 +44,8 @@ SHARED = Path(os.environ.get("PLAYGROUND_SHARED_DIR", REPO.parent / "shared"))
 #: Exact commands not run, with the reason.
 SKIP = {
     "calibrate external my-ragas-scores.csv --human key": "names a score file the reader brings (my-ragas-scores.csv)",
+    "calibrate ragtruth --frozen --scores my-hhem-scores.csv --scores-name HHEM":
+        "names a score file the reader brings (my-hhem-scores.csv; tests/test_frozen_scores.py runs --scores)",
 }
 COMMAND_TIMEOUT = 600
 

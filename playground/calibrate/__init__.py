@@ -73,7 +73,9 @@ One job each; this package re-exports every name, so import from
 * :mod:`.ppi` — prediction-powered estimates by dimension;
 * :mod:`.annotators` — annotator agreement, adjudication, accuracy against the key;
 * :mod:`.ragtruth` — the RAGTruth labellings and calibration;
-* :mod:`.report` — :func:`calibrate`, the whole report of one pair of labellings.
+* :mod:`.report` — :func:`calibrate`, the whole report of one pair of labellings;
+* :mod:`.judge_scorer`, :mod:`.outside_scores`, :mod:`.outside_report` — an LLM
+  judge or a user's own per-claim scores beside ours on the real data sets' frozen parts.
 """
 from __future__ import annotations
 
@@ -87,6 +89,7 @@ from .annotators import (
 from .answer_key import key_from_dataset, key_from_run
 from .comparison import Comparison, Rate, case_link, compare, paired
 from .external_csv import auto_from_csv
+from .judge_scorer import JudgeReplyInvalid, judge_claims
 from .labellings import (
     AUTO_COLUMNS,
     BINARY_THRESHOLD,
@@ -99,6 +102,8 @@ from .labellings import (
     auto_from_frame,
     human_from_labels,
 )
+from .outside_report import OutsideScorers, outside_report
+from .outside_scores import ScoresError, read_scores, write_claims
 from .ppi import PPI_COLUMNS, CalibrationSample, calibration_sample, ppi_by_dimension
 from .ragtruth import (
     RagTruthCalibration,
@@ -140,9 +145,12 @@ __all__ = [
     "CalibrationSample",
     "Comparison",
     "HumanLabelling",
+    "JudgeReplyInvalid",
+    "OutsideScorers",
     "RagTruthCalibration",
     "Rate",
     "ScorerFigures",
+    "ScoresError",
     "ThresholdCalibration",
     "accuracy_against_key",
     "adjudicate",
@@ -160,17 +168,21 @@ __all__ = [
     "human_consensus",
     "human_from_labels",
     "human_from_store",
+    "judge_claims",
     "judge_from_run",
     "key_from_dataset",
     "key_from_run",
+    "outside_report",
     "paired",
     "plain_coverage",
     "ppi_by_dimension",
     "ragtruth_auto",
     "ragtruth_human",
+    "read_scores",
     "reliability",
     "reliability_for",
     "small_set_warning",
     "threshold_sweep",
+    "write_claims",
     "write_tables",
 ]

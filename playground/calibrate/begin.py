@@ -8,11 +8,11 @@ the task type is the dialogue corpus (``wow``, ``cmu_dog``, ``topicalchat``).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from ..begin import BeginRecord, load_begin
-from .frozen import FrozenReport, TuningCVReport, evaluate_frozen, items_of
+from .frozen import AnyScorer, FrozenReport, TuningCVReport, evaluate_frozen, items_of, only_sources
 from .ragtruth import real_scorers
 
 __all__ = ["begin_split", "frozen_begin", "tuning_cv_begin"]
@@ -29,28 +29,29 @@ def begin_split(path: str | Path | None = None) -> tuple[list[BeginRecord], list
 
 
 def frozen_begin(path: str | Path | None = None, *, criterion: str = "balanced_accuracy", n_boot: int = 2000,
-                 seed: int = 0, confidence: float = 0.95,
-                 scorers: Sequence[tuple[str, Callable[[str, Sequence[str]], float]]] | None = None,
-                 ) -> FrozenReport:
-    """Every scorer on BEGIN's frozen part, its floor chosen on the tuning part."""
+                 seed: int = 0, confidence: float = 0.95, scorers: Sequence[tuple[str, AnyScorer]] | None = None,
+                 sources: Collection[str] | None = None, subset: str = "") -> FrozenReport:
+    """Every scorer on BEGIN's frozen part, its floor chosen on the tuning part
+    (``sources``: only the frozen responses of these sources are reported)."""
     from ..harness import score as S
 
     tuning, frozen = begin_split(path)
-    return evaluate_frozen("BEGIN", items_of(tuning), items_of(frozen), scorers or real_scorers(),
-                           grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR, criterion=criterion,
-                           n_boot=n_boot, seed=seed, confidence=confidence)
+    return evaluate_frozen("BEGIN", items_of(tuning), items_of(only_sources(frozen, sources)),
+                           scorers or real_scorers(), grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR,
+                           criterion=criterion, n_boot=n_boot, seed=seed, confidence=confidence, subset=subset)
 
 
 def tuning_cv_begin(path: str | Path | None = None, *, folds: int = 5, criterion: str = "balanced_accuracy",
                     n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
-                    scorers: Sequence[tuple[str, Callable[[str, Sequence[str]], float]]] | None = None,
-                    ) -> TuningCVReport:
+                    scorers: Sequence[tuple[str, AnyScorer]] | None = None,
+                    sources: Collection[str] | None = None, subset: str = "") -> TuningCVReport:
     """Every scorer cross-validated on BEGIN's *tuning* part only, grouped by source
-    (:func:`playground.calibrate.frozen.tuning_cv`; no frozen response is scored)."""
+    (:func:`playground.calibrate.frozen.tuning_cv`; no frozen response is scored;
+    ``sources``: only the tuning responses of these sources take part)."""
     from ..harness import score as S
     from .frozen import tuning_cv
 
     tuning, _ = begin_split(path)
-    return tuning_cv("BEGIN", items_of(tuning), scorers or real_scorers(), grid=S.SUPPORT_FLOOR_GRID,
-                     default=S.DEFAULT_SUPPORT_FLOOR, folds=folds, criterion=criterion, n_boot=n_boot, seed=seed,
-                     confidence=confidence)
+    return tuning_cv("BEGIN", items_of(only_sources(tuning, sources)), scorers or real_scorers(),
+                     grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR, folds=folds, criterion=criterion,
+                     n_boot=n_boot, seed=seed, confidence=confidence, subset=subset)

@@ -18,6 +18,11 @@ The protocol (what a careful reader of a detector's figure asks for):
    statistic undefined in a resample (a class absent) is left out of that
    resample's distribution; the number used is reported.
 
+Scores given rather than computed (:class:`GivenScores`: an LLM judge's verdicts, a
+user's own scorer run elsewhere) are looked up by :attr:`Item.item_id` and go through
+the same protocol.  A yes/no scorer (``yes_no``: verdicts 1.0 / 0.0) has no floor to
+choose: a claim passes when its verdict is yes, and its floor column reads ``yes/no``.
+
 Confusion counts, with hallucinated = positive: ``tp`` hallucinated and
 flagged (score below the floor), ``fn`` hallucinated and passed, ``fp``
 supported and flagged, ``tn`` supported and passed.  ``recall = tp / (tp +
@@ -32,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -43,7 +48,10 @@ import pandas as pd
 from ..sampling import stable_hash
 
 __all__ = [
+    "YES_NO",
+    "AnyScorer",
     "FrozenReport",
+    "GivenScores",
     "Item",
     "Scorer",
     "ScorerCV",
@@ -54,29 +62,70 @@ __all__ = [
     "counts_metrics",
     "evaluate_frozen",
     "items_of",
+    "only_sources",
     "rouge1_precision",
+    "score_items",
     "tuning_cv",
 ]
 
 Scorer = Callable[[str, Sequence[str]], float]
 
+#: The floor column of a yes/no scorer (no floor is chosen from data).
+YES_NO = "yes/no"
+
+
+@dataclass(frozen=True)
+class GivenScores:
+    """Per-item scores that were given, not computed from the text, keyed by :attr:`Item.item_id`.
+
+    ``yes_no``: the scores are verdicts (1.0 = supported, 0.0 = not): no floor is
+    chosen, a claim passes when ``score >= 0.5``.  Otherwise the scores are on
+    [0, 1], higher = more supported, and the floor is chosen on the tuning part
+    like every scorer's."""
+
+    scores: Mapping[str, float]
+    yes_no: bool = False
+
+
+AnyScorer = Scorer | GivenScores
+
 
 @dataclass(frozen=True)
 class Item:
     """One labelled claim: its text, grounding passages, the human label
-    (``supported`` = not hallucinated), its source (the bootstrap cluster) and task type."""
+    (``supported`` = not hallucinated), its source (the bootstrap cluster), task type
+    and id (the record's ``example_id``: what :class:`GivenScores` are keyed by)."""
 
     claim: str
     context: tuple[str, ...]
     supported: bool
     source: str
     task: str
+    item_id: str = ""
 
 
 def items_of(records: Iterable[Any]) -> list[Item]:
     """Items of RAGTruth or BEGIN records (``claim``, ``context``, ``supported``,
-    ``source_id``, ``task_type``)."""
-    return [Item(r.claim, tuple(r.context), bool(r.supported), r.source_id, r.task_type) for r in records]
+    ``source_id``, ``task_type``, ``example_id``)."""
+    return [Item(r.claim, tuple(r.context), bool(r.supported), r.source_id, r.task_type, r.example_id)
+            for r in records]
+
+
+def only_sources(records: Sequence[Any], sources: Collection[str] | None) -> list[Any]:
+    """The records whose ``source_id`` is in ``sources`` (all of them when ``sources`` is None)."""
+    return list(records) if sources is None else [r for r in records if r.source_id in sources]
+
+
+def score_items(scorer: AnyScorer, items: Sequence[Item]) -> np.ndarray:
+    """``round(score, 6)`` of every item: computed from claim and context, or looked up
+    by item id in :class:`GivenScores` (a ``ValueError`` names the ids without one)."""
+    if isinstance(scorer, GivenScores):
+        missing = [i.item_id for i in items if i.item_id not in scorer.scores]
+        if missing:
+            raise ValueError(f"no given score for {len(missing)} item(s): {', '.join(missing[:10])}"
+                             + (" …" if len(missing) > 10 else ""))
+        return np.round(np.array([float(scorer.scores[i.item_id]) for i in items], dtype=float), 6)
+    return np.round(np.array([float(scorer(i.claim, i.context)) for i in items], dtype=float), 6)
 
 
 _ROUGE_TOKEN_RE = re.compile(r"[a-z0-9]+")
@@ -156,13 +205,15 @@ class ScorerOnFrozen:
 
     ``rows``: one dict per slice (``all`` and each task type) with ``n``,
     ``hallucinated``, each statistic and its interval (``*_low``, ``*_high``).
-    ``reason``: why figures are missing, if they are.
+    ``reason``: why figures are missing, if they are.  ``yes_no``: a verdict
+    scorer, no floor chosen (``floor`` is None, the table shows :data:`YES_NO`).
     """
 
     name: str
     floor: float | None
     rows: tuple[dict[str, Any], ...]
     reason: str = ""
+    yes_no: bool = False
 
 
 STATS = ("kappa", "balanced_accuracy", "recall_hallucinated", "precision_hallucinated")
@@ -212,11 +263,13 @@ class FrozenReport:
     n_boot: int
     seed: int
     scorers: tuple[ScorerOnFrozen, ...]
+    #: Empty, or what part of the frozen part is reported (``--judge-limit``: the first N sources).
+    subset: str = ""
 
     def table(self) -> pd.DataFrame:
-        """One row per scorer and slice."""
-        rows = [{"dataset": self.dataset, "scorer": s.name, "floor": s.floor, **r} for s in self.scorers
-                for r in s.rows]
+        """One row per scorer and slice; a yes/no scorer's floor is :data:`YES_NO`."""
+        rows = [{"dataset": self.dataset, "scorer": s.name, "floor": YES_NO if s.yes_no else s.floor, **r}
+                for s in self.scorers for r in s.rows]
         return pd.DataFrame(rows)
 
     def scorer(self, name: str) -> ScorerOnFrozen:
@@ -226,36 +279,50 @@ class FrozenReport:
         return {s.name: s.floor for s in self.scorers}
 
 
+def _frozen_rows(sup: np.ndarray, pred: np.ndarray, groups: np.ndarray, tasks: np.ndarray, n_boot: int,
+                 seed: int | str, confidence: float) -> tuple[dict[str, Any], ...]:
+    rows = [_slice_row("all", sup, pred, groups, n_boot, seed, confidence)]
+    for t in sorted(set(tasks.tolist())):
+        m = tasks == t
+        rows.append(_slice_row(t, sup[m], pred[m], groups[m], n_boot, seed, confidence))
+    return tuple(rows)
+
+
 def evaluate_frozen(dataset: str, tuning: Sequence[Item], frozen: Sequence[Item],
-                    scorers: Sequence[tuple[str, Scorer]], *, grid: Sequence[float], default: float,
+                    scorers: Sequence[tuple[str, AnyScorer]], *, grid: Sequence[float], default: float,
                     criterion: str = "balanced_accuracy", n_boot: int = 2000, seed: int | str = 0,
-                    confidence: float = 0.95, floors: dict[str, float] | None = None) -> FrozenReport:
-    """Choose each scorer's floor on ``tuning`` (or take it from ``floors``), report on ``frozen``."""
+                    confidence: float = 0.95, floors: dict[str, float] | None = None,
+                    subset: str = "") -> FrozenReport:
+    """Choose each scorer's floor on ``tuning`` (or take it from ``floors``), report on ``frozen``.
+
+    A yes/no scorer (:class:`GivenScores` with ``yes_no``) reads no tuning item: it
+    has no floor to choose, a frozen item passes when its verdict is yes.
+    ``subset``: the report's note when ``frozen`` is a part of the frozen part."""
     frozen_sources = sorted({i.source for i in frozen})
     sup_f = np.array([i.supported for i in frozen], dtype=bool)
     groups = np.array([i.source for i in frozen], dtype=object)
     tasks = np.array([i.task for i in frozen], dtype=object)
     out = []
     for name, fn in scorers:
+        yes_no = isinstance(fn, GivenScores) and fn.yes_no
         floor: float | None
-        if floors is not None and name in floors:
-            floor, reason = floors[name], ""
+        reason = ""
+        if yes_no:
+            floor = None
+        elif floors is not None and name in floors:
+            floor = floors[name]
         else:
-            ts = [float(fn(i.claim, i.context)) for i in tuning]
+            ts = score_items(fn, tuning).tolist()
             floor, reason = choose_floor(ts, [i.supported for i in tuning], grid, default=default,
                                          criterion=criterion)
-        if floor is None or not frozen:
-            out.append(ScorerOnFrozen(name, floor, (), reason or "no frozen items"))
+        if (floor is None and not yes_no) or not frozen:
+            out.append(ScorerOnFrozen(name, floor, (), reason or "no frozen items", yes_no))
             continue
-        fs = np.round(np.array([float(fn(i.claim, i.context)) for i in frozen]), 6)
-        pred = fs >= floor
-        rows = [_slice_row("all", sup_f, pred, groups, n_boot, seed, confidence)]
-        for t in sorted(set(tasks.tolist())):
-            m = tasks == t
-            rows.append(_slice_row(t, sup_f[m], pred[m], groups[m], n_boot, seed, confidence))
-        out.append(ScorerOnFrozen(name, floor, tuple(rows)))
+        pred = score_items(fn, frozen) >= (0.5 if floor is None else floor)
+        out.append(ScorerOnFrozen(name, floor, _frozen_rows(sup_f, pred, groups, tasks, n_boot, seed, confidence),
+                                  yes_no=yes_no))
     return FrozenReport(dataset, len(tuning), len(frozen), int((~sup_f).sum()), len(frozen_sources), criterion,
-                        n_boot, seed if isinstance(seed, int) else 0, tuple(out))
+                        n_boot, seed if isinstance(seed, int) else 0, tuple(out), subset)
 
 
 # --------------------------------------------------------------------------- tuning-only cross-validation
@@ -271,6 +338,8 @@ class ScorerCV:
     fold_floors: tuple[float | None, ...]
     rows: tuple[dict[str, Any], ...]
     reason: str = ""
+    #: A verdict scorer: no floor chosen in any fold (``fold_floors`` is empty, the table shows ``yes/no``).
+    yes_no: bool = False
 
 
 @dataclass(frozen=True)
@@ -286,11 +355,15 @@ class TuningCVReport:
     n_boot: int
     seed: int
     scorers: tuple[ScorerCV, ...]
+    #: Empty, or what part of the tuning part is reported (``--judge-limit``: the first N sources).
+    subset: str = ""
 
     def table(self) -> pd.DataFrame:
-        """One row per scorer and slice; ``floor`` is the folds' floors joined by spaces."""
+        """One row per scorer and slice; ``floor`` is the folds' floors joined by spaces (``yes/no`` for a
+        verdict scorer)."""
         rows = [{"dataset": self.dataset, "scorer": s.name,
-                 "floor": " ".join("—" if f is None else f"{f:g}" for f in s.fold_floors), **r}
+                 "floor": YES_NO if s.yes_no else " ".join("—" if f is None else f"{f:g}" for f in s.fold_floors),
+                 **r}
                 for s in self.scorers for r in s.rows]
         return pd.DataFrame(rows)
 
@@ -298,10 +371,10 @@ class TuningCVReport:
         return next(s for s in self.scorers if s.name == name)
 
 
-def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str, Scorer]], *,
+def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str, AnyScorer]], *,
               grid: Sequence[float], default: float, folds: int = 5, criterion: str = "balanced_accuracy",
               n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
-              parts: Sequence[str] | None = None) -> TuningCVReport:
+              parts: Sequence[str] | None = None, subset: str = "") -> TuningCVReport:
     """Grouped cross-validation on the tuning part alone (never reads a frozen item).
 
     Item ``i`` is in fold ``fold_of(source_i, folds, seed)``
@@ -316,7 +389,10 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
     whose training part has one class only gets no floor and its items are
     left out (``reason`` says so).  ``parts``: an optional label per item (e.g.
     the file it came from); the pooled predictions are then also reported per
-    part, after the task types, as rows whose ``task_type`` is the label.
+    part, after the task types, as rows whose ``task_type`` is the label.  A
+    yes/no scorer (:class:`GivenScores` with ``yes_no``) chooses no floor: its
+    verdicts are the held-out predictions of every item.  ``subset``: the
+    report's note when ``tuning`` is a part of the tuning part.
     """
     from ..sampling import fold_of
 
@@ -331,12 +407,13 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
     part = np.array(list(parts) if parts is not None else [""] * len(tuning), dtype=object)
     out = []
     for name, fn in scorers:
-        s = np.round(np.array([float(fn(i.claim, i.context)) for i in tuning], dtype=float), 6)
-        pred = np.zeros(len(tuning), dtype=bool)
-        used = np.zeros(len(tuning), dtype=bool)
+        s = score_items(fn, tuning)
+        yes_no = isinstance(fn, GivenScores) and fn.yes_no
+        pred = s >= 0.5 if yes_no else np.zeros(len(tuning), dtype=bool)
+        used = np.full(len(tuning), yes_no, dtype=bool)
         floors: list[float | None] = []
         reasons = []
-        for k in range(folds):
+        for k in range(0 if yes_no else folds):
             train, test = fold != k, fold == k
             f, why = choose_floor(s[train].tolist(), sup[train].tolist(), grid, default=default,
                                   criterion=criterion)
@@ -357,6 +434,6 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
             for t in labels:
                 m = col == t
                 rows.append(_slice_row(t, u_sup[m], u_pred[m], u_grp[m], n_boot, seed, confidence))
-        out.append(ScorerCV(name, tuple(floors), tuple(rows), "; ".join(reasons)))
+        out.append(ScorerCV(name, tuple(floors), tuple(rows), "; ".join(reasons), yes_no))
     return TuningCVReport(dataset, len(tuning), int((~sup).sum()), len(set(groups.tolist())), folds, criterion,
-                          n_boot, seed, tuple(out))
+                          n_boot, seed, tuple(out), subset)

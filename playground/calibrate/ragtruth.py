@@ -15,7 +15,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ from ..ragtruth import plain_token_coverage
 from ..stats import balanced_accuracy, cohens_kappa, f1_score
 from ..sweep import CRITERIA, CVResult, SweepRow
 from .comparison import paired
-from .frozen import FrozenReport, TuningCVReport
+from .frozen import AnyScorer, FrozenReport, TuningCVReport
 from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .tables import _r
 from .thresholds import ThresholdCalibration, threshold_sweep
@@ -329,23 +329,26 @@ def real_scorers(off: Sequence[str] = ()) -> list[tuple[str, Callable[[str, Sequ
 
 def frozen_ragtruth(files: Sequence[Any] | None = None, *, criterion: str = "balanced_accuracy",
                     n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
-                    scorers: Sequence[tuple[str, Callable[[str, Sequence[str]], float]]] | None = None,
-                    ) -> FrozenReport:
+                    scorers: Sequence[tuple[str, AnyScorer]] | None = None,
+                    sources: Collection[str] | None = None, subset: str = "") -> FrozenReport:
     """Every scorer on RAGTruth's frozen part, its floor chosen on the tuning part
-    (:func:`playground.calibrate.frozen.evaluate_frozen`; per task type QA / Summary)."""
+    (:func:`playground.calibrate.frozen.evaluate_frozen`; per task type QA / Summary).
+
+    ``sources``: report only the frozen claims of these sources (floors are still
+    chosen on the whole tuning part); ``subset`` says so in the report."""
     from ..harness import score as S
-    from .frozen import evaluate_frozen, items_of
+    from .frozen import evaluate_frozen, items_of, only_sources
 
     tuning, frozen = ragtruth_split(files)
-    return evaluate_frozen("RAGTruth", items_of(tuning), items_of(frozen), scorers or real_scorers(),
-                           grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR, criterion=criterion,
-                           n_boot=n_boot, seed=seed, confidence=confidence)
+    return evaluate_frozen("RAGTruth", items_of(tuning), items_of(only_sources(frozen, sources)),
+                           scorers or real_scorers(), grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR,
+                           criterion=criterion, n_boot=n_boot, seed=seed, confidence=confidence, subset=subset)
 
 
 def tuning_cv_ragtruth(files: Sequence[Any] | None = None, *, folds: int = 5, criterion: str = "balanced_accuracy",
                        n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
-                       scorers: Sequence[tuple[str, Callable[[str, Sequence[str]], float]]] | None = None,
-                       ) -> TuningCVReport:
+                       scorers: Sequence[tuple[str, AnyScorer]] | None = None,
+                       sources: Collection[str] | None = None, subset: str = "") -> TuningCVReport:
     """Every scorer cross-validated on RAGTruth's *tuning* part only, grouped by source
     (:func:`playground.calibrate.frozen.tuning_cv`; no frozen claim is scored).
 
@@ -353,12 +356,14 @@ def tuning_cv_ragtruth(files: Sequence[Any] | None = None, *, folds: int = 5, cr
     file (a claim in both files counts for the first): the frozen part comes
     from the natural-rate ``validation-sample.jsonl`` alone, so its tuning
     claims are the slice most like it (``claims.jsonl`` is enriched for
-    hallucinations, and the rules were written on it)."""
+    hallucinations, and the rules were written on it).  ``sources``: only the
+    tuning claims of these sources take part; ``subset`` says so in the report."""
     from ..harness import score as S
-    from .frozen import items_of, tuning_cv
+    from .frozen import items_of, only_sources, tuning_cv
 
     paths = [default_ragtruth_path(), default_validation_path()] if files is None else list(files)
     tuning, _ = ragtruth_split(paths)
+    tuning = only_sources(tuning, sources)
     origin: dict[str, str] = {}
     for p in paths:
         name = Path(p).name if isinstance(p, (str, Path)) else "records"
@@ -366,4 +371,4 @@ def tuning_cv_ragtruth(files: Sequence[Any] | None = None, *, folds: int = 5, cr
             origin.setdefault(r.example_id, f"file {name}")
     return tuning_cv("RAGTruth", items_of(tuning), scorers or real_scorers(), grid=S.SUPPORT_FLOOR_GRID,
                      default=S.DEFAULT_SUPPORT_FLOOR, folds=folds, criterion=criterion, n_boot=n_boot, seed=seed,
-                     confidence=confidence, parts=[origin[r.example_id] for r in tuning])
+                     confidence=confidence, parts=[origin[r.example_id] for r in tuning], subset=subset)

@@ -68,6 +68,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     cal.set_defaults(func=lambda args: cal.print_help() or 2)
     sub = cal.add_subparsers(dest="calibrate_command", metavar="SUBCOMMAND")
 
+    _add_ragtruth(sub)
+    _add_golden(sub)
+    _add_store(sub)
+    _add_external(sub)
+    _add_sample(sub)
+    _add_annotators(sub)
+    _add_adjudicate(sub)
+    from .calibrate_real import register_real  # ragtruth --frozen, begin, ablation (the `scorers` work)
+    register_real(sub)
+    from .calibrate_outside import register_outside  # --judge, --scores, --write-ids on ragtruth and begin
+    register_outside(sub)
+
+
+def _add_ragtruth(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ragtruth", help="the support scorer against RAGTruth's human hallucination labels",
         description="Score every claim of a RAGTruth claim file against its evidence with the project's support "
@@ -84,6 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_ragtruth)
 
+
+def _add_golden(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "golden", help="harness labels against the golden set's answer key, per dimension",
         description="Compare a harness run's automatic labels with the authored answer key (claims: supported, "
@@ -97,6 +113,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_golden)
 
+
+def _add_store(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "store", help="human labels from the label store against a harness run",
         description="Compare one annotator's labels (--annotator) or the consensus (default: majority of "
@@ -113,6 +131,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_store)
 
+
+def _add_external(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "external", help="an external tool's per-unit scores (CSV) against human labels",
         description="Calibrate any scorer (RAGAS- or DeepEval-style) on the playground's units: FILE is a CSV with "
@@ -146,6 +166,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=run_external)
 
+
+def _add_sample(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "sample", help="which units to label for a uniform random calibration sample (for PPI)",
         description="Print the first --size units of the seeded ranking (playground.sampling.ranked): a uniform "
@@ -160,6 +182,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_root(p)
     p.set_defaults(func=run_sample)
 
+
+def _add_annotators(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "annotators", help="annotators versus each other, the adjudication queue, accuracy against the key",
         description="Pairwise Cohen's kappa, Fleiss' kappa and Krippendorff's alpha over shared units (per dimension "
@@ -173,6 +197,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _common(p, folds=False)
     p.set_defaults(func=run_annotators)
 
+
+def _add_adjudicate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "adjudicate", help="settle a disagreement: write the consensus label of one unit",
         description="Write VALUE (1 or 0; 'clear' withdraws) as the 'consensus' label of UNIT_ID on DIMENSION. "
@@ -185,8 +211,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_db(p)
     add_root(p)
     p.set_defaults(func=run_adjudicate)
-    from .calibrate_real import register_real  # ragtruth --frozen, begin, ablation (the `scorers` work)
-    register_real(sub)
 
 
 # --- output helpers ---------------------------------------------------------------------------------
