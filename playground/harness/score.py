@@ -445,16 +445,22 @@ def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
     all_content = [t for t in a.content if t not in DISCOURSE_WORDS] if "discourse" not in off else list(a.content)
     content = tuple(dict.fromkeys(all_content))
     ids = a.identifiers
-    keys = tuple(None if t in ids else match_key(t) for t in content) if ids else \
-        tuple(map(match_key, content))
+    keys = tuple(None if t in ids else match_key(t) for t in content) if ids else tuple(match_keys(content))
     return _ClaimView(text, tuple(removed), a, content, keys,
-                      tuple(sorted(a.numbers)) if "numbers" not in off else (),
-                      tuple(sorted(ids)) if "identifiers" not in off else (),
-                      tuple((n, match_key(n)) for n in sorted(a.names)) if "names" not in off else (),
+                      (tuple(sorted(a.numbers)) if a.numbers else ()) if "numbers" not in off else (),
+                      (tuple(sorted(ids)) if ids else ()) if "identifiers" not in off else (),
+                      (tuple((n, match_key(n)) for n in sorted(a.names)) if a.names else ())
+                      if "names" not in off else (),
                       abstained, len(all_content), _speaker(text, a.words) if "speaker" not in off else ())
 
 
+_NO_SPEAKER: tuple[str, ...] = ()
+_QUESTION: tuple[str, ...] = ("?",)
+
+
 def _speaker(text: str, words: tuple[str, ...]) -> tuple[str, ...]:
+    if SPEAKER_WORDS.isdisjoint(words):  # most claims: one pass in C
+        return _QUESTION if "?" in text else _NO_SPEAKER
     items = tuple(w for w in words if w in SPEAKER_WORDS)
     return (*items, "?") if "?" in text else items
 
@@ -740,12 +746,13 @@ def _may_hedge(low: str) -> bool:
     return _HEDGE_HINT_RE.search(low) is not None
 
 
-def _hedge_counts(text: str) -> tuple[int, int]:
-    """``(sentences with a hedge, sentences)`` of ``text``."""
+def _hedge_counts(text: str, low: str | None = None) -> tuple[int, int]:
+    """``(sentences with a hedge, sentences)`` of ``text`` (``low``: ``text.lower()``, if already made)."""
     spans = _sentence_spans(text)
     if not spans:
         return 0, 0
-    low = text.lower()
+    if low is None:
+        low = text.lower()
     if len(low) != len(text):  # pragma: no cover - rare non-ASCII case changes
         return sum(1 for a, b in spans if _HEDGE_RE.search(text[a:b].lower())), len(spans)
     if not _may_hedge(low):
@@ -880,18 +887,18 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     # specificity and hedging over the sentences (equal to specificity(response)
     # and hedging(response) when the sentences partition the response)
     exact = content = hedged = n_sent = 0
-    # One hedge pre-check for all sentences: without a hint in any, none has a hedge.
-    hedges = _may_hedge("\n".join(sents).lower())
     for s in sents:
         a = analyze(s)
         exact += a.exact_count
         content += len(a.content)
-        if hedges:
-            h, n = _hedge_counts(s)
+        low = s.lower()
+        # without a hint (most sentences) there is no hedge: only count the sentences
+        if len(low) == len(s) and not _may_hedge(low):
+            n_sent += _sentence_count(s)
+        else:
+            h, n = _hedge_counts(s, low)
             hedged += h
             n_sent += n
-        else:
-            n_sent += _sentence_count(s)
     hed = hedged / n_sent if n_sent else 0.0
     spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
     # abstention and answer relevance over the sentences (the same as over the
