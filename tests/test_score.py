@@ -306,3 +306,68 @@ def test_contracted_refusals_are_abstentions():
     assert S.is_abstention("I cannot answer this from the knowledge base.")
     assert S.is_abstention("The Bluefin knowledge base has no shipment events, so it does not give a format for them.")
     assert not S.is_abstention("I can't stress enough that retries are capped at 6 attempts.")
+
+
+# One text per pattern of ABSTENTION_PATTERNS + PLEASANTRY_PATTERNS, in order (each must match its own pattern).
+_CLAUSE_EXAMPLES = (
+    "sorry, i don't know.",
+    "i'm not able to answer that.",
+    "i couldn't find it anywhere.",
+    "we were unable to determine the cause.",
+    "the provided passages do not mention the limit.",
+    "it does not provide any details about retries.",
+    "the knowledge base has no entry.",
+    "there is no information about refunds.",
+    "there is no mention of it.",
+    "the limit is not specified in the docs.",
+    "it is unclear from the text.",
+    "this cannot be determined.",
+    "that is outside the scope of this guide.",
+    "we don't have any data on it.",
+    "hope this helps!",
+    "feel free to ask.",
+    "let me know if it works.",
+    "if you have any further questions, write.",
+)
+
+
+def _plain_alternation(patterns):
+    import re
+
+    return re.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+def test_every_clause_pattern_has_an_example_and_starts_with_a_listed_letter():
+    import re
+
+    patterns = S.ABSTENTION_PATTERNS + S.PLEASANTRY_PATTERNS
+    assert len(_CLAUSE_EXAMPLES) == len(patterns)
+    for pattern, example in zip(patterns, _CLAUSE_EXAMPLES, strict=True):
+        m = re.search(pattern, example)
+        assert m is not None, (pattern, example)
+        assert pattern.startswith(r"\b") and example[m.start()] in S.CLAUSE_FIRST_LETTERS
+
+
+def test_combined_clause_expressions_find_the_spans_of_a_plain_alternation():
+    """The first-letter look-ahead (a speed-up) changes no match: spans equal a plain alternation of the
+    patterns on every example, on the examples joined, on the RAGTruth claims and on upper-cased text (re.I)."""
+    import re
+
+    from playground.ragtruth import load_ragtruth
+
+    removable = S.ABSTENTION_PATTERNS + S.PLEASANTRY_PATTERNS
+    texts = [*_CLAUSE_EXAMPLES, " ".join(_CLAUSE_EXAMPLES), " and ".join(reversed(_CLAUSE_EXAMPLES))]
+    texts += [r.claim.lower() for r in load_ragtruth(SHARED)]
+    plain, plain_abst = _plain_alternation(removable), _plain_alternation(S.ABSTENTION_PATTERNS)
+    plain_i, plain_abst_i = re.compile(plain.pattern, re.I), re.compile(plain_abst.pattern, re.I)
+    n_matched = 0
+    for t in texts:
+        spans = [m.span() for m in plain.finditer(t)]
+        n_matched += bool(spans)
+        assert [m.span() for m in S._REMOVABLE_RE.finditer(t)] == spans, t
+        up = t.upper()
+        assert [m.span() for m in S._REMOVABLE_RE_I.finditer(up)] == [m.span() for m in plain_i.finditer(up)], t
+        assert [m.span() for m in S._ABSTENTION_RE_I.finditer(up)] == \
+            [m.span() for m in plain_abst_i.finditer(up)], t
+        assert bool(S._ABSTENTION_RE_I.search(t)) == bool(plain_abst.search(t)), t
+    assert n_matched >= len(_CLAUSE_EXAMPLES) + 2  # the comparison saw matches, not only misses

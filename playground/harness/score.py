@@ -101,6 +101,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ABSTENTION_MAX_CONTENT",
     "ABSTENTION_PATTERNS",
+    "CLAUSE_FIRST_LETTERS",
     "DEFAULT_RELEVANCE_THRESHOLD",
     "DEFAULT_SUPPORT_FLOOR",
     "DISCOURSE_WORDS",
@@ -207,13 +208,27 @@ PLEASANTRY_PATTERNS: tuple[str, ...] = (
     r"\blet\s+me\s+know\b",
     r"\bif\s+you\s+have\s+any\s+(?:further\s+|other\s+|more\s+|additional\s+)?questions\b",
 )
+#: Every pattern of :data:`ABSTENTION_PATTERNS` and :data:`PLEASANTRY_PATTERNS`
+#: starts with ``\b`` and then one of these letters (a test matches each pattern
+#: on an example and compares the combined expressions with a plain alternation).
+CLAUSE_FIRST_LETTERS = "abcdefghiklnopstuw"
+
+
+def _alternatives(patterns: Sequence[str]) -> str:
+    """One expression that matches where the first of ``patterns`` to match does, with the same
+    span: ``\b``, a look-ahead for :data:`CLAUSE_FIRST_LETTERS`, then the patterns without their
+    ``\b``.  Checking the letter first spares the engine trying every alternative at every word
+    start (9.1 -> 5.5 us per claim that reaches the expression)."""
+    if not all(p.startswith(r"\b") for p in patterns):
+        raise ValueError("every abstention and pleasantry pattern must start with \\b")
+    return rf"\b(?=[{CLAUSE_FIRST_LETTERS}])(?:" + "|".join(f"(?:{p[2:]})" for p in patterns) + ")"
+
+
 # The patterns are written in lower case and applied to lower-cased text (much
 # faster than re.I); :func:`_lower_same` falls back to re.I when lower-casing
 # changes the length of the text (rare non-ASCII letters).
-_ABSTENTION_RE = re.compile("|".join(f"(?:{p})" for p in ABSTENTION_PATTERNS))
-_REMOVABLE_RE = re.compile(
-    "|".join(f"(?:{p})" for p in ABSTENTION_PATTERNS + PLEASANTRY_PATTERNS))
-_ABSTENTION_RE_I = re.compile(_ABSTENTION_RE.pattern, re.I)
+_REMOVABLE_RE = re.compile(_alternatives(ABSTENTION_PATTERNS + PLEASANTRY_PATTERNS))
+_ABSTENTION_RE_I = re.compile(_alternatives(ABSTENTION_PATTERNS), re.I)
 _REMOVABLE_RE_I = re.compile(_REMOVABLE_RE.pattern, re.I)
 # Every abstention or pleasantry pattern contains one of these substrings: a
 # text without any of them cannot match (a cheap pre-check).
