@@ -31,19 +31,30 @@ includes generating the synthetic responses: on 2026-12-01, 6.16 M
 instructions per fresh response (``--responses`` 200 and 700, warm-up 1,000).
 Scoring alone (the same responses generated first in both runs, warm-up 1,000,
 then 200 and 1,200 responses scored): 3.20 M instructions per fresh response
-before the speed work of issue 18 (d9618ed), 2.69-2.74 M after (two runs; a
-full collection falling inside the window or not moves it by ~0.05 M); the
-garbage collector's share is ~0.17 M of it (about 10% of the time: its walks
-over cached sets miss the CPU caches).  What is left is mostly per passage
-chunk (split, hash, one dict lookup, set insertion: about 0.8 k instructions
-for each of the ~720 chunks of six fresh passages), the tokenisation of the
-claims and the support rules themselves; the scores are bit-identical to
-d9618ed's (``tests/test_score_equivalence.py``).
-On 2026-12-01, four runs alternating with d9618ed's code (load 0.3-3.9; the
-machine's speed varied by a third between minutes): fresh 1,626-2,152
-responses/s best of 3 (median 1,379-1,834) against 1,336-1,581 (median
-1,253-1,391); corpus 2,714-3,293 against 2,459-3,072.  The fresh target is
-met in some minutes, not reliably.
+before the speed work of issue 18 (d9618ed), 2.69-2.74 M after it (421e854),
+2.68 M after the fourth round's (a full collection falling inside the window
+or not moves it by ~0.05 M).  The fourth round's gain is mostly not in
+instructions but in the garbage collector's walks, which miss the CPU caches:
+context key sets became plain dicts of strings, which CPython does not track
+(``tokens.KeySet``; collector time on this workload 0.39 s -> 0.21 s of
+3.2 s, measured with ``gc.callbacks``), and the abstention clauses are found
+with a first-letter look-ahead.  What is left is mostly per passage chunk
+(split, hash, two dict lookups, an insertion: about 1.4 k instructions for
+each of the ~600 chunks of five fresh passages, 1.0 M per response, measured
+alone under callgrind) and per fresh claim (~0.22 M each, a third of it the
+tokeniser's loop, a sixth regular expressions); the scores are bit-identical
+to d9618ed's (``tests/test_score_equivalence.py``).  Tried and dropped
+(callgrind or interleaved runs), for the context keys: one key per chunk
+without an inner loop (+4% instructions), chunks deduplicated first (+17%), tokens found by one
+regular expression over the passage (2.2x slower), and compiling
+``tokens.py`` with mypyc (+5-15% speed, one edge case scored differently,
+and a C compiler at install time).
+On 2026-12-01 14:53-15:00 UTC, eight runs alternating with 421e854's code
+(``--workload fresh --responses 3000``; another job shared the machine):
+fresh 1,745-2,127 responses/s best of 3 (median of the eight 1,910) against
+1,550-1,944 (median 1,711); the paired gain's median is 184 responses/s
+(+11%).  The fresh target is met in some minutes (3 of the 8), not reliably;
+the machine's own speed varied by a third between minutes.
 Target: >= 2,000 responses per second on both workloads (issue 18: cold, fresh
 passages included).  The per-token and per-chunk caches of
 :mod:`playground.harness.tokens` are bounded (``CACHE_SIZES``; emptied when
