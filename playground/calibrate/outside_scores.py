@@ -31,12 +31,11 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..files import write_atomic
 from ..jsonl import LineProblems
 
 __all__ = ["CLAIM_COLUMNS", "ScoresError", "claim_rows", "read_scores", "write_claims"]
@@ -77,14 +76,7 @@ def write_claims(path: str | Path, tuning: Sequence[Any], frozen: Sequence[Any])
             w.writerow({**r, "context": "\n\n".join(r["context"])})
         text = buf.getvalue()
     p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(p, text)
     return len(rows)
 
 

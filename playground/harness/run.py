@@ -32,7 +32,6 @@ import csv
 import hashlib
 import io
 import json
-import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -41,6 +40,7 @@ from typing import Any
 import yaml
 
 from ..claims import split_claims
+from ..files import write_atomic
 from ..golden import Dataset, load_dataset, passage_unit
 from ..metrics import DIMENSION_ORDER, RETRIEVAL_METRICS, rates_from_labels
 from ..model import Case, Label, Passage, Response
@@ -337,12 +337,8 @@ class ModelLegs:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """:func:`playground.files.write_atomic`: a checkpoint or report appears whole or not at all (mode 0666 - umask)."""
+    write_atomic(path, text)
 
 
 def _dump(obj: Any) -> str:

@@ -36,13 +36,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..files import write_all_atomic
 from ..metrics import rates_from_labels
 from ..model import DIMENSION_NAMES, Label, Unit
 
@@ -180,21 +180,9 @@ def _encode(rows: list[dict[str, Any]], path: Path, tool: str, columns: Sequence
 
 def _write_all(files: dict[Path, bytes]) -> None:
     """Write every file under a temporary name, then rename them all (none is renamed if any write fails)."""
-    temps: list[tuple[Path, Path]] = []
-    try:
-        for path, data in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            temps.append((tmp, path))
-            with open(tmp, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-        for tmp, path in temps:
-            os.replace(tmp, path)
-    finally:
-        for tmp, _path in temps:
-            tmp.unlink(missing_ok=True)
+    for path in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    write_all_atomic(files)
 
 
 def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..files import write_atomic
 from ..model import Claim, Label, Unit, short_hash
 from ..ragtruth import RagTruthError, RagTruthRecord, RagTruthSample, load_ragtruth
 
@@ -291,16 +292,7 @@ class ImportResult:
 def _write_file(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` atomically: a temporary file beside it, fsynced, then renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
 
 
 def import_ragtruth(path: str | os.PathLike[str], out_dir: str | os.PathLike[str] | None = None, store: Any = None, *,

@@ -24,12 +24,12 @@ from __future__ import annotations
 import io
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..files import write_atomic
 from ..jsonl import split_lines
 from ..model import UNIT_DIMENSIONS, UNIT_KINDS, Unit
 from .core import CONSENSUS_ANNOTATOR, RESERVED_ANNOTATORS, LabelStore, annotator_problem, open_store
@@ -170,24 +170,6 @@ def _restore_cell(value: Any) -> Any:
     return value
 
 
-def _atomic_bytes(path: Path, data: bytes) -> None:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    _atomic_bytes(path, text.encode("utf-8"))
-
-
 def _columns_of(rows: list[Mapping[str, Any]], columns: Iterable[str] | None) -> tuple[str, ...]:
     if columns is not None:
         return tuple(columns)
@@ -259,7 +241,7 @@ def write_export(rows: Iterable[Mapping[str, Any]], path_or_stream: str | os.Pat
         if hasattr(path_or_stream, "flush"):
             path_or_stream.flush()
     else:
-        _atomic_bytes(Path(path_or_stream), data)
+        write_atomic(Path(path_or_stream), data)
 
 # --- import --------------------------------------------------------------------------------------
 
@@ -631,7 +613,7 @@ def export_golden(store: LabelStore, dataset: Any, path: str | os.PathLike[str] 
         path.write(text)
         target = getattr(path, "name", "<stream>")
     else:
-        _atomic_text(Path(path), text)
+        write_atomic(Path(path), text)
         target = str(path)
     return GoldenExport(str(target), tuple(written), tuple(skipped))
 

@@ -32,11 +32,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from ..files import write_atomic
 
 __all__ = ["FORMAT", "CaseHarness", "KeptFiles", "KeptHit", "cache_dir", "cached_harness", "dataset_fingerprint",
            "fingerprint", "hits_from_json", "hits_to_json"]
@@ -94,14 +95,7 @@ def dataset_fingerprint(name: str, revision: str, config: Any) -> str:
 def _write_atomic(path: Path, text: str) -> None:
     if not path.parent.is_dir():
         path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".harness-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_atomic(path, text, private=True)  # a per-user cache: 0600, as before
 
 
 class KeptFiles:
