@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..files import write_atomic
+
 __all__ = ["register_real", "run_ablation", "run_begin", "run_golden_key", "run_ragtruth_real", "save_floors"]
 
 _COLUMNS = ["scorer", "task_type", "n", "hallucinated", "sources", "floor", "kappa", "kappa_low", "kappa_high",
@@ -164,7 +166,7 @@ def save_floors(path: Path, floor: float | dict[str, float | None] | None, *, so
         return False
     doc = {"floors": floors, "source": source, "criterion": criterion, "data": data}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(doc, indent=2, sort_keys=True) + "\n")
     return True
 
 

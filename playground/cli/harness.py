@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, Problem, json_type, load_json_object
+from ..files import write_atomic
 from .options import add_db, add_root
 
 __all__ = ["register", "summary"]
@@ -295,7 +296,7 @@ def run_baseline(args: argparse.Namespace) -> int:
 
     path = args.out or _default_baseline()
     data = baseline_from_report(load_report(args.run))
-    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_atomic(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
     print(
         f"baseline written to {path} ({len(data['metrics'])} metrics overall and per case type, "
         f"{len(data['by_case_type'])} case types)"
