@@ -47,3 +47,27 @@ def test_notebook_runs_headless(mini_run):
         os.environ.pop("PLAYGROUND_HARNESS_RUN")
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
+
+
+def test_a_broken_run_folder_is_one_error_naming_the_file(mini_run):
+    from playground.errors import DataError
+    from playground.ui.harness_view import launch
+
+    report = mini_run / "report.json"
+    report.write_text(report.read_text(encoding="utf-8")[:40], encoding="utf-8")  # cut mid-write
+    with pytest.raises(DataError) as err:
+        load_run(mini_run)
+    assert err.value.problems[0].file == str(report)
+    assert "truncated or not JSON" in err.value.problems[0].message
+    page = launch(mini_run)  # the page says so instead of raising
+    assert "not a finished harness run" in page.value and "truncated or not JSON" in page.value
+
+
+def test_a_run_without_its_case_table_is_one_error(mini_run):
+    from playground.errors import DataError
+
+    (mini_run / "cases.csv").unlink()
+    with pytest.raises(DataError) as err:
+        load_run(mini_run)
+    assert [(p.file, p.message) for p in err.value.problems] == \
+        [(str(mini_run / "cases.csv"), "missing: rerun the harness")]

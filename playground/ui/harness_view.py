@@ -8,7 +8,6 @@ Every miss is visible: the case table is filtered, never truncated.
 from __future__ import annotations
 
 import html
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -64,7 +63,14 @@ def ensure_run(run_dir: str | Path | None = None, root: str | Path | None = None
 
 
 def load_run(run: Path) -> tuple[dict[str, Any], pd.DataFrame]:
-    report = json.loads((run / "report.json").read_text(encoding="utf-8"))
+    """The run's report (checked as the gate checks it) and its ``cases.csv``; a DataError
+    naming the file when either is missing or the report is not a harness report."""
+    from ..errors import DataError, Problem
+    from ..harness.gate import NOT_A_RUN, load_report
+
+    report = load_report(run)
+    if not (run / "cases.csv").is_file():
+        raise DataError([Problem(str(run / "cases.csv"), "missing: rerun the harness")], NOT_A_RUN)
     cases = pd.read_csv(
         run / "cases.csv", dtype={"assertion_failures": str, "failure_type": str}, keep_default_na=False
     )
@@ -139,10 +145,17 @@ def launch(run_dir: str | Path | None = None):
     import ipywidgets as W
     from IPython.display import display
 
+    from ..errors import DataError
+
     run = ensure_run(
         run_dir or os.environ.get("PLAYGROUND_HARNESS_RUN") or None, os.environ.get("PLAYGROUND_ROOT") or None
     )
-    report, cases = load_run(run)
+    try:
+        report, cases = load_run(run)
+    except DataError as exc:  # a broken run folder: say what is wrong on the page, not a traceback
+        message = W.HTML(f"<pre>{html.escape(exc.report())}</pre>")
+        display(message)
+        return message
     score = W.HTML(scorecard_html(report))
     fig = variant_chart(report)
     buf = io.BytesIO()
