@@ -268,3 +268,26 @@ def test_ragtruth_tuning_cv_passes_reproduce_the_pooled_figures(tmp_path, capsys
         row = next(r for r in table if r["scorer"] == scorer and r["task_type"] == "all")
         assert len(set(row["floor"].split())) > 1 or scorer != "support"  # the folds' floors differ
         assert _recall_precision(claims, k) == (row["recall_hallucinated"], row["precision_hallucinated"])
+
+
+def test_judge_limit_writes_the_claims_of_the_subset_only(tiny, double, capsys):
+    from playground.sampling import ranked
+
+    first = ranked(["11853", "11893", "11929"], "judge-limit")[0]
+    out = tiny / "out"
+    rc, _, err = run_main(capsys, "calibrate", "ragtruth", "--frozen", "--judge", JUDGE, "--ollama-host", double.host,
+                          "--judge-cache", str(tiny / "cache"), "--judge-limit", "1", "--boot", "0", "--out", str(out))
+    assert rc == 0, err
+    rows = _read(out / "ragtruth-frozen-claims.csv")
+    expected = sorted(c["id"] for c in rt_claims() if c["source"] == first)
+    assert sorted(r[0] for r in rows[1:]) == expected and {r[1] for r in rows[1:]} == {first}
+    table = [dict(zip(TABLE_COLUMNS, r, strict=True)) for r in _read(out / "ragtruth-frozen.csv")[1:]]
+    assert {r["n"] for r in table if r["task_type"] == "all"} == {str(len(expected))}
+
+
+def test_a_folder_that_cannot_be_made_is_one_error_after_the_table(tiny, capsys):
+    (tiny / "taken").write_text("")
+    out = tiny / "taken" / "sub"
+    rc, printed, err = run_main(capsys, "calibrate", "begin", "--boot", "0", "--out", str(out))
+    assert rc == 1 and "scorer " in printed
+    assert err.startswith(f"error: cannot write {out}: ") and len(err.splitlines()) == 1
