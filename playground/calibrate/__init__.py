@@ -75,7 +75,9 @@ One job each; this package re-exports every name, so import from
 * :mod:`.ragtruth` — the RAGTruth labellings and calibration;
 * :mod:`.report` — :func:`calibrate`, the whole report of one pair of labellings;
 * :mod:`.judge_scorer`, :mod:`.outside_scores`, :mod:`.outside_report` — an LLM
-  judge or a user's own per-claim scores beside ours on the real data sets' frozen parts.
+  judge or a user's own per-claim scores beside ours on the real data sets' frozen parts;
+* :mod:`.frozen_files` — the frozen and tuning-CV reports as files (``--out``): the table
+  and one row per claim with every scorer's verdict, disagreements first.
 """
 from __future__ import annotations
 
@@ -89,7 +91,8 @@ from .annotators import (
 from .answer_key import key_from_dataset, key_from_run
 from .comparison import Comparison, Rate, case_link, compare, paired
 from .external_csv import auto_from_csv
-from .judge_scorer import JudgeReplyInvalid, judge_claims
+from .frozen_files import WrittenFiles, report_files, write_report_files
+from .judge_scorer import JudgeReplyInvalid, JudgeVerdicts, judge_claims
 from .labellings import (
     AUTO_COLUMNS,
     BINARY_THRESHOLD,
@@ -102,7 +105,7 @@ from .labellings import (
     auto_from_frame,
     human_from_labels,
 )
-from .outside_report import OutsideScorers, outside_report
+from .outside_report import OutsideRun, OutsideScorers, outside_report, outside_run
 from .outside_scores import ScoresError, read_scores, write_claims
 from .ppi import PPI_COLUMNS, CalibrationSample, calibration_sample, ppi_by_dimension
 from .ragtruth import (
@@ -146,12 +149,15 @@ __all__ = [
     "Comparison",
     "HumanLabelling",
     "JudgeReplyInvalid",
+    "JudgeVerdicts",
+    "OutsideRun",
     "OutsideScorers",
     "RagTruthCalibration",
     "Rate",
     "ScorerFigures",
     "ScoresError",
     "ThresholdCalibration",
+    "WrittenFiles",
     "accuracy_against_key",
     "adjudicate",
     "adjudication_queue",
@@ -173,6 +179,7 @@ __all__ = [
     "key_from_dataset",
     "key_from_run",
     "outside_report",
+    "outside_run",
     "paired",
     "plain_coverage",
     "ppi_by_dimension",
@@ -181,8 +188,10 @@ __all__ = [
     "read_scores",
     "reliability",
     "reliability_for",
+    "report_files",
     "small_set_warning",
     "threshold_sweep",
     "write_claims",
+    "write_report_files",
     "write_tables",
 ]

@@ -18,7 +18,9 @@ and on-disk cache (:class:`playground.harness.llm.OllamaModels`,
 
 The verdict is the score: 1.0 for "yes" (supported), 0.0 for "no"; there is
 no floor to choose (:class:`~playground.calibrate.frozen.GivenScores` with
-``yes_no``).  The judge's three response-level scores are ignored.
+``yes_no``).  The judge's one-sentence reason per claim is kept beside the
+verdicts (:class:`JudgeVerdicts`; from the cache on a re-run, as the verdicts).
+The judge's three response-level scores are ignored.
 
 Rules:
 
@@ -42,7 +44,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Case, Claim, Locator, Passage, Response
@@ -54,6 +56,7 @@ __all__ = [
     "NO_QUESTION",
     "JudgeReplyInvalid",
     "JudgeTask",
+    "JudgeVerdicts",
     "check_not_generator",
     "first_sources",
     "judge_call_key",
@@ -80,6 +83,16 @@ class JudgeReplyInvalid(RuntimeError):
         super().__init__(
             f"judge '{model}' returned invalid output twice for claim {claim_id} ({where}): {reason} — use a judge "
             "model that follows JSON output (e.g. llama3.1:8b); the verdicts so far are cached, a rerun starts there")
+
+
+@dataclass(frozen=True)
+class JudgeVerdicts(GivenScores):
+    """The judge's verdicts as yes/no :class:`~playground.calibrate.frozen.GivenScores` (1.0 = "yes",
+    supported; 0.0 = "no"), and ``reasons``: ``example_id`` -> the judge's reason for that verdict (the
+    harness's :class:`~playground.harness.judge.ClaimSupport` ``reason``: one line, whitespace runs made
+    single spaces).  A scorer like any given scores: the reports read ``scores`` and ``yes_no`` only."""
+
+    reasons: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -174,8 +187,9 @@ def first_sources(records: Iterable[Any], n: int) -> list[str]:
 
 
 def judge_claims(records: Sequence[Any], dataset: str, models: Any, judge_model: str, *,
-                 where: Mapping[str, str] | None = None, progress: bool = False) -> GivenScores:
-    """The judge's verdict on every record, as yes/no scores keyed by ``example_id`` (module docstring).
+                 where: Mapping[str, str] | None = None, progress: bool = False) -> JudgeVerdicts:
+    """The judge's verdict on every record, as yes/no scores keyed by ``example_id``, with its reason
+    (:class:`JudgeVerdicts`; module docstring).
 
     ``models``: an :class:`~playground.harness.llm.OllamaModels` (with a cache).
     ``where``: ``example_id`` -> "file line N", for errors.
@@ -196,6 +210,7 @@ def judge_claims(records: Sequence[Any], dataset: str, models: Any, judge_model:
         # disable=None: tqdm draws only when stderr is a terminal (no \r-joined bars in CI logs).
         bar = tqdm(total=len(tasks), desc=f"judge {judge_model} on {dataset}", unit="claim", disable=None)
     verdicts: dict[str, float] = {}
+    reasons: dict[str, str] = {}
     try:
         for t in tasks:
             try:
@@ -203,9 +218,10 @@ def judge_claims(records: Sequence[Any], dataset: str, models: Any, judge_model:
             except JudgeOutputError as exc:
                 raise JudgeReplyInvalid(judge_model, t.claim_id, t.where, exc.reason) from None
             verdicts[t.claim_id] = float(result.claims[0].supported)
+            reasons[t.claim_id] = result.claims[0].reason
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
-    return GivenScores(verdicts, yes_no=True)
+    return JudgeVerdicts(verdicts, yes_no=True, reasons=reasons)

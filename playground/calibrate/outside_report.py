@@ -31,7 +31,7 @@ from typing import Any
 
 from .frozen import AnyScorer, FrozenReport, GivenScores, TuningCVReport, only_sources
 
-__all__ = ["DATASETS", "OutsideScorers", "outside_report", "split_of"]
+__all__ = ["DATASETS", "OutsideRun", "OutsideScorers", "outside_report", "outside_run", "split_of"]
 
 #: The data sets an outside scorer can be reported on, by command name.
 DATASETS: dict[str, str] = {"ragtruth": "RAGTruth", "begin": "BEGIN"}
@@ -142,6 +142,18 @@ def _extra_scorers(dataset: str, spec: OutsideScorers, tuning: Sequence[Any], fr
     return extra
 
 
+@dataclass(frozen=True)
+class OutsideRun:
+    """A report with what it was computed from: the ``reported`` records (the frozen or tuning part, or its
+    ``--judge-limit`` subset) and the ``scorers`` by row name (ours, then the judge's
+    :class:`~playground.calibrate.judge_scorer.JudgeVerdicts`, then the ``--scores``) — what
+    :func:`~playground.calibrate.frozen_files.write_report_files` writes the per-claim file from."""
+
+    report: FrozenReport | TuningCVReport
+    reported: tuple[Any, ...]
+    scorers: tuple[tuple[str, AnyScorer], ...]
+
+
 def outside_report(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = False,
                    path: str | Path | Sequence[Any] | None = None,
                    folds: int = 5, criterion: str = "balanced_accuracy", n_boot: int | None = None, seed: int = 0,
@@ -150,6 +162,15 @@ def outside_report(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = Fals
     (``ragtruth`` / ``begin``) with our scorers and the outside ones of ``spec`` (module docstring).
 
     ``n_boot`` defaults to 2000 for the frozen report and 1000 for ``tuning_cv``, as the commands'."""
+    return outside_run(dataset, spec, tuning_cv=tuning_cv, path=path, folds=folds, criterion=criterion,
+                       n_boot=n_boot, seed=seed, confidence=confidence).report
+
+
+def outside_run(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = False,
+                path: str | Path | Sequence[Any] | None = None,
+                folds: int = 5, criterion: str = "balanced_accuracy", n_boot: int | None = None, seed: int = 0,
+                confidence: float = 0.95) -> OutsideRun:
+    """:func:`outside_report` (same arguments) with the reported records and the scorers (:class:`OutsideRun`)."""
     from .ragtruth import real_scorers
 
     if spec.judge is None and spec.scores is None:
@@ -178,16 +199,17 @@ def outside_report(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = Fals
     boot = n_boot if n_boot is not None else (1000 if tuning_cv else 2000)
     common: dict[str, Any] = {"criterion": criterion, "n_boot": boot, "seed": seed, "confidence": confidence,
                               "scorers": scorers, "sources": sources, "subset": subset}
+    report: FrozenReport | TuningCVReport
     if dataset == "ragtruth":
         from .ragtruth import frozen_ragtruth, tuning_cv_ragtruth
 
         files = None if path is None else _files(path)
-        if tuning_cv:
-            return tuning_cv_ragtruth(files, folds=folds, **common)
-        return frozen_ragtruth(files, **common)
-    from .begin import frozen_begin, tuning_cv_begin
+        report = (tuning_cv_ragtruth(files, folds=folds, **common) if tuning_cv
+                  else frozen_ragtruth(files, **common))
+    else:
+        from .begin import frozen_begin, tuning_cv_begin
 
-    begin_path = path if isinstance(path, (str, Path)) or path is None else None
-    if tuning_cv:
-        return tuning_cv_begin(begin_path, folds=folds, **common)
-    return frozen_begin(begin_path, **common)
+        begin_path = path if isinstance(path, (str, Path)) or path is None else None
+        report = (tuning_cv_begin(begin_path, folds=folds, **common) if tuning_cv
+                  else frozen_begin(begin_path, **common))
+    return OutsideRun(report, tuple(reported), tuple(scorers))

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .calibrate_real import _finish_floors, _guarded, _print_frozen, _print_tuning_cv
+from .calibrate_real import _finish_floors, _guarded, _print_frozen, _print_tuning_cv, out_problem, write_out
 
 __all__ = ["CACHE_FILE", "DEFAULT_CACHE_DIR", "register_outside", "run_outside"]
 
@@ -81,6 +81,8 @@ def _problem(args: argparse.Namespace) -> str | None:
         return f"--timeout must be positive, got {args.timeout:g}"
     if args.write_ids is not None or (args.judge is None and args.scores is None):
         return None
+    if out_problem(args):
+        return out_problem(args)
     if args._outside_dataset == "ragtruth":
         if not (args.frozen or args.tuning_cv):
             return ("--judge and --scores report on one part: add --frozen (the frozen part) or --tuning-cv "
@@ -115,7 +117,7 @@ def run_outside(args: argparse.Namespace) -> int:
     if args.judge is None and args.scores is None:
         return int(args._outside_next(args))
     from ..calibrate.judge_scorer import JudgeReplyInvalid
-    from ..calibrate.outside_report import OutsideScorers, outside_report
+    from ..calibrate.outside_report import OutsideScorers, outside_run
     from ..calibrate.outside_scores import ScoresError
     from ..harness.llm import ModelError
 
@@ -126,19 +128,23 @@ def run_outside(args: argparse.Namespace) -> int:
     spec = OutsideScorers(judge=args.judge, host=args.ollama_host, cache=folder / CACHE_FILE, timeout=args.timeout,
                           limit=args.judge_limit, scores=args.scores, scores_name=args.scores_name, progress=True)
     try:
-        rep = outside_report(ds, spec, tuning_cv=bool(args.tuning_cv), path=args.file if ds == "begin" else None,
-                             folds=args.folds, criterion=args.criterion, n_boot=args.boot, seed=args.seed)
+        run = outside_run(ds, spec, tuning_cv=bool(args.tuning_cv), path=args.file if ds == "begin" else None,
+                          folds=args.folds, criterion=args.criterion, n_boot=args.boot, seed=args.seed)
     except ScoresError as exc:
         print(str(exc), file=sys.stderr)
         return 1
     except (ModelError, JudgeReplyInvalid, ValueError) as exc:
         return _err(str(exc))
+    rep = run.report
     _print(rep, spec)
+    if ds == "begin" and not args.tuning_cv:
+        print("caveat: BEGIN's 'not fully attributable' covers opinions, questions and chit-chat too, so its floors "
+              "are its own (see shared/data/begin/README.md).")
+    if write_out(args, rep, run.reported, run.scorers):
+        return 1
     if args.tuning_cv:
         return 0
     if ds == "begin":
-        print("caveat: BEGIN's 'not fully attributable' covers opinions, questions and chit-chat too, so its floors "
-              "are its own (see shared/data/begin/README.md).")
         return _finish_floors(args, rep, "playground calibrate begin", "BEGIN dev claims.jsonl, tuning part")
     return _finish_floors(args, rep, "playground calibrate ragtruth --frozen",
                           "RAGTruth claims.jsonl + validation-sample.jsonl, tuning part")

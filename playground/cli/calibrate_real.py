@@ -4,7 +4,10 @@ Registered from :mod:`playground.cli.calibrate` (``register_real``).  Floors are
 chosen on the tuning part of each data set and reported on its frozen part only
 (:mod:`playground.calibrate.splits`, :mod:`playground.calibrate.frozen`).
 ``--save-floors FILE`` writes the chosen support floor as a floor file a harness
-configuration can name (``scoring: {floor_source: FILE}``).
+configuration can name (``scoring: {floor_source: FILE}``).  ``--out DIR`` on
+``ragtruth --frozen|--tuning-cv`` and ``begin [--tuning-cv]`` writes the table
+and one row per claim with every scorer's verdict, disagreements with the human
+label first (:mod:`playground.calibrate.frozen_files`).
 """
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ from typing import Any
 
 from ..files import write_atomic
 
-__all__ = ["register_real", "run_ablation", "run_begin", "run_golden_key", "run_ragtruth_real", "save_floors"]
+__all__ = ["out_problem", "register_real", "run_ablation", "run_begin", "run_golden_key", "run_ragtruth_real",
+           "save_floors", "write_out"]
 
 _COLUMNS = ["scorer", "task_type", "n", "hallucinated", "sources", "floor", "kappa", "kappa_low", "kappa_high",
             "balanced_accuracy", "balanced_accuracy_low", "balanced_accuracy_high", "recall_hallucinated",
@@ -34,6 +38,11 @@ def _opts(p: argparse.ArgumentParser, boot: int, tuning_cv: bool = False) -> Non
         p.add_argument("--boot", type=int, default=None, metavar="N",
                        help=f"cluster-bootstrap resamples for the intervals (default {boot}"
                        + ("; 1000 with --tuning-cv" if tuning_cv else "") + ")")
+
+
+_OUT_HELP = ("write the table as DIR/<dataset>-frozen.csv (-tuning-cv.csv) and one row per claim of the reported "
+             "part as DIR/<dataset>-<part>-claims.csv: human label, every scorer's score and pass at the floor used "
+             "(with --judge its verdict and reason), claims where a scorer disagrees with the human label first")
 
 
 def _save_opt(p: argparse.ArgumentParser) -> None:
@@ -54,6 +63,9 @@ def register_real(sub: argparse._SubParsersAction) -> None:
                     "only, grouped by source (--folds, floor chosen inside each fold; FILE is then ignored; no "
                     "frozen claim is scored): the figure to tune rules on")
     _save_opt(rt)
+    for action in rt._actions:
+        if action.dest == "out":  # the plain report's --out (cli/calibrate.py); --frozen/--tuning-cv write others
+            action.help = f"{action.help}; with --frozen or --tuning-cv: {_OUT_HELP}"
     rt.set_defaults(func=run_ragtruth_real, _plain_ragtruth=rt.get_default("func"))
 
     p = sub.add_parser(
@@ -71,6 +83,7 @@ def register_real(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--folds", type=int, default=5, metavar="K", help="folds of --tuning-cv (default 5)")
     _opts(p, 2000, tuning_cv=True)
     _save_opt(p)
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help=_OUT_HELP)
     p.set_defaults(func=run_begin)
 
     p = sub.add_parser(
@@ -180,6 +193,40 @@ def _finish_floors(args: argparse.Namespace, rep: Any, command: str, data: str) 
     return 0
 
 
+def out_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--out`` cannot be written to (checked before any figure is computed), or None."""
+    out = getattr(args, "out", None)
+    if out is not None and out.exists() and not out.is_dir():
+        return f"--out {out} is a file: name a folder for the table and the claims file"
+    return None
+
+
+def write_out(args: argparse.Namespace, report: Any, records: Any = None, scorers: Any = None) -> int:
+    """With ``--out DIR``: write the report's two files and print the one line that says so (exit code).
+
+    ``records`` and ``scorers`` default to the reported part of ``report.dataset`` and our scorers (the
+    report without outside scorers)."""
+    if getattr(args, "out", None) is None:
+        return 0
+    from ..calibrate.frozen_files import write_report_files
+
+    if records is None or scorers is None:
+        from ..calibrate.frozen import TuningCVReport
+        from ..calibrate.outside_report import split_of
+        from ..calibrate.ragtruth import real_scorers
+
+        dataset = report.dataset.lower()
+        tuning, frozen = split_of(dataset, getattr(args, "file", None) if dataset == "begin" else None)
+        records = tuning if isinstance(report, TuningCVReport) else frozen
+        scorers = real_scorers()
+    try:
+        written = write_report_files(args.out, report, records, scorers)
+    except OSError as exc:
+        return _err(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}")
+    print(f"\n{written.summary()}")
+    return 0
+
+
 def _boot(args: argparse.Namespace, default: int) -> int:
     return default if getattr(args, "boot", None) is None else int(args.boot)
 
@@ -205,6 +252,8 @@ def _guarded(fn: Any) -> Any:
 @_guarded
 def run_ragtruth_real(args: argparse.Namespace) -> int:
     """``calibrate ragtruth``: the in-sample and cross-validated report, or with ``--frozen`` the frozen one."""
+    if (args.tuning_cv or args.frozen) and out_problem(args):
+        return _err(str(out_problem(args)))
     if args.tuning_cv:
         if args.frozen:
             return _err("--tuning-cv and --frozen exclude each other (the one reads the tuning part only)")
@@ -216,7 +265,7 @@ def run_ragtruth_real(args: argparse.Namespace) -> int:
         cv = tuning_cv_ragtruth(folds=args.folds, criterion=args.criterion, n_boot=_boot(args, 1000),
                                 seed=args.seed)
         _print_tuning_cv(cv)
-        return 0
+        return write_out(args, cv)
     if not args.frozen:
         if args.save_floors is None:
             return int(args._plain_ragtruth(args))
@@ -234,6 +283,8 @@ def run_ragtruth_real(args: argparse.Namespace) -> int:
 
     rep = frozen_ragtruth(criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
     _print_frozen(rep)
+    if write_out(args, rep):
+        return 1
     return _finish_floors(args, rep, "playground calibrate ragtruth --frozen",
                           "RAGTruth claims.jsonl + validation-sample.jsonl, tuning part")
 
@@ -241,20 +292,25 @@ def run_ragtruth_real(args: argparse.Namespace) -> int:
 @_guarded
 def run_begin(args: argparse.Namespace) -> int:
     """``calibrate begin``: the scorers on BEGIN's frozen part."""
+    if out_problem(args):
+        return _err(str(out_problem(args)))
     if args.tuning_cv:
         if args.save_floors is not None:
             return _err("--save-floors needs one floor: use it without --tuning-cv (one floor per fold)")
         from ..calibrate.begin import tuning_cv_begin
 
-        _print_tuning_cv(tuning_cv_begin(args.file, folds=args.folds, criterion=args.criterion,
-                                         n_boot=_boot(args, 1000), seed=args.seed))
-        return 0
+        cv = tuning_cv_begin(args.file, folds=args.folds, criterion=args.criterion, n_boot=_boot(args, 1000),
+                             seed=args.seed)
+        _print_tuning_cv(cv)
+        return write_out(args, cv)
     from ..calibrate.begin import frozen_begin
 
     rep = frozen_begin(args.file, criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
     _print_frozen(rep)
     print("caveat: BEGIN's 'not fully attributable' covers opinions, questions and chit-chat too, so its floors "
           "are its own (see shared/data/begin/README.md).")
+    if write_out(args, rep):
+        return 1
     return _finish_floors(args, rep, "playground calibrate begin", "BEGIN dev claims.jsonl, tuning part")
 
 
