@@ -291,3 +291,22 @@ def test_a_folder_that_cannot_be_made_is_one_error_after_the_table(tiny, capsys)
     rc, printed, err = run_main(capsys, "calibrate", "begin", "--boot", "0", "--out", str(out))
     assert rc == 1 and "scorer " in printed
     assert err.startswith(f"error: cannot write {out}: ") and len(err.splitlines()) == 1
+
+
+def test_a_reason_that_a_spreadsheet_would_run_is_written_as_text(tiny, capsys):
+    """The claims file is read in spreadsheets: a judge's reason starting with ``=`` gets a leading ``'``."""
+    verdicts = all_verdicts()
+
+    def reply(request):
+        v = verdicts[claim_of(request)]
+        return json.dumps({"claims": [{"claim": 1, "supported": v, "reason": '=HYPERLINK("http://x")'}],
+                           "faithfulness": 1, "citation_accuracy": 1, "answer_relevance": 1})
+
+    _scores(tiny, rt_claims())
+    out = tiny / "out"
+    with OllamaDouble(chat_reply=reply) as d:
+        rc, _, err = _cli(capsys, d.host, tiny, out, "ragtruth", "--frozen")
+    assert rc == 0, err
+    rows = _read(out / "ragtruth-frozen-claims.csv")
+    reasons = {r[rows[0].index("judge_reason")] for r in rows[1:]}
+    assert reasons == {'\'=HYPERLINK("http://x")'}

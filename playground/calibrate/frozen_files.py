@@ -27,8 +27,11 @@ Row order: the claims where at least one scorer's pass differs from
 ``human_supported`` first, then the others; within each, by claim id in
 natural order (digit runs compared as numbers: ``904:2`` before ``904:10``).
 Booleans are ``True``/``False``; cells are written by :mod:`csv` with ``\\n``
-line ends.  Same report, records and scorers: the same bytes.  Both files are
-written together or not at all (:func:`playground.files.write_all_atomic`).
+line ends.  The file is for reading in a spreadsheet, so a claim or a judge's
+reason that starts with ``= + - @``, a tab, CR or ``'`` gets a leading ``'``
+(:func:`playground.store.io.neutralise_cell`, as the store's CSV exports do).
+Same report, records and scorers: the same bytes.  Both files are written
+together or not at all (:func:`playground.files.write_all_atomic`).
 """
 from __future__ import annotations
 
@@ -45,6 +48,7 @@ import numpy as np
 
 from ..files import write_all_atomic
 from ..sampling import fold_of
+from ..store.io import neutralise_cell
 from .frozen import AnyScorer, FrozenReport, GivenScores, TuningCVReport, items_of, score_items
 from .judge_scorer import JudgeVerdicts
 
@@ -159,12 +163,12 @@ def _claims(report: Report, records: Sequence[Any],
         if isinstance(fn, JudgeVerdicts):
             header += [f"{prefix}_verdict", f"{prefix}_pass", f"{prefix}_reason"]
             columns += [["yes" if p else "no" for p in passes], passes,
-                        [fn.reasons.get(i.item_id, "") for i in items]]
+                        [neutralise_cell(fn.reasons.get(i.item_id, "")) for i in items]]
         else:
             header += [f"{prefix}_score", f"{prefix}_pass"]
             columns += [scores.tolist(), passes]
     header.append("claim")
-    body = [[i.item_id, i.source, i.task, i.supported, *(c[k] for c in columns), i.claim]
+    body = [[i.item_id, i.source, i.task, i.supported, *(c[k] for c in columns), neutralise_cell(i.claim)]
             for k, i in enumerate(items)]
     order = sorted(range(len(items)), key=lambda k: (not disagree[k], _natural(items[k].item_id)))
     return [header, *(body[k] for k in order)], sum(disagree)
