@@ -45,6 +45,18 @@ def shared_env(monkeypatch):
     monkeypatch.setenv("PLAYGROUND_SHARED_DATA", str(DATA))
 
 
+@pytest.fixture()
+def tiny(tmp_path, monkeypatch):
+    """A folder whose ``shared`` holds the tiny RAGTruth and BEGIN files of tests/frozen_tiny.py, named by
+    PLAYGROUND_SHARED_DATA (OLLAMA_HOST unset, so each test names its Ollama double)."""
+    from frozen_tiny import write_shared
+
+    root = write_shared(tmp_path / "shared")
+    monkeypatch.setenv("PLAYGROUND_SHARED_DATA", str(root))
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    return tmp_path
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """With PLAYGROUND_REQUIRE_SHARED=1 (set by .ci/run) a test skipped for want of the shared data fails instead.

@@ -20,7 +20,6 @@ from frozen_tiny import (
     claim_of,
     rt_claims,
     verdict_reply,
-    write_shared,
 )
 from ollama_double import OllamaDouble
 from real_data import run_main
@@ -35,14 +34,6 @@ from playground.sampling import ranked
 
 JUDGE = "llama3.1:8b"
 ROW = f"LLM judge ({JUDGE})"
-
-
-@pytest.fixture
-def tiny(tmp_path, monkeypatch):
-    root = write_shared(tmp_path / "shared")
-    monkeypatch.setenv("PLAYGROUND_SHARED_DATA", str(root))
-    monkeypatch.delenv("OLLAMA_HOST", raising=False)
-    return tmp_path
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import io
 import json
 
 import pytest
-from frozen_tiny import all_verdicts, begin_claims, claim_of, rt_claims, write_shared
+from frozen_tiny import all_verdicts, begin_claims, claim_of, rt_claims
 from ollama_double import OllamaDouble
 from real_data import run_main
 from test_frozen_judge import table_rows
@@ -43,14 +43,6 @@ def reasoned_reply(verdicts: dict[str, str]):
                            "faithfulness": 1, "citation_accuracy": 1, "answer_relevance": 1})
 
     return reply
-
-
-@pytest.fixture
-def tiny(tmp_path, monkeypatch):
-    root = write_shared(tmp_path / "shared")
-    monkeypatch.setenv("PLAYGROUND_SHARED_DATA", str(root))
-    monkeypatch.delenv("OLLAMA_HOST", raising=False)
-    return tmp_path
 
 
 @pytest.fixture

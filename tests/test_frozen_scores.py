@@ -10,19 +10,12 @@ import csv
 import json
 
 import pytest
-from frozen_tiny import begin_claims, rt_claims, write_shared
+from frozen_tiny import begin_claims, rt_claims
 from real_data import run_main
 
 from playground.calibrate.outside_report import OutsideScorers, outside_report
 from playground.calibrate.outside_scores import ScoresError, read_scores
 from playground.calibrate.ragtruth import real_scorers
-
-
-@pytest.fixture
-def tiny(tmp_path, monkeypatch):
-    root = write_shared(tmp_path / "shared")
-    monkeypatch.setenv("PLAYGROUND_SHARED_DATA", str(root))
-    return tmp_path
 
 
 def _csv(path, rows, header=("claim_id", "score")):
