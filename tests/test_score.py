@@ -371,3 +371,32 @@ def test_combined_clause_expressions_find_the_spans_of_a_plain_alternation():
             [m.span() for m in plain_abst_i.finditer(up)], t
         assert bool(S._ABSTENTION_RE_I.search(t)) == bool(plain_abst.search(t)), t
     assert n_matched >= len(_CLAUSE_EXAMPLES) + 2  # the comparison saw matches, not only misses
+
+
+_HEDGE_EDGES = (
+    "Retries may be configured.", "Set may.retry to 3 first.", "The `may` flag is on.", "See /docs/may/ for it.",
+    "It   depends on the plan.", "Prices can\nvary by region.", "The tool's results might've changed.",
+    "It could’ve been.", "It ‘may’ work.",
+    "It took 5may and more.", "Maybe later.", "THIS MAY VARY.", "İt may fail.", "Sometimes-on mode.",
+    "The U.S. may object.", "I think so. It seems fine! Not sure?", "events:may is a topic.", "about/around",
+    "In most cases, yes.", "The somewhat-late train.", "There are various ways: some work.", "No hedge here.",
+)
+
+
+def test_the_hedge_word_shortcut_counts_as_the_expressions_do():
+    """_sentence_hedges (a word-set pre-check, a speed-up) gives _hedge_counts' (hedged, sentences) on
+    edge cases (hedge words inside identifiers, code spans, paths, compounds, capitals, non-ASCII), the
+    golden set's response claims and the RAGTruth claims."""
+    from playground.claims import split_claims
+    from playground.golden import load_dataset
+    from playground.ragtruth import load_ragtruth
+
+    ds = load_dataset()
+    texts = [*_HEDGE_EDGES, *(c.text for rid, r in ds.responses.items() for c in split_claims(r.text, rid)),
+             *(r.claim for r in load_ragtruth(SHARED))]
+    n_hedged = 0
+    for t in texts:
+        expected = S._hedge_counts(t)
+        assert S._sentence_hedges(t, analyze(t)) == expected, t
+        n_hedged += expected[0] > 0
+    assert n_hedged >= 15  # hedged texts were compared, not only plain ones

@@ -107,6 +107,7 @@ __all__ = [
     "DISCOURSE_WORDS",
     "EXACT_MISS_SCORE",
     "HEDGE_HINTS",
+    "HEDGE_KEY_WORDS",
     "HEDGE_PATTERNS",
     "PLEASANTRY_PATTERNS",
     "PREAMBLE_RE",
@@ -298,6 +299,12 @@ HEDGE_HINTS: tuple[str, ...] = (
     "seem", "tend", "sure", "various",
 )
 _HEDGE_HINT_RE = re.compile("|".join(map(re.escape, HEDGE_HINTS)))
+#: The longest word of each :data:`HEDGE_PATTERNS` phrase: a phrase matches only where
+#: this word stands whole, so a sentence none of whose tokens (``Analysis.words``) is one
+#: of these has no hedge -- unless it holds a token kept whole around a word boundary: an
+#: identifier (``.``, ``:``, code spans, paths) or a word joined by an apostrophe
+#: (``might've``); such sentences go to the expressions.
+HEDGE_KEY_WORDS: frozenset[str] = frozenset(max(h.split(), key=len) for h in HEDGE_PATTERNS)
 _SENT_RE = re.compile(r"[^.!?\n]+[.!?]*")
 _CITE_RE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
 
@@ -783,6 +790,19 @@ def _hedge_counts(text: str, low: str | None = None) -> tuple[int, int]:
     return n, len(spans)
 
 
+def _sentence_hedges(text: str, a: Analysis) -> tuple[int, int]:
+    """:func:`_hedge_counts` of ``text`` whose analysis is ``a``, without a regular expression
+    for most texts: one none of whose tokens is a :data:`HEDGE_KEY_WORDS` word, with no
+    identifier and no apostrophe, has no hedge (only its sentences are counted)."""
+    if (not a.identifiers and HEDGE_KEY_WORDS.isdisjoint(a.words)
+            and "'" not in text and "’" not in text and "‘" not in text):
+        return 0, _sentence_count(text)
+    low = text.lower()
+    if len(low) == len(text) and not _may_hedge(low):
+        return 0, _sentence_count(text)
+    return _hedge_counts(text, low)
+
+
 def hedging(text: str) -> float:
     """Share of the text's sentences (split at ``. ! ?`` and line breaks) that
     contain at least one :data:`HEDGE_PATTERNS` phrase ("may", "might",
@@ -906,14 +926,9 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
         a = analyze(s)
         exact += a.exact_count
         content += len(a.content)
-        low = s.lower()
-        # without a hint (most sentences) there is no hedge: only count the sentences
-        if len(low) == len(s) and not _may_hedge(low):
-            n_sent += _sentence_count(s)
-        else:
-            h, n = _hedge_counts(s, low)
-            hedged += h
-            n_sent += n
+        h, n = _sentence_hedges(s, a)
+        hedged += h
+        n_sent += n
     hed = hedged / n_sent if n_sent else 0.0
     spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
     # abstention and answer relevance over the sentences (the same as over the
