@@ -32,13 +32,14 @@ instructions per fresh response (``--responses`` 200 and 700, warm-up 1,000).
 Scoring alone (the same responses generated first in both runs, warm-up 1,000,
 then 200 and 1,200 responses scored): 3.20 M instructions per fresh response
 before the speed work of issue 18 (d9618ed), 2.69-2.74 M after it (421e854),
-2.68 M after the fourth round's (a full collection falling inside the window
+2.61 M after the fourth round's (a full collection falling inside the window
 or not moves it by ~0.05 M).  The fourth round's gain is mostly not in
 instructions but in the garbage collector's walks, which miss the CPU caches:
 context key sets became plain dicts of strings, which CPython does not track
 (``tokens.KeySet``; collector time on this workload 0.39 s -> 0.21 s of
 3.2 s, measured with ``gc.callbacks``), and the abstention clauses are found
-with a first-letter look-ahead.  What is left is mostly per passage chunk
+with a first-letter look-ahead; a sentence without a hedge word among its
+tokens skips the hedge expressions (``score._sentence_hedges``).  What is left is mostly per passage chunk
 (split, hash, two dict lookups, an insertion: about 1.4 k instructions for
 each of the ~600 chunks of five fresh passages, 1.0 M per response, measured
 alone under callgrind) and per fresh claim (~0.22 M each, a third of it the
@@ -49,12 +50,15 @@ without an inner loop (+4% instructions), chunks deduplicated first (+17%), toke
 regular expression over the passage (2.2x slower), and compiling
 ``tokens.py`` with mypyc (+5-15% speed, one edge case scored differently,
 and a C compiler at install time).
-On 2026-12-01 14:53-15:00 UTC, eight runs alternating with 421e854's code
-(``--workload fresh --responses 3000``; another job shared the machine):
-fresh 1,745-2,127 responses/s best of 3 (median of the eight 1,910) against
-1,550-1,944 (median 1,711); the paired gain's median is 184 responses/s
-(+11%).  The fresh target is met in some minutes (3 of the 8), not reliably;
-the machine's own speed varied by a third between minutes.
+On 2026-12-01, runs alternating with 421e854's code (``--workload fresh
+--responses 3000``, best of 3 each): 14:53-15:00 UTC, another job on the
+machine, before the hedge shortcut: 1,745-2,127 responses/s (median of eight
+1,910) against 1,550-1,944 (median 1,711); 15:56-16:03 UTC, nothing else
+running, final code: 2,026-2,265 (median 2,149, all eight >= 2,000) against
+1,773-2,184 (median 1,948); the paired gain's median is +184 and +205 (+11%).
+Three runs at 16:03 gave 1,436-1,831: the machine's own speed varies by a
+third between minutes, so the fresh target is met at its quiet speed and
+missed when it slows; the instruction count above is the figure to compare.
 Target: >= 2,000 responses per second on both workloads (issue 18: cold, fresh
 passages included).  The per-token and per-chunk caches of
 :mod:`playground.harness.tokens` are bounded (``CACHE_SIZES``; emptied when
