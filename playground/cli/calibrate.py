@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import DataError
+from .calibrate_real import err
 from .options import add_db, add_root
 
 __all__ = [
@@ -216,11 +217,6 @@ def _add_adjudicate(sub: argparse._SubParsersAction) -> None:
 # --- output helpers ---------------------------------------------------------------------------------
 
 
-def _err(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 1
-
-
 def _table(frame, columns=None, title: str = "") -> str:
     import pandas as pd
 
@@ -348,18 +344,18 @@ def _guard(fn):
 
         out = getattr(args, "out", None)
         if out is not None and Path(out).exists() and not Path(out).is_dir():
-            return _err(f"--out {out} is a file: name a folder for the tables and charts")
+            return err(f"--out {out} is a file: name a folder for the tables and charts")
         try:
             return fn(args)
         except (CalibrationInputError, RagTruthError, LabelImportError) as exc:
             print(str(exc), file=sys.stderr)
             return 1
         except StoreError as exc:
-            return _err(str(exc))
+            return err(str(exc))
         except FileNotFoundError as exc:
-            return _err(f"no such file: {exc.filename}")
+            return err(f"no such file: {exc.filename}")
         except OSError as exc:  # a folder that cannot be written (permissions, disk full)
-            return _err(f"cannot write {exc.filename or out}: {exc.strerror or exc}")
+            return err(f"cannot write {exc.filename or out}: {exc.strerror or exc}")
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
@@ -413,7 +409,7 @@ def run_ragtruth(args: argparse.Namespace) -> int:
 
     path = args.file or default_ragtruth_path()
     if not Path(path).is_file():
-        return _err(f"no RAGTruth claim file at {path}: pass FILE (see shared/data/ragtruth/README.md)")
+        return err(f"no RAGTruth claim file at {path}: pass FILE (see shared/data/ragtruth/README.md)")
     rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=_boot(args, 2000), floor=args.floor,
                             criterion=args.criterion)
     args.ragtruth_calibration = rt  # --save-floors (cli/calibrate_real.py) takes the floor from this one run
@@ -492,7 +488,7 @@ def run_store(args: argparse.Namespace) -> int:
             with _open_store(args.db, create=False, read_only=True) as store:
                 opened = open_dataset(args.dataset, store, args.root)
         except DatasetNotFound as exc:
-            return _err(str(exc))
+            return err(str(exc))
         if args.run is None:
             args.run = Path(tempfile.mkdtemp(prefix="playground-calibrate-"))
             print(f"no --run given: scoring {args.dataset} with the default configuration in {args.run} ...",
@@ -502,16 +498,16 @@ def run_store(args: argparse.Namespace) -> int:
     run = _harness_run(args)
     auto = judge_from_run(run) if args.judge else auto_from_run(run)
     if auto is None:
-        return _err(f"the run {run} has no judge verdicts (enable the judge in its configuration)")
+        return err(f"the run {run} has no judge verdicts (enable the judge in its configuration)")
     catalog = dataset_catalog if getattr(args, "dataset", None) is not None else _catalog(args.root)
     with _open_store(args.db, create=False, read_only=True) as store:
         if args.annotator is not None and args.annotator not in store.annotators():
             known = ", ".join(store.annotators()) or "-"
-            return _err(f"no annotator {args.annotator!r} in {store.url} (known: {known})")
+            return err(f"no annotator {args.annotator!r} in {store.url} (known: {known})")
         human = human_from_store(store, args.annotator, catalog) if args.annotator else human_consensus(store, catalog)
         samples = _calibration_samples(store)
     if len(human) == 0:
-        return _err("no current human labels to compare with (label some units in the playground first)")
+        return err("no current human labels to compare with (label some units in the playground first)")
     report = calibrate(human, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000),
                        sample_seed=args.sample_seed)
     _print_report(report)
@@ -532,7 +528,7 @@ def _external_samples(args: argparse.Namespace) -> int:
     for item in args.metric:
         column, sep, rate = item.partition("=")
         if not sep:
-            return _err(f"--metric {item!r}: expected COLUMN=RATE")
+            return err(f"--metric {item!r}: expected COLUMN=RATE")
         extra[column] = rate
     try:
         table = read_result(args.file, scale=args.scale, extra_metrics=extra, ignore=tuple(args.ignore))
@@ -542,7 +538,7 @@ def _external_samples(args: argparse.Namespace) -> int:
     except (DatasetNotFound, ValueError) as exc:
         if isinstance(exc, DataError):
             raise
-        return _err(str(exc))
+        return err(str(exc))
     threshold = 0.5 if args.threshold is None else args.threshold
     print(calibrate_samples(table, opened, labels, who, threshold=threshold,
                             human_threshold=args.human_threshold).text())
@@ -584,12 +580,12 @@ def run_external(args: argparse.Namespace) -> int:
     auto = auto_from_csv(args.file, dimension=args.dimension, name=args.name, catalog=catalog, threshold=args.threshold)
     dims = [d for d in auto.dimensions() if d in human.dimensions()]
     if not dims:
-        return _err(f"the scores' dimension(s) {', '.join(auto.dimensions())} have no {args.human} labels")
+        return err(f"the scores' dimension(s) {', '.join(auto.dimensions())} have no {args.human} labels")
     report = calibrate(human, auto, dims, folds=args.folds, seed=args.seed, width=args.width,
                        n_boot=_boot(args, 1000), link_base=None if args.human == "ragtruth" else "",
                        sample_seed=args.sample_seed)
     if all(report.comparisons[d].n == 0 for d in dims):
-        return _err("no unit of the scores file has a human label: do the unit ids match "
+        return err("no unit of the scores file has a human label: do the unit ids match "
                     f"({'playground import ragtruth' if args.human == 'ragtruth' else 'playground units'})?")
     _print_report(report)
     _write(report, args.out)
@@ -660,13 +656,13 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     catalog = _catalog(args.root)
     unit = catalog.get(args.unit_id)
     if unit is None:
-        return _err(f"unknown unit {args.unit_id!r} (see 'playground units')")
+        return err(f"unknown unit {args.unit_id!r} (see 'playground units')")
     value = None if args.value == "clear" else int(args.value)
     try:
         with _open_store(args.db) as store:
             event = adjudicate(store, unit, args.dimension, value, args.adjudicator)
     except ValueError as exc:
-        return _err(str(exc))
+        return err(str(exc))
     if event is None:
         print(f"{args.unit_id} {args.dimension}: consensus already {args.value}; nothing changed")
     else:
@@ -681,7 +677,7 @@ def run_sample(args: argparse.Namespace) -> int:
     from ..sampling import draw_sample
 
     if args.size < 1:
-        return _err(f"--size must be at least 1, got {args.size}")
+        return err(f"--size must be at least 1, got {args.size}")
     catalog = _catalog(args.root)
     units = [u for u in catalog.values() if args.kind is None or u.unit_kind == args.kind]
     chosen = draw_sample([u.unit_id for u in units], args.size, args.seed)

@@ -14,18 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .calibrate_real import _finish_floors, _guarded, _print_frozen, _print_tuning_cv, out_problem, write_out
+from .calibrate_real import _guarded, _print_frozen, _print_tuning_cv, err, finish_report, out_problem, part_problem
 
 __all__ = ["CACHE_FILE", "DEFAULT_CACHE_DIR", "register_outside", "run_outside"]
 
 #: The cache file inside --judge-cache DIR, and DIR's default: the harness's ``.cache/ollama.db``.
 CACHE_FILE = "ollama.db"
 DEFAULT_CACHE_DIR = Path(".cache")
-
-
-def _err(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 1
 
 
 def register_outside(sub: argparse._SubParsersAction) -> None:
@@ -81,17 +76,10 @@ def _problem(args: argparse.Namespace) -> str | None:
         return f"--timeout must be positive, got {args.timeout:g}"
     if args.write_ids is not None or (args.judge is None and args.scores is None):
         return None
-    if out_problem(args):
-        return out_problem(args)
-    if args._outside_dataset == "ragtruth":
-        if not (args.frozen or args.tuning_cv):
-            return ("--judge and --scores report on one part: add --frozen (the frozen part) or --tuning-cv "
-                    "(the tuning part)")
-        if args.frozen and args.tuning_cv:
-            return "--tuning-cv and --frozen exclude each other (the one reads the tuning part only)"
-    if args.tuning_cv and args.save_floors is not None:
-        return "--save-floors needs one floor: use it with the frozen report, not with --tuning-cv (one floor per fold)"
-    return None
+    if args._outside_dataset == "ragtruth" and not (args.frozen or args.tuning_cv):
+        return ("--judge and --scores report on one part: add --frozen (the frozen part) or --tuning-cv "
+                "(the tuning part)")
+    return out_problem(args) or part_problem(args)
 
 
 def _write_ids(args: argparse.Namespace) -> int:
@@ -111,7 +99,7 @@ def run_outside(args: argparse.Namespace) -> int:
     """``calibrate ragtruth|begin`` with ``--judge``, ``--scores`` or ``--write-ids``; otherwise the plain command."""
     problem = _problem(args)
     if problem:
-        return _err(problem)
+        return err(problem)
     if args.write_ids is not None:
         return _write_ids(args)
     if args.judge is None and args.scores is None:
@@ -124,7 +112,7 @@ def run_outside(args: argparse.Namespace) -> int:
     ds = args._outside_dataset
     folder = DEFAULT_CACHE_DIR if args.judge_cache is None else args.judge_cache
     if folder.exists() and not folder.is_dir():
-        return _err(f"--judge-cache {folder} is a file: name the folder that holds (or will hold) {CACHE_FILE}")
+        return err(f"--judge-cache {folder} is a file: name the folder that holds (or will hold) {CACHE_FILE}")
     spec = OutsideScorers(judge=args.judge, host=args.ollama_host, cache=folder / CACHE_FILE, timeout=args.timeout,
                           limit=args.judge_limit, scores=args.scores, scores_name=args.scores_name, progress=True)
     try:
@@ -134,20 +122,9 @@ def run_outside(args: argparse.Namespace) -> int:
         print(str(exc), file=sys.stderr)
         return 1
     except (ModelError, JudgeReplyInvalid, ValueError) as exc:
-        return _err(str(exc))
-    rep = run.report
-    _print(rep, spec)
-    if ds == "begin" and not args.tuning_cv:
-        print("caveat: BEGIN's 'not fully attributable' covers opinions, questions and chit-chat too, so its floors "
-              "are its own (see shared/data/begin/README.md).")
-    if write_out(args, rep, run.reported, run.scorers):
-        return 1
-    if args.tuning_cv:
-        return 0
-    if ds == "begin":
-        return _finish_floors(args, rep, "playground calibrate begin", "BEGIN dev claims.jsonl, tuning part")
-    return _finish_floors(args, rep, "playground calibrate ragtruth --frozen",
-                          "RAGTruth claims.jsonl + validation-sample.jsonl, tuning part")
+        return err(str(exc))
+    _print(run.report, spec)
+    return finish_report(args, run.report, run.reported, run.scorers)
 
 
 def _print(rep: Any, spec: Any) -> None:

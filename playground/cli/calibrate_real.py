@@ -19,8 +19,8 @@ from typing import Any
 
 from ..files import write_atomic
 
-__all__ = ["out_problem", "register_real", "run_ablation", "run_begin", "run_golden_key", "run_ragtruth_real",
-           "save_floors", "write_out"]
+__all__ = ["BEGIN_CAVEAT", "err", "finish_report", "out_problem", "part_problem", "register_real", "run_ablation",
+           "run_begin", "run_golden_key", "run_ragtruth_real", "save_floors", "write_out"]
 
 _COLUMNS = ["scorer", "task_type", "n", "hallucinated", "sources", "floor", "kappa", "kappa_low", "kappa_high",
             "balanced_accuracy", "balanced_accuracy_low", "balanced_accuracy_high", "recall_hallucinated",
@@ -112,7 +112,8 @@ def register_real(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_ablation)
 
 
-def _err(message: str) -> int:
+def err(message: str) -> int:
+    """Print ``error: MESSAGE`` on stderr; exit code 1."""
     print(f"error: {message}", file=sys.stderr)
     return 1
 
@@ -188,7 +189,7 @@ def _finish_floors(args: argparse.Namespace, rep: Any, command: str, data: str) 
         return 0
     floor = rep.scorer("support").floor
     if not save_floors(args.save_floors, floor, source=command, criterion=args.criterion, data=data):
-        return _err(f"no floor to save: {rep.scorer('support').reason}")
+        return err(f"no floor to save: {rep.scorer('support').reason}")
     print(f"\nwrote {args.save_floors}: faithfulness floor {floor:g} (support scorer, chosen on the tuning part)")
     return 0
 
@@ -222,9 +223,47 @@ def write_out(args: argparse.Namespace, report: Any, records: Any = None, scorer
     try:
         written = write_report_files(args.out, report, records, scorers)
     except OSError as exc:
-        return _err(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}")
+        return err(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}")
     print(f"\n{written.summary()}")
     return 0
+
+
+def part_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--tuning-cv`` does not go with the other options of a frozen report, or None."""
+    if not getattr(args, "tuning_cv", False):
+        return None
+    if getattr(args, "frozen", False):
+        return "--tuning-cv and --frozen exclude each other (the one reads the tuning part only)"
+    if args.save_floors is not None:
+        return "--save-floors needs one floor: use it with the frozen report, not with --tuning-cv (one floor per fold)"
+    return None
+
+
+#: Printed under BEGIN's frozen report.
+BEGIN_CAVEAT = ("caveat: BEGIN's 'not fully attributable' covers opinions, questions and chit-chat too, so its "
+                "floors are its own (see shared/data/begin/README.md).")
+#: Per data set: the command and the data named in a ``--save-floors`` file.
+_FLOOR_SOURCES = {
+    "RAGTruth": ("playground calibrate ragtruth --frozen",
+                 "RAGTruth claims.jsonl + validation-sample.jsonl, tuning part"),
+    "BEGIN": ("playground calibrate begin", "BEGIN dev claims.jsonl, tuning part"),
+}
+
+
+def finish_report(args: argparse.Namespace, report: Any, records: Any = None, scorers: Any = None) -> int:
+    """What follows a printed RAGTruth or BEGIN report: BEGIN's caveat (frozen report), the ``--out`` files
+    (:func:`write_out`), then ``--save-floors`` (frozen report); the exit code."""
+    from ..calibrate.frozen import TuningCVReport
+
+    tuning = isinstance(report, TuningCVReport)
+    if report.dataset == "BEGIN" and not tuning:
+        print(BEGIN_CAVEAT)
+    if write_out(args, report, records, scorers):
+        return 1
+    if tuning:
+        return 0
+    command, data = _FLOOR_SOURCES[report.dataset]
+    return _finish_floors(args, report, command, data)
 
 
 def _boot(args: argparse.Namespace, default: int) -> int:
@@ -242,7 +281,7 @@ def _guarded(fn: Any) -> Any:
             print(str(exc), file=sys.stderr)
             return 1
         except FileNotFoundError as exc:
-            return _err(f"no such file: {exc.filename} (the shared data: set PLAYGROUND_SHARED_DATA or pass FILE)")
+            return err(f"no such file: {exc.filename} (the shared data: set PLAYGROUND_SHARED_DATA or pass FILE)")
 
     wrapper.__name__ = fn.__name__
     wrapper.__doc__ = fn.__doc__
@@ -252,20 +291,15 @@ def _guarded(fn: Any) -> Any:
 @_guarded
 def run_ragtruth_real(args: argparse.Namespace) -> int:
     """``calibrate ragtruth``: the in-sample and cross-validated report, or with ``--frozen`` the frozen one."""
-    if (args.tuning_cv or args.frozen) and out_problem(args):
-        return _err(str(out_problem(args)))
+    if (args.tuning_cv or args.frozen) and (problem := out_problem(args) or part_problem(args)):
+        return err(problem)
     if args.tuning_cv:
-        if args.frozen:
-            return _err("--tuning-cv and --frozen exclude each other (the one reads the tuning part only)")
-        if args.save_floors is not None:
-            return _err("--save-floors needs one floor: use it with --frozen (chosen on the whole tuning part), "
-                        "not with --tuning-cv (one floor per fold)")
         from ..calibrate.ragtruth import tuning_cv_ragtruth
 
         cv = tuning_cv_ragtruth(folds=args.folds, criterion=args.criterion, n_boot=_boot(args, 1000),
                                 seed=args.seed)
         _print_tuning_cv(cv)
-        return write_out(args, cv)
+        return finish_report(args, cv)
     if not args.frozen:
         if args.save_floors is None:
             return int(args._plain_ragtruth(args))
@@ -283,35 +317,26 @@ def run_ragtruth_real(args: argparse.Namespace) -> int:
 
     rep = frozen_ragtruth(criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
     _print_frozen(rep)
-    if write_out(args, rep):
-        return 1
-    return _finish_floors(args, rep, "playground calibrate ragtruth --frozen",
-                          "RAGTruth claims.jsonl + validation-sample.jsonl, tuning part")
+    return finish_report(args, rep)
 
 
 @_guarded
 def run_begin(args: argparse.Namespace) -> int:
     """``calibrate begin``: the scorers on BEGIN's frozen part."""
-    if out_problem(args):
-        return _err(str(out_problem(args)))
+    if problem := out_problem(args) or part_problem(args):
+        return err(problem)
     if args.tuning_cv:
-        if args.save_floors is not None:
-            return _err("--save-floors needs one floor: use it without --tuning-cv (one floor per fold)")
         from ..calibrate.begin import tuning_cv_begin
 
         cv = tuning_cv_begin(args.file, folds=args.folds, criterion=args.criterion, n_boot=_boot(args, 1000),
                              seed=args.seed)
         _print_tuning_cv(cv)
-        return write_out(args, cv)
+        return finish_report(args, cv)
     from ..calibrate.begin import frozen_begin
 
     rep = frozen_begin(args.file, criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
     _print_frozen(rep)
-    print("caveat: BEGIN's 'not fully attributable' covers opinions, questions and chit-chat too, so its floors "
-          "are its own (see shared/data/begin/README.md).")
-    if write_out(args, rep):
-        return 1
-    return _finish_floors(args, rep, "playground calibrate begin", "BEGIN dev claims.jsonl, tuning part")
+    return finish_report(args, rep)
 
 
 @_guarded
@@ -330,7 +355,7 @@ def run_golden_key(args: argparse.Namespace) -> int:
         print(f"no --run given: running the harness with the default configuration in {run} ...", file=sys.stderr)
         run_harness(load_config(None), run, progress=False)
     elif not (run / "units.csv").is_file():
-        return _err(f"no units.csv in {run}: is it a harness run folder? (playground harness run --out DIR)")
+        return err(f"no units.csv in {run}: is it a harness run folder? (playground harness run --out DIR)")
     reps = golden_key_reports(run, n_boot=_boot(args, 2000), seed=args.seed, criterion=args.criterion)
     for rep in reps:
         _print_frozen(rep, no_class="no")
@@ -342,7 +367,7 @@ def run_golden_key(args: argparse.Namespace) -> int:
                   "context_relevance": reps[1].scorer("query only").floor}
         if not save_floors(args.save_floors, floors, source="playground calibrate golden-key",
                            criterion=args.criterion, data="golden set, tuning cases"):
-            return _err("no floor to save: undefined on the tuning cases")
+            return err("no floor to save: undefined on the tuning cases")
         print(f"\nwrote {args.save_floors}: " + ", ".join(f"{k} {v:g}" for k, v in floors.items() if v is not None))
     return 0
 
