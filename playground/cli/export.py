@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         add_db(p)
         add_root(p)
         p.set_defaults(func=run_export, tool=tool)
+    from .traces import add_export
+
+    add_export(sub)  # export traces: Phoenix annotations and OTel GenAI events (playground/cli/traces.py)
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -56,6 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("--dry-run", action="store_true", help="validate and report; write nothing")
         p.set_defaults(func=run_import, kind=kind)
 
+    from .traces import add_import
+
+    add_import(sub)  # import traces: OpenInference / Phoenix spans (playground/cli/traces.py)
     p = sub.add_parser(
         "ragtruth", help="a RAGTruth claim file: cases, responses, passages, claims and human labels",
         description="Validate FILE (RAGTruth claims, one JSON object per line; see shared/data/ragtruth/README.md) "
