@@ -31,6 +31,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -47,6 +48,13 @@ _WANTED = ("context", "parent_id", "name", "span_kind", "start_time", "end_time"
            "attributes.output", "attributes.retrieval", "attributes.reranker", "attributes.session",
            "attributes.openinference")
 _DOC_LISTS = ("retrieval.documents", "reranker.output_documents")
+#: The leaf columns of a flattened Phoenix dataframe that a sample is made of.
+_LEAVES = {"context.trace_id", "context.span_id", "parent_id", "name", "span_kind", "start_time", "end_time",
+           "attributes.input.value", "attributes.input.mime_type", "attributes.output.value",
+           "attributes.session.id", "attributes.openinference.span.kind",
+           *(f"attributes.{d}" for d in _DOC_LISTS)}
+_HEX = re.compile(r"(?:[0-9a-fA-F]{16}){1,2}")
+_SURROGATE = re.compile("[\udc80-\udcff]")
 
 
 @dataclass(frozen=True)
@@ -81,17 +89,15 @@ class SpanRecord:
     bad_text: tuple[str, ...] = ()
 
 
-def flatten(value: Any, prefix: str = "", out: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Nested objects and lists to dotted keys: ``{"a": [{"b.c": 1}]}`` → ``{"a.0.b.c": 1}``."""
+def flatten(value: dict[str, Any], prefix: str = "", out: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Nested objects to dotted keys, lists kept as values: ``{"a": {"b": [1]}}`` → ``{"a.b": [1]}``."""
     out = {} if out is None else out
-    if isinstance(value, dict):
-        for k, v in value.items():
-            flatten(v, f"{prefix}.{k}" if prefix else str(k), out)
-    elif isinstance(value, list | tuple) and value and all(isinstance(v, dict) for v in value):
-        for i, v in enumerate(value):
-            flatten(v, f"{prefix}.{i}", out)
-    else:
-        out[prefix] = value
+    for k, v in value.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, dict):
+            flatten(v, key, out)
+        else:
+            out[key] = v
     return out
 
 
@@ -121,7 +127,7 @@ def _hex_id(value: Any) -> str | None:
         return value.hex()
     text = str(value)
     text = text[2:] if text.startswith("0x") else text
-    if len(text) in (16, 32) and all(c in "0123456789abcdefABCDEF" for c in text):
+    if _HEX.fullmatch(text):
         return text.lower()
     try:
         raw = base64.b64decode(text, validate=True)
@@ -130,21 +136,33 @@ def _hex_id(value: Any) -> str | None:
     return raw.hex() if len(raw) in (8, 16) else text
 
 
-def _text(attrs: dict[str, Any], key: str, bad: list[str]) -> str | None:
-    value = attrs.get(key)
-    if value is None or (isinstance(value, float) and value != value):
-        return None
-    if isinstance(value, bytes):
-        try:
-            return value.decode("utf-8")
-        except UnicodeDecodeError:
-            bad.append(key)
+class _Reader:
+    """Text out of one span's attributes, noting each attribute that is not UTF-8."""
+
+    def __init__(self, dirty: bool) -> None:
+        self.dirty = dirty  # the line had bytes that are not UTF-8: look for them
+        self.bad: list[str] = []
+
+    def text(self, value: Any, key: str) -> str | None:
+        if value is None or (isinstance(value, float) and value != value):
             return None
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    if any("\udc80" <= ch <= "\udcff" for ch in text):  # surrogateescape'd bytes that were not UTF-8
-        bad.append(key)
-        return None
-    return text
+        if isinstance(value, bytes):
+            try:
+                return value.decode("utf-8")
+            except UnicodeDecodeError:
+                self.bad.append(key)
+                return None
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+        if self.dirty and _SURROGATE.search(text):  # surrogateescape'd bytes that were not UTF-8
+            self.bad.append(key)
+            return None
+        return text
+
+    def document(self, n: int, fields: dict[str, Any], base: str) -> Document:
+        key = f"{base}.{n}.document"
+        return Document(n, self.text(fields.get("document.id"), f"{key}.id"),
+                        self.text(fields.get("document.content"), f"{key}.content"),
+                        _score(fields.get("document.score")))
 
 
 def _score(value: Any) -> float | None:
@@ -158,37 +176,47 @@ def _score(value: Any) -> float | None:
     return None
 
 
-def _documents(attrs: dict[str, Any], base: str, bad: list[str]) -> tuple[Document, ...]:
-    positions = sorted({int(k[len(base) + 1:].split(".", 1)[0]) for k in attrs
-                        if k.startswith(base + ".") and k[len(base) + 1:].split(".", 1)[0].isdigit()})
-    docs = []
-    for n in positions:
-        key = f"{base}.{n}.document"
-        doc_id = _text(attrs, f"{key}.id", bad)
-        docs.append(Document(n, doc_id, _text(attrs, f"{key}.content", bad), _score(attrs.get(f"{key}.score"))))
-    return tuple(docs)
+def _documents(attrs: dict[str, Any], prefix: str, base: str, reader: _Reader,
+               flat: bool) -> tuple[Document, ...]:
+    """The documents under ``base``: a list of (nested or dotted) objects, or (``flat``) OTLP's ``base.N.…`` keys."""
+    value = attrs.get(prefix + base)
+    if isinstance(value, list | tuple):
+        return tuple(reader.document(n, flatten(d) if isinstance(d, dict) else {}, base) for n, d in enumerate(value))
+    if not flat:
+        return ()
+    groups: dict[int, dict[str, Any]] = {}
+    head = prefix + base + "."
+    for k, v in attrs.items():
+        if k.startswith(head):
+            index, _, rest = k[len(head):].partition(".")
+            if index.isdigit():
+                groups.setdefault(int(index), {})[rest] = v
+    return tuple(reader.document(n, groups[n], base) for n in sorted(groups))
 
 
-def _record(flat: dict[str, Any], ids: tuple[Any, Any, Any], times: tuple[Any, Any], name: Any, kind: Any,
-            place: str, line: int | None) -> SpanRecord:
-    """A :class:`SpanRecord` from flat OpenInference attribute keys and the span's own fields."""
-    bad: list[str] = []
-    trace_id, span_id, parent = (_hex_id(i) for i in ids)
-    kind = flat.get("openinference.span.kind") or kind
+def _record(attrs: dict[str, Any], prefix: str, ids: tuple[Any, Any, Any], times: tuple[Any, Any], name: Any,
+            kind: Any, where: tuple[str, int | None], *, dirty: bool = False, flat: bool = False) -> SpanRecord:
+    """A :class:`SpanRecord` from OpenInference attributes (keys ``prefix + key``) and the span's own fields."""
+    r = _Reader(dirty)
+
+    def text(key: str) -> str | None:
+        return r.text(attrs.get(prefix + key), key)
+
+    kind = attrs.get(prefix + "openinference.span.kind") or kind
     return SpanRecord(
-        trace_id or "", span_id or "", parent, str(name or ""), str(kind or "UNKNOWN").upper(),
-        _nanos(times[0]), _nanos(times[1]), _text(flat, "input.value", bad), _text(flat, "input.mime_type", bad),
-        _text(flat, "output.value", bad), _documents(flat, _DOC_LISTS[0], bad), _documents(flat, _DOC_LISTS[1], bad),
-        _text(flat, "session.id", bad), place, line, tuple(bad))
+        _hex_id(ids[0]) or "", _hex_id(ids[1]) or "", _hex_id(ids[2]), str(name or ""),
+        str(kind or "UNKNOWN").upper(), _nanos(times[0]), _nanos(times[1]), text("input.value"),
+        text("input.mime_type"), text("output.value"), _documents(attrs, prefix, _DOC_LISTS[0], r, flat),
+        _documents(attrs, prefix, _DOC_LISTS[1], r, flat), text("session.id"), where[0], where[1], tuple(r.bad))
 
 
-def _phoenix_record(row: dict[str, Any], place: str, line: int | None) -> SpanRecord:
+def _phoenix_record(row: dict[str, Any], place: str, line: int | None, dirty: bool = False) -> SpanRecord:
     """A span of Phoenix's dataframe (flat ``attributes.`` columns) or span JSON (nested objects)."""
     flat = flatten(row)
-    attrs = {k[len("attributes."):]: v for k, v in flat.items() if k.startswith("attributes.")}
-    return _record(attrs, (flat.get("context.trace_id"), flat.get("context.span_id"), flat.get("parent_id")),
+    return _record(flat, "attributes.", (flat.get("context.trace_id"), flat.get("context.span_id"),
+                                         flat.get("parent_id")),
                    (flat.get("start_time"), flat.get("end_time")), flat.get("name"), flat.get("span_kind"),
-                   place, line)
+                   (place, line), dirty=dirty)
 
 
 def _any_value(value: Any) -> Any:
@@ -205,21 +233,25 @@ def _any_value(value: Any) -> Any:
     return None
 
 
-def _otlp_records(request: dict[str, Any], place: str, line: int | None) -> Iterator[SpanRecord]:
+def _otlp_records(request: dict[str, Any], place: str, line: int | None,
+                  dirty: bool = False) -> Iterator[SpanRecord]:
     for resource in request.get("resourceSpans") or []:
         for scope in (resource or {}).get("scopeSpans") or []:
             for span in (scope or {}).get("spans") or []:
                 attrs = {str(a.get("key")): _any_value(a.get("value")) for a in span.get("attributes") or []
                          if isinstance(a, dict)}
-                yield _record(attrs, (span.get("traceId"), span.get("spanId"), span.get("parentSpanId")),
+                yield _record(attrs, "", (span.get("traceId"), span.get("spanId"), span.get("parentSpanId")),
                               (span.get("startTimeUnixNano"), span.get("endTimeUnixNano")), span.get("name"),
-                              None, place, line)
+                              None, (place, line), dirty=dirty, flat=True)
 
 
 def _json_lines(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
     with path.open("rb") as fh:
         for n, raw in enumerate(fh, 1):
-            text = raw.decode("utf-8", errors="surrogateescape")
+            try:
+                text, dirty = raw.decode("utf-8"), False
+            except UnicodeDecodeError:
+                text, dirty = raw.decode("utf-8", errors="surrogateescape"), True
             if not text.strip():
                 continue
             try:
@@ -230,23 +262,28 @@ def _json_lines(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
             if not isinstance(obj, dict):
                 problems.append(Problem(path.name, f"expected a JSON object, got {type(obj).__name__}", "", n))
             elif "resourceSpans" in obj:
-                yield from _otlp_records(obj, f"line {n}", n)
+                yield from _otlp_records(obj, f"line {n}", n, dirty)
             else:
-                yield _phoenix_record(obj, f"line {n}", n)
+                yield _phoenix_record(obj, f"line {n}", n, dirty)
 
 
 def _json_document(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
+    raw = path.read_bytes()
     try:
-        obj = json.loads(path.read_bytes().decode("utf-8", errors="surrogateescape"))
+        text, dirty = raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        text, dirty = raw.decode("utf-8", errors="surrogateescape"), True
+    try:
+        obj = json.loads(text)
     except json.JSONDecodeError as exc:
         problems.append(Problem(path.name, f"malformed JSON: {exc.msg}", "", exc.lineno))
         return
     if isinstance(obj, dict) and "resourceSpans" in obj:
-        yield from _otlp_records(obj, "document", None)
+        yield from _otlp_records(obj, "document", None, dirty)
     elif isinstance(obj, list):
         for n, item in enumerate(obj, 1):
             if isinstance(item, dict):
-                yield _phoenix_record(item, f"item {n}", None)
+                yield _phoenix_record(item, f"item {n}", None, dirty)
             else:
                 problems.append(Problem(path.name, f"expected a JSON object, got {type(item).__name__}", f"item {n}"))
     else:
@@ -254,6 +291,7 @@ def _json_document(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
 
 
 def _parquet(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
+    """Phoenix's dataframe as Parquet: struct columns flattened by Arrow, only the columns a sample needs read."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -262,13 +300,18 @@ def _parquet(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
     except (pa.ArrowException, OSError) as exc:
         problems.append(Problem(path.name, f"not a readable Parquet file: {exc}"))
         return
-    names = pf.schema_arrow.names
-    columns = [c for c in names if c.startswith(_WANTED) or c == "attributes"]
+    columns = [c for c in pf.schema_arrow.names if c.startswith(_WANTED) or c == "attributes"]
     n = 0
     for batch in pf.iter_batches(batch_size=_BATCH, columns=columns):
-        for row in batch.to_pylist():
+        table = pa.Table.from_batches([batch])
+        while any(pa.types.is_struct(f.type) for f in table.schema):
+            table = table.flatten()
+        names = [c for c in table.column_names if c in _LEAVES]
+        values = [table.column(c).cast(pa.int64()) if pa.types.is_timestamp(table.schema.field(c).type)
+                  else table.column(c) for c in names]  # times as integers: only their order matters
+        for row in zip(*(v.to_pylist() for v in values), strict=True):
             n += 1
-            yield _phoenix_record(row, f"row {n}", None)
+            yield _phoenix_record(dict(zip(names, row, strict=True)), f"row {n}", None)
 
 
 def read_spans(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
