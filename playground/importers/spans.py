@@ -103,24 +103,24 @@ def flatten(value: dict[str, Any], prefix: str = "", out: dict[str, Any] | None 
 
 def _nanos(value: Any) -> int:
     """A time as an integer for ordering: datetimes and ISO text in ns, numbers as given (one unit per file)."""
-    if value is None or (isinstance(value, float) and value != value):
-        return 0
-    if isinstance(value, datetime):
-        return int(value.timestamp() * 1_000_000) * 1000
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return int(value)
     if isinstance(value, str):
         if value.isdigit():
             return int(value)
         try:
-            return _nanos(datetime.fromisoformat(value.replace("Z", "+00:00")))
+            value = datetime.fromisoformat(value)
         except ValueError:
             return 0
+    if isinstance(value, datetime):
+        return int(value.timestamp() * 1_000_000) * 1000
+    if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+        return int(value)
     return 0
 
 
 def _hex_id(value: Any) -> str | None:
     """A trace or span id as lowercase hex (hex kept; base64 from protobuf's JSON decoded; '0x' dropped)."""
+    if type(value) is str and _HEX.fullmatch(value):
+        return value.lower()
     if value is None or value == "" or (isinstance(value, float) and value != value):
         return None
     if isinstance(value, bytes):
