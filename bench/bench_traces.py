@@ -11,7 +11,8 @@ session; the spans of 8 traces at a time interleaved, as OTLP batches come.
 Each run is ``python -m playground import traces FILE --dataset bench --db NEW``
 in a fresh process (read, assemble, validate, build the payload and units,
 one store transaction); the wall time and the child's peak RSS
-are measured (the child reports its own ``ru_maxrss``).  Targets: ≤ 20 s and ≤ 1 GiB.  Median and range over
+are measured (the child reports its own ``ru_maxrss`` and its CPU time, user + system, which the
+machine's load does not inflate as it does the wall time).  Targets: ≤ 20 s and ≤ 1 GiB.  Median and range over
 ``--repeat`` runs per format.
 
 Run ``python bench/bench_traces.py [--traces N] [--repeat N]``.
@@ -106,11 +107,12 @@ def write_files(base: Path, traces: int) -> dict[str, Path]:
 
 #: The child: the CLI's own main(), then its peak resident set size (KiB on Linux).
 CHILD = ("import resource, sys\nfrom playground.cli import main\ncode = main(sys.argv[1:])\n"
-         "print('peak_kib', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(code)")
+         "u = resource.getrusage(resource.RUSAGE_SELF)\n"
+         "print('peak_kib', u.ru_maxrss, u.ru_utime + u.ru_stime)\nsys.exit(code)")
 
 
-def run_import(path: Path, db: Path) -> tuple[float, float, str]:
-    """``(seconds, peak RSS MiB, first stdout line)`` of one ``import traces`` in a fresh process."""
+def run_import(path: Path, db: Path) -> tuple[float, float, float, str]:
+    """``(wall seconds, CPU seconds, peak RSS MiB, first stdout line)`` of one ``import traces`` in a fresh process."""
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", CHILD, "import", "traces", str(path), "--dataset", "bench",
@@ -119,8 +121,8 @@ def run_import(path: Path, db: Path) -> tuple[float, float, str]:
     if done.returncode:
         raise SystemExit(f"import failed: {done.stderr}")
     lines = done.stdout.splitlines()
-    peak = int(lines[-1].split()[1]) / 1024
-    return seconds, peak, lines[0]
+    _, kib, cpu = lines[-1].split()
+    return seconds, float(cpu), int(kib) / 1024, lines[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,18 +136,21 @@ def main(argv: list[str] | None = None) -> int:
         base = Path(tmp)
         files = write_files(base, args.traces)
         for fmt, path in files.items():
-            times, peaks = [], []
+            times, cpus, peaks = [], [], []
             line = ""
             for r in range(args.repeat):
-                seconds, peak, line = run_import(path, base / f"{fmt}-{r}.db")
+                seconds, cpu, peak, line = run_import(path, base / f"{fmt}-{r}.db")
                 times.append(seconds)
+                cpus.append(cpu)
                 peaks.append(peak)
             med = statistics.median(times)
             good = max(times) <= TIME_TARGET_S and max(peaks) <= MEMORY_TARGET_MIB
             ok = ok and good
             print(f"{fmt:7} {args.traces * 10:,} spans ({args.traces:,} traces, {path.stat().st_size / 2**20:.0f} "
                   f"MiB): import median {med:.2f} s, range {min(times):.2f}–{max(times):.2f} s over {args.repeat} "
-                  f"runs; peak RSS median {statistics.median(peaks):.0f} MiB, largest {max(peaks):.0f} MiB; "
+                  f"runs (CPU time median {statistics.median(cpus):.2f} s, range {min(cpus):.2f}–"
+                  f"{max(cpus):.2f} s; "
+                  f"load {os.getloadavg()[0]:.1f}); peak RSS median {statistics.median(peaks):.0f} MiB, largest {max(peaks):.0f} MiB; "
                   f"targets ≤ {TIME_TARGET_S:.0f} s, ≤ {MEMORY_TARGET_MIB} MiB: "
                   f"{'OK' if good else 'OVER'}\n  {line}")
     return 0 if ok else 1

@@ -267,3 +267,11 @@ def test_import_traces_writes_labels_given_with_it_in_the_same_transaction(tmp_p
         assert result.result.labels == 1
         assert [(s.unit_id, s.value) for s in store.current_labels({passage.unit_id: passage})] == [
             (passage.unit_id, 0)]
+
+
+def test_a_span_without_ids_is_listed_with_its_line_and_a_hint_about_the_dataframe_index(tmp_path):
+    row = json.loads(span_line("7" * 32, "a" * 16, None, "CHAIN", 1, inp="Q?", out="A."))
+    del row["context"]  # what df.to_json(orient="records") writes when context.span_id is the index
+    path = write(tmp_path, [*good_trace("0" * 32), json.dumps(row)])
+    assert problems_of(path) == [(3, "line 3", "a span without trace id or span id (a spans dataframe saved without "
+                                               "its context.span_id index? save df.reset_index())")]

@@ -204,7 +204,8 @@ def _group(file: str, records: Iterable[SpanRecord],
     for span in records:
         n += 1
         if not span.trace_id or not span.span_id:
-            problems.append(Problem(file, "a span without trace id or span id", span.place, span.line))
+            problems.append(Problem(file, "a span without trace id or span id (a spans dataframe saved without "
+                                    "its context.span_id index? save df.reset_index())", span.place, span.line))
             continue
         if not _ID.match(span.trace_id):
             problems.append(_problem(file, span, "the trace id is not usable as a sample id (1-120 letters, "
