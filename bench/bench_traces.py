@@ -150,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"MiB): import median {med:.2f} s, range {min(times):.2f}–{max(times):.2f} s over {args.repeat} "
                   f"runs (CPU time median {statistics.median(cpus):.2f} s, range {min(cpus):.2f}–"
                   f"{max(cpus):.2f} s; "
-                  f"load {os.getloadavg()[0]:.1f}); peak RSS median {statistics.median(peaks):.0f} MiB, largest {max(peaks):.0f} MiB; "
+                  f"load {os.getloadavg()[0]:.1f}); peak RSS median {statistics.median(peaks):.0f} MiB, "
+                  f"largest {max(peaks):.0f} MiB; "
                   f"targets ≤ {TIME_TARGET_S:.0f} s, ≤ {MEMORY_TARGET_MIB} MiB: "
                   f"{'OK' if good else 'OVER'}\n  {line}")
     return 0 if ok else 1
