@@ -39,13 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for kind, (summary, fields) in _FORMATS.items():
         p = sub.add_parser(kind, help=summary, description=f"Import FILE, {summary}, as the dataset NAME. {fields} "
                            + _COMMON)
-        p.add_argument("file", type=Path, metavar="FILE", help="the file (.jsonl, .json, .csv or .parquet)"
-                       + ("" if kind == "deepeval" else ", or a Hugging Face save_to_disk folder"))
+        p.add_argument("file", type=Path, metavar="FILE",
+                       help="the file (.jsonl, .json, .csv or .parquet), or a Hugging Face save_to_disk folder")
         p.add_argument("--dataset", required=True, metavar="NAME",
                        help="the dataset's name (a-z, 0-9, '-', '_'; part of every unit id)")
         add_db(p)
-        if kind != "deepeval":
-            p.add_argument("--split", default=None, metavar="SPLIT", help="the split of a saved DatasetDict")
+        p.add_argument("--split", default=None, metavar="SPLIT", help="the split of a saved DatasetDict")
         if kind == "table":
             p.add_argument("--map", default=None, metavar="FIELD=COLUMN,...", help="which column holds each field")
         p.add_argument("--labels", type=Path, default=None, metavar="FILE",
@@ -94,7 +93,7 @@ def _refused(message: str) -> int:
 
 def _absent(file: Path) -> bool:
     """True, having said so on stderr, when ``file`` is no file (then nothing was tried, so no more is said)."""
-    if file.is_file() or file.is_dir():
+    if file.is_file():
         return False
     print(f"error: no such file: {file}", file=sys.stderr)
     return True
@@ -106,7 +105,7 @@ def run_import(args: argparse.Namespace) -> int:
     from ..importers.table import parse_map
     from ..store import StoreError, open_store
 
-    if _absent(args.file):
+    if not args.file.is_dir() and _absent(args.file):  # a folder: a Hugging Face save_to_disk
         return 1
     if getattr(args, "split", None) is not None:
         from ..importers.hf_disk import split_folder
