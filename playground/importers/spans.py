@@ -158,11 +158,17 @@ class _Reader:
             return None
         return text
 
-    def document(self, n: int, fields: dict[str, Any], base: str) -> Document:
+    def document(self, n: int, fields: Any, base: str) -> Document:
+        """Document ``n`` from ``{"document": {"id", ...}}`` or ``{"document.id", ...}``."""
+        fields = fields if isinstance(fields, dict) else {}
+        inner = fields.get("document")
+        if isinstance(inner, dict):
+            doc_id, content, score = inner.get("id"), inner.get("content"), inner.get("score")
+        else:
+            doc_id, content, score = (fields.get("document.id"), fields.get("document.content"),
+                                      fields.get("document.score"))
         key = f"{base}.{n}.document"
-        return Document(n, self.text(fields.get("document.id"), f"{key}.id"),
-                        self.text(fields.get("document.content"), f"{key}.content"),
-                        _score(fields.get("document.score")))
+        return Document(n, self.text(doc_id, f"{key}.id"), self.text(content, f"{key}.content"), _score(score))
 
 
 def _score(value: Any) -> float | None:
@@ -181,7 +187,7 @@ def _documents(attrs: dict[str, Any], prefix: str, base: str, reader: _Reader,
     """The documents under ``base``: a list of (nested or dotted) objects, or (``flat``) OTLP's ``base.N.…`` keys."""
     value = attrs.get(prefix + base)
     if isinstance(value, list | tuple):
-        return tuple(reader.document(n, flatten(d) if isinstance(d, dict) else {}, base) for n, d in enumerate(value))
+        return tuple(reader.document(n, d, base) for n, d in enumerate(value))
     if not flat:
         return ()
     groups: dict[int, dict[str, Any]] = {}
@@ -210,9 +216,10 @@ def _record(attrs: dict[str, Any], prefix: str, ids: tuple[Any, Any, Any], times
         _documents(attrs, prefix, _DOC_LISTS[1], r, flat), text("session.id"), where[0], where[1], tuple(r.bad))
 
 
-def _phoenix_record(row: dict[str, Any], place: str, line: int | None, dirty: bool = False) -> SpanRecord:
-    """A span of Phoenix's dataframe (flat ``attributes.`` columns) or span JSON (nested objects)."""
-    flat = flatten(row)
+def _phoenix_record(row: dict[str, Any], place: str, line: int | None, dirty: bool = False,
+                    nested: bool = True) -> SpanRecord:
+    """A span of Phoenix's dataframe (flat ``attributes.`` columns) or span JSON (``nested`` objects)."""
+    flat = flatten(row) if nested else row
     return _record(flat, "attributes.", (flat.get("context.trace_id"), flat.get("context.span_id"),
                                          flat.get("parent_id")),
                    (flat.get("start_time"), flat.get("end_time")), flat.get("name"), flat.get("span_kind"),
@@ -311,7 +318,7 @@ def _parquet(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
                   else table.column(c) for c in names]  # times as integers: only their order matters
         for row in zip(*(v.to_pylist() for v in values), strict=True):
             n += 1
-            yield _phoenix_record(dict(zip(names, row, strict=True)), f"row {n}", None)
+            yield _phoenix_record(dict(zip(names, row, strict=True)), f"row {n}", None, nested=False)
 
 
 def read_spans(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
