@@ -275,3 +275,30 @@ def test_a_span_without_ids_is_listed_with_its_line_and_a_hint_about_the_datafra
     path = write(tmp_path, [*good_trace("0" * 32), json.dumps(row)])
     assert problems_of(path) == [(3, "line 3", "a span without trace id or span id (a spans dataframe saved without "
                                                "its context.span_id index? save df.reset_index())")]
+
+
+def test_otlp_requests_one_per_line_as_the_collectors_file_exporter_writes_them(tmp_path):
+    otlp = json.loads((FIX / "otlp_spans.json").read_text(encoding="utf-8"))
+    spans = otlp["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    scope = otlp["resourceSpans"][0]["scopeSpans"][0]
+    lines = [json.dumps({"resourceSpans": [{**otlp["resourceSpans"][0],
+                                            "scopeSpans": [{**scope, "spans": spans[i:i + 4]}]}]})
+             for i in range(0, len(spans), 4)]  # 4 batches, traces cut across them
+    problems: list[Problem] = []
+    read = read_traces(write(tmp_path, lines, "collector.jsonl"), problems)
+    assert problems == []
+    assert (read.spans, [s.sample_id for s in read.samples]) == (15, [T1, T2, T3])
+
+
+def test_bytes_that_are_not_utf8_in_a_parquet_column_are_listed(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"context.trace_id": ["1" * 32, "1" * 32], "context.span_id": ["a" * 16, "b" * 16],
+                      "parent_id": [None, "a" * 16], "span_kind": ["CHAIN", "RETRIEVER"],
+                      "attributes.input.value": pa.array([b"caf\xe9?", None], pa.binary()),
+                      "attributes.output.value": ["A.", None],
+                      "attributes.retrieval.documents": [None, [{"document.content": "Text.", "document.id": "d"}]]})
+    pq.write_table(table, tmp_path / "bin.parquet")
+    assert problems_of(tmp_path / "bin.parquet") == [
+        (None, f"trace {'1' * 32} span {'a' * 16}", "attribute input.value is not UTF-8 text")]
