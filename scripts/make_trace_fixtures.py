@@ -66,6 +66,7 @@ def stub_model(question: str, docs: list[str]) -> str:
 
 def _tracer():  # type: ignore[no-untyped-def]
     from openinference.instrumentation import OITracer, TraceConfig
+    from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -81,7 +82,8 @@ def _tracer():  # type: ignore[no-untyped-def]
             return rng.getrandbits(128)
 
     exporter = InMemorySpanExporter()
-    provider = TracerProvider(id_generator=Seeded())
+    resource = Resource.create({"service.name": "rag-demo", "service.instance.id": "fixture"})
+    provider = TracerProvider(id_generator=Seeded(), resource=resource)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     return OITracer(provider.get_tracer("rag-demo"), config=TraceConfig()), exporter
 
@@ -182,7 +184,9 @@ def write_spans(spans, out: Path) -> None:  # type: ignore[no-untyped-def]
             fh.write(json.dumps(json.loads(span_to_json(span)), sort_keys=True) + "\n")
     # TraceDataset.from_spans's own body, with the ISO times span_to_json writes parsed first: in this
     # version from_spans hands normalize_timestamps strings and fails ("must have numeric or datetime dtype")
-    frame = pd.json_normalize([json.loads(span_to_json(s)) for s in decoded], max_level=1)
+    # keys sorted first: Phoenix's attribute order varies from run to run (PYTHONHASHSEED), the fixtures must not
+    records = [json.loads(json.dumps(json.loads(span_to_json(s)), sort_keys=True)) for s in decoded]
+    frame = pd.json_normalize(records, max_level=1)
     for column in ("start_time", "end_time"):
         frame[column] = pd.to_datetime(frame[column], utc=True)
     frame = TraceDataset(frame).dataframe
