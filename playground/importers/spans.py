@@ -22,8 +22,12 @@ grows with the text to label, not with the file.  Accepted inputs:
 Attribute keys are OpenInference's: ``openinference.span.kind``,
 ``input.value``, ``output.value``, ``session.id``,
 ``retrieval.documents.N.document.{content,id,score}`` and
-``reranker.output_documents.N.document.*``; nested and flat spellings are
-the same key.  A string that is not UTF-8 (bytes in Parquet, undecodable
+``reranker.output_documents.N.document.*``; nested objects and dotted keys
+are the same key (``{"input": {"value": …}}`` is ``input.value``).  Documents
+are a list (Phoenix: items ``{"document": {"content", …}}`` or
+``{"document.content", …}``) or, in OTLP, numbered flat keys.  Parquet
+struct columns are flattened by Arrow and only the columns above are read;
+times only order spans, so each file keeps its own unit.  A string that is not UTF-8 (bytes in Parquet, undecodable
 bytes in a JSON line) is a problem naming the trace, span and attribute.
 """
 from __future__ import annotations
