@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from .options import add_db, add_root
 
-__all__ = ["add_export", "add_import", "run_export_traces", "run_import_traces"]
+__all__ = ["add_export", "add_import", "run_import_traces"]
 
 
 def add_import(sub: argparse._SubParsersAction) -> None:
@@ -63,8 +64,8 @@ def run_import_traces(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_export(sub: argparse._SubParsersAction) -> None:
-    """The ``export traces`` subcommand."""
+def add_export(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespace], int]) -> None:
+    """The ``export traces`` subcommand, run by ``run`` (``playground export``'s own, which opens the dataset)."""
     p = sub.add_parser(
         "traces", help="Phoenix document/span annotations and OTel GenAI evaluation events of a traces dataset",
         description="Write the human labels of the traces dataset NAME into DIR: NAME.document_annotations.parquet "
@@ -80,23 +81,4 @@ def add_export(sub: argparse._SubParsersAction) -> None:
     who.add_argument("--consensus", action="store_true", help="the consensus of all annotators (the default)")
     add_db(p)
     add_root(p)
-    p.set_defaults(func=run_export_traces)
-
-
-def run_export_traces(args: argparse.Namespace) -> int:
-    from ..datasets import open_dataset
-    from ..importers.trace_export import export_traces
-    from ..store import StoreError, open_store
-
-    try:
-        with open_store(args.db, create=False, read_only=True) as store:
-            opened = open_dataset(args.dataset, store, args.root)
-            if args.annotator is not None and args.annotator not in store.annotators():
-                print(f"error: no annotator {args.annotator!r} in {store.url}", file=sys.stderr)
-                return 1
-            result = export_traces(opened, store, args.out, annotator=args.annotator)
-    except (StoreError, ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(result.summary())
-    return 0
+    p.set_defaults(func=run, tool="traces")
