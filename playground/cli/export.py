@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         add_db(p)
         add_root(p)
         p.set_defaults(func=run_export, tool=tool)
+    from .traces import add_export
+
+    add_export(sub, run_export)  # export traces: Phoenix annotations, OTel GenAI events (playground/cli/traces.py)
 
 
 def run_export(args: argparse.Namespace) -> int:
@@ -50,9 +53,14 @@ def run_export(args: argparse.Namespace) -> int:
             if args.annotator is not None and args.annotator not in store.annotators():
                 print(f"error: no annotator {args.annotator!r} in {store.url}", file=sys.stderr)
                 return 1
-            result = export_dataset(opened, store, args.tool, args.out, annotator=args.annotator)
+            if args.tool == "traces":
+                from ..importers.trace_export import export_traces
+
+                summary = export_traces(opened, store, args.out, annotator=args.annotator).summary()
+            else:
+                summary = export_dataset(opened, store, args.tool, args.out, annotator=args.annotator).summary()
     except (StoreError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(result.summary())
+    print(summary)
     return 0

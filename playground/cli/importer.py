@@ -39,10 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for kind, (summary, fields) in _FORMATS.items():
         p = sub.add_parser(kind, help=summary, description=f"Import FILE, {summary}, as the dataset NAME. {fields} "
                            + _COMMON)
-        p.add_argument("file", type=Path, metavar="FILE", help="the file (.jsonl, .json, .csv or .parquet)")
+        p.add_argument("file", type=Path, metavar="FILE",
+                       help="the file (.jsonl, .json, .csv or .parquet), or a Hugging Face save_to_disk folder")
         p.add_argument("--dataset", required=True, metavar="NAME",
                        help="the dataset's name (a-z, 0-9, '-', '_'; part of every unit id)")
         add_db(p)
+        p.add_argument("--split", default=None, metavar="SPLIT", help="the split of a saved DatasetDict")
         if kind == "table":
             p.add_argument("--map", default=None, metavar="FIELD=COLUMN,...", help="which column holds each field")
         p.add_argument("--labels", type=Path, default=None, metavar="FILE",
@@ -53,6 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("--dry-run", action="store_true", help="validate and report; write nothing")
         p.set_defaults(func=run_import, kind=kind)
 
+    from .traces import add_import
+
+    add_import(sub)  # import traces: OpenInference / Phoenix spans (playground/cli/traces.py)
     p = sub.add_parser(
         "ragtruth", help="a RAGTruth claim file: cases, responses, passages, claims and human labels",
         description="Validate FILE (RAGTruth claims, one JSON object per line; see shared/data/ragtruth/README.md) "
@@ -95,13 +100,22 @@ def _absent(file: Path) -> bool:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from ..errors import DataError
+    from ..errors import DataError, Problem
     from ..importers.load import import_dataset, payload_units, prepare
     from ..importers.table import parse_map
     from ..store import StoreError, open_store
 
-    if _absent(args.file):
+    if not args.file.is_dir() and _absent(args.file):  # a folder: a Hugging Face save_to_disk
         return 1
+    if getattr(args, "split", None) is not None:
+        from ..importers.hf_disk import split_folder
+
+        problems: list[Problem] = []
+        folder = split_folder(args.file, args.split, problems)
+        if folder is None:
+            print(DataError(problems, f"{args.file}: nothing was imported").report(), file=sys.stderr)
+            return 1
+        args.file = folder
     try:
         mapping = parse_map(getattr(args, "map", None))
         payload = prepare(args.file, args.kind, args.dataset, mapping=mapping)  # before opening (or creating) a store

@@ -249,6 +249,10 @@ def _read_parquet(path: Path, name: str, problems: list[Problem]) -> list[Row]:
 def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]]:
     """``(format, rows)`` of ``path``; problems (malformed lines, non-UTF-8 text…) go to ``problems``."""
     path = Path(path)
+    if path.is_dir():  # a Hugging Face save_to_disk folder
+        from . import hf_disk
+
+        return "hf-disk", hf_disk.read_rows(path, problems)
     fmt = file_format(path)
     name = path.name
     if fmt == "parquet":

@@ -10,7 +10,6 @@ the store as it was.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 from ..errors import DataError, Problem
 from ..model import Unit
-from . import deepeval, ragas, table
+from . import deepeval, hf_disk, ragas, table
 from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, read_rows
 
 __all__ = ["KINDS", "DatasetImport", "import_dataset", "payload_units", "prepare", "prepare_units",
@@ -58,7 +57,7 @@ def prepare_units(path: str | Path, kind: str, name: str, *,
         problems.append(Problem(path.name, "no samples in the file"))
     if problems:
         raise DataError(problems, f"{path}: not a valid {kind} file; nothing was imported")
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hf_disk.digest(path)  # a file, or a save_to_disk folder
     payload = build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
     units = payload_units(payload)
     payload["summary"]["units"] = len(units)
