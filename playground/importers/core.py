@@ -81,6 +81,7 @@ __all__ = [
     "check_name",
     "check_samples",
     "detect_other_format",
+    "events_cell",
     "file_format",
     "list_cell",
     "raise_problems",
@@ -143,6 +144,9 @@ class Sample:
     sample_id: str | None = None
     #: Format-specific fields kept for the export (JSON-able): DeepEval metadata, RAGAS messages.
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The label history of the sample's units as a playground export carries it
+    #: (:func:`playground.store.replay.event_dict` dicts); not part of the payload.
+    events: tuple[dict[str, Any], ...] = ()
 
 
 def check_name(name: str) -> str:
@@ -202,7 +206,14 @@ def _read_json(text: str, name: str, problems: list[Problem]) -> list[Row]:
 
 
 def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
-    reader = csv.reader(io.StringIO(text, newline=""))
+    """Records of a CSV text; strict: a quote left open (a truncated file) or a stray quote is a problem.
+
+    Every cell goes through :func:`playground.store.io.restore_cell`, which undoes
+    the leading ``'`` the exports put before a cell a spreadsheet would run.
+    """
+    from ..store.io import restore_cell
+
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header = next(reader)
     except StopIteration:
@@ -230,7 +241,8 @@ def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
         if len(record) != len(header):
             problems.append(place.problem(f"{len(record)} cells, the header has {len(header)}"))
             continue
-        rows.append(Row(place, {h: (v if v != "" else None) for h, v in zip(header, record, strict=True)}))
+        rows.append(Row(place, {h: (restore_cell(v) if v != "" else None)
+                                for h, v in zip(header, record, strict=True)}))
     return rows
 
 
@@ -339,6 +351,26 @@ def sample_id_cell(row: Row, value: Any, label: str, problems: list[Problem]) ->
             f"id {text!r} is not usable: 1–120 characters without spaces, ':', '/', '#' or '@'", label))
         return None
     return text
+
+
+def events_cell(row: Row, value: Any, label: str, problems: list[Problem]) -> tuple[dict[str, Any], ...]:
+    """The label history a playground export put in a row: a list of objects, or its JSON text in CSV/Parquet.
+
+    Absent or empty is ``()``; each event is checked later, against the dataset name
+    (:func:`playground.store.replay.check_events`).
+    """
+    if value is None or (isinstance(value, float) and value != value) or value == "":
+        return ()
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            problems.append(row.place.problem("not a JSON list of label events", label))
+            return ()
+    if not isinstance(value, list | tuple) or not all(isinstance(e, dict) for e in value):
+        problems.append(row.place.problem("must be a list of label events (objects)", label))
+        return ()
+    return tuple(value)
 
 
 def detect_other_format(rows: Sequence[Row], expected: str, problems: list[Problem]) -> bool:

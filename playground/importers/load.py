@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, Problem
 from ..model import Unit
+from ..store.replay import Restored, check_events, restore_tx
 from . import deepeval, ragas, table
 from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, read_rows
 
@@ -47,6 +48,31 @@ def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] |
 def prepare_units(path: str | Path, kind: str, name: str, *,
                   mapping: dict[str, str] | None = None) -> tuple[dict[str, Any], list[Unit]]:
     """``(payload, units)`` of ``path`` (see :func:`prepare`)."""
+    payload, units, _events = _prepare(path, kind, name, mapping)
+    return payload, units
+
+
+def _history(samples: list[Sample], name: str, problems: list[Problem]) -> list[dict[str, Any]]:
+    """The label events the samples carry (a playground export's), each checked; problems name the row."""
+    events: list[dict[str, Any]] = []
+    first: dict[Any, Sample] = {}
+    for s in samples:
+        bad = check_events(s.events, f"{name}:")
+        if bad:  # the first of a row's bad events, and how many more: one line per row
+            i, problem = bad[0]
+            more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+            problems.append(s.place.problem(f"label event {i + 1}{more}: {problem}", "human_labels"))
+        for e in s.events if not bad else ():
+            if first.setdefault(e["event"], s) is not s:
+                problems.append(s.place.problem(f"label event {e['event']} is also in {first[e['event']].place}",
+                                                "human_labels"))
+        events += s.events
+    return events
+
+
+def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | None
+             ) -> tuple[dict[str, Any], list[Unit], list[dict[str, Any]]]:
+    """``(payload, units, label events)`` of ``path``; DataError listing every problem."""
     path = Path(path)
     check_name(name)
     if kind not in KINDS:
@@ -54,6 +80,7 @@ def prepare_units(path: str | Path, kind: str, name: str, *,
     problems: list[Problem] = []
     fmt, samples = KINDS[kind](path, problems, mapping)
     check_samples(samples, problems)
+    events = _history(samples, name, problems)
     if not samples and not problems:
         problems.append(Problem(path.name, "no samples in the file"))
     if problems:
@@ -62,7 +89,7 @@ def prepare_units(path: str | Path, kind: str, name: str, *,
     payload = build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
     units = payload_units(payload)
     payload["summary"]["units"] = len(units)
-    return payload, units
+    return payload, units, events
 
 
 def _label_value(row: Row, problems: list[Problem]) -> int | None:
@@ -122,10 +149,17 @@ class DatasetImport:
     unchanged: bool = False
     labels: int = 0
     stale: int = 0
+    history: Restored = field(default_factory=Restored)
 
     def summary(self) -> str:
         what = "unchanged (same content)" if self.unchanged else ("replaced" if self.replaced else "imported")
         text = f"dataset {self.name!r} ({self.kind}) {what}: {self.cases} samples, {self.units} units, in {self.store}"
+        h = self.history
+        if h.restored or h.unchanged or h.merged:
+            text += (f"\n  label history from the file: {h.restored} event(s) restored as they were, "
+                     f"{h.unchanged} label(s) or comment(s) already so")
+            if h.merged:
+                text += f", {h.merged} whose history in the store differs written as new import events"
         if self.labels:
             text += f"\n  {self.labels} label(s) from the label table written in the same transaction"
         if self.stale:
@@ -137,16 +171,19 @@ class DatasetImport:
 def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mapping: dict[str, str] | None = None,
                    labels: str | Path | None = None, replace: bool = False) -> DatasetImport:
     """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction."""
-    payload, units = prepare_units(path, kind, name, mapping=mapping)
+    payload, units, events = _prepare(path, kind, name, mapping)
     catalog = {u.unit_id: u for u in units}
     rows = read_label_rows(labels, catalog) if labels is not None else []
     before = store.dataset(name)
     if before is not None and before.kind != kind and not replace:
         raise ValueError(f"a dataset named {name!r} already exists (kind {before.kind}); choose another name")
-    info = store.put_dataset(name, kind, payload, label_rows=rows, replace=replace)
+    restored: list[Restored] = []
+    restore = restore_tx(store, events, f"{name}:", catalog)
+    info = store.put_dataset(name, kind, payload, label_rows=rows, replace=replace,
+                             also=(lambda cur: restored.append(restore(cur))) if events else None)
     prefix = f"{name}:"
     stale = [s for s in store.stale(catalog) if s.unit_id.startswith(prefix)]
     return DatasetImport(name, kind, len(payload["samples"]), len(units), store.url,
                          replaced=before is not None and before.sha256 != info.sha256,
                          unchanged=before is not None and before.sha256 == info.sha256,
-                         labels=len(rows), stale=len(stale))
+                         labels=len(rows), stale=len(stale), history=restored[0] if restored else Restored())

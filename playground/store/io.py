@@ -39,7 +39,7 @@ from .types import UNSURE, ConsensusRow, ImportReport
 __all__ = [
     "COLUMNS", "EXPORT_COLUMNS", "FORMATS", "ConsensusExport", "GoldenExport", "ParsedFile", "consensus_export",
     "detect_format", "export_golden", "export_rows", "export_table", "format_bytes", "format_rows", "import_file",
-    "migrate_store", "neutralise_cell", "validate_file", "write_export",
+    "migrate_store", "neutralise_cell", "restore_cell", "validate_file", "write_export",
 ]
 
 #: The five columns of the older label rows (value 1 or 0), still read and written.
@@ -163,7 +163,7 @@ def neutralise_cell(value: Any) -> Any:
     return value
 
 
-def _restore_cell(value: Any) -> Any:
+def restore_cell(value: Any) -> Any:
     """Undo :func:`neutralise_cell` (one ``'`` before a formula character or another ``'``)."""
     if isinstance(value, str) and len(value) > 1 and value[0] == "'" and value[1:].startswith(_FORMULA_START):
         return value[1:]
@@ -279,7 +279,7 @@ def _read_csv(text: str, problems: list[tuple[int, str]]) -> tuple[list[str], li
         problems.append((0, f"malformed CSV: {str(exc).strip()}"))
         return [], []
     header = [str(c) for c in frame.columns]
-    records = [(i + 1, {k: _restore_cell(v) for k, v in rec.items()})
+    records = [(i + 1, {k: restore_cell(v) for k, v in rec.items()})
                for i, rec in enumerate(frame.to_dict(orient="records"))]
     return header, records
 
