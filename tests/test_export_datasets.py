@@ -238,3 +238,19 @@ def test_the_history_comes_back_exactly_on_either_backend(tmp_path, store):
         export_dataset(open_dataset("demo", source), source, "ragas", tmp_path / "x.parquet")
     import_dataset(tmp_path / "x.parquet", "ragas", "demo", store)
     assert content(store) == before and store.verify() == []
+
+
+def test_cli_export_then_import_with_its_label_table_loses_nothing(tmp_path, capsys):
+    """The reported loss: unsure answers and a comment dropped by export ragas -> import ragas --labels."""
+    db, out = tmp_path / "a.db", tmp_path / "gold.csv"
+    assert cli("import", "ragas", FIX / "ragas_single.jsonl", "--dataset", "demo", "--db", db) == 0
+    with open_store(db) as st:
+        make_history(st, open_dataset("demo", st).catalog())
+        before = content(st)
+    assert cli("export", "ragas", "--dataset", "demo", "--out", out, "--db", db) == 0
+    capsys.readouterr()
+    assert cli("import", "ragas", out, "--dataset", "demo", "--labels", tmp_path / "gold.labels.csv",
+               "--db", tmp_path / "b.db") == 0
+    assert "label history from the file: 15 event(s) restored as they were" in capsys.readouterr().out
+    with open_store(tmp_path / "b.db") as st:
+        assert content(st) == before

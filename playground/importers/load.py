@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import DataError, Problem
 from ..model import Unit
+from ..store.core import RESERVED_ANNOTATORS
 from ..store.replay import Restored, check_events, restore_tx
 from . import deepeval, ragas, table
 from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, read_rows
@@ -104,8 +105,15 @@ def _label_value(row: Row, problems: list[Problem]) -> int | None:
     return None
 
 
-def read_label_rows(path: str | Path, catalog: dict[str, Unit]) -> list[tuple[str, Unit, str, int]]:
-    """The rows of a label table for units of ``catalog`` (DataError listing every problem)."""
+def read_label_rows(path: str | Path, catalog: dict[str, Unit], *,
+                    derived: bool = False) -> list[tuple[str, Unit, str, int]]:
+    """The rows of a label table for units of ``catalog`` (DataError listing every problem).
+
+    Rows of the reserved names (``consensus``: what ``playground export`` writes
+    by default) are no person's labels: with ``derived=True`` (the dataset file
+    carries its label history, adjudications included) they are skipped, else
+    each is a problem.
+    """
     path = Path(path)
     problems: list[Problem] = []
     _fmt, rows = read_rows(path, problems)
@@ -120,6 +128,12 @@ def read_label_rows(path: str | Path, catalog: dict[str, Unit]) -> list[tuple[st
         value = _label_value(row, problems)
         if not isinstance(annotator, str) or not annotator.strip():
             problems.append(row.place.problem("missing or empty", "annotator"))
+            continue
+        if annotator.strip() in RESERVED_ANNOTATORS:
+            if not derived:
+                problems.append(row.place.problem(
+                    f"{annotator.strip()!r} labels are derived, not a person's (import the export file itself: it "
+                    "carries the label history, adjudications included)", "annotator"))
             continue
         unit = catalog.get(uid) if isinstance(uid, str) else None
         if unit is None:
@@ -173,7 +187,7 @@ def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mappin
     """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction."""
     payload, units, events = _prepare(path, kind, name, mapping)
     catalog = {u.unit_id: u for u in units}
-    rows = read_label_rows(labels, catalog) if labels is not None else []
+    rows = read_label_rows(labels, catalog, derived=bool(events)) if labels is not None else []
     before = store.dataset(name)
     if before is not None and before.kind != kind and not replace:
         raise ValueError(f"a dataset named {name!r} already exists (kind {before.kind}); choose another name")
