@@ -82,6 +82,7 @@ def test_human_results_per_sample(tmp_path):
         result = export_dataset(opened, store, "ragas", tmp_path / "out.jsonl")
         assert len(catalog) == 14
     assert (result.who, result.labels, result.ties) == ("consensus", 3, 1)
+    assert "settle them with `playground calibrate adjudicate --dataset demo UNIT_ID DIMENSION" in result.summary()
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert len(rows) == 3 and rows[0]["user_input"] == "How many times are failed webhooks retried?"
     # relevant: 1 of 2 labelled passages; supported: 0 of 1 (the tie is out); nothing else labelled

@@ -76,13 +76,15 @@ class ExportResult:
     who: str
     ties: int = 0
     events: int = 0
+    dataset: str = ""
 
     def summary(self) -> str:
         text = (f"{self.samples} samples with {self.labels} labels ({self.who}) and a label history of "
                 f"{self.events} events written to:\n")
         text += "\n".join(f"  {p}" for p in self.files)
         if self.ties:
-            text += f"\n  {self.ties} consensus tie(s) left out (settle them with `playground calibrate adjudicate`)"
+            text += (f"\n  {self.ties} consensus tie(s) left out (settle them with `playground calibrate adjudicate "
+                     f"--dataset {self.dataset} UNIT_ID DIMENSION 1|0 --adjudicator NAME`)")
         return text
 
 
@@ -251,4 +253,4 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
                                  (side_path(out, "labels", ".parquet"), label_table, LABEL_COLUMNS)):
         files[path] = _encode(table, path, "table", columns)
     _write_all(files)
-    return ExportResult(tuple(files), len(rows), len(labels), who, ties, sum(map(len, history.values())))
+    return ExportResult(tuple(files), len(rows), len(labels), who, ties, sum(map(len, history.values())), opened.name)
