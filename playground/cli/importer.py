@@ -86,12 +86,25 @@ def _refused(message: str) -> int:
     return 1
 
 
-def _absent(file: Path) -> bool:
-    """True, having said so on stderr, when ``file`` is no file (then nothing was tried, so no more is said)."""
-    if file.is_file():
-        return False
-    print(f"error: no such file: {file}", file=sys.stderr)
-    return True
+def _absent(file: Path, *more: Path | None) -> bool:
+    """True, having said so on stderr, when ``file`` (or a ``more``) is no regular file within the size limit.
+
+    Checked without opening it (a FIFO would wait for a writer forever); then nothing was tried, so no more is said.
+    """
+    from ..importers.limits import LimitExceeded, check_file
+
+    for path in (file, *more):
+        if path is None:
+            continue
+        try:
+            check_file(path, text=path.suffix.lower() != ".parquet")
+        except FileNotFoundError:
+            print(f"error: no such file: {path}", file=sys.stderr)
+            return True
+        except (LimitExceeded, OSError) as exc:
+            print(f"error: {path}: {exc}", file=sys.stderr)
+            return True
+    return False
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -100,7 +113,7 @@ def run_import(args: argparse.Namespace) -> int:
     from ..importers.table import parse_map
     from ..store import StoreError, open_store
 
-    if _absent(args.file):
+    if _absent(args.file, args.labels):
         return 1
     try:
         mapping = parse_map(getattr(args, "map", None))

@@ -66,6 +66,17 @@ from ..errors import DataError, Problem
 from ..golden import Dataset
 from ..jsonl import split_lines
 from ..model import Case, Fact, Locator, Passage, Response, Turn, slugify
+from .limits import (
+    MAX_CELL_CHARS,
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_ROWS,
+    LimitExceeded,
+    check_file,
+    check_value,
+    describe,
+    too_many_rows,
+)
 
 __all__ = [
     "FORMAT",
@@ -168,16 +179,34 @@ def file_format(path: Path) -> str:
 # --- reading rows ------------------------------------------------------------------------------
 
 
+def _parsed(text: str, place: Place, problems: list[Problem]) -> Any:
+    """``json.loads(text)`` within the bounds of :mod:`.limits`; None (and a problem) otherwise."""
+    try:
+        obj = json.loads(text)
+        check_value(obj)
+    except json.JSONDecodeError as exc:
+        problems.append(place.problem(f"malformed JSON ({exc.msg}, column {exc.colno})"))
+        return None
+    except RecursionError:
+        problems.append(place.problem(f"nested deeper than the limit of {MAX_DEPTH} levels"))
+        return None
+    except LimitExceeded as exc:
+        problems.append(place.problem(str(exc)))
+        return None
+    return obj
+
+
 def _read_jsonl(text: str, name: str, problems: list[Problem]) -> list[Row]:
-    rows = []
+    rows: list[Row] = []
     for n, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
+        if len(rows) >= MAX_ROWS:
+            problems.append(Problem(name, too_many_rows(len(rows) + 1, MAX_ROWS), "", n))
+            return []
         place = Place(name, "line", n)
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(place.problem(f"malformed JSON ({exc.msg}, column {exc.colno})"))
+        obj = _parsed(line, place, problems)
+        if obj is None:
             continue
         if not isinstance(obj, dict):
             problems.append(place.problem(f"expected a JSON object, got {type(obj).__name__}"))
@@ -189,8 +218,18 @@ def _read_jsonl(text: str, name: str, problems: list[Problem]) -> list[Row]:
 def _read_json(text: str, name: str, problems: list[Problem]) -> list[Row]:
     try:
         data = json.loads(text)
+        check_value(data)
     except json.JSONDecodeError as exc:
         problems.append(Problem(name, f"malformed JSON: {exc.msg}", "", exc.lineno))
+        return []
+    except RecursionError:
+        problems.append(Problem(name, f"nested deeper than the limit of {MAX_DEPTH} levels"))
+        return []
+    except LimitExceeded as exc:
+        problems.append(Problem(name, str(exc)))
+        return []
+    if isinstance(data, list) and len(data) > MAX_ROWS:
+        problems.append(Problem(name, too_many_rows(len(data), MAX_ROWS)))
         return []
     if not isinstance(data, list):
         problems.append(Problem(name, f"expected a JSON array of objects, got {type(data).__name__}"))
@@ -213,7 +252,14 @@ def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
     """
     from ..store.io import restore_cell
 
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    before = csv.field_size_limit(MAX_CELL_CHARS)  # the module's own cap (131,072) becomes the documented one
+    try:
+        return _csv_rows(csv.reader(io.StringIO(text, newline=""), strict=True), name, problems, restore_cell)
+    finally:
+        csv.field_size_limit(before)
+
+
+def _csv_rows(reader: Any, name: str, problems: list[Problem], restore: Callable[[str], str]) -> list[Row]:
     try:
         header = next(reader)
     except StopIteration:
@@ -225,7 +271,7 @@ def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
     dupes = sorted(c for c, k in Counter(header).items() if k > 1)
     if dupes:
         problems.append(Problem(name, f"duplicate column(s) {', '.join(dupes)}", "", 1))
-    rows = []
+    rows: list[Row] = []
     while True:
         start = reader.line_num + 1
         try:
@@ -233,29 +279,59 @@ def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.append(Problem(name, f"malformed CSV: {exc}", "", start))
+            if "field larger than field limit" in str(exc):
+                problems.append(Problem(name, f"a cell longer than the limit of {MAX_CELL_CHARS:,} characters",
+                                        "", start))
+            else:
+                problems.append(Problem(name, f"malformed CSV: {exc}", "", start))
             break
         if not any(cell.strip() for cell in record):
             continue
+        if len(rows) >= MAX_ROWS:
+            problems.append(Problem(name, too_many_rows(len(rows) + 1, MAX_ROWS), "", start))
+            return []
         place = Place(name, "line", start)
         if len(record) != len(header):
             problems.append(place.problem(f"{len(record)} cells, the header has {len(header)}"))
             continue
-        rows.append(Row(place, {h: (restore_cell(v) if v != "" else None)
+        rows.append(Row(place, {h: (restore(v) if v != "" else None)
                                 for h, v in zip(header, record, strict=True)}))
     return rows
 
 
 def _read_parquet(path: Path, name: str, problems: list[Problem]) -> list[Row]:
+    """Rows of a Parquet file, its row count checked in the footer first and its text batch by batch.
+
+    A file of few bytes can hold much text (dictionary-encoded, compressed): the
+    rows are made 256 at a time and the import stops at the first bound crossed.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        pf = pq.ParquetFile(path)
+        if pf.metadata.num_rows > MAX_ROWS:
+            problems.append(Problem(name, too_many_rows(pf.metadata.num_rows, MAX_ROWS)))
+            return []
+        rows: list[Row] = []
+        total = 0
+        for batch in pf.iter_batches(batch_size=256):
+            for obj in batch.to_pylist():
+                try:
+                    total += check_value(obj)
+                except LimitExceeded as exc:
+                    raise LimitExceeded(f"row {len(rows) + 1}: {exc}") from None
+                if total > MAX_FILE_BYTES:
+                    raise LimitExceeded(f"more than {MAX_FILE_BYTES:,} characters of text, larger than the limit "
+                                        f"({describe()}): split it")
+                rows.append(Row(Place(name, "row", len(rows) + 1), obj))
     except (pa.ArrowException, OSError) as exc:
         problems.append(Problem(name, f"not a readable Parquet file: {exc}"))
         return []
-    return [Row(Place(name, "row", n), obj) for n, obj in enumerate(table.to_pylist(), 1)]
+    except LimitExceeded as exc:
+        problems.append(Problem(name, str(exc)))
+        return []
+    return rows
 
 
 def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]]:
@@ -263,6 +339,11 @@ def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]
     path = Path(path)
     fmt = file_format(path)
     name = path.name
+    try:
+        check_file(path, text=fmt != "parquet")
+    except LimitExceeded as exc:
+        problems.append(Problem(name, str(exc)))
+        return fmt, []
     if fmt == "parquet":
         return fmt, _read_parquet(path, name, problems)
     raw = path.read_bytes()
@@ -317,7 +398,7 @@ def list_cell(row: Row, key: str, problems: list[Problem], *, split: str | None 
             except (ValueError, SyntaxError, MemoryError, RecursionError):
                 try:
                     value = json.loads(stripped)
-                except json.JSONDecodeError:
+                except (json.JSONDecodeError, RecursionError):
                     problems.append(row.place.problem("not a list: the cell starts with '[' but is no list literal",
                                                       label))
                     return ()

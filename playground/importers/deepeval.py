@@ -37,7 +37,7 @@ def _metadata(row: Row, problems: list[Problem]) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             problems.append(row.place.problem("must be a JSON object", "additional_metadata"))
             return {}
     if not isinstance(value, dict):

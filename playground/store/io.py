@@ -308,6 +308,9 @@ def _read_jsonl(text: str, problems: list[tuple[int, str]]) -> list[tuple[int, d
         except json.JSONDecodeError as exc:
             problems.append((n, f"not valid JSON: {exc.msg} at column {exc.colno}"))
             continue
+        except RecursionError:
+            problems.append((n, "not valid JSON: nested too deep"))
+            continue
         if not isinstance(obj, dict):
             problems.append((n, f"expected a JSON object, got {type(obj).__name__}"))
             continue
@@ -343,16 +346,34 @@ class ParsedFile:
 
 def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, problems: list[tuple[int, str]]
                   ) -> tuple[str, list[str] | None, list[tuple[int, dict[str, Any]]]]:
-    """``(fmt, header or None for JSONL, records)``; unreadable files raise :class:`LabelImportError`."""
+    """``(fmt, header or None for JSONL, records)``; unreadable files raise :class:`LabelImportError`.
+
+    The file must be a regular file within :mod:`playground.importers.limits`' size (checked
+    before it is opened: a FIFO would wait forever) and, for Parquet, row bounds.
+    """
+    from ..importers.limits import MAX_LABEL_ROWS, LimitExceeded, check_file
+
     try:
+        suffix_fmt = detect_format(path, fmt) if fmt or Path(path).suffix else None
+        check_file(path, text=suffix_fmt != "parquet")
         fmt = detect_format(path, fmt)
         if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                rows = pq.ParquetFile(path).metadata.num_rows
+            except Exception:  # unreadable: _read_parquet says so, with pyarrow's reason
+                rows = 0
+            if rows > MAX_LABEL_ROWS:
+                raise LimitExceeded(f"{rows:,} rows, more than the limit of {MAX_LABEL_ROWS:,} label rows: split it")
             header, records = _read_parquet(path, problems)
             return fmt, header, records
         with open(path, encoding="utf-8-sig", newline="") as fh:  # newline="": keep "\r" inside fields
             text = fh.read()
     except UnicodeDecodeError as exc:
         raise LabelImportError([(0, f"not UTF-8 text ({exc.reason} at byte {exc.start})")], source) from None
+    except LimitExceeded as exc:
+        raise LabelImportError([(0, str(exc))], source) from None
     except OSError as exc:
         raise LabelImportError([(0, f"cannot read the file: {exc.strerror or exc}")], source) from None
     if fmt == "csv":
