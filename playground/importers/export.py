@@ -230,7 +230,8 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
     if not opened.payload.get("samples"):
         raise ValueError(f"dataset {opened.name!r} has no samples to export (the shipped set exports with "
                          "`playground labels export`)")
-    catalog = opened.catalog()
+    units = opened.units()
+    catalog = {u.unit_id: u for u in units}
     labels, who, ties = label_rows(store, catalog, annotator)
     by_case: dict[str, list[Label]] = defaultdict(list)
     for lab in labels:
@@ -246,7 +247,7 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
                    for lab in sorted(labels, key=lambda x: (x.unit_id, x.dimension))]
     unit_table = [{"unit_kind": u.unit_kind, "unit_id": u.unit_id, "case_id": u.case_id, "response_id": u.response_id,
                    "sample_id": sample_of[u.case_id], "dimensions": " ".join(u.dimensions), "text": u.text,
-                   "text_hash": u.text_hash} for u in opened.units()]
+                   "text_hash": u.text_hash} for u in units]
     files = {out: _encode(rows, out, tool)}
     for path, table, columns in ((side_path(out, "labels"), label_table, LABEL_COLUMNS),
                                  (side_path(out, "units", ".parquet"), unit_table, UNIT_COLUMNS),

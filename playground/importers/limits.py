@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["MAX_CELL_CHARS", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_LABEL_ROWS", "MAX_ROWS", "LimitExceeded",
@@ -69,30 +68,31 @@ def too_many_rows(count: int, limit: int) -> str:
     return f"{count:,} rows or more, more rows than the limit of {limit:,} ({describe()}): split it"
 
 
-def _children(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        yield from value.keys()
-        yield from value.values()
-    elif isinstance(value, list | tuple):
-        yield from value
-
-
 def check_value(value: Any) -> int:
     """The characters of every string in ``value`` (a parsed row); LimitExceeded beyond a cell or depth bound.
 
-    Walked without recursion, so any depth is measured, not crashed on.
+    Walked without recursion, so any depth is measured, not crashed on.  Dict keys count as text too.
     """
+    if isinstance(value, str):
+        return _check_text(value)
     total = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list | tuple) else []
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
-            if len(item) > MAX_CELL_CHARS:
-                raise LimitExceeded(f"a cell of {len(item):,} characters, longer than the limit of "
-                                    f"{MAX_CELL_CHARS:,}")
-            total += len(item)
-        elif isinstance(item, dict | list | tuple):
-            if depth >= MAX_DEPTH:
-                raise LimitExceeded(f"nested deeper than the limit of {MAX_DEPTH} levels")
-            stack.extend((child, depth + 1) for child in _children(item))
+        if depth > MAX_DEPTH:
+            raise LimitExceeded(f"nested deeper than the limit of {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            total += sum(_check_text(k) for k in item if isinstance(k, str))
+            item = item.values()
+        for v in item:
+            if isinstance(v, str):
+                total += _check_text(v)
+            elif isinstance(v, dict | list | tuple):
+                stack.append((v, depth + 1))
     return total
+
+
+def _check_text(text: str) -> int:
+    if len(text) > MAX_CELL_CHARS:
+        raise LimitExceeded(f"a cell of {len(text):,} characters, longer than the limit of {MAX_CELL_CHARS:,}")
+    return len(text)

@@ -191,19 +191,23 @@ def _append_as_they_were(store: LabelStore, cur: Cursor, events: list[Mapping[st
                      b.ts_in(e["time"]), e["note"]))
         last[_chain(e)] = (e, eid)
     cur.executemany(_INSERT_EVENT, rows)
+    labels, gone, comments, silent = [], [], [], []
     for (_name, uid, dim), (e, eid) in last.items():
         aid = ids[e["annotator"]]
         if e["action"] == "comment":
             if e["note"]:
-                cur.execute(_UPSERT_COMMENT, (aid, uid, e["unit_kind"], e["case_id"], e["note"], b.ts_in(e["time"]),
-                                              eid))
+                comments.append((aid, uid, e["unit_kind"], e["case_id"], e["note"], b.ts_in(e["time"]), eid))
             else:
-                cur.execute("DELETE FROM comments WHERE annotator_id = ? AND unit_id = ?", (aid, uid))
+                silent.append((aid, uid))
         elif e["value"] is None:
-            cur.execute(_DELETE_LABEL, (aid, uid, dim))
+            gone.append((aid, uid, dim))
         else:
-            cur.execute(_UPSERT_LABEL, (aid, uid, dim, e["unit_kind"], e["case_id"], _BACK[e["value"]],
-                                        e["text_hash"], b.ts_in(e["time"]), eid))
+            labels.append((aid, uid, dim, e["unit_kind"], e["case_id"], _BACK[e["value"]], e["text_hash"],
+                           b.ts_in(e["time"]), eid))
+    cur.executemany(_UPSERT_LABEL, labels)
+    cur.executemany(_DELETE_LABEL, gone)
+    cur.executemany(_UPSERT_COMMENT, comments)
+    cur.executemany("DELETE FROM comments WHERE annotator_id = ? AND unit_id = ?", silent)
 
 
 def _merge(store: LabelStore, cur: Cursor, finals: list[Mapping[str, Any]], units: Mapping[str, Any]) -> int:
