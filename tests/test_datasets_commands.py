@@ -61,7 +61,7 @@ def test_labels_stats_per_dataset(labelled, capsys):
     assert "consensus: 19 item(s) — unanimous 18, majority 0, single 0, adjudicated 0, tie 1" in out
     code, out, _ = run(capsys, "labels", "stats", "--db", db)
     assert code == 0 and "per dataset (`playground labels stats --dataset NAME` for one):" in out
-    assert "  demo: 14 units, 38 current label(s) (unsure included), 2 annotator(s)" in out
+    assert "  demo: 14 units, 38 current label(s) (unsure answers and adjudications included), 2 annotator(s)" in out
     assert "  golden: " in out and "golden: 0 units" not in out
 
 

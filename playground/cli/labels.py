@@ -392,7 +392,7 @@ def _per_dataset_lines(store: Any, catalog: Any, root: Any) -> list[str]:
         mine = labels.get(name, [])
         people = sorted({lb.annotator for lb in mine if lb.annotator != "consensus"})
         lines.append(f"  {terminal_safe(name)}: {units.get(name, 0)} units, {len(mine)} current label(s) "
-                     f"(unsure included), {len(people)} annotator(s)")
+                     f"(unsure answers and adjudications included), {len(people)} annotator(s)")
     return lines
 
 
