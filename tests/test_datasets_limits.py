@@ -175,3 +175,24 @@ def test_the_file_size_bound_at_its_edge(tmp_path, monkeypatch):
     prepare(path, "ragas", "x")
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", size - 1)
     assert problems_of(path)[0].startswith(f"d.jsonl: {size:,} bytes, larger than the limit of {size - 1:,} bytes")
+
+
+def test_a_label_table_has_its_own_row_bound(tmp_path, monkeypatch):
+    """A label table holds a label a row, so more rows than a dataset: MAX_LABEL_ROWS, not MAX_ROWS."""
+    from playground.datasets import open_dataset
+    from playground.importers.load import import_dataset
+
+    monkeypatch.setattr(core, "MAX_ROWS", 3)
+    data = jsonl(tmp_path / "d.jsonl", [row(i) for i in range(2)])
+    with open_store(tmp_path / "l.db") as store:
+        import_dataset(data, "ragas", "x", store)
+        catalog = open_dataset("x", store).catalog()
+    table = tmp_path / "t.csv"
+    table.write_text("annotator,unit_id,dimension,value\n" + "".join(
+        f"a{i},{uid},{u.dimensions[0]},1\n" for i in range(2) for uid, u in sorted(catalog.items())),
+        encoding="utf-8")
+    assert len(catalog) * 2 > 3
+    with open_store(tmp_path / "m.db") as store:
+        result = import_dataset(data, "ragas", "x", store, labels=table)
+    assert result.labels == len(catalog) * 2
+    assert limits.MAX_LABEL_ROWS == 1_000_000

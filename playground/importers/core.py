@@ -196,13 +196,13 @@ def _parsed(text: str, place: Place, problems: list[Problem]) -> Any:
     return obj
 
 
-def _read_jsonl(text: str, name: str, problems: list[Problem]) -> list[Row]:
+def _read_jsonl(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
     rows: list[Row] = []
     for n, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
-        if len(rows) >= MAX_ROWS:
-            problems.append(Problem(name, too_many_rows(len(rows) + 1, MAX_ROWS), "", n))
+        if len(rows) >= limit:
+            problems.append(Problem(name, too_many_rows(len(rows) + 1, limit), "", n))
             return []
         place = Place(name, "line", n)
         obj = _parsed(line, place, problems)
@@ -215,7 +215,7 @@ def _read_jsonl(text: str, name: str, problems: list[Problem]) -> list[Row]:
     return rows
 
 
-def _read_json(text: str, name: str, problems: list[Problem]) -> list[Row]:
+def _read_json(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
     try:
         data = json.loads(text)
         check_value(data)
@@ -228,8 +228,8 @@ def _read_json(text: str, name: str, problems: list[Problem]) -> list[Row]:
     except LimitExceeded as exc:
         problems.append(Problem(name, str(exc)))
         return []
-    if isinstance(data, list) and len(data) > MAX_ROWS:
-        problems.append(Problem(name, too_many_rows(len(data), MAX_ROWS)))
+    if isinstance(data, list) and len(data) > limit:
+        problems.append(Problem(name, too_many_rows(len(data), limit)))
         return []
     if not isinstance(data, list):
         problems.append(Problem(name, f"expected a JSON array of objects, got {type(data).__name__}"))
@@ -244,7 +244,7 @@ def _read_json(text: str, name: str, problems: list[Problem]) -> list[Row]:
     return rows
 
 
-def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
+def _read_csv(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
     """Records of a CSV text; strict: a quote left open (a truncated file) or a stray quote is a problem.
 
     Every cell goes through :func:`playground.store.io.restore_cell`, which undoes
@@ -254,12 +254,13 @@ def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
 
     before = csv.field_size_limit(MAX_CELL_CHARS)  # the module's own cap (131,072) becomes the documented one
     try:
-        return _csv_rows(csv.reader(io.StringIO(text, newline=""), strict=True), name, problems, restore_cell)
+        return _csv_rows(csv.reader(io.StringIO(text, newline=""), strict=True), name, problems, restore_cell, limit)
     finally:
         csv.field_size_limit(before)
 
 
-def _csv_rows(reader: Any, name: str, problems: list[Problem], restore: Callable[[str], str]) -> list[Row]:
+def _csv_rows(reader: Any, name: str, problems: list[Problem], restore: Callable[[str], str],
+              limit: int) -> list[Row]:
     try:
         header = next(reader)
     except StopIteration:
@@ -287,8 +288,8 @@ def _csv_rows(reader: Any, name: str, problems: list[Problem], restore: Callable
             break
         if not any(cell.strip() for cell in record):
             continue
-        if len(rows) >= MAX_ROWS:
-            problems.append(Problem(name, too_many_rows(len(rows) + 1, MAX_ROWS), "", start))
+        if len(rows) >= limit:
+            problems.append(Problem(name, too_many_rows(len(rows) + 1, limit), "", start))
             return []
         place = Place(name, "line", start)
         if len(record) != len(header):
@@ -299,7 +300,7 @@ def _csv_rows(reader: Any, name: str, problems: list[Problem], restore: Callable
     return rows
 
 
-def _read_parquet(path: Path, name: str, problems: list[Problem]) -> list[Row]:
+def _read_parquet(path: Path, name: str, problems: list[Problem], limit: int) -> list[Row]:
     """Rows of a Parquet file, its row count checked in the footer first and its text batch by batch.
 
     A file of few bytes can hold much text (dictionary-encoded, compressed): the
@@ -310,8 +311,8 @@ def _read_parquet(path: Path, name: str, problems: list[Problem]) -> list[Row]:
 
     try:
         pf = pq.ParquetFile(path)
-        if pf.metadata.num_rows > MAX_ROWS:
-            problems.append(Problem(name, too_many_rows(pf.metadata.num_rows, MAX_ROWS)))
+        if pf.metadata.num_rows > limit:
+            problems.append(Problem(name, too_many_rows(pf.metadata.num_rows, limit)))
             return []
         rows: list[Row] = []
         total = 0
@@ -334,8 +335,12 @@ def _read_parquet(path: Path, name: str, problems: list[Problem]) -> list[Row]:
     return rows
 
 
-def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]]:
-    """``(format, rows)`` of ``path``; problems (malformed lines, non-UTF-8 text…) go to ``problems``."""
+def read_rows(path: str | Path, problems: list[Problem], max_rows: int | None = None) -> tuple[str, list[Row]]:
+    """``(format, rows)`` of ``path``; problems (malformed lines, non-UTF-8 text, a bound crossed…) go to ``problems``.
+
+    ``max_rows``: at most this many rows (default :data:`~playground.importers.limits.MAX_ROWS`).
+    """
+    limit = MAX_ROWS if max_rows is None else max_rows
     path = Path(path)
     fmt = file_format(path)
     name = path.name
@@ -345,7 +350,7 @@ def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]
         problems.append(Problem(name, str(exc)))
         return fmt, []
     if fmt == "parquet":
-        return fmt, _read_parquet(path, name, problems)
+        return fmt, _read_parquet(path, name, problems, limit)
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8-sig")
@@ -353,9 +358,9 @@ def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]
         line = raw[: exc.start].count(b"\n") + 1
         problems.append(Problem(name, f"not UTF-8 text (byte {exc.start})", "", line))
         return fmt, []
-    readers: dict[str, Callable[[str, str, list[Problem]], list[Row]]] = {
+    readers: dict[str, Callable[[str, str, list[Problem], int], list[Row]]] = {
         "jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv}
-    return fmt, readers[fmt](text, name, problems)
+    return fmt, readers[fmt](text, name, problems, limit)
 
 
 # --- cells ---------------------------------------------------------------------------------------

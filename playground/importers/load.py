@@ -22,6 +22,7 @@ from ..store.core import RESERVED_ANNOTATORS
 from ..store.replay import Restored, check_events, restore_tx
 from . import deepeval, ragas, table
 from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, read_rows
+from .limits import MAX_LABEL_ROWS
 
 __all__ = ["KINDS", "DatasetImport", "import_dataset", "payload_units", "prepare", "prepare_units",
            "read_label_rows"]
@@ -116,7 +117,7 @@ def read_label_rows(path: str | Path, catalog: dict[str, Unit], *,
     """
     path = Path(path)
     problems: list[Problem] = []
-    _fmt, rows = read_rows(path, problems)
+    _fmt, rows = read_rows(path, problems, MAX_LABEL_ROWS)
     out = []
     if rows:
         missing = [c for c in _LABEL_COLUMNS if c not in rows[0].data]
