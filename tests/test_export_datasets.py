@@ -214,12 +214,17 @@ def test_a_reimport_over_a_diverged_history_keeps_both(tmp_path):
         assert store.verify() == []
 
 
+def exported(tmp_path, name: str) -> dict:
+    """Export the RAGAS fixture with :func:`make_history`'s labels from a new SQLite store; its content before."""
+    with open_store(tmp_path / "a.db") as source:
+        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", source)
+        make_history(source, open_dataset("demo", source).catalog())
+        export_dataset(open_dataset("demo", source), source, "ragas", tmp_path / name)
+        return content(source)
+
+
 def test_history_from_another_dataset_name_is_refused(tmp_path):
-    with open_store(tmp_path / "a.db") as store:
-        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store)
-        opened = open_dataset("demo", store)
-        make_history(store, opened.catalog())
-        export_dataset(opened, store, "ragas", tmp_path / "x.jsonl")
+    exported(tmp_path, "x.jsonl")
     with open_store(tmp_path / "b.db") as store:
         with pytest.raises(DataError) as err:
             import_dataset(tmp_path / "x.jsonl", "ragas", "other", store)
@@ -232,11 +237,7 @@ def test_history_from_another_dataset_name_is_refused(tmp_path):
 
 def test_the_history_comes_back_exactly_on_either_backend(tmp_path, store):
     """Exported from SQLite, restored into SQLite or PostgreSQL: the same events, times to the microsecond."""
-    with open_store(tmp_path / "a.db") as source:
-        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", source)
-        make_history(source, open_dataset("demo", source).catalog())
-        before = content(source)
-        export_dataset(open_dataset("demo", source), source, "ragas", tmp_path / "x.parquet")
+    before = exported(tmp_path, "x.parquet")
     import_dataset(tmp_path / "x.parquet", "ragas", "demo", store)
     assert content(store) == before and store.verify() == []
 
