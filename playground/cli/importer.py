@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..importers.limits import describe
 from .options import DB_HELP, add_db
 
 __all__ = ["register", "run_import", "run_ragtruth"]
@@ -15,7 +16,10 @@ _COMMON = (
     "becomes a case (question + history) with one response; each retrieved context a passage to judge for "
     "relevance; the response is split into claims (supported; correct when there is a reference); the reference "
     "into facts (covered). Ids carry the dataset name and the sample's own id (else a hash of its question), so "
-    "re-importing a changed file with --replace keeps every label and marks those on changed text stale."
+    "re-importing a changed file with --replace keeps every label and marks those on changed text stale. A file "
+    "`playground export` wrote carries its label history (answers, unsure, comments, adjudications, who and when), "
+    "which comes back exactly. Bounds (playground/importers/limits.py): a regular file (a FIFO is refused "
+    f"unopened) of {describe()}; beyond one, one line says which."
 )
 _FORMATS = {
     "ragas": ("a RAGAS EvaluationDataset (to_jsonl / to_csv / Parquet; single- or multi-turn)",
