@@ -229,10 +229,15 @@ def _open(args: argparse.Namespace, **kw):
 
 @_guard
 def run_import(args: argparse.Namespace) -> int:
+    from ..importers.limits import LimitExceeded, check_file
     from ..store import import_file
 
-    if not args.file.is_file():
+    try:
+        check_file(args.file, text=False)  # a FIFO is refused unopened; the size is import_file's to check
+    except FileNotFoundError:
         return _err(f"no such file: {args.file}")
+    except LimitExceeded as exc:
+        return _err(f"{args.file}: {exc}")
     catalog = _load_catalog(args)
     with _open(args) as store:
         report = import_file(store, args.file, catalog, annotator_override=args.annotator, fmt=args.format)
