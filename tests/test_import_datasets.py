@@ -276,6 +276,7 @@ def test_reimporting_a_changed_file_keeps_labels_and_marks_them_stale(tmp_path):
         # the changed first claim (new id: orphaned) and the fact judged against the changed response (changed)
         assert sorted((s.unit_kind, s.reason) for s in stale) == [("claim", "orphaned"), ("fact", "changed")]
         assert result.stale == 2
+        assert "(`playground labels stats --dataset demo` lists them)" in result.summary()
         assert len(st.current_labels(new, annotator="ann")) == 12
 
 

@@ -179,7 +179,7 @@ class DatasetImport:
             text += f"\n  {self.labels} label(s) from the label table written in the same transaction"
         if self.stale:
             text += (f"\n  {self.stale} earlier label(s) rest on text that changed: kept and marked stale "
-                     "(`playground labels stats` lists them)")
+                     f"(`playground labels stats --dataset {self.name}` lists them)")
         return text
 
 
