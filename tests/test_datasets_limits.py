@@ -78,6 +78,11 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, capsys):
     with open_store(tmp_path / "m.db") as store, pytest.raises(LabelImportError) as err:
         finishes(lambda: import_file(store, fifo, {}))
     assert "not a regular file" in str(err.value)
+    bare = tmp_path / "labels"  # no suffix: the format would be sniffed from its first bytes
+    os.mkfifo(bare)
+    with open_store(tmp_path / "m.db") as store, pytest.raises(LabelImportError) as err:
+        finishes(lambda: import_file(store, bare, {}))
+    assert "not a regular file" in str(err.value)
     assert finishes(lambda: cli("labels", "import", fifo, "--db", tmp_path / "m.db")) == 1
     assert capsys.readouterr().err == said
 

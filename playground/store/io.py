@@ -354,8 +354,7 @@ def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, pr
     from ..importers.limits import MAX_LABEL_ROWS, LimitExceeded, check_file
 
     try:
-        suffix_fmt = detect_format(path, fmt) if fmt or Path(path).suffix else None
-        check_file(path, text=suffix_fmt != "parquet")
+        check_file(path)  # before anything opens it (detect_format may read its first bytes)
         fmt = detect_format(path, fmt)
         if fmt == "parquet":
             import pyarrow.parquet as pq
