@@ -158,11 +158,8 @@ def dataset_link(case_id: str, name: str | None, base: str = "") -> str:
 
 
 def with_dataset(command: str, name: str | None) -> str:
-    """``command`` with ``--dataset NAME`` after its words (``playground calibrate sample``), as advice prints it.
+    """``command`` (its words, e.g. ``playground calibrate sample``) with ``--dataset NAME``, as advice prints it.
 
-    ``command`` is the command words, then optionally `` -- `` and its other arguments
-    (``"playground calibrate sample -- --size N"``); the shipped set needs no option.
+    The shipped set needs no option: ``command`` as it is.
     """
-    words, _, rest = command.partition(" -- ")
-    option = "" if name in (None, SHIPPED) else f" --dataset {name}"
-    return f"{words}{option}" + (f" {rest}" if rest else "")
+    return command if name in (None, SHIPPED) else f"{command} --dataset {name}"
