@@ -19,11 +19,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .golden import Dataset, load_dataset
 from .model import Passage, Unit
 
-__all__ = ["SHIPPED", "DatasetNotFound", "OpenDataset", "StoredPassages", "dataset_names", "open_dataset"]
+__all__ = ["SHIPPED", "DatasetNotFound", "OpenDataset", "StoredPassages", "case_ids", "dataset_link", "dataset_names",
+           "open_dataset", "with_dataset"]
 
 #: The name of the shipped Tidewell set.
 SHIPPED = "golden"
@@ -142,3 +144,22 @@ def open_dataset(name: str | None, store: Any = None, root: str | Path | None = 
     dataset_, _ = build_dataset(bare, base)
     return OpenDataset(name, stored.kind, dataset_, StoredPassages(stored.payload, base), stored.payload,
                        revision=stored.sha256)
+
+
+def case_ids(opened: OpenDataset) -> set[str]:
+    """Every case id of ``opened`` (its cases, and the cases its units name): what its labels' case ids are."""
+    return set(opened.dataset.cases) | {u.case_id for u in opened.extra_units}
+
+
+def dataset_link(case_id: str, name: str | None, base: str = "") -> str:
+    """A link to a case on the page: ``{base}?dataset=NAME&case=ID`` (no ``dataset=`` for the shipped set)."""
+    head = "" if name in (None, SHIPPED) else f"dataset={quote(str(name), safe='')}&"
+    return f"{base}?{head}case={quote(str(case_id), safe='')}"
+
+
+def with_dataset(command: str, name: str | None) -> str:
+    """``command`` (its words, e.g. ``playground calibrate sample``) with ``--dataset NAME``, as advice prints it.
+
+    The shipped set needs no option: ``command`` as it is.
+    """
+    return command if name in (None, SHIPPED) else f"{command} --dataset {name}"

@@ -276,6 +276,7 @@ def test_reimporting_a_changed_file_keeps_labels_and_marks_them_stale(tmp_path):
         # the changed first claim (new id: orphaned) and the fact judged against the changed response (changed)
         assert sorted((s.unit_kind, s.reason) for s in stale) == [("claim", "orphaned"), ("fact", "changed")]
         assert result.stale == 2
+        assert "(`playground labels stats --dataset demo` lists them)" in result.summary()
         assert len(st.current_labels(new, annotator="ann")) == 12
 
 
@@ -312,3 +313,18 @@ def test_a_label_table_comes_in_with_the_dataset_or_not_at_all(tmp_path):
         "bad.csv:4 [dimension]: a passage takes relevant, not 'covered'",
         "bad.csv:5 [annotator]: missing or empty",
     ]
+
+
+def test_consensus_rows_of_a_label_table_are_refused_without_a_history(tmp_path):
+    """`export` writes consensus rows by default; alone (no history in the dataset file) they are no person's labels."""
+    with open_store(tmp_path / "l.db") as st:
+        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", st)
+        first = sorted(u for u, unit in open_dataset("demo", st).catalog().items() if unit.unit_kind == "passage")[0]
+    table = write(tmp_path, "t.csv", f"annotator,unit_id,dimension,value\nconsensus,{first},relevant,1\n")
+    with open_store(tmp_path / "m.db") as st:
+        with pytest.raises(DataError) as err:
+            import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", st, labels=table)
+        assert st.datasets() == []
+    assert [str(p) for p in err.value.problems] == [
+        "t.csv:2 [annotator]: 'consensus' labels are derived, not a person's (import the export file itself: it "
+        "carries the label history, adjudications included)"]

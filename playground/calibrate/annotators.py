@@ -22,7 +22,6 @@ import pandas as pd
 
 from ..metrics import multi_rater
 from ..stats import AgreementStat, cohens_kappa, wilson_interval
-from .comparison import case_link
 from .labellings import CONSENSUS, HumanLabelling
 from .store_labels import _current
 from .tables import _dim_key, _r
@@ -121,15 +120,19 @@ def annotator_agreement(labels: Any, dimension: str | None = None, confidence: f
 
 
 def adjudication_queue(store: Any, catalog: Mapping[str, Any] | None = None, dimension: str | None = None, *,
-                       link_base: str | None = "", include_adjudicated: bool = True) -> pd.DataFrame:
+                       link_base: str | None = "", include_adjudicated: bool = True,
+                       dataset: str | None = None) -> pd.DataFrame:
     """Units on which annotators disagree (at least one yes and one no), for a person to settle.
 
     Columns: ``unit_id, unit_kind, case_id, dimension, yes, no, status`` (``tie``
     or ``majority``), ``majority`` (value or None), ``votes`` ("name=1, ..."),
     ``adjudicated`` (the ``consensus`` label if set, else None), ``text``
-    (from the catalog), ``link``.  Ties first, then by unit id and dimension.
-    With a ``catalog`` stale labels do not count.
+    (from the catalog), ``link`` (``{link_base}?dataset=NAME&case=ID`` with a
+    ``dataset`` other than the shipped set, else ``{link_base}?case=ID``).  Ties
+    first, then by unit id and dimension.  With a ``catalog`` stale labels do not count.
     """
+    from ..datasets import dataset_link
+
     labels = _current(store, catalog)
     votes: dict[tuple[str, str], list[Any]] = {}
     adjudicated: dict[tuple[str, str], int] = {}
@@ -157,7 +160,7 @@ def adjudication_queue(store: Any, catalog: Mapping[str, Any] | None = None, dim
                      "majority": None if yes == no else int(yes > no),
                      "votes": ", ".join(f"{a}={v}" for a, v in sorted(vs)), "adjudicated": adj,
                      "text": getattr(unit, "text", "") if unit is not None else "",
-                     "link": "" if link_base is None else case_link(case_id, link_base)})
+                     "link": "" if link_base is None else dataset_link(case_id, dataset, link_base)})
     cols = ["unit_id", "unit_kind", "case_id", "dimension", "yes", "no", "status", "majority", "votes", "adjudicated",
             "text", "link"]
     rows.sort(

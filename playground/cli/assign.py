@@ -45,10 +45,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       help="draw a calibration sample of N units instead of queues")
     p.add_argument("--overlap", type=int, default=1, metavar="K", help="annotators per unit (default: 1)")
     p.add_argument("--seed", default=None, metavar="S", help="seed of the random order (required to make one)")
-    p.add_argument("--dataset", default=DEFAULT_DATASET, metavar="NAME",
-                   help=f"dataset whose units are assigned (default: {DEFAULT_DATASET}, the shipped set)")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help=f"dataset whose units are assigned (default: {DEFAULT_DATASET}, the shipped set); with show: "
+                   "only its assignments")
     p.add_argument("--name", default=None, metavar="N",
-                   help="assignment name (default: 'queues' or 'calibration-sample'; with show: only this one)")
+                   help="assignment name (default: 'queues' or 'calibration-sample', for an imported dataset NAME "
+                   "'NAME-queues' or 'NAME-calibration-sample'; with show: only this one)")
     p.add_argument("--replace", action="store_true", help="replace a saved assignment of the same name")
     add_db(p)
     add_root(p)
@@ -79,21 +81,23 @@ def _make(args: argparse.Namespace, store: Any) -> int:
         return 1
     seed = _seed(args.seed)
     sample = args.calibration_sample is not None
-    name = args.name or ("calibration-sample" if sample else "queues")
+    dataset = args.dataset or DEFAULT_DATASET
+    prefix = "" if dataset == DEFAULT_DATASET else f"{dataset}-"  # two datasets' default names never collide
+    name = args.name or prefix + ("calibration-sample" if sample else "queues")
     if store.assignment(name) is not None and not args.replace:
         print(f"error: an assignment named {terminal_safe(name)!s} is already saved; pass --replace or another "
               "--name", file=sys.stderr)
         return 1
-    unit_ids = sorted(dataset_catalog(args.dataset, store, args.root))
+    unit_ids = sorted(dataset_catalog(dataset, store, args.root))
     if sample and not 1 <= args.calibration_sample <= len(unit_ids):
         print(f"error: a calibration sample of {args.calibration_sample} unit(s) was asked for; dataset "
-              f"{terminal_safe(args.dataset)} has {len(unit_ids)}", file=sys.stderr)
+              f"{terminal_safe(dataset)} has {len(unit_ids)}", file=sys.stderr)
         return 1
     if sample:
-        made = draw_calibration_sample(unit_ids, args.calibration_sample, seed, name=name, dataset=args.dataset)
+        made = draw_calibration_sample(unit_ids, args.calibration_sample, seed, name=name, dataset=dataset)
     else:
         names = [a.strip() for a in args.annotators.split(",") if a.strip()]
-        made = make_assignment(unit_ids, names, args.overlap, seed, name=name, dataset=args.dataset)
+        made = make_assignment(unit_ids, names, args.overlap, seed, name=name, dataset=dataset)
     saved = store.save_assignment(made)
     sizes = ", ".join(f"{terminal_safe(k)} {len(v)}" for k, v in saved.queues.items())
     what = (f"calibration sample of {len(saved.queues['*'])} unit(s)" if sample
@@ -106,9 +110,10 @@ def _show(args: argparse.Namespace, store: Any) -> int:
     from ..assign import queue_progress
 
     found = [store.assignment(args.name)] if args.name else store.assignments()
-    found = [a for a in found if a is not None]
+    found = [a for a in found if a is not None and args.dataset in (None, a.dataset)]
     if not found:
-        print(f"no assignment named {terminal_safe(args.name)}" if args.name else "no assignments saved")
+        of = f" of dataset {terminal_safe(args.dataset)}" if args.dataset else ""
+        print(f"no assignment named {terminal_safe(args.name)}{of}" if args.name else f"no assignments{of} saved")
         return 1 if args.name else 0
     catalogs: dict[str, Mapping[str, Any] | None] = {}
     lines = []

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import DataError
 from .calibrate_real import err
-from .options import add_db, add_root
+from .options import add_dataset, add_db, add_root
 
 __all__ = [
     "register",
@@ -180,6 +180,8 @@ def _add_sample(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", required=True, metavar="S", help="the seed (write it down: PPI needs it)")
     p.add_argument("--kind", choices=("passage", "claim", "fact"), default=None,
                    help="only units of this kind (default: every unit)")
+    add_dataset(p, "the units of the dataset NAME ('golden', the default, or one imported into the label store)")
+    add_db(p)
     add_root(p)
     p.set_defaults(func=run_sample)
 
@@ -194,6 +196,8 @@ def _add_annotators(sub: argparse._SubParsersAction) -> None:
     )
     add_db(p)
     add_root(p)
+    add_dataset(p, "the labels of the dataset NAME ('golden', the default, or one imported into the label store); "
+                "accuracy against the answer key is the golden set's only")
     p.add_argument("--limit", type=int, default=20, help="rows of the adjudication queue to print (default 20)")
     _common(p, folds=False)
     p.set_defaults(func=run_annotators)
@@ -209,6 +213,7 @@ def _add_adjudicate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("dimension", choices=("relevant", "supported", "correct", "covered"))
     p.add_argument("value", choices=("1", "0", "clear"))
     p.add_argument("--adjudicator", required=True, metavar="NAME", help="who settles it")
+    add_dataset(p, "the dataset UNIT_ID belongs to (default: any, the shipped set's and every imported one's)")
     add_db(p)
     add_root(p)
     p.set_defaults(func=run_adjudicate)
@@ -251,7 +256,7 @@ def _ci(low, high) -> str:
     return "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
 
 
-def _print_report(report, *, ppi_title: str = "") -> None:
+def _print_report(report, *, ppi_title: str = "", dataset: str | None = None) -> None:
     print(f"human: {report.human.name} ({report.human.note or report.human.kind}); automatic: {report.auto.name}")
     print()
     print("human versus automatic, on the units both labelled:")
@@ -296,7 +301,7 @@ def _print_report(report, *, ppi_title: str = "") -> None:
             print(f"    WARNING: {t.warning}")
     print()
     _print_ppi(report.ppi, ppi_title or "prediction-powered estimates (PPI++; human-only Wilson interval, "
-               "automatic-only rate):")
+               "automatic-only rate):", dataset=dataset)
     dis = report.disagreements()
     print()
     more = " (first 10; all in disagreements.csv with --out)" if len(dis) > 10 else ""
@@ -305,7 +310,7 @@ def _print_report(report, *, ppi_title: str = "") -> None:
         _table(dis.head(10), ["dimension", "unit_id", "human", "auto", "score", "link"])
 
 
-def _print_ppi(frame, title: str, extra: tuple[str, ...] = ()) -> None:
+def _print_ppi(frame, title: str, extra: tuple[str, ...] = (), dataset: str | None = None) -> None:
     """The PPI table; without a calibration sample, one plain sentence instead of the PPI columns."""
     valid = bool(len(frame)) and bool(frame["valid"].any())
     cols = ["dimension", "n_labelled", "n_unlabelled", "human_rate", "human_low", "human_high", "auto_rate"]
@@ -319,8 +324,11 @@ def _print_ppi(frame, title: str, extra: tuple[str, ...] = ()) -> None:
     _table(frame, cols, title)
     if len(frame) and frame["sample_seed"].isna().all():
         from ..calibrate.ppi import NOT_A_SAMPLE
+        from ..datasets import with_dataset
 
-        print(f"  no PPI interval: {NOT_A_SAMPLE}")
+        command = "playground calibrate sample"
+        advice = NOT_A_SAMPLE.replace(command, with_dataset(command, dataset))
+        print(f"  no PPI interval: {advice}")
 
 
 def _write(report, out: Path | None, extra: dict | None = None) -> None:
@@ -339,6 +347,7 @@ def _write(report, out: Path | None, extra: dict | None = None) -> None:
 def _guard(fn):
     def wrapper(args: argparse.Namespace) -> int:
         from ..calibrate import CalibrationInputError
+        from ..datasets import DatasetNotFound
         from ..ragtruth import RagTruthError
         from ..store import LabelImportError, StoreError
 
@@ -350,7 +359,7 @@ def _guard(fn):
         except (CalibrationInputError, RagTruthError, LabelImportError) as exc:
             print(str(exc), file=sys.stderr)
             return 1
-        except StoreError as exc:
+        except (StoreError, DatasetNotFound) as exc:
             return err(str(exc))
         except FileNotFoundError as exc:
             return err(f"no such file: {exc.filename}")
@@ -385,12 +394,15 @@ def _harness_run(args) -> Path:
     return tmp
 
 
-def _calibration_samples(store) -> list[tuple[str, object]]:
-    """``(name, seed)`` of the store's calibration-sample assignments (none when the store keeps no assignments)."""
+def _calibration_samples(store, dataset: str | None = None) -> list[tuple[str, object]]:
+    """``(name, seed)`` of the store's calibration samples of ``dataset`` (None: the shipped set)."""
+    from ..datasets import SHIPPED
+
     lister = getattr(store, "assignments", None)
     if lister is None:
         return []
-    return [(a.name, a.seed) for a in lister() if getattr(a, "kind", "") == "calibration_sample"]
+    return [(a.name, a.seed) for a in lister() if getattr(a, "kind", "") == "calibration_sample"
+            and getattr(a, "dataset", SHIPPED) == (dataset or SHIPPED)]
 
 
 def _open_store(db, **kw):
@@ -474,6 +486,36 @@ def _catalog(root):
     return load_catalog(root)
 
 
+def _dataset_catalog(args: argparse.Namespace, *, any_dataset: bool = False) -> dict:
+    """unit_id -> Unit of --dataset: the shipped set when absent (every dataset's units with ``any_dataset``)."""
+    from ..datasets import SHIPPED, open_dataset
+
+    name = getattr(args, "dataset", None)
+    if name in (None, SHIPPED) and not (any_dataset and name is None):
+        return _catalog(args.root)
+    from ..units import load_catalog
+
+    with _open_store(args.db, create=False, read_only=True) as store:
+        if name is None:
+            return load_catalog(args.root, None, store)
+        return open_dataset(name, store, args.root).catalog()
+
+
+def _with_dataset_links(report, dataset: str | None) -> None:
+    """Point the report's disagreement links at ``dataset`` and its PPI advice at ``calibrate sample --dataset``."""
+    from ..datasets import SHIPPED, dataset_link, with_dataset
+
+    if dataset in (None, SHIPPED):
+        return
+    for comp in report.comparisons.values():
+        if len(comp.disagreements):
+            comp.disagreements["link"] = [dataset_link(c, dataset) for c in comp.disagreements["case_id"]]
+    if "note" in report.ppi.columns:
+        advice = with_dataset("playground calibrate sample", dataset)
+        report.ppi["note"] = [n.replace("playground calibrate sample", advice) if isinstance(n, str) else n
+                              for n in report.ppi["note"]]
+
+
 @_guard
 def run_store(args: argparse.Namespace) -> int:
     """Store labels (one annotator or the consensus) against a harness run (or its judge)."""
@@ -505,12 +547,13 @@ def run_store(args: argparse.Namespace) -> int:
             known = ", ".join(store.annotators()) or "-"
             return err(f"no annotator {args.annotator!r} in {store.url} (known: {known})")
         human = human_from_store(store, args.annotator, catalog) if args.annotator else human_consensus(store, catalog)
-        samples = _calibration_samples(store)
+        samples = _calibration_samples(store, getattr(args, "dataset", None))
     if len(human) == 0:
         return err("no current human labels to compare with (label some units in the playground first)")
     report = calibrate(human, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000),
                        sample_seed=args.sample_seed)
-    _print_report(report)
+    _with_dataset_links(report, getattr(args, "dataset", None))
+    _print_report(report, dataset=getattr(args, "dataset", None))
     if args.sample_seed is None and samples:
         print("the store holds calibration sample(s) drawn on the labelling page: "
               + ", ".join(f"{name} (seed {seed})" for name, seed in samples)
@@ -592,27 +635,53 @@ def run_external(args: argparse.Namespace) -> int:
     return 0
 
 
+def _key_accuracy(args: argparse.Namespace, labels: list) -> dict:
+    """Accuracy against the golden answer key (the shipped set only), printed; its tables for --out."""
+    from ..calibrate import CONSENSUS, accuracy_against_key, key_from_dataset
+    from ..datasets import SHIPPED
+    from ..golden import load_dataset
+
+    print()
+    if args.dataset not in (None, SHIPPED):
+        print(f"accuracy against an answer key: dataset {args.dataset} has none (the golden set's only)")
+        return {}
+    key = key_from_dataset(load_dataset(args.root))
+    people_labels = [lab for lab in labels if lab.annotator != CONSENSUS]
+    acc = accuracy_against_key(people_labels, key)
+    _table(acc, None, "accuracy against the golden answer key (teaching; per authored variant with --out):")
+    return {"accuracy_against_key": acc,
+            "accuracy_by_variant": accuracy_against_key(people_labels, key, by="variant")}
+
+
+def _elsewhere(args: argparse.Namespace, people: list[str]) -> None:
+    """Without --dataset and with no annotator here: say which imported datasets have labels (then pass --dataset)."""
+    if args.dataset is not None or people:
+        return
+    from ..datasets import dataset_names, open_dataset
+
+    with _open_store(args.db, create=False, read_only=True) as store:
+        names = [n for n in dataset_names(store)[1:]
+                 if store.labels(unit_ids=open_dataset(n, store, args.root).catalog())]
+    if names:
+        print(f"  (the imported dataset(s) {', '.join(names)} have labels: pass --dataset NAME)")
+
+
 @_guard
 def run_annotators(args: argparse.Namespace) -> int:
     """Annotators versus each other, the adjudication queue and accuracy against the key."""
     import pandas as pd
 
-    from ..calibrate import (
-        CONSENSUS,
-        accuracy_against_key,
-        adjudication_queue,
-        annotator_agreement,
-        key_from_dataset,
-        write_tables,
-    )
-    from ..golden import load_dataset
+    from ..calibrate import CONSENSUS, adjudication_queue, annotator_agreement, write_tables
+    from ..datasets import with_dataset
 
-    catalog = _catalog(args.root)
+    catalog = _dataset_catalog(args)
     with _open_store(args.db, create=False, read_only=True) as store:
         labels = store.current_labels(catalog)
-        queue = adjudication_queue(store, catalog)
+        queue = adjudication_queue(store, catalog, dataset=args.dataset)
     people = sorted({lab.annotator for lab in labels if lab.annotator != CONSENSUS})
-    print(f"annotators with current labels: {len(people)} ({', '.join(people) or '-'})")
+    where = f" of dataset {args.dataset}" if args.dataset else ""
+    print(f"annotators with current labels{where}: {len(people)} ({', '.join(people) or '-'})")
+    _elsewhere(args, people)
     if len(people) < 2:
         print("agreement between annotators needs at least two of them on shared units")
     dims = sorted({lab.dimension for lab in labels})
@@ -630,20 +699,14 @@ def run_annotators(args: argparse.Namespace) -> int:
            "each annotator against the majority of the others:")
     print()
     open_q = queue[queue["adjudicated"].isna()] if len(queue) else queue
-    print(f"adjudication queue: {len(queue)} disagreement(s), {len(open_q)} not yet adjudicated "
-          "(settle with: playground calibrate adjudicate UNIT_ID DIMENSION 1|0 --adjudicator NAME)")
+    print(f"adjudication queue: {len(queue)} disagreement(s), {len(open_q)} not yet adjudicated (settle with: "
+          f"{with_dataset('playground calibrate adjudicate', args.dataset)} UNIT_ID DIMENSION 1|0 --adjudicator NAME)")
     if len(queue):
-        _table(queue.head(args.limit), ["unit_id", "dimension", "status", "votes", "adjudicated"])
-    key = key_from_dataset(load_dataset(args.root))
-    people_labels = [lab for lab in labels if lab.annotator != CONSENSUS]
-    acc = accuracy_against_key(people_labels, key)
-    by_variant = accuracy_against_key(people_labels, key, by="variant")
-    print()
-    _table(acc, None, "accuracy against the golden answer key (teaching; per authored variant with --out):")
+        _table(queue.head(args.limit), ["unit_id", "dimension", "status", "votes", "adjudicated", "link"])
+    accuracy = _key_accuracy(args, labels)
     if args.out is not None:
         written = write_tables({"annotators": summary, "pairwise": pairs, "vs_majority": majority,
-                                "adjudication_queue": queue, "accuracy_against_key": acc,
-                                "accuracy_by_variant": by_variant}, args.out)
+                                "adjudication_queue": queue, **accuracy}, args.out)
         print(f"\nwrote {len(written)} table(s) to {args.out}/")
     return 0
 
@@ -652,11 +715,14 @@ def run_annotators(args: argparse.Namespace) -> int:
 def run_adjudicate(args: argparse.Namespace) -> int:
     """Write one consensus label."""
     from ..calibrate import adjudicate
+    from ..datasets import with_dataset
 
-    catalog = _catalog(args.root)
+    catalog = _dataset_catalog(args, any_dataset=True)
     unit = catalog.get(args.unit_id)
     if unit is None:
-        return err(f"unknown unit {args.unit_id!r} (see 'playground units')")
+        where = f"dataset {args.dataset}" if args.dataset else "the shipped set or any imported dataset"
+        hint = with_dataset("playground units", args.dataset) if args.dataset else "playground units --dataset NAME"
+        return err(f"unknown unit {args.unit_id!r}: not in {where} (see '{hint}')")
     value = None if args.value == "clear" else int(args.value)
     try:
         with _open_store(args.db) as store:
@@ -674,15 +740,17 @@ def run_adjudicate(args: argparse.Namespace) -> int:
 @_guard
 def run_sample(args: argparse.Namespace) -> int:
     """The first --size units of the seeded ranking: the units to label for a calibration sample."""
+    from ..datasets import with_dataset
     from ..sampling import draw_sample
 
     if args.size < 1:
         return err(f"--size must be at least 1, got {args.size}")
-    catalog = _catalog(args.root)
+    catalog = _dataset_catalog(args)
     units = [u for u in catalog.values() if args.kind is None or u.unit_kind == args.kind]
     chosen = draw_sample([u.unit_id for u in units], args.size, args.seed)
     print(f"calibration sample: the first {len(chosen)} of {len(units)} units ranked with seed {args.seed} "
-          "(label them in this order; then pass --sample-seed to 'playground calibrate store')")
+          f"(label them in this order; then pass --sample-seed to "
+          f"'{with_dataset('playground calibrate store', args.dataset)}')")
     print("rank\tunit_id\tkind\tcase_id")
     for i, unit_id in enumerate(chosen, 1):
         print(f"{i}\t{unit_id}\t{catalog[unit_id].unit_kind}\t{catalog[unit_id].case_id}")

@@ -23,7 +23,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "faithfulness, correctness and coverage; beside it FILE's NAME.labels.EXT (per-unit labels, which "
             "`playground import ... --labels` reads back), NAME.units.parquet and NAME.labels.parquet. Labels are "
             "one annotator's (--annotator) or the consensus (default; ties left out and counted). Stale labels are "
-            "never exported.",
+            "never counted. Each row also carries the whole label history of its units — every annotator's answers "
+            "(yes, no, unsure), comments and adjudications with who and when (RAGAS column human_labels, DeepEval "
+            "additional_metadata.human.labels) — whatever --annotator says, so `playground import` of FILE alone "
+            "restores the store's labels exactly. CSV cells a spreadsheet would run get a leading ' that the "
+            "import removes.",
         )
         p.add_argument("--dataset", required=True, metavar="NAME", help="the imported dataset")
         p.add_argument("--out", required=True, type=Path, metavar="FILE", help=f"the file to write ({exts})")

@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..importers.limits import describe
 from .options import DB_HELP, add_db
 
 __all__ = ["register", "run_import", "run_ragtruth"]
@@ -15,7 +16,10 @@ _COMMON = (
     "becomes a case (question + history) with one response; each retrieved context a passage to judge for "
     "relevance; the response is split into claims (supported; correct when there is a reference); the reference "
     "into facts (covered). Ids carry the dataset name and the sample's own id (else a hash of its question), so "
-    "re-importing a changed file with --replace keeps every label and marks those on changed text stale."
+    "re-importing a changed file with --replace keeps every label and marks those on changed text stale. A file "
+    "`playground export` wrote carries its label history (answers, unsure, comments, adjudications, who and when), "
+    "which comes back exactly. Bounds (playground/importers/limits.py): a regular file (a FIFO is refused "
+    f"unopened) of {describe()}; beyond one, one line says which."
 )
 _FORMATS = {
     "ragas": ("a RAGAS EvaluationDataset (to_jsonl / to_csv / Parquet; single- or multi-turn)",
@@ -91,12 +95,25 @@ def _refused(message: str) -> int:
     return 1
 
 
-def _absent(file: Path) -> bool:
-    """True, having said so on stderr, when ``file`` is no file (then nothing was tried, so no more is said)."""
-    if file.is_file():
-        return False
-    print(f"error: no such file: {file}", file=sys.stderr)
-    return True
+def _absent(file: Path | None, *more: Path | None) -> bool:
+    """True, having said so on stderr, when ``file`` (or a ``more``) is no regular file within the size limit.
+
+    Checked without opening it (a FIFO would wait for a writer forever); then nothing was tried, so no more is said.
+    """
+    from ..importers.limits import LimitExceeded, check_file
+
+    for path in (file, *more):
+        if path is None:
+            continue
+        try:
+            check_file(path, text=path.suffix.lower() != ".parquet")
+        except FileNotFoundError:
+            print(f"error: no such file: {path}", file=sys.stderr)
+            return True
+        except (LimitExceeded, OSError) as exc:
+            print(f"error: {path}: {exc}", file=sys.stderr)
+            return True
+    return False
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -105,7 +122,8 @@ def run_import(args: argparse.Namespace) -> int:
     from ..importers.table import parse_map
     from ..store import StoreError, open_store
 
-    if not args.file.is_dir() and _absent(args.file):  # a folder: a Hugging Face save_to_disk
+    # a folder is a Hugging Face save_to_disk, read by hf_disk; the labels file is always a file
+    if _absent(None if args.file.is_dir() else args.file, args.labels):
         return 1
     if getattr(args, "split", None) is not None:
         from ..importers.hf_disk import split_folder

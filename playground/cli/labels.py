@@ -22,8 +22,8 @@ from typing import Any
 __all__ = ["register", "run_export", "run_history", "run_import", "run_init", "run_migrate", "run_stats",
            "terminal_safe"]
 
+from .options import add_dataset, add_root
 from .options import add_db as _add_db
-from .options import add_root
 
 ROOT_HELP = "folder holding corpus/ and golden/, whose units labels refer to (default: the repository)"
 
@@ -85,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     who.add_argument("--consensus", action="store_true", help="majority over annotators, as annotator 'consensus'")
     p.add_argument("--include-stale", action="store_true",
                    help="export stale labels too (no check against the data's units)")
+    add_dataset(p, "only the labels of the dataset NAME ('golden' or an imported one; default: every dataset)")
     _add_db(p)
     _add_root(p)
     p.set_defaults(func=run_export)
@@ -103,9 +104,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Print the store's annotators with their label counts per dimension, unsure answers and "
         "comments, then progress (labelled / total units and unit-dimension pairs, overall and per case; an "
         "unsure answer counts as answered) against the data's units, stale and orphaned labels, and the "
-        "consensus by status (unanimous, majority, single, adjudicated, tie).",
+        "consensus by status (unanimous, majority, single, adjudicated, tie); the cases listed are those with "
+        "labels. Without --dataset, over every dataset and then one line per dataset; with --dataset NAME, that "
+        "dataset alone.",
     )
     p.add_argument("--annotator", default=None, metavar="NAME", help="progress of this annotator only")
+    add_dataset(p, "only the dataset NAME ('golden' or an imported one; default: every dataset, then per dataset)")
     _add_db(p)
     _add_root(p)
     p.set_defaults(func=run_stats)
@@ -181,6 +185,21 @@ def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namesp
     return handler
 
 
+def _scoped_catalog(args: argparse.Namespace, store: Any) -> tuple[dict[str, Any], set[str] | None]:
+    """``(catalog, case ids)`` of --dataset, or ``(every dataset's units, None)`` without it."""
+    if getattr(args, "dataset", None) is None:
+        return _load_catalog(args), None
+    from ..datasets import case_ids, open_dataset
+
+    config = None
+    if getattr(args, "config", None) is not None:
+        from ..harness.config import load_config
+
+        config = load_config(args.config)
+    opened = open_dataset(args.dataset, store, getattr(args, "root", None), config)
+    return opened.catalog(), case_ids(opened)
+
+
 def _load_catalog(args: argparse.Namespace):
     """unit_id -> Unit for the data at --root (imported lazily: it loads the corpus and runs retrieval)."""
     from ..units import load_catalog
@@ -210,10 +229,15 @@ def _open(args: argparse.Namespace, **kw):
 
 @_guard
 def run_import(args: argparse.Namespace) -> int:
+    from ..importers.limits import LimitExceeded, check_file
     from ..store import import_file
 
-    if not args.file.is_file():
+    try:
+        check_file(args.file, text=False)  # a FIFO is refused unopened; the size is import_file's to check
+    except FileNotFoundError:
         return _err(f"no such file: {args.file}")
+    except LimitExceeded as exc:
+        return _err(f"{args.file}: {exc}")
     catalog = _load_catalog(args)
     with _open(args) as store:
         report = import_file(store, args.file, catalog, annotator_override=args.annotator, fmt=args.format)
@@ -226,7 +250,12 @@ def run_export(args: argparse.Namespace) -> int:
     from ..store import consensus_export, export_golden, export_rows, export_table, write_export
 
     catalog = None
-    if not args.include_stale or args.format == "golden":
+    if args.dataset is not None and args.include_stale:
+        return _err("--include-stale exports every label unchecked: it cannot be limited to one --dataset")
+    if args.dataset is not None:
+        with _open(args, create=False, read_only=True) as store:
+            catalog, _cases = _scoped_catalog(args, store)
+    elif not args.include_stale or args.format == "golden":
         try:
             catalog = _load_catalog(args)
         except Exception as exc:  # the data may be missing; say so rather than export stale labels silently
@@ -260,10 +289,16 @@ def run_export(args: argparse.Namespace) -> int:
         else:
             rows = export_table(store, catalog, annotator=args.annotator)
         if catalog is not None:
+            from ..datasets import with_dataset
+
             stale = store.stale(catalog, annotator=args.annotator if not args.consensus else None)
+            if args.dataset is not None:
+                mine = {u.case_id for u in catalog.values()}
+                stale = [s for s in stale if s.case_id in mine]
             if stale:
-                print(f"{len(stale)} stale label(s) left out (text changed or unit gone); "
-                      "see 'playground labels stats', or pass --include-stale", file=sys.stderr)
+                print(f"{len(stale)} stale label(s) left out (text changed or unit gone); see "
+                      f"'{with_dataset('playground labels stats', args.dataset)}', or pass --include-stale",
+                      file=sys.stderr)
     if args.format == "parquet" and args.out is None and sys.stdout.isatty():
         return _err("Parquet is binary: pass --out FILE (or redirect the output)")
     write_export(rows, args.out if args.out is not None else sys.stdout, args.format)
@@ -280,19 +315,25 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
-def _annotator_lines(store: Any, labels: list, catalog: Any) -> list[str]:
-    """The per-annotator table: labels per dimension, unsure answers, comments."""
+def _annotator_lines(store: Any, labels: list, catalog: Any, cases: set[str] | None = None) -> list[str]:
+    """The per-annotator table: labels per dimension, unsure answers, comments (of ``cases`` only, when given)."""
     from collections import Counter
 
     from ..store import RESERVED_ANNOTATORS
 
-    names = store.annotators()
-    people = [lb for lb in labels if lb.annotator not in RESERVED_ANNOTATORS]
+    def mine(case_id: str) -> bool:
+        return cases is None or case_id in cases
+
+    people = [lb for lb in labels if lb.annotator not in RESERVED_ANNOTATORS and mine(lb.case_id)]
     by = Counter((lb.annotator, lb.dimension) for lb in people)
     unsure: Counter[str] = Counter()
     for (name, _dim), n in store.unsure_counts(catalog).items():
         unsure[name] += n
-    said = Counter(c.annotator for c in store.comments())
+    said = Counter(c.annotator for c in store.comments() if mine(c.case_id))
+    if cases is None:
+        names = store.annotators()
+    else:
+        names = sorted({lb.annotator for lb in people} | set(said) | {n for n, k in unsure.items() if k})
     lines = [f"annotators: {len(names)}; current labels (1/0): {len(people)}; unsure answers: {sum(unsure.values())}; "
              f"comments: {sum(said.values())}"]
     dims = sorted({d for _, d in by})
@@ -307,39 +348,78 @@ def _annotator_lines(store: Any, labels: list, catalog: Any) -> list[str]:
     return lines
 
 
-@_guard
-def run_stats(args: argparse.Namespace) -> int:
+def _progress_lines(store: Any, catalog: Any, annotator: str | None, cases: set[str] | None) -> list[str]:
+    """Progress overall and per case with labels; stale labels; consensus by status."""
     from collections import Counter
 
+    progress = store.progress(catalog, annotator=annotator)
+    o = progress.overall
+    who = f"annotator {terminal_safe(annotator)}" if annotator else "any annotator"
+    lines = [f"progress ({who}): {o.labelled_units}/{o.total_units} units fully labelled "
+             f"({100 * o.unit_fraction:.0f}%), {o.labelled_pairs}/{o.total_pairs} unit-dimension pairs "
+             f"({100 * o.pair_fraction:.0f}%), {o.stale_pairs} pair(s) with only stale labels"]
+    quiet = 0
+    for cid, c in progress.cases.items():
+        if not c.labelled_pairs and not c.stale_pairs:
+            quiet += 1
+            continue
+        stale_note = f", {c.stale_pairs} stale" if c.stale_pairs else ""
+        lines.append(f"  {terminal_safe(cid)}: {c.labelled_units}/{c.total_units} units, "
+                     f"{c.labelled_pairs}/{c.total_pairs} pairs{stale_note}")
+    if quiet:
+        lines.append(f"  ({quiet} other case(s) without labels)")
+    stale = [s for s in store.stale(catalog, annotator=annotator) if cases is None or s.case_id in cases]
+    reasons = Counter(s.reason for s in stale)
+    lines.append(f"stale labels: {len(stale)} (text changed: {reasons['changed']}, unit gone: {reasons['orphaned']})")
+    statuses = Counter(c.status for c in store.consensus(catalog=catalog, unit_ids=catalog if cases else None))
+    order = ("unanimous", "majority", "single", "adjudicated", "tie")
+    lines.append(f"consensus: {sum(statuses.values())} item(s) — " + ", ".join(f"{k} {statuses[k]}" for k in order))
+    lines.append(f"consensus ties: {statuses['tie']}")
+    return lines
+
+
+def _per_dataset_lines(store: Any, catalog: Any, root: Any) -> list[str]:
+    """One line per dataset: its units, how many are fully labelled, its current labels and annotators."""
+    from ..datasets import SHIPPED, case_ids, dataset_names, open_dataset
+
+    owner: dict[str, str] = {}
+    for name in dataset_names(store):
+        if name != SHIPPED:
+            owner.update(dict.fromkeys(case_ids(open_dataset(name, store, root)), name))
+    units: dict[str, int] = {}
+    for u in catalog.values():
+        units[owner.get(u.case_id, SHIPPED)] = units.get(owner.get(u.case_id, SHIPPED), 0) + 1
+    labels: dict[str, list[Any]] = {}
+    for lb in store.current_labels(catalog, include_unsure=True):
+        labels.setdefault(owner.get(lb.case_id, SHIPPED), []).append(lb)
+    lines = ["per dataset (`playground labels stats --dataset NAME` for one):"]
+    for name in dataset_names(store):
+        mine = labels.get(name, [])
+        people = sorted({lb.annotator for lb in mine if lb.annotator != "consensus"})
+        lines.append(f"  {terminal_safe(name)}: {units.get(name, 0)} units, {len(mine)} current label(s) "
+                     f"(unsure answers and adjudications included), {len(people)} annotator(s)")
+    return lines
+
+
+@_guard
+def run_stats(args: argparse.Namespace) -> int:
     with _open(args, create=False) as store:
         lines = [f"label store: {terminal_safe(store.url)} (schema {store.schema_version}, {store.backend})"]
         try:
-            catalog = _load_catalog(args)
+            catalog, cases = _scoped_catalog(args, store)
         except Exception as exc:
+            if args.dataset is not None:
+                raise
             lines += _annotator_lines(store, store.labels(), None)
             lines.append(f"progress: unavailable (cannot load the units: {terminal_safe(exc)})")
             print("\n".join(lines))
             return 0
-        lines += _annotator_lines(store, store.labels(), catalog)
-        progress = store.progress(catalog, annotator=args.annotator)
-        o = progress.overall
-        who = f"annotator {terminal_safe(args.annotator)}" if args.annotator else "any annotator"
-        lines.append(f"progress ({who}): {o.labelled_units}/{o.total_units} units fully labelled "
-                     f"({100 * o.unit_fraction:.0f}%), {o.labelled_pairs}/{o.total_pairs} unit-dimension pairs "
-                     f"({100 * o.pair_fraction:.0f}%), {o.stale_pairs} pair(s) with only stale labels")
-        for cid, c in progress.cases.items():
-            stale_note = f", {c.stale_pairs} stale" if c.stale_pairs else ""
-            lines.append(f"  {terminal_safe(cid)}: {c.labelled_units}/{c.total_units} units, "
-                         f"{c.labelled_pairs}/{c.total_pairs} pairs{stale_note}")
-        stale = store.stale(catalog, annotator=args.annotator)
-        reasons = Counter(s.reason for s in stale)
-        lines.append(f"stale labels: {len(stale)} (text changed: {reasons['changed']}, "
-                     f"unit gone: {reasons['orphaned']})")
-        statuses = Counter(c.status for c in store.consensus(catalog=catalog))
-        order = ("unanimous", "majority", "single", "adjudicated", "tie")
-        lines.append(f"consensus: {sum(statuses.values())} item(s) — "
-                     + ", ".join(f"{k} {statuses[k]}" for k in order))
-        lines.append(f"consensus ties: {statuses['tie']}")
+        if args.dataset is not None:
+            lines.append(f"dataset: {terminal_safe(args.dataset)} ({len(catalog)} units)")
+        lines += _annotator_lines(store, store.labels(), catalog, cases)
+        lines += _progress_lines(store, catalog, args.annotator, cases)
+        if args.dataset is None:
+            lines += _per_dataset_lines(store, catalog, getattr(args, "root", None))
     print("\n".join(lines))
     return 0
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from .options import add_root
+from .options import add_dataset, add_db, add_root
 
 __all__ = ["COLUMNS", "register", "run_units"]
 
@@ -24,6 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         + ". dimensions is space-separated (relevant | supported correct | covered).",
     )
     add_root(units)
+    add_dataset(units, "the dataset NAME: 'golden' (the shipped set, default) or one imported into the label store")
+    add_db(units)
     units.add_argument("--format", choices=("csv", "jsonl"), default="csv")
     units.add_argument(
         "--config", type=Path, default=None, help="harness configuration deciding the retrieved passages"
@@ -31,12 +33,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     units.set_defaults(func=run_units)
 
 
-def run_units(args: argparse.Namespace) -> int:
-    from ..golden import load_dataset
+def _units(args: argparse.Namespace) -> list:
+    """The units of --dataset (the shipped set by default, its passages retrieved under --config)."""
+    from ..datasets import SHIPPED, open_dataset
     from ..harness.config import load_config
-    from ..units import dataset_units
 
-    dataset = load_dataset(args.root)
+    config = load_config(args.config)
+    if args.dataset in (None, SHIPPED):
+        return open_dataset(SHIPPED, None, args.root, config).units()
+    from ..store import open_store
+
+    with open_store(args.db, create=False, read_only=True) as store:
+        return open_dataset(args.dataset, store, args.root, config).units()
+
+
+def run_units(args: argparse.Namespace) -> int:
+    from ..datasets import DatasetNotFound
+    from ..store import StoreError
+
+    try:
+        units = _units(args)
+    except (DatasetNotFound, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     rows = [
         {
             "unit_kind": u.unit_kind,
@@ -47,13 +66,15 @@ def run_units(args: argparse.Namespace) -> int:
             "text_hash": u.text_hash,
             "text": u.text,
         }
-        for u in dataset_units(dataset, load_config(args.config))
+        for u in units
     ]
     if args.format == "jsonl":
         for row in rows:
             sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
     else:
-        writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n")
+        carriage = any("\r" in row["text"] for row in rows)  # a lone CR would split an unquoted row on reading
+        writer = csv.DictWriter(sys.stdout, fieldnames=COLUMNS, lineterminator="\n",
+                                quoting=csv.QUOTE_ALL if carriage else csv.QUOTE_MINIMAL)
         writer.writeheader()
         writer.writerows(rows)
     return 0

@@ -66,6 +66,17 @@ from ..errors import DataError, Problem
 from ..golden import Dataset
 from ..jsonl import split_lines
 from ..model import Case, Fact, Locator, Passage, Response, Turn, slugify
+from .limits import (
+    MAX_CELL_CHARS,
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_ROWS,
+    LimitExceeded,
+    check_file,
+    check_value,
+    describe,
+    too_many_rows,
+)
 
 __all__ = [
     "FORMAT",
@@ -81,6 +92,7 @@ __all__ = [
     "check_name",
     "check_samples",
     "detect_other_format",
+    "events_cell",
     "file_format",
     "list_cell",
     "raise_problems",
@@ -143,6 +155,9 @@ class Sample:
     sample_id: str | None = None
     #: Format-specific fields kept for the export (JSON-able): DeepEval metadata, RAGAS messages.
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The label history of the sample's units as a playground export carries it
+    #: (:func:`playground.store.replay.event_dict` dicts); not part of the payload.
+    events: tuple[dict[str, Any], ...] = ()
 
 
 def check_name(name: str) -> str:
@@ -164,16 +179,34 @@ def file_format(path: Path) -> str:
 # --- reading rows ------------------------------------------------------------------------------
 
 
-def _read_jsonl(text: str, name: str, problems: list[Problem]) -> list[Row]:
-    rows = []
+def _parsed(text: str, place: Place, problems: list[Problem]) -> Any:
+    """``json.loads(text)`` within the bounds of :mod:`.limits`; None (and a problem) otherwise."""
+    try:
+        obj = json.loads(text)
+        check_value(obj)
+    except json.JSONDecodeError as exc:
+        problems.append(place.problem(f"malformed JSON ({exc.msg}, column {exc.colno})"))
+        return None
+    except RecursionError:
+        problems.append(place.problem(f"nested deeper than the limit of {MAX_DEPTH} levels"))
+        return None
+    except LimitExceeded as exc:
+        problems.append(place.problem(str(exc)))
+        return None
+    return obj
+
+
+def _read_jsonl(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
+    rows: list[Row] = []
     for n, line in enumerate(split_lines(text), 1):
         if not line.strip():
             continue
+        if len(rows) >= limit:
+            problems.append(Problem(name, too_many_rows(len(rows) + 1, limit), "", n))
+            return []
         place = Place(name, "line", n)
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(place.problem(f"malformed JSON ({exc.msg}, column {exc.colno})"))
+        obj = _parsed(line, place, problems)
+        if obj is None:
             continue
         if not isinstance(obj, dict):
             problems.append(place.problem(f"expected a JSON object, got {type(obj).__name__}"))
@@ -182,11 +215,21 @@ def _read_jsonl(text: str, name: str, problems: list[Problem]) -> list[Row]:
     return rows
 
 
-def _read_json(text: str, name: str, problems: list[Problem]) -> list[Row]:
+def _read_json(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
     try:
         data = json.loads(text)
+        check_value(data)
     except json.JSONDecodeError as exc:
         problems.append(Problem(name, f"malformed JSON: {exc.msg}", "", exc.lineno))
+        return []
+    except RecursionError:
+        problems.append(Problem(name, f"nested deeper than the limit of {MAX_DEPTH} levels"))
+        return []
+    except LimitExceeded as exc:
+        problems.append(Problem(name, str(exc)))
+        return []
+    if isinstance(data, list) and len(data) > limit:
+        problems.append(Problem(name, too_many_rows(len(data), limit)))
         return []
     if not isinstance(data, list):
         problems.append(Problem(name, f"expected a JSON array of objects, got {type(data).__name__}"))
@@ -201,8 +244,23 @@ def _read_json(text: str, name: str, problems: list[Problem]) -> list[Row]:
     return rows
 
 
-def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
-    reader = csv.reader(io.StringIO(text, newline=""))
+def _read_csv(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
+    """Records of a CSV text; strict: a quote left open (a truncated file) or a stray quote is a problem.
+
+    Every cell goes through :func:`playground.store.io.restore_cell`, which undoes
+    the leading ``'`` the exports put before a cell a spreadsheet would run.
+    """
+    from ..store.io import restore_cell
+
+    before = csv.field_size_limit(MAX_CELL_CHARS)  # the module's own cap (131,072) becomes the documented one
+    try:
+        return _csv_rows(csv.reader(io.StringIO(text, newline=""), strict=True), name, problems, restore_cell, limit)
+    finally:
+        csv.field_size_limit(before)
+
+
+def _csv_rows(reader: Any, name: str, problems: list[Problem], restore: Callable[[str], str],
+              limit: int) -> list[Row]:
     try:
         header = next(reader)
     except StopIteration:
@@ -214,7 +272,7 @@ def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
     dupes = sorted(c for c, k in Counter(header).items() if k > 1)
     if dupes:
         problems.append(Problem(name, f"duplicate column(s) {', '.join(dupes)}", "", 1))
-    rows = []
+    rows: list[Row] = []
     while True:
         start = reader.line_num + 1
         try:
@@ -222,32 +280,67 @@ def _read_csv(text: str, name: str, problems: list[Problem]) -> list[Row]:
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.append(Problem(name, f"malformed CSV: {exc}", "", start))
+            if "field larger than field limit" in str(exc):
+                problems.append(Problem(name, f"a cell longer than the limit of {MAX_CELL_CHARS:,} characters",
+                                        "", start))
+            else:
+                problems.append(Problem(name, f"malformed CSV: {exc}", "", start))
             break
         if not any(cell.strip() for cell in record):
             continue
+        if len(rows) >= limit:
+            problems.append(Problem(name, too_many_rows(len(rows) + 1, limit), "", start))
+            return []
         place = Place(name, "line", start)
         if len(record) != len(header):
             problems.append(place.problem(f"{len(record)} cells, the header has {len(header)}"))
             continue
-        rows.append(Row(place, {h: (v if v != "" else None) for h, v in zip(header, record, strict=True)}))
+        rows.append(Row(place, {h: (restore(v) if v != "" else None)
+                                for h, v in zip(header, record, strict=True)}))
     return rows
 
 
-def _read_parquet(path: Path, name: str, problems: list[Problem]) -> list[Row]:
+def _read_parquet(path: Path, name: str, problems: list[Problem], limit: int) -> list[Row]:
+    """Rows of a Parquet file, its row count checked in the footer first and its text batch by batch.
+
+    A file of few bytes can hold much text (dictionary-encoded, compressed): the
+    rows are made 256 at a time and the import stops at the first bound crossed.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        pf = pq.ParquetFile(path)
+        if pf.metadata.num_rows > limit:
+            problems.append(Problem(name, too_many_rows(pf.metadata.num_rows, limit)))
+            return []
+        rows: list[Row] = []
+        total = 0
+        for batch in pf.iter_batches(batch_size=256):
+            for obj in batch.to_pylist():
+                try:
+                    total += check_value(obj)
+                except LimitExceeded as exc:
+                    raise LimitExceeded(f"row {len(rows) + 1}: {exc}") from None
+                if total > MAX_FILE_BYTES:
+                    raise LimitExceeded(f"more than {MAX_FILE_BYTES:,} characters of text, larger than the limit "
+                                        f"({describe()}): split it")
+                rows.append(Row(Place(name, "row", len(rows) + 1), obj))
     except (pa.ArrowException, OSError) as exc:
         problems.append(Problem(name, f"not a readable Parquet file: {exc}"))
         return []
-    return [Row(Place(name, "row", n), obj) for n, obj in enumerate(table.to_pylist(), 1)]
+    except LimitExceeded as exc:
+        problems.append(Problem(name, str(exc)))
+        return []
+    return rows
 
 
-def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]]:
-    """``(format, rows)`` of ``path``; problems (malformed lines, non-UTF-8 text…) go to ``problems``."""
+def read_rows(path: str | Path, problems: list[Problem], max_rows: int | None = None) -> tuple[str, list[Row]]:
+    """``(format, rows)`` of ``path``; problems (malformed lines, non-UTF-8 text, a bound crossed…) go to ``problems``.
+
+    ``max_rows``: at most this many rows (default :data:`~playground.importers.limits.MAX_ROWS`).
+    """
+    limit = MAX_ROWS if max_rows is None else max_rows
     path = Path(path)
     if path.is_dir():  # a Hugging Face save_to_disk folder
         from . import hf_disk
@@ -255,8 +348,13 @@ def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]
         return "hf-disk", hf_disk.read_rows(path, problems)
     fmt = file_format(path)
     name = path.name
+    try:
+        check_file(path, text=fmt != "parquet")
+    except LimitExceeded as exc:
+        problems.append(Problem(name, str(exc)))
+        return fmt, []
     if fmt == "parquet":
-        return fmt, _read_parquet(path, name, problems)
+        return fmt, _read_parquet(path, name, problems, limit)
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8-sig")
@@ -264,9 +362,9 @@ def read_rows(path: str | Path, problems: list[Problem]) -> tuple[str, list[Row]
         line = raw[: exc.start].count(b"\n") + 1
         problems.append(Problem(name, f"not UTF-8 text (byte {exc.start})", "", line))
         return fmt, []
-    readers: dict[str, Callable[[str, str, list[Problem]], list[Row]]] = {
+    readers: dict[str, Callable[[str, str, list[Problem], int], list[Row]]] = {
         "jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv}
-    return fmt, readers[fmt](text, name, problems)
+    return fmt, readers[fmt](text, name, problems, limit)
 
 
 # --- cells ---------------------------------------------------------------------------------------
@@ -309,7 +407,7 @@ def list_cell(row: Row, key: str, problems: list[Problem], *, split: str | None 
             except (ValueError, SyntaxError, MemoryError, RecursionError):
                 try:
                     value = json.loads(stripped)
-                except json.JSONDecodeError:
+                except (json.JSONDecodeError, RecursionError):
                     problems.append(row.place.problem("not a list: the cell starts with '[' but is no list literal",
                                                       label))
                     return ()
@@ -343,6 +441,26 @@ def sample_id_cell(row: Row, value: Any, label: str, problems: list[Problem]) ->
             f"id {text!r} is not usable: 1–120 characters without spaces, ':', '/', '#' or '@'", label))
         return None
     return text
+
+
+def events_cell(row: Row, value: Any, label: str, problems: list[Problem]) -> tuple[dict[str, Any], ...]:
+    """The label history a playground export put in a row: a list of objects, or its JSON text in CSV/Parquet.
+
+    Absent or empty is ``()``; each event is checked later, against the dataset name
+    (:func:`playground.store.replay.check_events`).
+    """
+    if value is None or (isinstance(value, float) and value != value) or value == "":
+        return ()
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (json.JSONDecodeError, RecursionError):
+            problems.append(row.place.problem("not a JSON list of label events", label))
+            return ()
+    if not isinstance(value, list | tuple) or not all(isinstance(e, dict) for e in value):
+        problems.append(row.place.problem("must be a list of label events (objects)", label))
+        return ()
+    return tuple(value)
 
 
 def detect_other_format(rows: Sequence[Row], expected: str, problems: list[Problem]) -> bool:

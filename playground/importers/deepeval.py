@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem
-from .core import Row, Sample, detect_other_format, list_cell, read_rows, sample_id_cell, text_cell
+from .core import Row, Sample, detect_other_format, events_cell, list_cell, read_rows, sample_id_cell, text_cell
 
 __all__ = ["DELIMITER", "FIELDS", "parse_rows", "read_samples"]
 
@@ -37,7 +37,7 @@ def _metadata(row: Row, problems: list[Problem]) -> dict[str, Any]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             problems.append(row.place.problem("must be a JSON object", "additional_metadata"))
             return {}
     if not isinstance(value, dict):
@@ -69,6 +69,9 @@ def parse_rows(rows: list[Row], problems: list[Problem]) -> list[Sample]:
             if not c.strip():
                 problems.append(row.place.problem(f"context {i} is empty", "retrieval_context"))
         meta = _metadata(row, problems)
+        human = meta.pop("human", None)  # a playground export's results and label history, not the sample's
+        events = events_cell(row, human.get("labels") if isinstance(human, dict) else None,
+                             "additional_metadata.human.labels", problems)
         extra: dict[str, Any] = {"additional_metadata": meta} if meta else {}
         for k in ("name", "comments", "source_file"):
             if isinstance(row.data.get(k), str):
@@ -76,7 +79,7 @@ def parse_rows(rows: list[Row], problems: list[Problem]) -> list[Sample]:
         samples.append(Sample(
             row.place, query, response, contexts, (), (), text_cell(row, "expected_output", problems, required=False),
             list_cell(row, "context", problems, split=DELIMITER), None,
-            sample_id_cell(row, meta.get("id"), "additional_metadata.id", problems), extra,
+            sample_id_cell(row, meta.get("id"), "additional_metadata.id", problems), extra, events,
         ))
     return samples
 

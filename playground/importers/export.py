@@ -15,10 +15,18 @@
   counts.  RAGAS rows carry them as columns ``human_<rate>``,
   ``human_<rate>_yes``, ``human_<rate>_n``; DeepEval rows inside
   ``additional_metadata.human`` (so ``EvaluationDataset`` still loads the
-  file).  The sample's own id goes out as ``id`` (RAGAS) or
+  file).  Each row also carries the whole label history of its units —
+  every annotator's answers (yes, no, unsure), comments, adjudications, with
+  who and when (:func:`playground.store.replay.event_dict`) — as RAGAS column
+  ``human_labels`` or DeepEval ``additional_metadata.human.labels`` (JSON text
+  in CSV and Parquet), so ``playground import`` of the file alone restores
+  the store's labels exactly (:mod:`playground.store.replay`);  The sample's own id goes out as ``id`` (RAGAS) or
   ``additional_metadata.id`` (DeepEval), so a re-import gives the same ids;
   list cells in CSV are written as the tools write them (Python list reprs
-  for RAGAS, ``|``-joined for DeepEval);
+  for RAGAS, ``|``-joined for DeepEval), every cell quoted when any text holds a
+  carriage return, and a cell a spreadsheet would run (``=``, ``+``, ``-``,
+  ``@``, tab, CR, ``'`` first) written with a leading ``'`` that the import
+  removes (:func:`playground.store.io.neutralise_cell`);
 * ``NAME.labels.EXT`` — the per-unit labels (``annotator, unit_kind,
   unit_id, case_id, sample_id, dimension, value, text``), which
   ``playground import … --labels`` reads back;
@@ -45,6 +53,9 @@ from typing import Any
 from ..files import write_all_atomic
 from ..metrics import rates_from_labels
 from ..model import DIMENSION_NAMES, Label, Unit
+from ..store.io import neutralise_cell
+from ..store.replay import history_of
+from .ragas import HISTORY_FIELD
 
 __all__ = ["RATES", "TOOLS", "ExportResult", "export_dataset", "label_rows", "side_path"]
 
@@ -64,12 +75,16 @@ class ExportResult:
     labels: int
     who: str
     ties: int = 0
+    events: int = 0
+    dataset: str = ""
 
     def summary(self) -> str:
-        text = f"{self.samples} samples with {self.labels} labels ({self.who}) written to:\n"
+        text = (f"{self.samples} samples with {self.labels} labels ({self.who}) and a label history of "
+                f"{self.events} events written to:\n")
         text += "\n".join(f"  {p}" for p in self.files)
         if self.ties:
-            text += f"\n  {self.ties} consensus tie(s) left out (settle them with `playground calibrate adjudicate`)"
+            text += (f"\n  {self.ties} consensus tie(s) left out (settle them with `playground calibrate adjudicate "
+                     f"--dataset {self.dataset} UNIT_ID DIMENSION 1|0 --adjudicator NAME`)")
         return text
 
 
@@ -100,7 +115,7 @@ def _human(labels: Sequence[Label]) -> dict[str, Any]:
     return out
 
 
-def _ragas_row(sample: dict[str, Any], human: dict[str, Any]) -> dict[str, Any]:
+def _ragas_row(sample: dict[str, Any], human: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
     extra = sample["extra"]
     row: dict[str, Any] = {}
     if sample["sample_id"] is not None:
@@ -121,15 +136,16 @@ def _ragas_row(sample: dict[str, Any], human: dict[str, Any]) -> dict[str, Any]:
             row["reference_contexts"] = sample["reference_contexts"]
     row.update({k: v for k, v in extra.items() if k != "messages"})
     row.update({f"human_{k}": v for k, v in human.items()})
+    row[HISTORY_FIELD] = events
     return row
 
 
-def _deepeval_row(sample: dict[str, Any], human: dict[str, Any]) -> dict[str, Any]:
+def _deepeval_row(sample: dict[str, Any], human: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
     extra = sample["extra"]
     meta = dict(extra.get("additional_metadata") or {})
     if sample["sample_id"] is not None:
         meta["id"] = sample["sample_id"]
-    meta["human"] = human
+    meta["human"] = {**human, "labels": events}
     row = {"input": sample["query"], "actual_output": sample["response"],
            "expected_output": sample["reference"] or None, "retrieval_context": sample["contexts"] or None,
            "context": sample["reference_contexts"] or None, "additional_metadata": meta}
@@ -137,24 +153,42 @@ def _deepeval_row(sample: dict[str, Any], human: dict[str, Any]) -> dict[str, An
     return row
 
 
+def _deepeval_list(items: list[Any]) -> str:
+    """A list cell as DeepEval writes it (``|``-joined), or as a JSON list when that would not read back.
+
+    ``|``-joining loses an item that holds ``|`` (or is empty), and a joined text starting with
+    ``[`` reads as a list literal; those lists go out as JSON, which the import reads exactly.
+    """
+    texts = [str(v) for v in items]
+    joined = "|".join(texts)
+    if any("|" in t or not t for t in texts) or joined.lstrip().startswith("["):
+        return json.dumps(texts, ensure_ascii=False)
+    return joined
+
+
 def _csv_text(rows: list[dict[str, Any]], tool: str, columns: Sequence[str] = ()) -> str:
     columns = list(columns)
     for r in rows:
         columns += [k for k in r if k not in columns]
 
-    def cell(value: Any) -> Any:
+    def cell(key: str, value: Any) -> Any:
         if value is None:
             return ""
-        if isinstance(value, list):
-            return "|".join(map(str, value)) if tool == "deepeval" else repr(value)
-        if isinstance(value, dict):
+        if isinstance(value, list) and key != HISTORY_FIELD:
+            return neutralise_cell(_deepeval_list(value) if tool == "deepeval" else repr(value))
+        if isinstance(value, dict | list):
             return json.dumps(value, ensure_ascii=False, sort_keys=True)
-        return value
+        return neutralise_cell(value)
 
+    table = [{k: cell(k, r.get(k)) for k in columns} for r in rows]
+    # Minimal quoting with "\n" line ends leaves a lone "\r" unquoted, which splits the row on reading:
+    # such a file quotes every cell.
+    carriage = any(isinstance(v, str) and "\r" in v for r in table for v in r.values())
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n",
+                            quoting=csv.QUOTE_ALL if carriage else csv.QUOTE_MINIMAL)
     writer.writeheader()
-    writer.writerows({k: cell(r.get(k)) for k in columns} for r in rows)
+    writer.writerows(table)
     return buf.getvalue()
 
 
@@ -170,8 +204,8 @@ def _encode(rows: list[dict[str, Any]], path: Path, tool: str, columns: Sequence
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    flat = [{k: (json.dumps(v, ensure_ascii=False, sort_keys=True) if isinstance(v, dict) else v) for k, v in r.items()}
-            for r in rows]
+    flat = [{k: (json.dumps(v, ensure_ascii=False, sort_keys=True) if isinstance(v, dict) or k == HISTORY_FIELD else v)
+             for k, v in r.items()} for r in rows]
     table = pa.Table.from_pylist(flat) if flat else pa.table({c: pa.array([], pa.string()) for c in columns})
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
@@ -196,7 +230,8 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
     if not opened.payload.get("samples"):
         raise ValueError(f"dataset {opened.name!r} has no samples to export (the shipped set exports with "
                          "`playground labels export`)")
-    catalog = opened.catalog()
+    units = opened.units()
+    catalog = {u.unit_id: u for u in units}
     labels, who, ties = label_rows(store, catalog, annotator)
     by_case: dict[str, list[Label]] = defaultdict(list)
     for lab in labels:
@@ -204,18 +239,19 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
     samples = opened.payload["samples"]
     sample_of = {s["case_id"]: s["sample_id"] or s["case_id"].split(":", 1)[1] for s in samples}
     make = _ragas_row if tool == "ragas" else _deepeval_row
-    rows = [make(s, _human(by_case.get(s["case_id"], []))) for s in samples]
+    history = history_of(store, sample_of)
+    rows = [make(s, _human(by_case.get(s["case_id"], [])), history.get(s["case_id"], [])) for s in samples]
     label_table = [{"annotator": lab.annotator, "unit_kind": lab.unit_kind, "unit_id": lab.unit_id,
                     "case_id": catalog[lab.unit_id].case_id, "sample_id": sample_of[catalog[lab.unit_id].case_id],
                     "dimension": lab.dimension, "value": lab.value, "text": catalog[lab.unit_id].text}
                    for lab in sorted(labels, key=lambda x: (x.unit_id, x.dimension))]
     unit_table = [{"unit_kind": u.unit_kind, "unit_id": u.unit_id, "case_id": u.case_id, "response_id": u.response_id,
                    "sample_id": sample_of[u.case_id], "dimensions": " ".join(u.dimensions), "text": u.text,
-                   "text_hash": u.text_hash} for u in opened.units()]
+                   "text_hash": u.text_hash} for u in units]
     files = {out: _encode(rows, out, tool)}
     for path, table, columns in ((side_path(out, "labels"), label_table, LABEL_COLUMNS),
                                  (side_path(out, "units", ".parquet"), unit_table, UNIT_COLUMNS),
                                  (side_path(out, "labels", ".parquet"), label_table, LABEL_COLUMNS)):
         files[path] = _encode(table, path, "table", columns)
     _write_all(files)
-    return ExportResult(tuple(files), len(rows), len(labels), who, ties)
+    return ExportResult(tuple(files), len(rows), len(labels), who, ties, sum(map(len, history.values())), opened.name)

@@ -11,14 +11,17 @@ the store as it was.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, Problem
 from ..model import Unit
+from ..store.core import RESERVED_ANNOTATORS
+from ..store.replay import Restored, check_events, restore_tx
 from . import deepeval, hf_disk, ragas, table
 from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, read_rows
+from .limits import MAX_LABEL_ROWS
 
 __all__ = ["KINDS", "DatasetImport", "import_dataset", "payload_units", "prepare", "prepare_units",
            "read_label_rows"]
@@ -46,6 +49,31 @@ def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] |
 def prepare_units(path: str | Path, kind: str, name: str, *,
                   mapping: dict[str, str] | None = None) -> tuple[dict[str, Any], list[Unit]]:
     """``(payload, units)`` of ``path`` (see :func:`prepare`)."""
+    payload, units, _events = _prepare(path, kind, name, mapping)
+    return payload, units
+
+
+def _history(samples: list[Sample], name: str, problems: list[Problem]) -> list[dict[str, Any]]:
+    """The label events the samples carry (a playground export's), each checked; problems name the row."""
+    events: list[dict[str, Any]] = []
+    first: dict[Any, Sample] = {}
+    for s in samples:
+        bad = check_events(s.events, f"{name}:")
+        if bad:  # the first of a row's bad events, and how many more: one line per row
+            i, problem = bad[0]
+            more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+            problems.append(s.place.problem(f"label event {i + 1}{more}: {problem}", "human_labels"))
+        for e in s.events if not bad else ():
+            if first.setdefault(e["event"], s) is not s:
+                problems.append(s.place.problem(f"label event {e['event']} is also in {first[e['event']].place}",
+                                                "human_labels"))
+        events += s.events
+    return events
+
+
+def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | None
+             ) -> tuple[dict[str, Any], list[Unit], list[dict[str, Any]]]:
+    """``(payload, units, label events)`` of ``path``; DataError listing every problem."""
     path = Path(path)
     check_name(name)
     if kind not in KINDS:
@@ -53,6 +81,7 @@ def prepare_units(path: str | Path, kind: str, name: str, *,
     problems: list[Problem] = []
     fmt, samples = KINDS[kind](path, problems, mapping)
     check_samples(samples, problems)
+    events = _history(samples, name, problems)
     if not samples and not problems:
         problems.append(Problem(path.name, "no samples in the file"))
     if problems:
@@ -61,7 +90,7 @@ def prepare_units(path: str | Path, kind: str, name: str, *,
     payload = build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
     units = payload_units(payload)
     payload["summary"]["units"] = len(units)
-    return payload, units
+    return payload, units, events
 
 
 def _label_value(row: Row, problems: list[Problem]) -> int | None:
@@ -76,11 +105,18 @@ def _label_value(row: Row, problems: list[Problem]) -> int | None:
     return None
 
 
-def read_label_rows(path: str | Path, catalog: dict[str, Unit]) -> list[tuple[str, Unit, str, int]]:
-    """The rows of a label table for units of ``catalog`` (DataError listing every problem)."""
+def read_label_rows(path: str | Path, catalog: dict[str, Unit], *,
+                    derived: bool = False) -> list[tuple[str, Unit, str, int]]:
+    """The rows of a label table for units of ``catalog`` (DataError listing every problem).
+
+    Rows of the reserved names (``consensus``: what ``playground export`` writes
+    by default) are no person's labels: with ``derived=True`` (the dataset file
+    carries its label history, adjudications included) they are skipped, else
+    each is a problem.
+    """
     path = Path(path)
     problems: list[Problem] = []
-    _fmt, rows = read_rows(path, problems)
+    _fmt, rows = read_rows(path, problems, MAX_LABEL_ROWS)
     out = []
     if rows:
         missing = [c for c in _LABEL_COLUMNS if c not in rows[0].data]
@@ -92,6 +128,12 @@ def read_label_rows(path: str | Path, catalog: dict[str, Unit]) -> list[tuple[st
         value = _label_value(row, problems)
         if not isinstance(annotator, str) or not annotator.strip():
             problems.append(row.place.problem("missing or empty", "annotator"))
+            continue
+        if annotator.strip() in RESERVED_ANNOTATORS:
+            if not derived:
+                problems.append(row.place.problem(
+                    f"{annotator.strip()!r} labels are derived, not a person's (import the export file itself: it "
+                    "carries the label history, adjudications included)", "annotator"))
             continue
         unit = catalog.get(uid) if isinstance(uid, str) else None
         if unit is None:
@@ -121,31 +163,41 @@ class DatasetImport:
     unchanged: bool = False
     labels: int = 0
     stale: int = 0
+    history: Restored = field(default_factory=Restored)
 
     def summary(self) -> str:
         what = "unchanged (same content)" if self.unchanged else ("replaced" if self.replaced else "imported")
         text = f"dataset {self.name!r} ({self.kind}) {what}: {self.cases} samples, {self.units} units, in {self.store}"
+        h = self.history
+        if h.restored or h.unchanged or h.merged:
+            text += (f"\n  label history from the file: {h.restored} event(s) restored as they were, "
+                     f"{h.unchanged} label(s) or comment(s) already so")
+            if h.merged:
+                text += f", {h.merged} whose history in the store differs written as new import events"
         if self.labels:
             text += f"\n  {self.labels} label(s) from the label table written in the same transaction"
         if self.stale:
             text += (f"\n  {self.stale} earlier label(s) rest on text that changed: kept and marked stale "
-                     "(`playground labels stats` lists them)")
+                     f"(`playground labels stats --dataset {self.name}` lists them)")
         return text
 
 
 def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mapping: dict[str, str] | None = None,
                    labels: str | Path | None = None, replace: bool = False) -> DatasetImport:
     """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction."""
-    payload, units = prepare_units(path, kind, name, mapping=mapping)
+    payload, units, events = _prepare(path, kind, name, mapping)
     catalog = {u.unit_id: u for u in units}
-    rows = read_label_rows(labels, catalog) if labels is not None else []
+    rows = read_label_rows(labels, catalog, derived=bool(events)) if labels is not None else []
     before = store.dataset(name)
     if before is not None and before.kind != kind and not replace:
         raise ValueError(f"a dataset named {name!r} already exists (kind {before.kind}); choose another name")
-    info = store.put_dataset(name, kind, payload, label_rows=rows, replace=replace)
+    restored: list[Restored] = []
+    restore = restore_tx(store, events, f"{name}:", catalog)
+    info = store.put_dataset(name, kind, payload, label_rows=rows, replace=replace,
+                             also=(lambda cur: restored.append(restore(cur))) if events else None)
     prefix = f"{name}:"
     stale = [s for s in store.stale(catalog) if s.unit_id.startswith(prefix)]
     return DatasetImport(name, kind, len(payload["samples"]), len(units), store.url,
                          replaced=before is not None and before.sha256 != info.sha256,
                          unchanged=before is not None and before.sha256 == info.sha256,
-                         labels=len(rows), stale=len(stale))
+                         labels=len(rows), stale=len(stale), history=restored[0] if restored else Restored())

@@ -25,9 +25,9 @@ from typing import Any
 
 from ..errors import Problem
 from ..model import Turn
-from .core import Row, Sample, detect_other_format, list_cell, read_rows, sample_id_cell, text_cell
+from .core import Row, Sample, detect_other_format, events_cell, list_cell, read_rows, sample_id_cell, text_cell
 
-__all__ = ["FIELDS", "KEPT_FIELDS", "parse_rows", "read_samples"]
+__all__ = ["FIELDS", "HISTORY_FIELD", "KEPT_FIELDS", "parse_rows", "read_samples"]
 
 FIELDS = ("user_input", "retrieved_contexts", "reference_contexts", "retrieved_context_ids", "reference_context_ids",
           "response", "reference")
@@ -35,6 +35,8 @@ FIELDS = ("user_input", "retrieved_contexts", "reference_contexts", "retrieved_c
 KEPT_FIELDS = ("multi_responses", "rubrics", "persona_name", "query_style", "query_length", "reference_tool_calls",
                "reference_topics")
 _ROLES = {"human": "user", "ai": "assistant"}
+#: The column in which a playground export carries the label history of a sample.
+HISTORY_FIELD = "human_labels"
 
 
 def _messages(row: Row, problems: list[Problem]) -> list[dict[str, Any]] | None:
@@ -84,7 +86,8 @@ def _multi_turn(row: Row, problems: list[Problem]) -> Sample | None:
     extra = {k: row.data[k] for k in kept if row.data.get(k) is not None}
     extra["messages"] = json.loads(json.dumps(messages, ensure_ascii=False, default=str))
     return Sample(row.place, query, response, contexts, (), history, reference,
-                  sample_id=sample_id_cell(row, row.data.get("id"), "id", problems), extra=extra)
+                  sample_id=sample_id_cell(row, row.data.get("id"), "id", problems), extra=extra,
+                  events=events_cell(row, row.data.get(HISTORY_FIELD), HISTORY_FIELD, problems))
 
 
 def _single_turn(row: Row, problems: list[Problem]) -> Sample:
@@ -105,7 +108,8 @@ def _single_turn(row: Row, problems: list[Problem]) -> Sample:
             extra[k] = json.loads(json.dumps(v, ensure_ascii=False, default=str))
     return Sample(row.place, query, response, contexts, ids, (), text_cell(row, "reference", problems, required=False),
                   list_cell(row, "reference_contexts", problems), None,
-                  sample_id_cell(row, row.data.get("id"), "id", problems), extra)
+                  sample_id_cell(row, row.data.get("id"), "id", problems), extra,
+                  events_cell(row, row.data.get(HISTORY_FIELD), HISTORY_FIELD, problems))
 
 
 def _is_multi_turn(row: Row) -> bool:

@@ -695,12 +695,15 @@ class LabelStore:
 
     # --- datasets -------------------------------------------------------------------------------------------
     def put_dataset(self, name: str, kind: str, payload: dict[str, Any], *,
-                    label_rows: Sequence[tuple[str, Unit, str, int]] = (), replace: bool = False) -> DatasetInfo:
+                    label_rows: Sequence[tuple[str, Unit, str, int]] = (), replace: bool = False,
+                    also: Callable[[Cursor], Any] | None = None) -> DatasetInfo:
         """Store a dataset (canonical JSON and its sha256) and its labels in ONE transaction: all or nothing.
 
         ``label_rows`` are :meth:`write_rows` tuples, written as ``import``
-        events.  A dataset of that name already present is an error unless
-        ``replace=True`` (labels are never removed by a replace).
+        events; ``also`` runs in the same transaction before them (a restored
+        label history, :func:`playground.store.replay.restore_tx`).  A dataset
+        of that name already present is an error unless ``replace=True``
+        (labels are never removed by a replace).
         """
         if not isinstance(name, str) or not name.strip() or len(name) > 200 or "\x00" in name:
             raise InvalidLabelError(f"a dataset needs a name of 1 to 200 characters, got {name!r}")
@@ -728,6 +731,8 @@ class LabelStore:
                                      " content; nothing was written (import with --replace to replace it, its labels"
                                      " are kept, or choose another name)")
                 written = found[1:]
+            if also is not None:
+                also(cur)
             if write_labels is not None:
                 write_labels(cur)
             return written[0]

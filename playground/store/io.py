@@ -39,7 +39,7 @@ from .types import UNSURE, ConsensusRow, ImportReport
 __all__ = [
     "COLUMNS", "EXPORT_COLUMNS", "FORMATS", "ConsensusExport", "GoldenExport", "ParsedFile", "consensus_export",
     "detect_format", "export_golden", "export_rows", "export_table", "format_bytes", "format_rows", "import_file",
-    "migrate_store", "neutralise_cell", "validate_file", "write_export",
+    "migrate_store", "neutralise_cell", "restore_cell", "validate_file", "write_export",
 ]
 
 #: The five columns of the older label rows (value 1 or 0), still read and written.
@@ -163,7 +163,7 @@ def neutralise_cell(value: Any) -> Any:
     return value
 
 
-def _restore_cell(value: Any) -> Any:
+def restore_cell(value: Any) -> Any:
     """Undo :func:`neutralise_cell` (one ``'`` before a formula character or another ``'``)."""
     if isinstance(value, str) and len(value) > 1 and value[0] == "'" and value[1:].startswith(_FORMULA_START):
         return value[1:]
@@ -279,7 +279,7 @@ def _read_csv(text: str, problems: list[tuple[int, str]]) -> tuple[list[str], li
         problems.append((0, f"malformed CSV: {str(exc).strip()}"))
         return [], []
     header = [str(c) for c in frame.columns]
-    records = [(i + 1, {k: _restore_cell(v) for k, v in rec.items()})
+    records = [(i + 1, {k: restore_cell(v) for k, v in rec.items()})
                for i, rec in enumerate(frame.to_dict(orient="records"))]
     return header, records
 
@@ -307,6 +307,9 @@ def _read_jsonl(text: str, problems: list[tuple[int, str]]) -> list[tuple[int, d
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             problems.append((n, f"not valid JSON: {exc.msg} at column {exc.colno}"))
+            continue
+        except RecursionError:
+            problems.append((n, "not valid JSON: nested too deep"))
             continue
         if not isinstance(obj, dict):
             problems.append((n, f"expected a JSON object, got {type(obj).__name__}"))
@@ -343,16 +346,33 @@ class ParsedFile:
 
 def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, problems: list[tuple[int, str]]
                   ) -> tuple[str, list[str] | None, list[tuple[int, dict[str, Any]]]]:
-    """``(fmt, header or None for JSONL, records)``; unreadable files raise :class:`LabelImportError`."""
+    """``(fmt, header or None for JSONL, records)``; unreadable files raise :class:`LabelImportError`.
+
+    The file must be a regular file within :mod:`playground.importers.limits`' size (checked
+    before it is opened: a FIFO would wait forever) and, for Parquet, row bounds.
+    """
+    from ..importers.limits import MAX_LABEL_ROWS, LimitExceeded, check_file
+
     try:
+        check_file(path)  # before anything opens it (detect_format may read its first bytes)
         fmt = detect_format(path, fmt)
         if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            try:
+                rows = pq.ParquetFile(path).metadata.num_rows
+            except Exception:  # unreadable: _read_parquet says so, with pyarrow's reason
+                rows = 0
+            if rows > MAX_LABEL_ROWS:
+                raise LimitExceeded(f"{rows:,} rows, more than the limit of {MAX_LABEL_ROWS:,} label rows: split it")
             header, records = _read_parquet(path, problems)
             return fmt, header, records
         with open(path, encoding="utf-8-sig", newline="") as fh:  # newline="": keep "\r" inside fields
             text = fh.read()
     except UnicodeDecodeError as exc:
         raise LabelImportError([(0, f"not UTF-8 text ({exc.reason} at byte {exc.start})")], source) from None
+    except LimitExceeded as exc:
+        raise LabelImportError([(0, str(exc))], source) from None
     except OSError as exc:
         raise LabelImportError([(0, f"cannot read the file: {exc.strerror or exc}")], source) from None
     if fmt == "csv":
