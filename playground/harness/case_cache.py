@@ -135,9 +135,10 @@ class CaseHarness:
         kept = self.files.get(name)
         if isinstance(kept, dict) and kept.get("case_id") == case_id and isinstance(kept.get("result"), dict):
             self.read += 1
-            return kept["result"]
-        from ..harness.retrieve import Hit
-        from ..harness.run import score_case
+            result: dict[str, Any] = kept["result"]
+            return result
+        from .retrieve import Hit
+        from .run import score_case
 
         hits = [Hit(p, 0.0, i + 1) for i, p in enumerate(self.passages.get(case_id, []))]
         result = score_case(self.dataset.cases[case_id], hits, self.dataset.responses_for(case_id), self.config)
