@@ -150,7 +150,7 @@ def test_command_extraction():
     assert split_command("X=1 .venv/bin/playground c 'd e'  # why") == ({"X": "1"}, ["c", "d e"])
     assert skip_reason(["serve", "--port", "1"]) is not None and skip_reason(["harness", "run"]) is None
     text = "a\n```python\nimport x\n\nx.y()\n```\n```\nnot python\n```\n~~~python\nz = 1\n~~~\n"
-    assert python_blocks(text) == [(2, "import x\n\nx.y()\n"), (9, "z = 1\n")]
+    assert python_blocks(text) == [(2, "import x\n\nx.y()\n"), (10, "z = 1\n")]
 
 
 def test_the_docs_are_read_in_order_and_have_python_examples():
@@ -248,6 +248,7 @@ def test_readme_command_runs(sandbox, line, command):
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("line", "code"), PYTHON, ids=[n for n, _ in PYTHON])
 def test_python_example_runs(sandbox, line, code):
     """Each ``python`` block runs whole in a fresh interpreter from the repository copy (its asserts checked)."""
