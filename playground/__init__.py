@@ -14,11 +14,16 @@ The functions live in :mod:`playground.api` and are loaded on first use, so
 stats, metrics, store, harness, calibrate, importers) imports no widget or
 plotting code; ``playground.ui`` and ``playground.cli`` are thin layers over it.
 """
+from __future__ import annotations
+
 import importlib
 import site
 import sys
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing would double what `import playground` costs
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "REPO_ROOT",
