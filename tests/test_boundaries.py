@@ -9,6 +9,8 @@ import json
 import math
 from pathlib import Path
 
+import pytest
+
 from playground.metrics import DimensionRate, agreement, diagnose, rate_from_counts
 
 MINI = Path(__file__).resolve().parent / "data" / "mini"
@@ -148,6 +150,7 @@ def test_ragas_multi_turn_contexts_are_the_tool_messages_after_the_last_question
 # --------------------------------------------------------------------------- serving: the class token
 
 
+@pytest.mark.slow
 def test_the_class_token_is_not_in_the_environment_voila_and_its_kernels_start_with(monkeypatch):
     """Rule (serving.app.main): the token reaches the server through $PLAYGROUND_SERVE_TOKEN and is removed from
     the environment before Voila starts, so no kernel (spawned with the server's environment) can read it."""
@@ -194,6 +197,7 @@ def test_queue_progress_counts_a_unit_only_when_every_dimension_is_answered():
 # --------------------------------------------------------------------------- the environment check itself
 
 
+@pytest.mark.slow
 def test_a_test_that_leaves_the_environment_changed_fails_and_the_next_runs_clean(tmp_path):
     """tests/conftest.py's autouse check, run on a two-test file in a separate pytest."""
     import shutil
