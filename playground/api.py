@@ -220,9 +220,11 @@ def load_dataset(source: str | Path | None = None, *, kind: str = "ragas", name:
         payload, _ = prepare_units(path, kind, label, mapping=mapping)
         dataset, passages = build_dataset(payload, REPO_ROOT)
         return OpenDataset(label, kind, dataset, passages, payload)
-    if path.suffix in (".jsonl", ".json", ".csv", ".parquet"):
-        raise FileNotFoundError(f"{source}: no such file")
+    from .importers.core import SUFFIXES
     from .store import open_store
+
+    if path.suffix in SUFFIXES:
+        raise FileNotFoundError(f"{source}: no such file")
 
     if store is None or isinstance(store, (str, Path)):
         with open_store(store, read_only=True, create=False) as opened:
