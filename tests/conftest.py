@@ -37,8 +37,13 @@ def _harness_cache_in_a_temporary_folder(tmp_path_factory):
         os.environ["PLAYGROUND_CACHE"] = before
 
 
+#: Set by others than the test: pytest itself (per phase), and scikit-learn on its first import (OpenMP's
+#: KMP_* settings; ppi_py imports it), which must stay set for the rest of the process.
+_NOT_THE_TESTS = frozenset({"PYTEST_CURRENT_TEST", "KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK"})
+
+
 def _environment() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}  # pytest's own, set per phase
+    return {k: v for k, v in os.environ.items() if k not in _NOT_THE_TESTS}
 
 
 @pytest.fixture(autouse=True)
