@@ -1,7 +1,7 @@
 """Named datasets: the shipped Tidewell set and every dataset imported into the label store.
 
 * :data:`SHIPPED` (``"golden"``) — corpus + golden set on disk; its passages
-  are those the default retrieval returns (:func:`playground.units.retrieved_passages`).
+  are those the default retrieval returns (:func:`retrieved_passages`).
 * anything imported (``playground import ragas|deepeval|table|ragtruth``) —
   stored in the label store with its labels; its passages are the contexts
   the file gave, in order, with no retrieval.
@@ -25,7 +25,7 @@ from .golden import Dataset, load_dataset
 from .model import Passage, Unit
 
 __all__ = ["SHIPPED", "DatasetNotFound", "OpenDataset", "StoredPassages", "case_ids", "dataset_link", "dataset_names",
-           "open_dataset", "with_dataset"]
+           "open_dataset", "retrieved_passages", "with_dataset"]
 
 #: The name of the shipped Tidewell set.
 SHIPPED = "golden"
@@ -97,6 +97,15 @@ class StoredPassages(Mapping[str, list[Passage]]):
         return len(self._rows)
 
 
+def retrieved_passages(dataset: Dataset, config: Any = None) -> dict[str, list[Passage]]:
+    """The passages retrieved for each case under ``config`` (default configuration if None)."""
+    from .harness.config import load_config
+    from .harness.retrieve import retrieve_cases
+
+    config = config or load_config()
+    return {cid: [h.passage for h in hits] for cid, hits in retrieve_cases(dataset, config).items()}
+
+
 def dataset_names(store: Any = None) -> list[str]:
     """``"golden"`` first, then every dataset in ``store`` (when given), sorted."""
     if store is None:
@@ -124,8 +133,6 @@ def open_dataset(name: str | None, store: Any = None, root: str | Path | None = 
 
     base = Path(root) if root is not None else REPO_ROOT
     if name is None or name == SHIPPED:
-        from .units import retrieved_passages
-
         golden = load_dataset(root)
         return OpenDataset(SHIPPED, "golden", golden, retrieved_passages(golden, config))
     stored = None

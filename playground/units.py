@@ -2,26 +2,19 @@
 
 Passages are those the configured retrieval (by default ``configs/default.yaml``:
 per-heading chunks, BM25 top 5 within the tenant) returns for each case, so
-people label exactly what the harness scores.
+people label exactly what the harness scores
+(:func:`playground.datasets.retrieved_passages`, re-exported here).
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from .datasets import SHIPPED, dataset_names, open_dataset, retrieved_passages
 from .golden import Dataset, load_dataset
-from .model import Passage, Unit
+from .model import Unit
 
 __all__ = ["dataset_units", "load_catalog", "retrieved_passages"]
-
-
-def retrieved_passages(dataset: Dataset, config: Any = None) -> dict[str, list[Passage]]:
-    """The passages retrieved for each case under ``config`` (default configuration if None)."""
-    from .harness.config import load_config
-    from .harness.retrieve import retrieve_cases
-
-    config = config or load_config()
-    return {cid: [h.passage for h in hits] for cid, hits in retrieve_cases(dataset, config).items()}
 
 
 def dataset_units(dataset: Dataset, config: Any = None) -> list[Unit]:
@@ -46,8 +39,6 @@ def load_catalog(root: str | Path | None = None, config: Any = None, store: Any 
 
         catalog.update(load_imported(path).catalog())
     if store is not None:
-        from .datasets import SHIPPED, dataset_names, open_dataset
-
         for name in dataset_names(store):
             if name != SHIPPED:
                 catalog.update(open_dataset(name, store, root).catalog())

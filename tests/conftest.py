@@ -37,6 +37,36 @@ def _harness_cache_in_a_temporary_folder(tmp_path_factory):
         os.environ["PLAYGROUND_CACHE"] = before
 
 
+#: Set by others than the test: pytest itself (per phase), and scikit-learn on its first import (OpenMP's
+#: KMP_* settings; ppi_py imports it), which must stay set for the rest of the process.
+_NOT_THE_TESTS = frozenset({"PYTEST_CURRENT_TEST", "KMP_DUPLICATE_LIB_OK", "KMP_INIT_AT_FORK"})
+
+
+def _environment() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in _NOT_THE_TESTS}
+
+
+@pytest.fixture(autouse=True)
+def _environment_unchanged(request):
+    """Every test leaves ``os.environ`` as it found it (change it with ``monkeypatch.setenv``/``delenv``).
+
+    A test that leaves a variable set, changed or removed fails, naming the variables, and the environment is
+    put back so that no later test runs in it (a leaked ``QUERY_STRING`` once reached every later test).
+    Torn down after every other function fixture, so ``monkeypatch`` has already undone its changes.
+    """
+    before = _environment()
+    yield
+    after = _environment()
+    if after == before:
+        return
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    for key in after.keys() - before.keys():
+        del os.environ[key]
+    os.environ.update(before)
+    pytest.fail(f"{request.node.nodeid} left os.environ changed: {', '.join(changed)} "
+                f"(set variables with monkeypatch.setenv / delenv)", pytrace=False)
+
+
 @pytest.fixture()
 def shared_env(monkeypatch):
     """The shared real data's location (tests/real_data.DATA) in the environment, as the CLI reads it."""

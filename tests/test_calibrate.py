@@ -254,6 +254,7 @@ def test_calibration_sample_is_the_longest_labelled_prefix():
     assert "beyond the sample's prefix" in row["note"]
 
 
+@pytest.mark.slow
 def test_ppi_covers_the_true_rate_on_calibration_samples():
     """Seeded simulation: a biased scorer on 1,150 units, a 150-unit calibration sample; 600 draws.
 
@@ -563,6 +564,7 @@ def test_cli_calibrate_ragtruth(capsys, tmp_path):
     assert "no RAGTruth claim file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_calibrate_golden_and_external(capsys, tmp_path, mini_run):
     assert cli("calibrate", "golden", "--run", str(mini_run), "--boot", "50", "--out", str(tmp_path / "g")) == 0
     out = capsys.readouterr().out
@@ -704,6 +706,7 @@ def test_cli_store_ppi_needs_the_sample_seed(capsys, tmp_path, mini_run):
     assert "no PPI interval" not in out and "ppi_low" in out
 
 
+@pytest.mark.slow
 def test_page_shows_the_paired_difference_and_no_ppi_without_a_sample(tmp_path):
     """The calibrate page: human and automatic rates of the same units come with the paired difference;
     store labels get no PPI interval until the sample seed is given."""

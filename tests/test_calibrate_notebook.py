@@ -59,6 +59,7 @@ def seeded(tmp_path):
     return db, claims
 
 
+@pytest.mark.slow
 def test_page_with_store_and_adjudication(seeded, tmp_path):
     from playground.ui.calibration import CalibrationApp, Sources
 
@@ -94,6 +95,7 @@ def test_page_with_store_and_adjudication(seeded, tmp_path):
     assert "consensus: 0" in "".join(r.children[0].value for r in app.queue_box.children)
 
 
+@pytest.mark.slow
 def test_page_ppi_share_and_external_scores(seeded, tmp_path):
     from playground.ui.calibration import CalibrationApp, Sources
 
@@ -114,6 +116,7 @@ def test_page_ppi_share_and_external_scores(seeded, tmp_path):
         app.sources.add_external("bad.csv", b"unit_id,score\nnope,1\n", "golden")
 
 
+@pytest.mark.slow
 def test_charts_are_png_and_deterministic(tmp_path):
     from playground import calibrate as C
     from playground.harness.config import load_config

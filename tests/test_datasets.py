@@ -45,6 +45,7 @@ def test_names_and_not_found(tmp_path):
     assert issubclass(DatasetNotFound, ValueError)
 
 
+@pytest.mark.slow
 def test_harness_run_on_an_imported_dataset(tmp_path, capsys):
     from playground.cli import main
 

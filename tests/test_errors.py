@@ -178,6 +178,7 @@ def test_out_naming_a_file(mini_root, tmp_path, capsys):
     assert target.read_text() == "keep me"
 
 
+@pytest.mark.slow
 def test_disk_full_under_out(mini_root, tmp_path, capsys, monkeypatch):
     real = run_module._atomic_write
     calls = []
@@ -286,6 +287,7 @@ def _run_with_stderr(stderr, mini_root: Path, out: Path) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_progress_bar_only_on_a_terminal(mini_root, tmp_path):
     proc = _run_with_stderr(subprocess.PIPE, mini_root, tmp_path / "pipe")
     _, err = proc.communicate(timeout=120)

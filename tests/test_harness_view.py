@@ -38,6 +38,7 @@ def test_scorecard_puts_assertions_first_and_escapes(mini_run):
     assert "<script>x" not in page and "&lt;script&gt;" in page
 
 
+@pytest.mark.slow
 def test_notebook_runs_headless(mini_run):
     nb = nbformat.read(Path(__file__).resolve().parent.parent / "notebooks" / "harness.ipynb", as_version=4)
     os.environ["PLAYGROUND_HARNESS_RUN"] = str(mini_run)

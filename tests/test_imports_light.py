@@ -58,6 +58,7 @@ def page_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_first_kernel_computes_the_harness_with_bm25(page_env: dict[str, str]) -> None:
     first = _page(page_env)
     assert first["app"] == "PlaygroundApp" and first["annotator"] == "light-test"
@@ -65,6 +66,7 @@ def test_first_kernel_computes_the_harness_with_bm25(page_env: dict[str, str]) -
     assert "bm25s" in first["loaded"]
 
 
+@pytest.mark.slow
 def test_page_from_the_cache_imports_no_calibration_plotting_or_retrieval(page_env: dict[str, str]) -> None:
     if not any((Path(page_env["PLAYGROUND_CACHE"])).glob("*")):  # run alone: fill the cache first
         _page(page_env)

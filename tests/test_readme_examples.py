@@ -1,7 +1,9 @@
-"""Every ``playground ...`` command in the README's fenced code blocks runs as written.
+"""Every ``playground ...`` command and every ``python`` block in the docs' fenced code blocks runs as written.
 
-The commands are read from README.md at collection time (a README without any
-is a failure, not a pass) and run in README order, each in a subprocess, from
+The docs are README.md and docs/*.md (:data:`DOCS`, in reading order: the
+README, then the guides of :data:`ORDER`, then any other page by name).  The
+commands are read at collection time (docs without any are a failure, not a
+pass) and run in that order, each in a subprocess, from
 one temporary copy of the repository — so examples that write (``--out
 runs/default``) write there, and a later example can read what an earlier one
 wrote, as a reader following the README would.  ``.venv/bin/playground`` and
@@ -38,6 +40,11 @@ from test_ollama import replies
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
+#: The guides in the order a reader follows them (a later page's example may read what an earlier one wrote).
+ORDER = ("index.md", "annotator.md", "instructor.md", "reference.md", "engineer.md", "research-log.md",
+         "benchmarks.md", "development.md", "design-history.md")
+DOCS = [README, *[REPO / "docs" / n for n in ORDER if (REPO / "docs" / n).is_file()],
+        *sorted(p for p in (REPO / "docs").glob("*.md") if p.name not in ORDER)]
 PREFIXES = ("playground", ".venv/bin/playground")
 #: Where the shared data lives beside the repository (``../shared``), or $PLAYGROUND_SHARED_DIR.
 SHARED = Path(os.environ.get("PLAYGROUND_SHARED_DIR", REPO.parent / "shared"))
@@ -72,6 +79,28 @@ def readme_commands(text: str) -> list[tuple[int, str]]:
     return found
 
 
+def python_blocks(text: str) -> list[tuple[int, str]]:
+    """(line number of the fence, code) of every fenced block marked ``python``, in order."""
+    found, code, start, fence = [], [], 0, None
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if fence is None:
+            marker = re.match(r"^(`{3,}|~{3,})\s*python\s*$", stripped)
+            if marker:
+                fence, start, code = marker.group(1), number, []
+            continue
+        if stripped.startswith(fence) and stripped.strip("`~") == "":
+            found.append((start, "\n".join(code) + "\n"))
+            fence = None
+        else:
+            code.append(line)
+    return found
+
+
+def _place(path: Path, line: int) -> str:
+    return f"{path.relative_to(REPO).as_posix()}:{line}"
+
+
 def split_command(line: str) -> tuple[dict[str, str], list[str]]:
     """(environment assignments, arguments after the program) of one README command line."""
     words = shlex.split(line, comments=True)
@@ -96,7 +125,8 @@ def skip_reason(args: list[str]) -> str | None:
     return None
 
 
-COMMANDS = readme_commands(README.read_text(encoding="utf-8"))
+COMMANDS = [(_place(doc, n), c) for doc in DOCS for n, c in readme_commands(doc.read_text(encoding="utf-8"))]
+PYTHON = [(_place(doc, n), code) for doc in DOCS for n, code in python_blocks(doc.read_text(encoding="utf-8"))]
 #: The commands not run here, each with its reason; every other command is a test of its own (so CI reports
 #: no skipped test: what is not run is listed, and test_commands_not_run_are_accounted_for checks the list).
 NOT_RUN = {(n, c): r for n, c in COMMANDS if (r := skip_reason(split_command(c)[1])) is not None}
@@ -119,6 +149,13 @@ def test_command_extraction():
     ]
     assert split_command("X=1 .venv/bin/playground c 'd e'  # why") == ({"X": "1"}, ["c", "d e"])
     assert skip_reason(["serve", "--port", "1"]) is not None and skip_reason(["harness", "run"]) is None
+    text = "a\n```python\nimport x\n\nx.y()\n```\n```\nnot python\n```\n~~~python\nz = 1\n~~~\n"
+    assert python_blocks(text) == [(2, "import x\n\nx.y()\n"), (10, "z = 1\n")]
+
+
+def test_the_docs_are_read_in_order_and_have_python_examples():
+    assert DOCS[0] == README and [p.name for p in DOCS[1:4]] == ["index.md", "annotator.md", "instructor.md"]
+    assert {place.partition(":")[0] for place, _ in PYTHON} >= {"README.md", "docs/engineer.md"}
 
 
 #: Labels two readers would have given in the playground (alice says yes throughout, bob alternates).
@@ -194,7 +231,7 @@ def test_commands_not_run_are_accounted_for():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("line", "command"), RUN, ids=[f"README:{n}" for n, _ in RUN])
+@pytest.mark.parametrize(("line", "command"), RUN, ids=[n for n, _ in RUN])
 def test_readme_command_runs(sandbox, line, command):
     repo, env = sandbox
     extra, args = split_command(command)
@@ -207,8 +244,18 @@ def test_readme_command_runs(sandbox, line, command):
         timeout=COMMAND_TIMEOUT,
         stdin=subprocess.DEVNULL,
     )
-    assert proc.returncode == 0, f"README line {line}: {command}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
+    assert proc.returncode == 0, f"{line}: {command}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("line", "code"), PYTHON, ids=[n for n, _ in PYTHON])
+def test_python_example_runs(sandbox, line, code):
+    """Each ``python`` block runs whole in a fresh interpreter from the repository copy (its asserts checked)."""
+    repo, env = sandbox
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo, env={**env, "MPLBACKEND": "Agg"},
+                          capture_output=True, text=True, timeout=COMMAND_TIMEOUT, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"{line}\n{code}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
 
 
 def _serve_example() -> tuple[int, str] | None:
@@ -223,7 +270,7 @@ def _serve_example() -> tuple[int, str] | None:
 @pytest.mark.slow
 def test_serve_example_answers(sandbox):
     example = _serve_example()
-    assert example is not None, "the README has no loopback `playground serve` example in a code block"
+    assert example is not None, "the docs have no loopback `playground serve` example in a code block"
     line, command = example
     repo, env = sandbox
     _, args = split_command(command)
@@ -257,7 +304,7 @@ def test_serve_example_answers(sandbox):
                 continue
             break
         assert status is not None and status < 500, (
-            f"README line {line}: {command}\nstatus {status}\n{log.read_text(errors='replace')[-3000:]}"
+            f"{line}: {command}\nstatus {status}\n{log.read_text(errors='replace')[-3000:]}"
         )
         assert proc.poll() is None, "the server exited after answering"
     finally:

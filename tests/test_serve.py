@@ -390,6 +390,7 @@ def test_pool_refills_go_one_at_a_time_and_after_the_pages_being_opened():
     assert not m.may_refill(waited=60.0, now=200.0)
 
 
+@pytest.mark.slow
 def test_a_refill_that_may_go_records_its_start():
     m = _manager(refill_yield=60, refill_spacing=2, connect_grace=0, settle_time=0)
     m._served_at.clear()

@@ -29,6 +29,7 @@ def _timed_status(srv):
     return st, time.monotonic() - t0
 
 
+@pytest.mark.slow
 def test_hostile_frames_do_not_stop_the_server(tmp_path):
     srv = start_server(tmp_path, "--preheat", "1")
     try:
@@ -92,6 +93,7 @@ def _post(url, data=None, cookie=""):
         return exc.code
 
 
+@pytest.mark.slow
 def test_the_pages_shutdown_beacon_ends_its_kernel(capped):
     page = open_page(capped.url, "annotator=ann")
     assert page.status == 200 and page.xsrf()
@@ -104,6 +106,7 @@ def test_the_pages_shutdown_beacon_ends_its_kernel(capped):
     assert status(capped.url)["culled"] == {"unconnected": 0, "disconnected": 0, "unsent": 0, "hung_up": 0}
 
 
+@pytest.mark.slow
 def test_a_get_flood_stays_under_the_cap_and_the_server_answers(capped):
     observed: list[int] = []
     answered: list[float] = []
@@ -154,6 +157,7 @@ def test_a_get_flood_stays_under_the_cap_and_the_server_answers(capped):
     assert status(capped.url)["kernels"] == 0
 
 
+@pytest.mark.slow
 def test_the_class_full_page_says_when_to_come_back(capped):
     with urllib.request.urlopen(capped.url + "playground/api/status") as resp:
         assert resp.status == 200
@@ -183,6 +187,7 @@ def test_no_per_view_warnings_and_kernels_over_ipc(capped):
         assert connection["transport"] == "ipc" and connection["ip"].startswith("/")
 
 
+@pytest.mark.slow
 def test_beyond_loopback_a_token_is_asked_for(tmp_path, monkeypatch):
     monkeypatch.setenv(TOKEN_ENV, "tok-for-the-class")
     srv = start_server(tmp_path, "--host", "0.0.0.0")
@@ -200,6 +205,7 @@ def test_beyond_loopback_a_token_is_asked_for(tmp_path, monkeypatch):
         stop_server(srv.proc)
 
 
+@pytest.mark.slow
 def test_no_auth_is_loud(tmp_path, monkeypatch):
     monkeypatch.delenv(TOKEN_ENV, raising=False)
     srv = start_server(tmp_path, "--host", "0.0.0.0", "--no-auth")

@@ -21,6 +21,7 @@ def shipped():
     return load_dataset(REPO_ROOT)
 
 
+@pytest.mark.slow
 def test_data_check_passes_with_counts(capsys):
     assert main(["data", "check"]) == 0
     out = capsys.readouterr().out
@@ -65,6 +66,7 @@ def test_authored_files_say_they_are_authored():
         assert "Authored, not generated" in path.read_text(encoding="utf-8").splitlines()[0], path.name
 
 
+@pytest.mark.slow
 def test_default_config_passes_the_gate_against_the_committed_baseline(tmp_path):
     """What CI's gate step would do: the committed baseline matches the shipped data and scorers."""
     report = run_harness(load_config(), tmp_path / "run", progress=False)

@@ -402,6 +402,7 @@ names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(labels=st.lists(st.tuples(names, st.sampled_from(range(len(UNITS))), st.integers(0, 2), names), max_size=15),
        fmt=st.sampled_from(["csv", "jsonl", "parquet"]))
+@pytest.mark.slow
 def test_round_trip_property(tmp_path_factory, labels, fmt):
     d = tmp_path_factory.mktemp("prop")
     with open_store(d / "a.db") as a, open_store(d / "b.db") as b, open_store(d / "c.db") as c:

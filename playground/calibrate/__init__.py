@@ -81,6 +81,10 @@ One job each; this package re-exports every name, so import from
 """
 from __future__ import annotations
 
+import sys
+import types
+from typing import Any
+
 from .annotators import (
     AnnotatorAgreement,
     accuracy_against_key,
@@ -195,3 +199,21 @@ __all__ = [
     "write_report_files",
     "write_tables",
 ]
+
+
+class _CallablePackage(types.ModuleType):
+    """``pg.calibrate(scores, human, ...)`` is :func:`playground.calibrate.plain.calibrate`.
+
+    ``playground.calibrate`` is this package and ``pg.calibrate`` the one-call
+    API of the same name; Python binds a subpackage to its parent's attribute
+    whenever it is imported, so the two names cannot be two objects. Calling
+    the package is calling the plain-data function; its modules stay where they are.
+    """
+
+    def __call__(self, scores: Any, human: Any, **options: Any) -> Any:
+        from .plain import calibrate as calibrate_records
+
+        return calibrate_records(scores, human, **options)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

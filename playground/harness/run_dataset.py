@@ -23,7 +23,7 @@ works on it.  What differs from a shipped run:
 Each case's ``score_case`` result (before the fact coverage above) is also
 what the labelling page shows for it: a run on the default configuration
 keeps it in the page's per-case harness cache
-(:class:`playground.ui.harness_cache.CaseHarness`, keyed by the dataset's
+(:class:`playground.harness.case_cache.CaseHarness`, keyed by the dataset's
 revision), so pages on the dataset, and its verdict filter, read instead of
 scoring.
 
@@ -73,7 +73,7 @@ def _page_cache(opened: Any, config: Config) -> Any:
     """The page's per-case harness cache of a stored dataset (None for golden or another configuration)."""
     if not getattr(opened, "revision", ""):
         return None
-    from ..ui.harness_cache import CaseHarness, dataset_fingerprint
+    from .case_cache import CaseHarness, dataset_fingerprint
     from .config import load_config
 
     if config.data != load_config().data:  # the page runs the default configuration

@@ -25,24 +25,31 @@ first needs it and keeps one file per case in the folder
 SHA-256 of the dataset's name, its revision in the store (the SHA-256 of its
 stored payload, so a re-import with other content gets another folder), the
 configuration and the same deciding source code.  A case's file holds the
-case id it was written for and is used only when that id matches.
+case id it was written for and is used only when that id matches.  That part
+lives in the core, :mod:`playground.harness.case_cache` (``harness run
+--dataset`` writes the same files), and is re-exported here.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..files import write_atomic
+from ..harness.case_cache import (  # the per-case files moved to the core (harness run --dataset writes them)
+    FORMAT,
+    CaseHarness,
+    KeptFiles,
+    cache_dir,
+    dataset_fingerprint,
+)
+from ..harness.case_cache import config_and_code as _config_and_code
+from ..harness.case_cache import write_kept as _write_atomic
 
 __all__ = ["FORMAT", "CaseHarness", "KeptFiles", "KeptHit", "cache_dir", "cached_harness", "dataset_fingerprint",
            "fingerprint", "hits_from_json", "hits_to_json"]
-
-FORMAT = 1
 
 
 class KeptHit(NamedTuple):
@@ -52,19 +59,6 @@ class KeptHit(NamedTuple):
     passage: Any
     score: float
     rank: int
-_PACKAGE = Path(__file__).resolve().parents[1]
-
-
-def cache_dir() -> Path | None:
-    """Where the files live, or None when the cache is off."""
-    where = os.environ.get("PLAYGROUND_CACHE", "")
-    if where.strip().lower() == "off":
-        return None
-    if where:
-        return Path(where)
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("rag-label-playground")) / "harness"
 
 
 def fingerprint(root: Path, config: Any) -> str:
@@ -76,111 +70,6 @@ def fingerprint(root: Path, config: Any) -> str:
             h.update(hashlib.sha256(path.read_bytes()).digest())
     _config_and_code(h, config)
     return h.hexdigest()
-
-
-def _config_and_code(h: Any, config: Any) -> None:
-    h.update(json.dumps(config.data, sort_keys=True, default=str).encode())
-    for path in sorted([*_PACKAGE.glob("*.py"), *(_PACKAGE / "harness").glob("*.py")]):
-        h.update(path.name.encode())
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-
-
-def dataset_fingerprint(name: str, revision: str, config: Any) -> str:
-    """SHA-256 of a stored dataset's name and revision (its payload's SHA-256), the configuration and the code."""
-    h = hashlib.sha256(f"format {FORMAT}\nstored dataset\n{name}\n{revision}\n".encode())
-    _config_and_code(h, config)
-    return h.hexdigest()
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    if not path.parent.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, text, private=True)  # a per-user cache: 0600, as before
-
-
-class KeptFiles:
-    """JSON documents kept under one key: ``cache_dir()/dataset-<key>/<name>.json``; off when the cache is.
-
-    :meth:`get` gives None for a missing, unreadable or damaged file (never an
-    error); :meth:`put` writes atomically and returns False when it cannot.
-    """
-
-    def __init__(self, key: str) -> None:
-        where = cache_dir()
-        self.folder = None if where is None else where / f"dataset-{key}"
-
-    def get(self, name: str) -> Any:
-        if self.folder is None:
-            return None
-        try:
-            return json.loads((self.folder / f"{name}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-
-    def put(self, name: str, data: Any) -> bool:
-        try:
-            return self.put_text(name, json.dumps(data, sort_keys=True))
-        except (TypeError, ValueError):
-            return False
-
-    def put_text(self, name: str, text: str) -> bool:
-        """Write ``text`` (JSON already) as ``name``; False when the cache is off or not writable."""
-        if self.folder is None:
-            return False
-        try:
-            _write_atomic(self.folder / f"{name}.json", text)
-        except OSError:
-            return False
-        return True
-
-
-class CaseHarness:
-    """The harness's result of each case of a stored dataset, scored on first request and kept on disk.
-
-    ``result(case_id)`` is :func:`playground.harness.run.score_case` on the
-    case, its responses and its passages as given (rank in the order given,
-    score 0) — what :func:`~playground.ui.session.compute_harness` gives for
-    that case — in its JSON form (tuples become lists), whether read from the
-    file or computed now.  ``read`` and ``computed`` count the cases of each.
-    """
-
-    def __init__(self, dataset: Any, passages: Mapping[str, Any], config: Any, key: str) -> None:
-        self.dataset = dataset
-        self.passages = passages
-        self.config = config
-        self.files = KeptFiles(key)
-        self.read = 0
-        self.computed = 0
-
-    @staticmethod
-    def file_name(case_id: str) -> str:
-        return "case-" + hashlib.sha256(case_id.encode("utf-8")).hexdigest()[:32]
-
-    def result(self, case_id: str) -> dict[str, Any]:
-        name = self.file_name(case_id)
-        kept = self.files.get(name)
-        if isinstance(kept, dict) and kept.get("case_id") == case_id and isinstance(kept.get("result"), dict):
-            self.read += 1
-            return kept["result"]
-        from ..harness.retrieve import Hit
-        from ..harness.run import score_case
-
-        hits = [Hit(p, 0.0, i + 1) for i, p in enumerate(self.passages.get(case_id, []))]
-        result = score_case(self.dataset.cases[case_id], hits, self.dataset.responses_for(case_id), self.config)
-        self.computed += 1
-        out: dict[str, Any] = json.loads(self.keep(case_id, result))["result"]
-        return out
-
-    def keep(self, case_id: str, result: Mapping[str, Any]) -> str:
-        """Keep ``result`` (``score_case`` of the case on its given passages) as the case's file; the file's text."""
-        text = json.dumps({"case_id": case_id, "result": result}, sort_keys=True)
-        self.files.put_text(self.file_name(case_id), text)
-        return text
-
-    def describe(self) -> str:
-        """``per case on demand: 3 read, 1 computed`` (for the server's log)."""
-        where = "kept on disk" if self.files.folder is not None else "not kept (cache off)"
-        return f"per case on demand, {where}: {self.read} read, {self.computed} computed"
 
 
 def _locator(loc: Any) -> list[str]:
