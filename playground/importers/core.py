@@ -77,6 +77,7 @@ from .limits import (
     describe,
     too_many_rows,
 )
+from .rows import Place, Row
 
 __all__ = [
     "FORMAT",
@@ -110,33 +111,6 @@ SUFFIXES: dict[str, str] = {".jsonl": "jsonl", ".json": "json", ".csv": "csv", "
 NAME_RULE = "1–64 characters of a-z, 0-9, '-' and '_', starting with a letter or digit, not 'golden'"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _ID = re.compile(r"^[^\s:/#@]{1,120}$")
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where a row is: ``line N``, ``item N`` or ``row N`` of ``file``."""
-
-    file: str
-    kind: str
-    number: int
-
-    def problem(self, message: str, fieldname: str = "") -> Problem:
-        if self.kind == "line":
-            where = fieldname
-        else:
-            where = f"{self.kind} {self.number}" + (f", {fieldname}" if fieldname else "")
-        return Problem(self.file, message, where, self.number if self.kind == "line" else None)
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.number}"
-
-
-@dataclass(frozen=True)
-class Row:
-    """One record of the input file with its place."""
-
-    place: Place
-    data: dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem
-from .core import Place, Row
+from .rows import Place, Row
 
 __all__ = ["digest", "is_hf_folder", "read_rows", "shards", "split_folder"]
 
