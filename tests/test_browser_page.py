@@ -278,3 +278,57 @@ def test_a_deleted_store_stops_saving_and_says_so(tmp_path, browser):
         ctx.close()
     finally:
         stop_server(srv.proc)
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory):
+    need_chromium()
+    srv = start_server(tmp_path_factory.mktemp("mini-keys"))
+    yield srv
+    stop_server(srv.proc)
+
+
+def _stored(db: Path):
+    from playground.store import open_store
+
+    with open_store(db, read_only=True) as store:
+        labels = sorted((lab.annotator, lab.unit_id, lab.dimension, lab.value) for lab in store.labels())
+        comments = sorted((c.annotator, c.unit_id, c.text) for c in store.comments())
+    return labels, comments
+
+
+def test_keys_go_only_where_meant(mini, page):
+    """Issue 24.1: name + Enter + y labels under that name; comment + Esc + y saves the comment and labels."""
+    errors = watch_errors(page)
+    open_app(page, mini.url)
+    name = page.locator(".pg-annotator input")
+    name.click()
+    page.keyboard.type("lea")
+    page.keyboard.press("Enter")
+    page.keyboard.press("y")  # pressed at once: it waits for the kernel to take the name, then answers
+    expect(toggle(page, "passage", 0, "relevant", "yes")).to_have_class(active())
+    expect(name).to_be_disabled()
+    page.keyboard.press("Tab")
+    page.keyboard.type("x")  # whatever the focus is on now, no key reaches the name
+    page.keyboard.press("Escape")
+    expect(name).to_have_value("lea")
+    expect(page.locator(".pg-status")).to_contain_text("Saved")
+    page.wait_for_timeout(500)
+    assert {who for who, *_ in _stored(mini.db)[0]} == {"lea"}
+    # a comment on passage 2, left with Esc; the next key answers passage 2, it is not typed into the comment
+    page.locator(".pg-passage-1-comment textarea").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.type("needs a date")
+    page.keyboard.press("Escape")
+    page.keyboard.press("n")  # answers the focused question: passage 2, not the comment
+    expect(toggle(page, "passage", 1, "relevant", "no")).to_have_class(active())
+    expect(page.locator(".pg-passage-1-comment textarea")).to_have_value("needs a date")
+    page.wait_for_function("document.querySelector('.pg-status').innerText.includes('relevant: no label → no')")
+    labels, comments = _stored(mini.db)
+    assert {who for who, *_ in labels} == {"lea"}  # one annotator, never "leay" or "lea3y"
+    mine = {(uid, dim): value for _, uid, dim, value in labels}
+    assert sorted(mine.values()) == [0, 1]
+    assert comments == [("lea", comments[0][1], "needs a date")]  # exactly the text typed, no answer key in it
+    assert mine[(comments[0][1], "relevant")] == 0  # the comment's unit got the "n"
+    assert not errors, errors

@@ -6,7 +6,8 @@ their events to the app's actions and returns the panel's box.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W
 
@@ -17,7 +18,7 @@ from .session import STATUSES, VERDICTS
 if TYPE_CHECKING:
     from .views import PlaygroundApp
 
-__all__ = ["ALL", "build_case", "build_header", "build_nav", "build_scores", "button"]
+__all__ = ["ALL", "build_case", "build_header", "build_nav", "build_scores", "button", "on_click"]
 
 ALL = "__all__"
 
@@ -27,6 +28,12 @@ def button(text: str, cls: str, tooltip: str = "", style: str = "", width: str =
                  layout=W.Layout(width=width))
     b.add_class(cls)
     return b
+
+
+def on_click(b: W.Button, app: PlaygroundApp, action: Callable[..., Any], *args: Any) -> None:
+    """Run ``action`` on a click, unless the button is disabled: ipywidgets delivers a click message to a
+    disabled button too, and the kernel, not the page, decides what is allowed."""
+    b.on_click(lambda btn: None if btn.disabled else app.guard(action, *args))
 
 
 def _who(app: PlaygroundApp) -> list[W.Widget]:
@@ -44,7 +51,7 @@ def _who(app: PlaygroundApp) -> list[W.Widget]:
                       layout=W.Layout(width="250px"))
     app.name.add_class("pg-annotator")
     app.name_go = button("Start labelling", "pg-annotator-go", "label under this name", "primary")
-    app.name_go.on_click(lambda _b: app.guard(app.start, app.name.value if app.name is not None else ""))
+    on_click(app.name_go, app, app.on_name_button)
     app.name.observe(app.on_name, names="value")
     app.bookmark = html_widget(cls="pg-bookmark pg-muted")
     return [app.name, app.name_go, app.bookmark]
@@ -70,10 +77,10 @@ def build_header(app: PlaygroundApp) -> list[W.Widget]:
     app.progress_bar.add_class("pg-progress-bar")
     app.progress = html_widget(cls="pg-progress")
     app.undo_b = button("Undo", "pg-undo", "revert your last change (z)", icon="undo", width="90px")
-    app.undo_b.on_click(lambda _b: app.guard(app.undo))
+    on_click(app.undo_b, app, app.undo)
     app.refresh_b = button("Refresh", "pg-refresh", "reload labels from the store (other tabs' changes)",
                            icon="refresh", width="100px")
-    app.refresh_b.on_click(lambda _b: app.guard(app.refresh))
+    on_click(app.refresh_b, app, app.refresh)
     app.reveal = W.Checkbox(value=s.reveal_all, description="show harness labels before I label",
                             indent=False, layout=W.Layout(width="auto"))
     app.reveal.add_class("pg-reveal")
@@ -115,9 +122,9 @@ def build_nav(app: PlaygroundApp) -> W.VBox:
     app.next_u = button("next unlabelled ▶▶", "pg-next-unlabelled",
                         "the first case or response with something left to label, from this one (g)", "info",
                         width="98%")
-    app.prev_b.on_click(lambda _b: app.guard(app.move, "prev"))
-    app.next_b.on_click(lambda _b: app.guard(app.move, "next"))
-    app.next_u.on_click(lambda _b: app.guard(app.move, "unlabelled"))
+    on_click(app.prev_b, app, app.move, "prev")
+    on_click(app.next_b, app, app.move, "next")
+    on_click(app.next_u, app, app.move, "unlabelled")
     scopes = [("my labels", "mine"), ("all annotators", "all"), ("consensus", "consensus")]
     if s.read_only:
         scopes = scopes[1:] + scopes[:1]
@@ -125,8 +132,8 @@ def build_nav(app: PlaygroundApp) -> W.VBox:
     app.export_scope.add_class("pg-export-scope")
     app.export_csv = button("CSV", "pg-export-csv", "prepare a CSV download", width="48%", icon="download")
     app.export_jsonl = button("JSONL", "pg-export-jsonl", "prepare a JSONL download", width="48%", icon="download")
-    app.export_csv.on_click(lambda _b: app.guard(app.export, "csv"))
-    app.export_jsonl.on_click(lambda _b: app.guard(app.export, "jsonl"))
+    on_click(app.export_csv, app, app.export, "csv")
+    on_click(app.export_jsonl, app, app.export, "jsonl")
     app.download = html_widget(cls="pg-download")
     app.roster = html_widget(cls="pg-roster")
     extra = [html_widget("<div class='pg-h'>Annotators</div>"), app.roster] if s.read_only else []

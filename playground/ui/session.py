@@ -96,6 +96,7 @@ __all__ = [
     "CaseFilter",
     "CaseRow",
     "Catalog",
+    "DatasetChangedError",
     "LabelChange",
     "LabelSession",
     "Progress",
@@ -134,6 +135,11 @@ DEFAULT_WEIGHTS: dict[str, float] = dict.fromkeys(DIMENSION_ORDER, 0.25)
 
 class SessionError(ValueError):
     """A request the session cannot honour (no annotator, read-only, unknown unit ...); the message is for people."""
+
+
+class DatasetChangedError(SessionError):
+    """The dataset was re-imported (``import --replace``) since this page opened: its text may be gone, so
+    nothing more is saved from this page (a label on text that no longer exists would be orphaned at once)."""
 
 
 def validate_annotator(name: Any) -> str:
@@ -372,6 +378,9 @@ class LabelSession:
                  unit_counts: Mapping[str, Sequence[int]] | None = None):
         self.dataset = dataset
         self.dataset_name = dataset_name
+        #: The store revision (SHA-256) of an imported dataset as this page opened it ("" for the shipped set):
+        #: every write first checks the store still holds it (:meth:`check_dataset`).
+        self.revision = ""
         #: Where the harness's results came from (``computed``, or the disk cache: ``read``).
         self.harness_source = "computed"
         self.store = store
@@ -589,6 +598,20 @@ class LabelSession:
         self.refresh()
         return self.annotator
 
+    def dataset_changed(self) -> bool:
+        """Whether the store's dataset is no longer the revision this page opened (re-imported or removed)."""
+        if not self.revision:
+            return False
+        return self.store.dataset_revision(self.dataset_name) != self.revision
+
+    def check_dataset(self) -> None:
+        """Raise :class:`DatasetChangedError` when the dataset changed under this page (before every write)."""
+        if self.dataset_changed():
+            raise DatasetChangedError(
+                f"The dataset {self.dataset_name!r} was re-imported since this page opened, so the text shown here may "
+                "no longer exist; nothing more is saved from this page. Reload the page to label the new version "
+                "(labels saved before are kept; those on changed text show as earlier labels).")
+
     @property
     def can_label(self) -> bool:
         return self.annotator is not None and not self.read_only
@@ -782,6 +805,7 @@ class LabelSession:
         if unit is None:
             raise SessionError(f"unknown unit {unit_id!r}")
         text = str(text).strip()
+        self.check_dataset()
         event = self.store.set_comment(self.annotator, unit, text)
         if text:
             self.comments[unit_id] = text
@@ -811,6 +835,7 @@ class LabelSession:
             raise SessionError(f"a label is 1 (yes), 0 (no), {UNSURE} (unsure) or None (clear), not {value!r}")
         unit = self._unit(unit_id, dimension)
         shown = self.answer(unit_id, dimension)
+        self.check_dataset()
         event = self.store.set_label(self.annotator, unit, dimension, None if value is None else int(value))
         if event is None:
             # Nothing changed in the store; make sure the page agrees with it.
@@ -833,6 +858,7 @@ class LabelSession:
             raise SessionError("This page is read-only: nothing to undo.")
         if self.annotator is None:
             raise SessionError("Type your name first.")
+        self.check_dataset()
         event = self.store.undo(self.annotator)
         if event is None:
             return None
@@ -995,13 +1021,16 @@ class LabelSession:
             raise SessionError(f"unknown status {status!r} (known: {', '.join(STATUSES)})")
         if verdict is not None and verdict not in VERDICTS:
             raise SessionError(f"unknown verdict {verdict!r} (known: {', '.join(VERDICTS)})")
+        if verdict is not None and not self.reveal_all:
+            # Blind mode: listing the cases with a REJECT response would show the harness before labelling.
+            raise SessionError("The harness-decision filter needs “show harness labels” on (blind labelling).")
         self.filter = CaseFilter(case_type, status, verdict, bool(disagreement))
         return self.cases()
 
     def _matches(self, row: CaseRow, f: CaseFilter) -> bool:
         return ((f.case_type is None or row.case_type == f.case_type)
                 and (f.status is None or row.status == f.status)
-                and (f.verdict is None or f.verdict in row.verdicts)
+                and (f.verdict is None or not self.reveal_all or f.verdict in row.verdicts)
                 and (not f.disagreement or row.disagreements > 0))
 
     def cases(self, flt: CaseFilter | None = None) -> list[CaseRow]:
@@ -1411,6 +1440,7 @@ def session_for_dataset(opened: Any, store: Any, *, reveal_all: bool = False, co
         harness.files.put("counts", {"revision": opened.revision, "counts": counts})
     session = LabelSession(opened.dataset, store, config, reveal_all=reveal_all, passages=opened.passages,
                            dataset_name=opened.name, harness=harness, unit_counts=counts)
+    session.revision = opened.revision or ""
     session.harness_source = harness.describe()
     return session
 

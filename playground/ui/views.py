@@ -57,7 +57,7 @@ from .fragments import (
 )
 from .panels import ALL, build_case, build_header, build_nav, build_scores
 from .rows import FROM_VALUE, TO_VALUE, UnitRow, html_widget
-from .session import EXPORT_MIME, LabelChange, LabelSession, Scores, SessionError
+from .session import EXPORT_MIME, DatasetChangedError, LabelChange, LabelSession, Scores, SessionError
 from .styles import CSS, GUIDE
 
 __all__ = ["LIST_WINDOW", "PlaygroundApp", "list_window"]
@@ -144,12 +144,17 @@ class PlaygroundApp:
         #: How many times the whole page was drawn (:meth:`render_all`).
         self.renders = 0
         self.name: W.Text | None = None
+        #: Whether the name box is open for a name (no name yet, or after "Switch name"); a name in use is
+        #: locked so that no key can change it (issue 24.1).
+        self.naming = True
         if reveal:
             session.reveal_all = True
         self.bridge = PageBridge()
+        self._pings = 0
         self.bridge.handlers.update({
             "hint": lambda msg: self.say(str(msg.get("text", ""))[:200], error=True),
             "next_response": lambda _msg: self.guard(self.next_response),
+            "ping": lambda _msg: self.heartbeat(),
         })
         self._build()
         if annotator and not session.read_only:
@@ -210,6 +215,8 @@ class PlaygroundApp:
         """Run a user action; errors become a message on the page instead of a traceback."""
         try:
             return fn(*args)
+        except DatasetChangedError as exc:
+            self.stop(str(exc), dataset=True)
         except SessionError as exc:
             self.say(str(exc), error=True)
         except Exception as exc:
@@ -236,13 +243,20 @@ class PlaygroundApp:
 
     _guard = guard  # the name earlier callers used
 
-    def stop(self, reason: str) -> None:
-        """The store is gone (deleted or replaced): say so plainly and save nothing more."""
+    def stop(self, reason: str, dataset: bool = False) -> None:
+        """The store is gone (deleted or replaced), or (``dataset``) the dataset was re-imported under this page:
+        say so plainly and save nothing more."""
+        if self.stopped:
+            return
         self.stopped = True
-        self.status.value = ("<div class='pg-stopped'>The label store has disappeared or been replaced since this "
-                             "page opened, so nothing more can be saved here. Your last change was NOT saved. "
-                             "Tell whoever runs the playground; labels saved before are in the original store. "
-                             f"<span class='pg-muted'>({esc(reason)})</span></div>")
+        if dataset:
+            self.status.value = (f"<div class='pg-stopped pg-dataset-changed'>{esc(reason)} Anything you clicked "
+                                 "since the change was NOT saved.</div>")
+        else:
+            self.status.value = ("<div class='pg-stopped'>The label store has disappeared or been replaced since "
+                                 "this page opened, so nothing more can be saved here. Your last change was NOT saved. "
+                                 "Tell whoever runs the playground; labels saved before are in the original store. "
+                                 f"<span class='pg-muted'>({esc(reason)})</span></div>")
         for rows in self._rows.values():
             for r in rows:
                 r.refresh()
@@ -250,6 +264,22 @@ class PlaygroundApp:
             b.disabled = True
         if self.name is not None:
             self.name.disabled = True
+
+    #: Every how many pings (2 s apart) the page checks that its dataset was not re-imported under it.
+    CHECK_EVERY = 5
+
+    def heartbeat(self) -> None:
+        """On the front-end's ping: every :attr:`CHECK_EVERY` th, stop the page if its dataset changed in the store,
+        so the annotator is told before their next click rather than by it."""
+        self._pings += 1
+        if self.stopped or self._pings % self.CHECK_EVERY:
+            return
+        try:
+            changed = self.session.dataset_changed()
+        except Exception:  # a busy or gone store is reported by the next write, with its own words
+            return
+        if changed:
+            self.guard(self.session.check_dataset)
 
     def say(self, message: str, error: bool = False) -> None:
         if self.stopped:
@@ -273,7 +303,7 @@ class PlaygroundApp:
                 self.name.value = tidy
         self.bookmark.value = (f"bookmark <a href='?annotator={esc(quote(tidy, safe=''))}' class='pg-bookmark-link'>"
                                f"this link</a> to come back as {esc(tidy)}")
-        self.name_go.description = "Switch name"
+        self._lock_name()
         n = len(s.labels) + len(s.unsure)
         if tidy in known:
             msg = f"Welcome back, {tidy}: {n} label{'s' if n != 1 else ''} loaded."
@@ -295,9 +325,44 @@ class PlaygroundApp:
 
     _start = start
 
+    def _lock_name(self) -> None:
+        """The name is in use: its box is locked until "Switch name" is clicked."""
+        self.naming = False
+        self.name_go.description = "Switch name"
+        self.name_go.tooltip = "label under another name"
+        if self.name is not None:
+            self.name.disabled = True
+        self.bridge.named()
+
     def on_name(self, change: dict[str, Any]) -> None:
-        if not self.syncing and change["new"].strip():
+        """A name committed in the box (Enter, or leaving it): used only while the box is open for a name."""
+        if self.syncing:
+            return
+        if not self.naming and self.session.annotator is not None:
+            # A message changed a locked name box: the name in use stays (only "Switch name" changes it).
+            with self.quiet():
+                if self.name is not None:
+                    self.name.value = self.session.annotator
+                    self.name.disabled = True
+            self.say(f"You are labelling as {self.session.annotator}; click “Switch name” to use another name.",
+                     error=True)
+            return
+        if change["new"].strip():
             self.guard(self.start, change["new"])
+
+    def on_name_button(self) -> None:
+        """"Start labelling" uses the name in the box; "Switch name" opens the box for another name."""
+        if self.name is None or self.stopped:
+            return
+        if not self.naming and self.session.annotator is not None:
+            self.naming = True
+            self.name.disabled = False
+            self.name_go.description = "Use this name"
+            self.name_go.tooltip = "label under the name in the box (Enter)"
+            self.bridge.focus_name()
+            self.say(f"Type the other name and press Enter; until then you still label as {self.session.annotator}.")
+            return
+        self.start(self.name.value)
 
     def on_viewer(self, change: dict[str, Any]) -> None:
         value = change["new"]
@@ -306,8 +371,11 @@ class PlaygroundApp:
 
     def on_toggle(self, row: UnitRow, dim: str, choice: str | None) -> None:
         try:
-            if choice is None or self.stopped:
-                return  # deselected by a sync, not by a click; or the store is gone
+            if self.stopped:
+                row.refresh()  # the store or the dataset is gone: show what is stored, save nothing
+                return
+            if choice is None:
+                return  # deselected by a sync, not by a click
             t0 = time.perf_counter()
             assert row.unit_id is not None
             try:
@@ -374,6 +442,12 @@ class PlaygroundApp:
             self.viewer.observe(self.on_viewer, names="value")
 
     def on_reveal(self, value: bool) -> None:
+        if self.syncing:
+            return
+        if self.reveal.disabled and bool(value) != self.session.reveal_all:
+            with self.quiet():  # a message set a locked checkbox: the session's mode stands
+                self.reveal.value = self.session.reveal_all
+            return
         self.session.reveal_all = bool(value) or self.session.read_only
         self._sync_verdict_filter()
         self.render_case()
@@ -401,11 +475,21 @@ class PlaygroundApp:
             self.on_filter()
 
     def on_filter(self) -> None:
+        """Apply the filters; the harness-decision filter only with reveal on (blind mode, checked here on the
+        kernel whatever the page showed: a widget message can set a hidden dropdown)."""
+        if self.syncing:
+            return
         s = self.session
+        verdict = None if self.f_verdict.value == ALL else self.f_verdict.value
+        if verdict is not None and not s.reveal_all:
+            with self.quiet():
+                self.f_verdict.value = ALL
+            verdict = None
+            self.say("The harness-decision filter is offered only with “show harness labels” on.", error=True)
         s.set_filter(
             None if self.f_type.value == ALL else self.f_type.value,
             None if self.f_status.value == ALL else self.f_status.value,
-            None if self.f_verdict.value == ALL else self.f_verdict.value,
+            verdict,
             bool(self.f_disagree.value),
         )
         self.render_list()
