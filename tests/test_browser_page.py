@@ -332,3 +332,46 @@ def test_keys_go_only_where_meant(mini, page):
     assert comments == [("lea", comments[0][1], "needs a date")]  # exactly the text typed, no answer key in it
     assert mine[(comments[0][1], "relevant")] == 0  # the comment's unit got the "n"
     assert not errors, errors
+
+
+def test_a_class_laptop_1280x800_sees_whole_words_and_the_response(shipped, browser):
+    """Issue 23.7: no button label or title cut, the response on screen when a case opens; screenshots to look at."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        p = ctx.new_page()
+        p.set_default_timeout(PAGE_TIMEOUT_MS)
+        open_app(p, shipped.url + "?annotator=laptop&case=GC-0003")
+        p.wait_for_timeout(500)
+        ARTIFACTS.mkdir(exist_ok=True)
+        p.screenshot(path=str(ARTIFACTS / "page-1280x800-open.png"))
+        cut = p.evaluate("""[...document.querySelectorAll(
+                '.pg-app button, .pg-case-head, .pg-h, .pg-scenario-note, .widget-label, .pg-title')]
+            .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+            .map(e => (e.className + ': ' + e.innerText).slice(0, 80))""")
+        assert cut == [], cut
+        # every line of the case list fits its box: measured in the list's own font
+        too_wide = p.evaluate("""(() => {
+            const sel = document.querySelector('.pg-case-list select');
+            const ctx = document.createElement('canvas').getContext('2d');
+            ctx.font = getComputedStyle(sel).font;
+            const room = sel.clientWidth - 8;
+            return [...sel.options].map(o => o.text).filter(t => ctx.measureText(t).width > room);
+        })()""")
+        assert too_wide == [], too_wide
+        for text in ("unsure", "yes", "no", "clear"):
+            expect(p.locator(".pg-passage-0-relevant button", has_text=text)).to_have_text(text)
+        response = p.locator(".pg-response .pg-box").bounding_box()
+        assert response is not None and response["y"] + 40 < 800, response  # its first lines are on screen
+        # label the whole response by keys: the variant and what it was built to break show beside the key
+        todo = p.locator(".pg-case .pg-q").count()
+        for _ in range(todo):
+            p.keyboard.press("y")
+        expect(p.locator(".pg-scenario-note .pg-variant-purpose")).to_contain_text("built to move")
+        expect(p.locator(".pg-passage-0-relevant-auto")).to_contain_text("your yes:")
+        expect(p.locator(".pg-passage-0-relevant-auto")).not_to_contain_text("≠ you")
+        p.screenshot(path=str(ARTIFACTS / "page-1280x800-labelled.png"))
+        p.locator(".pg-why-supported summary").click()
+        expect(p.locator(".pg-why-supported .pg-why-body")).to_contain_text("unfaithful")
+        p.screenshot(path=str(ARTIFACTS / "page-1280x800-why.png"))
+    finally:
+        ctx.close()

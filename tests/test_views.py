@@ -672,3 +672,22 @@ def test_the_case_list_is_a_window_around_the_case_on_screen(count, at, window):
     assert list_window(count, at) == window
     start, stop = window
     assert start <= at < stop or count == 0
+
+
+def test_beside_the_toggle_your_answer_is_compared_by_name_with_the_harness_and_the_key(hostile, db):
+    """Issue 23.7: "your no: ≠ harness, = key" — never "key: yes ≠ you", which read as if the key disagreed."""
+    app = app_for(hostile, db)
+    s = app.session
+    row = app._rows["claim"][0]
+    uid = row.unit_id
+    for choice, mine in (("no", 0), ("yes", 1)):
+        click(app, "claim", 0, "supported", choice)
+        auto, key = s.auto[(uid, "supported")], s.key[(uid, "supported")]
+        shown = row.autos["supported"].value
+        harness = "≠ harness" if auto != mine else "= harness"
+        against_key = "≠ key" if key != mine else "= key"
+        assert f"your {choice}: <span class='pg-{'differ' if auto != mine else 'agree'}'>{harness}</span>" in shown
+        assert f"<span class='pg-{'differ' if key != mine else 'agree'}'>{against_key}</span>" in shown
+        assert "≠ you" not in shown
+    click(app, "claim", 0, "supported", "unsure")  # unsure is no answer to compare: no marks
+    assert "your " not in row.autos["supported"].value and "harness: <b>" in row.autos["supported"].value

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as W
 
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER
+from .explain import why_html
 from .rows import html_widget
 from .session import STATUSES, VERDICTS
 
@@ -142,7 +143,7 @@ def build_nav(app: PlaygroundApp) -> W.VBox:
         app.f_verdict, app.f_disagree, app.case_list, app.list_note, W.HBox([app.prev_b, app.next_b]), app.next_u,
         html_widget("<div class='pg-h'>Export labels</div>"), app.export_scope,
         W.HBox([app.export_csv, app.export_jsonl]), app.download,
-    ], layout=W.Layout(width="230px"))
+    ], layout=W.Layout(width="280px"))
     for c in ("pg-panel", "pg-side", "pg-nav"):
         nav.add_class(c)
     return nav
@@ -166,10 +167,14 @@ def build_case(app: PlaygroundApp) -> list[W.Widget]:
     app.response_head = html_widget(cls="pg-h")
     app.facts_head = html_widget(cls="pg-h")
     app.reference = html_widget(cls="pg-reference")
+    claims_why = html_widget(why_html("supported") + why_html("correct"), cls="pg-claims-why")
+    # The response under judgement comes right after the question, so it is on screen when a case opens
+    # (1280 x 800, issue 23.7); the passages, then the claims to judge against them, follow.
     return [
-        app.case_head, app.history, app.question, app.passages_head, app.passages_box,
+        app.case_head, app.history, app.question,
         app.response_head, W.HBox([app.scenario], layout=W.Layout(flex_flow="row wrap")), app.scenario_note,
-        app.response_text, app.reference, app.claims_box, app.facts_head, app.facts_box, app.decision,
+        app.response_text, app.passages_head, app.passages_box, app.reference, claims_why, app.claims_box,
+        app.facts_head, app.facts_box, app.decision,
     ]
 
 
@@ -210,10 +215,11 @@ def build_scores(app: PlaygroundApp) -> W.VBox:
     app.agreement = html_widget(cls="pg-agreement")
     app.variants = html_widget(cls="pg-variants")
     col = W.VBox([
-        html_widget("<div class='pg-h'>The four dimensions</div>"), app.rates, app.chart,
+        html_widget("<div class='pg-h'>The four dimensions</div>"), app.rates, html_widget(why_html("wilson")),
+        app.chart,
         html_widget("<div class='pg-h'>Diagnosis</div>"), app.diagnosis,
         html_widget("<div class='pg-h'>Weighted composite <span class='pg-muted'>(not a standard score)</span></div>"),
-        weights_grid, app.composite,
+        html_widget(why_html("composite")), weights_grid, app.composite,
         html_widget("<div class='pg-h'>You versus the harness</div>"), app.agreement,
         html_widget("<div class='pg-h'>This case, by response</div>"), app.variants,
     ], layout=W.Layout(width="auto"))

@@ -45,6 +45,7 @@ import ipywidgets as W
 
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER
 from .bridge import PageBridge
+from .explain import variant_html, why_html
 from .fragments import (
     agreement_table,
     composite_html,
@@ -60,7 +61,7 @@ from .rows import FROM_VALUE, TO_VALUE, UnitRow, html_widget
 from .session import EXPORT_MIME, DatasetChangedError, LabelChange, LabelSession, Scores, SessionError
 from .styles import CSS, GUIDE
 
-__all__ = ["LIST_WINDOW", "PlaygroundApp", "list_window"]
+__all__ = ["LIST_CHARS", "LIST_WINDOW", "PlaygroundApp", "list_window", "short_id", "shorten"]
 
 _STATUS_MARK = {"unlabelled": "○", "partial": "◐", "done": "●"}
 
@@ -69,6 +70,26 @@ _STATUS_MARK = {"unlabelled": "○", "partial": "◐", "done": "●"}
 #: list in seconds (1.5 s of a 10k dataset's page open, bench/bench_import.py); filters and next/previous
 #: reach the rest.
 LIST_WINDOW = 200
+#: Characters of one case-list line: what the 280 px list shows at 12 px without cutting (the browser test
+#: measures every line at 1280 px); the question is cut at a word boundary to fit.
+LIST_CHARS = 34
+
+
+def shorten(text: str, limit: int = 46) -> str:
+    """``text`` on one line, cut at the last word boundary within ``limit`` characters (then "…"); a single word
+    longer than ``limit`` is cut inside it."""
+    one = " ".join(text.split())
+    if len(one) <= limit:
+        return one
+    cut = one[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut[:limit - 1]).rstrip(" ,.;:") + "…"
+
+
+def short_id(case_id: str) -> str:
+    """A case id without its dataset's prefix (``halu_jsonl:h0002640e49`` → ``h0002640e49``): stable (the id is
+    a hash of the sample) and short enough to read in the list."""
+    return case_id.rsplit(":", 1)[-1]
 
 
 def list_window(count: int, at: int, size: int = LIST_WINDOW) -> tuple[int, int]:
@@ -615,10 +636,9 @@ class PlaygroundApp:
 
     def _list_label(self, row: Any) -> str:
         mark = _STATUS_MARK[row.status]
-        query = " ".join(row.query.split())
-        short = query if len(query) <= 46 else query[:45] + "…"
         dis = f" ≠{row.disagreements}" if row.disagreements else ""
-        return f"{mark} {row.case_id} {row.labelled_units}/{row.total_units}{dis} · {short}"
+        head = f"{mark} {short_id(row.case_id)} {row.labelled_units}/{row.total_units}{dis} · "
+        return head + shorten(row.query, max(12, LIST_CHARS - len(head)))
 
     def render_list(self) -> None:
         s = self.session
@@ -697,6 +717,7 @@ class PlaygroundApp:
                                     "relevant to the question?</span>")
         if not passages:
             self.passages_head.value += "<div class='pg-muted'>Retrieval returned no passage for this case.</div>"
+        self.passages_head.value += why_html("relevant")
         for kind, units, dims, box in (("passage", passages, ("relevant",), self.passages_box),
                                        ("claim", claims, ("supported", "correct"), self.claims_box),
                                        ("fact", facts, ("covered",), self.facts_box)):
@@ -709,6 +730,8 @@ class PlaygroundApp:
                                  "cover each one?</span>" if s.response is not None else "")
         if s.response is not None and not facts:
             self.facts_head.value += "<div class='pg-muted'>This case lists no reference fact.</div>"
+        if s.response is not None:
+            self.facts_head.value += why_html("covered")
         self._render_decision()
         self.render_list()
 
@@ -734,18 +757,29 @@ class PlaygroundApp:
         n = len(s.scenarios())
         self.response_head.value = (f"Response <span class='pg-muted'>— {n} response{'s' if n != 1 else ''} "
                                     "of this case; switch to compare (s)</span>")
-        note = f"{esc(s.response_name(response.response_id))} · {esc(response.response_id)}"
-        if not s.response_revealed(response.response_id):
-            note += " · its variant and the harness decision show once you have labelled all of it"
-        elif s.reveal_all and response.notes:
-            note += f" · author's note: {esc(response.notes)}"
-        self.scenario_note.value = note
+        self._render_note()
         self.response_text.value = (f"<div class='pg-muted'>Full response, split into {len(claims)} claim"
                                     f"{'s' if len(claims) != 1 else ''} below (highlighted) — is each supported by "
                                     "the passages, and correct against the reference?</div>"
                                     f"<div class='pg-box pg-md'>{response_html(response.text, claims)}</div>")
         self.reference.value = ("<div class='pg-muted'>Reference answer (for “correct”)</div>"
                                 f"<div class='pg-box pg-ref pg-md'>{markdown_html(case.reference_answer)}</div>")
+
+    def _render_note(self) -> None:
+        """The line under the response switch: its name, and once revealed its variant and what it was built for."""
+        s = self.session
+        response = s.response
+        if response is None:
+            self.scenario_note.value = ""
+            return
+        note = f"{esc(s.response_name(response.response_id))} · {esc(response.response_id)}"
+        if not s.response_revealed(response.response_id):
+            note += " · its variant and the harness decision show once you have labelled all of it"
+        else:
+            if s.reveal_all and response.notes:
+                note += f" · author's note: {esc(response.notes)}"
+            note += variant_html(response.variant)
+        self.scenario_note.value = note
 
     def _render_case_head(self) -> None:
         s = self.session
@@ -768,9 +802,10 @@ class PlaygroundApp:
                                    "have labelled every unit of it.</div>")
         elif d:
             v = esc(d.get("verdict", ""))
+            variant = s.response.variant
             self.decision.value = (f"<div><b>Harness decision:</b> <span class='pg-verdict-{v}'>{v}</span> "
                                    f"<span class='pg-muted'>{esc(d.get('failure_type') or '')} — "
-                                   f"{esc(d.get('reason', ''))}</span></div>")
+                                   f"{esc(d.get('reason', ''))}</span></div>{variant_html(variant)}")
 
     def render_scores(self, after_label: bool = False, chart: bool = True) -> None:
         s = self.session
@@ -793,6 +828,7 @@ class PlaygroundApp:
         if after_label:
             self._update_list_row()
             self._render_decision()
+            self._render_note()
             self._render_case_head()
             self._render_scenarios()
             self._render_queue()
