@@ -15,7 +15,7 @@ the calibration page), ``?weights=faithfulness:0.4,...`` and
 ``?gates=faithfulness:0.6`` (the composite's settings), ``?dataset=NAME``
 (an imported dataset; ``PLAYGROUND_DATASET`` sets the default, from
 ``playground serve --dataset``) and ``?sample=NAME`` (walk a calibration
-sample in order).  The page keeps the URL bar up to date as the person
+sample in order), ``?q=WORDS`` (the case list's search).  The page keeps the URL bar up to date as the person
 moves, so a link copied at any moment reopens the same view.
 Under JupyterHub the name defaults to ``JUPYTERHUB_USER`` (the hub's login).
 
@@ -167,10 +167,13 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
 
 
 def apply_view_params(session: Any, params: dict[str, str]) -> list[str]:
-    """Apply ``case``, ``response``, ``weights`` and ``gates`` of a link to the session; returns the problems."""
+    """Apply ``q``, ``case``, ``response``, ``weights`` and ``gates`` of a link to the session; returns the
+    problems."""
     from .session import SessionError, parse_weights
 
     problems: list[str] = []
+    if params.get("q"):
+        session.set_filter(text=params["q"])  # the case list's search
     case = params.get("case")
     if case:
         if case in session.dataset.cases:

@@ -102,6 +102,10 @@ def build_header(app: PlaygroundApp) -> list[W.Widget]:
 def build_nav(app: PlaygroundApp) -> W.VBox:
     """The case list with its filters and buttons, the export."""
     s = app.session
+    app.search = W.Text(value=s.filter.text, placeholder="search question, answer, passages (/)",
+                        continuous_update=True, layout=W.Layout(width="100%"))
+    app.search.add_class("pg-search")
+    app.search.observe(lambda _ch: app.guard(app.on_filter), names="value")
     app.f_type = W.Dropdown(options=app.type_options(), value=ALL, layout=W.Layout(width="100%"))
     app.f_status = W.Dropdown(options=[("any status", ALL)] + [(x, x) for x in STATUSES], value=ALL,
                               layout=W.Layout(width="100%"))
@@ -139,7 +143,7 @@ def build_nav(app: PlaygroundApp) -> W.VBox:
     app.roster = html_widget(cls="pg-roster")
     extra = [html_widget("<div class='pg-h'>Annotators</div>"), app.roster] if s.read_only else []
     nav = W.VBox([
-        *extra, html_widget("<div class='pg-h'>Cases</div>"), app.queue_note, app.f_type, app.f_status,
+        *extra, html_widget("<div class='pg-h'>Cases</div>"), app.queue_note, app.search, app.f_type, app.f_status,
         app.f_verdict, app.f_disagree, app.case_list, app.list_note, W.HBox([app.prev_b, app.next_b]), app.next_u,
         html_widget("<div class='pg-h'>Export labels</div>"), app.export_scope,
         W.HBox([app.export_csv, app.export_jsonl]), app.download,

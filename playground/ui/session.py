@@ -84,6 +84,7 @@ from ..metrics import (
 )
 from ..model import DIMENSION_NAMES, DIMENSIONS, UNIT_DIMENSIONS, Case, Passage, Response, Unit
 from ..store import EXPORT_COLUMNS, UNSURE, InvalidLabelError, check_annotator, export_table, format_bytes
+from .search import CaseSearch, case_texts
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -229,6 +230,8 @@ class CaseFilter:
     status: str | None = None
     verdict: str | None = None
     disagreement: bool = False
+    #: Search text (:mod:`playground.ui.search`: every word in the question, answers or contexts).
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -410,6 +413,7 @@ class LabelSession:
         self.gates: dict[str, float] = {}
         self.thresholds: dict[str, float] = dict(DEFAULT_THRESHOLDS)
         self.filter = CaseFilter()
+        self._search: CaseSearch | None = None
         self.case_id: str | None = self.case_ids[0] if self.case_ids else None
         self.response_id: str | None = self._first_response(self.case_id)
         if self.case_id is not None:
@@ -653,6 +657,7 @@ class LabelSession:
         self._case_stats: dict[str, tuple] = {}
         self._rows: dict[str, tuple[tuple, CaseRow]] = {}
         self._listed: tuple[CaseFilter, list[CaseRow]] | None = None
+        self._unsearched: tuple[CaseFilter, list[CaseRow]] | None = None
         self._ties = set()
 
     def _my_labels(self, **where: Any) -> list:
@@ -970,7 +975,7 @@ class LabelSession:
 
     def _restat(self, case_id: str) -> None:
         self._case_stats[case_id] = self._compute_case_stats(case_id)
-        self._listed = None  # the case list changes with any case's stats
+        self._listed = self._unsearched = None  # the case list changes with any case's stats
 
     def _compute_case_stats(self, case_id: str) -> tuple[int, int, int, int, int]:
         if case_id not in self._built:  # nothing of it is labelled (a labelled case is built): counted only
@@ -1013,8 +1018,10 @@ class LabelSession:
         return sorted({c.case_type for c in self.dataset.cases.values()})
 
     def set_filter(self, case_type: str | None = None, status: str | None = None, verdict: str | None = None,
-                   disagreement: bool = False) -> list[CaseRow]:
-        """Restrict the case list; returns the visible cases.  The case on screen does not change."""
+                   disagreement: bool = False, text: str = "") -> list[CaseRow]:
+        """Restrict the case list; returns the visible cases.  The case on screen does not change.
+
+        ``text`` searches the cases' text (:class:`~playground.ui.search.CaseSearch`)."""
         if case_type is not None and case_type not in self.case_types():
             raise SessionError(f"unknown case type {case_type!r}")
         if status is not None and status not in STATUSES:
@@ -1024,8 +1031,15 @@ class LabelSession:
         if verdict is not None and not self.reveal_all:
             # Blind mode: listing the cases with a REJECT response would show the harness before labelling.
             raise SessionError("The harness-decision filter needs “show harness labels” on (blind labelling).")
-        self.filter = CaseFilter(case_type, status, verdict, bool(disagreement))
+        self.filter = CaseFilter(case_type, status, verdict, bool(disagreement), " ".join(str(text).split())[:200])
         return self.cases()
+
+    @property
+    def search(self) -> CaseSearch:
+        """The case list's text search, made on first use."""
+        if self._search is None:
+            self._search = CaseSearch(self.case_ids, case_texts(self.dataset, self.passages, self.responses))
+        return self._search
 
     def _matches(self, row: CaseRow, f: CaseFilter) -> bool:
         return ((f.case_type is None or row.case_type == f.case_type)
@@ -1038,9 +1052,22 @@ class LabelSession:
         f = flt or self.filter
         if self._listed is not None and self._listed[0] == f:
             return list(self._listed[1])
-        if f.verdict is not None:
-            self.build_all()  # the one question that needs every case's harness decision
-        rows = [row for cid in self.case_ids if self._matches(row := self.case_row(cid), f)]
+        unsearched = CaseFilter(f.case_type, f.status, f.verdict, f.disagreement)
+        if self._unsearched is not None and self._unsearched[0] == unsearched:
+            base = self._unsearched[1]  # typing on in the search box: the other filters' rows are kept
+        else:
+            if f.verdict is not None and self.reveal_all:
+                self.build_all()  # the one question that needs every case's harness decision
+            base = [row for cid in self.case_ids if self._matches(row := self.case_row(cid), f)]
+            self._unsearched = (unsearched, base)
+        rows = base
+        if f.text:
+            found = self.search.positions(f.text) or []
+            if len(base) == len(self.case_ids):  # no other filter: the rows are the cases, in order
+                rows = [base[i] for i in found]
+            else:
+                ids = {self.case_ids[i] for i in found}
+                rows = [row for row in base if row.case_id in ids]
         self._listed = (f, rows)
         return list(rows)
 
@@ -1323,7 +1350,7 @@ class LabelSession:
         ``annotator``, ``dataset`` (unless the shipped set), ``sample`` (a
         calibration sample being walked), ``case``, ``response``, ``weights``
         and ``gates`` (``dimension:value,...``, only when not the defaults) and
-        ``reveal=1``.
+        ``reveal=1``, ``q`` (the case list's search).
         """
         out: dict[str, str] = {}
         if self.annotator and not self.read_only:
@@ -1342,6 +1369,8 @@ class LabelSession:
             out["gates"] = format_weights(self.gates)
         if self.reveal_all and not self.read_only:
             out["reveal"] = "1"
+        if self.filter.text:
+            out["q"] = self.filter.text
         return out
 
     # --- export ---------------------------------------------------------------------------------------------

@@ -145,6 +145,7 @@ class PlaygroundApp:
     reveal: Any
     roster: Any
     scenario: Any
+    search: Any
     scenario_note: Any
     undo_b: Any
     variants: Any
@@ -484,6 +485,7 @@ class PlaygroundApp:
                 self.gate_on[d].value = d in s.gates
                 self.gate_floor[d].value = s.gates.get(d, s.thresholds[d])
             self.reveal.value = s.reveal_all
+            self.search.value = s.filter.text
         self._sync_verdict_filter()
 
     def _sync_verdict_filter(self) -> None:
@@ -512,8 +514,10 @@ class PlaygroundApp:
             None if self.f_status.value == ALL else self.f_status.value,
             verdict,
             bool(self.f_disagree.value),
+            str(self.search.value),
         )
         self.render_list()
+        self.update_url()
 
     def on_pick(self, change: dict[str, Any]) -> None:
         if self.syncing or change["new"] is None or change["new"] == self.session.case_id:
@@ -599,6 +603,7 @@ class PlaygroundApp:
         with self.quiet():
             self.f_type.options = self.type_options()
             self.f_type.value = ALL
+            self.search.value = ""
         self.session.set_filter()
         self._shown_case = None
         self.render_all()
@@ -653,8 +658,9 @@ class PlaygroundApp:
                 self.case_list.value = value
         total = len(s.case_ids)
         window = f" (the list holds {start + 1:,}–{stop:,}, around this case)" if stop - start < len(rows) else ""
-        self.list_note.value = (f"{len(rows):,} of {total:,} cases shown{window} · ○ unlabelled ◐ partial ● done · "
-                                "n/m = units labelled")
+        found = f" matching “{esc(s.filter.text)}”" if s.filter.text else ""
+        self.list_note.value = (f"{len(rows):,} of {total:,} cases shown{found}{window} · ○ unlabelled ◐ partial "
+                                "● done · n/m = units labelled")
         self._render_queue()
         self._update_list_row()
 
