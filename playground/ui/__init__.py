@@ -68,19 +68,11 @@ def _flag(value: str | None) -> bool:
 
 
 def open_session_dataset(name: str | None, store: Any, *, reveal_all: bool = False, root: str | None = None) -> Any:
-    """A :class:`~playground.ui.session.LabelSession` on the dataset ``name`` (None or ``golden``: the shipped set).
+    """A :class:`~playground.ui.session.LabelSession` on the dataset ``name``: see
+    :func:`playground.ui.session.open_session_dataset`."""
+    from .session import open_session_dataset as open_
 
-    Uses :func:`playground.datasets.open_dataset` (an imported dataset brings
-    its own passages); an unknown name is a :class:`SessionError` naming the known ones.
-    """
-    from ..datasets import open_dataset
-    from .session import SessionError, session_for_dataset
-
-    try:
-        opened = open_dataset(name or None, store, root)
-    except ValueError as exc:  # DatasetNotFound names the known datasets
-        raise SessionError(str(exc)) from None
-    return session_for_dataset(opened, store, reveal_all=reveal_all)  # an imported dataset: built per case
+    return open_(name, store, reveal_all=reveal_all, root=root)
 
 
 def launch(root: str | None = None, db: str | None = None, *, read_only: bool | None = None,

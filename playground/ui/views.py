@@ -587,7 +587,7 @@ class PlaygroundApp:
         """Open another dataset on the same store, keeping the name."""
         if name == self.session.dataset_name:
             return
-        from . import open_session_dataset
+        from .session import open_session_dataset
 
         old = self.session
         self.session = open_session_dataset(name, old.store, reveal_all=old.reveal_all)
