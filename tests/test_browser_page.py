@@ -25,6 +25,7 @@ from browser_fixtures import (  # noqa: F401  (fixtures are used by name)
     need_chromium,
     open_app,
     page,
+    server,
     start_server,
     stop_server,
 )
@@ -280,14 +281,6 @@ def test_a_deleted_store_stops_saving_and_says_so(tmp_path, browser):
         stop_server(srv.proc)
 
 
-@pytest.fixture(scope="module")
-def mini(tmp_path_factory):
-    need_chromium()
-    srv = start_server(tmp_path_factory.mktemp("mini-keys"))
-    yield srv
-    stop_server(srv.proc)
-
-
 def _stored(db: Path):
     from playground.store import open_store
 
@@ -297,10 +290,10 @@ def _stored(db: Path):
     return labels, comments
 
 
-def test_keys_go_only_where_meant(mini, page):
+def test_keys_go_only_where_meant(server, page):
     """Issue 24.1: name + Enter + y labels under that name; comment + Esc + y saves the comment and labels."""
     errors = watch_errors(page)
-    open_app(page, mini.url)
+    open_app(page, server.url)
     name = page.locator(".pg-annotator input")
     name.click()
     page.keyboard.type("lea")
@@ -314,7 +307,7 @@ def test_keys_go_only_where_meant(mini, page):
     expect(name).to_have_value("lea")
     expect(page.locator(".pg-status")).to_contain_text("Saved")
     page.wait_for_timeout(500)
-    assert {who for who, *_ in _stored(mini.db)[0]} == {"lea"}
+    assert {who for who, *_ in _stored(server.db)[0]} == {"lea"}
     # a comment on passage 2, left with Esc; the next key answers passage 2, it is not typed into the comment
     page.locator(".pg-passage-1-comment textarea").click()
     page.keyboard.press("Control+A")
@@ -325,7 +318,7 @@ def test_keys_go_only_where_meant(mini, page):
     expect(toggle(page, "passage", 1, "relevant", "no")).to_have_class(active())
     expect(page.locator(".pg-passage-1-comment textarea")).to_have_value("needs a date")
     page.wait_for_function("document.querySelector('.pg-status').innerText.includes('relevant: no label → no')")
-    labels, comments = _stored(mini.db)
+    labels, comments = _stored(server.db)
     assert {who for who, *_ in labels} == {"lea"}  # one annotator, never "leay" or "lea3y"
     mine = {(uid, dim): value for _, uid, dim, value in labels}
     assert sorted(mine.values()) == [0, 1]
