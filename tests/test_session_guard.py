@@ -154,6 +154,7 @@ def test_a_reimport_under_an_open_page_stops_it_saving_and_says_so(imported, sto
     assert "re-imported" in app.status.value and "pg-stopped" in app.status.value and "Saved" not in app.status.value
     assert row.toggles["correct"].value is None and row.toggles["correct"].disabled  # shown unset, locked
     update(row.comment, value="late")
+    assert row.comment.value == ""  # shown as stored: not saved
     assert [(lab.dimension, lab.value) for lab in store.labels(annotator="ann")] == [("supported", 1)]
     assert store.comments(annotator="ann") == []
     with pytest.raises(DatasetChangedError):

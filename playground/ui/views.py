@@ -330,7 +330,10 @@ class PlaygroundApp(PageRender):
             self.bridge.ack(f"{row.prefix}-{dim}")
 
     def on_comment(self, row: UnitRow, text: str) -> None:
-        if self.stopped or row.unit_id is None:
+        if row.unit_id is None:
+            return
+        if self.stopped:
+            row.refresh()  # nothing is saved any more: show the comment that is stored
             return
         try:
             changed = self.session.set_comment(row.unit_id, text)
