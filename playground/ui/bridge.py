@@ -160,9 +160,12 @@ function render({ model, el }) {
     b.click();
     moveQuestion(+1);
   }
+  // A field keys type into: a text box, a list or a menu (a checkbox or a button is not: keys label there).
+  const NOT_TYPED = ["checkbox", "radio", "button", "submit", "reset", "range", "color", "file"];
   function isField(t) {
     const tag = (t && t.tagName) || "";
-    return ["INPUT", "TEXTAREA", "SELECT"].includes(tag) || !!(t && t.isContentEditable);
+    if (tag === "INPUT") return !NOT_TYPED.includes((t.type || "text").toLowerCase());
+    return ["TEXTAREA", "SELECT"].includes(tag) || !!(t && t.isContentEditable);
   }
   // Leave a text field: its value is committed by the browser's change event on blur (a comment is saved,
   // a name is used), and the next key goes to the labelling area, never into the field.
