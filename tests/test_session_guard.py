@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures imported from other test modules are used as arguments)
 """The kernel checks every widget message against the page's mode (issues 24.1, 29.5).
 
 The messages are handed to the kernel-side widgets exactly as the comm delivers them
@@ -12,29 +13,15 @@ from pathlib import Path
 import pytest
 
 from playground.datasets import open_dataset
-from playground.golden import load_dataset
 from playground.importers.load import import_dataset
 from playground.store import open_store
 from playground.ui.panels import ALL
-from playground.ui.session import DatasetChangedError, LabelSession, SessionError, compute_harness, session_for_dataset
+from playground.ui.session import DatasetChangedError, LabelSession, SessionError, session_for_dataset
 from playground.ui.views import PlaygroundApp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_fixtures import make_data_root
-from test_session_lazy import write_samples
-
-
-@pytest.fixture(autouse=True)
-def kept_in_tmp(tmp_path, monkeypatch):
-    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    root = make_data_root(tmp_path_factory.mktemp("hostile") / "data")
-    dataset = load_dataset(root)
-    hits, results = compute_harness(dataset)
-    return dataset, hits, results
+from test_session_lazy import kept_in_tmp, write_samples  # noqa: F401  (kept_in_tmp: an autouse fixture)
+from test_views import hostile  # noqa: F401  (a fixture used by name: the mini data with hostile text)
 
 
 @pytest.fixture
@@ -45,7 +32,7 @@ def store(tmp_path):
 
 
 def app_for(hostile, store, annotator: str | None = "alice") -> PlaygroundApp:
-    dataset, hits, results = hostile
+    _, dataset, hits, results = hostile
     session = LabelSession(dataset, store, harness_results=results, hits=hits)
     return PlaygroundApp(session, annotator=annotator, chart=False)
 

@@ -1,34 +1,19 @@
+# ruff: noqa: F811  (pytest fixtures imported from other test modules are used as arguments)
 """The case list's search (issue 24.4): every word, anywhere in the question, an answer or a context."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-import pytest
-
 from playground.datasets import open_dataset
-from playground.importers.load import import_dataset
-from playground.store import open_store
 from playground.ui import apply_view_params
 from playground.ui.search import CaseSearch, fold, terms
 from playground.ui.session import session_for_dataset
 from playground.ui.views import PlaygroundApp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_session_lazy import write_samples
-
-
-@pytest.fixture(autouse=True)
-def kept_in_tmp(tmp_path, monkeypatch):
-    monkeypatch.setenv("PLAYGROUND_CACHE", str(tmp_path / "cache"))
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = open_store(tmp_path / "labels.db")
-    import_dataset(write_samples(tmp_path / "s.jsonl", 12), "ragas", "big", s)
-    yield s
-    s.close()
+from test_session_lazy import imported as store  # noqa: F401  (fixtures used by name: 12 samples as "big")
+from test_session_lazy import kept_in_tmp  # noqa: F401
 
 
 def test_terms_fold_case_and_space():
