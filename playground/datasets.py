@@ -90,6 +90,11 @@ class StoredPassages(Mapping[str, list[Passage]]):
         """How many passages ``case_id`` has (one per stored context), without making them."""
         return len(self._rows[case_id]["contexts"])
 
+    def context_texts(self, case_id: str) -> list[str]:
+        """The text of each stored context of ``case_id``, in order, without making its passages (the page's
+        search reads every case's)."""
+        return [str(c) for c in self._rows[case_id]["contexts"]]
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._rows)
 

@@ -148,7 +148,11 @@ def test_hostile_text_renders_as_text(server, page):
     expect(page.locator(".pg-claim-0-text")).to_contain_text(XSS_CLAIMS[0])
     expect(page.locator(".pg-claim-1-text")).to_contain_text(XSS_CLAIMS[1])
     expect(page.locator(".pg-fact-0-text")).to_contain_text(SCRIPT)
-    expect(page.locator(".pg-case-list select")).to_contain_text("<img src=x oner")
+    expect(page.locator(".pg-case-list select")).to_contain_text("GC-0003 0/5 · How long may an…")
+    # hostile text typed into the search is searched for and echoed as text
+    page.locator(".pg-search input").fill("<img src=x onerror")
+    expect(page.locator(".pg-nav")).to_contain_text("matching “<img src=x onerror”")
+    expect(page.locator(".pg-case-list select option", has_text="GC-0003")).to_have_count(1)
     expect(page.locator(".pg-case")).to_contain_text(IMG)  # the hostile article title and passage text
     toggle(page, "claim", 0, "supported", "yes").click()
     expect(page.locator(".pg-claim-0-supported-auto")).to_contain_text("harness:")

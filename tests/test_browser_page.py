@@ -25,6 +25,7 @@ from browser_fixtures import (  # noqa: F401  (fixtures are used by name)
     need_chromium,
     open_app,
     page,
+    server,
     start_server,
     stop_server,
 )
@@ -278,3 +279,92 @@ def test_a_deleted_store_stops_saving_and_says_so(tmp_path, browser):
         ctx.close()
     finally:
         stop_server(srv.proc)
+
+
+def _stored(db: Path):
+    from playground.store import open_store
+
+    with open_store(db, read_only=True) as store:
+        labels = sorted((lab.annotator, lab.unit_id, lab.dimension, lab.value) for lab in store.labels())
+        comments = sorted((c.annotator, c.unit_id, c.text) for c in store.comments())
+    return labels, comments
+
+
+def test_keys_go_only_where_meant(server, page):
+    """Issue 24.1: name + Enter + y labels under that name; comment + Esc + y saves the comment and labels."""
+    errors = watch_errors(page)
+    open_app(page, server.url)
+    name = page.locator(".pg-annotator input")
+    name.click()
+    page.keyboard.type("lea")
+    page.keyboard.press("Enter")
+    page.keyboard.press("y")  # pressed at once: it waits for the kernel to take the name, then answers
+    expect(toggle(page, "passage", 0, "relevant", "yes")).to_have_class(active())
+    expect(name).to_be_disabled()
+    page.keyboard.press("Tab")
+    page.keyboard.type("x")  # whatever the focus is on now, no key reaches the name
+    page.keyboard.press("Escape")
+    expect(name).to_have_value("lea")
+    expect(page.locator(".pg-status")).to_contain_text("Saved")
+    page.wait_for_timeout(500)
+    assert {who for who, *_ in _stored(server.db)[0]} == {"lea"}
+    # a comment on passage 2, left with Esc; the next key answers passage 2, it is not typed into the comment
+    page.locator(".pg-passage-1-comment textarea").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.type("needs a date")
+    page.keyboard.press("Escape")
+    page.keyboard.press("n")  # answers the focused question: passage 2, not the comment
+    expect(toggle(page, "passage", 1, "relevant", "no")).to_have_class(active())
+    expect(page.locator(".pg-passage-1-comment textarea")).to_have_value("needs a date")
+    page.wait_for_function("document.querySelector('.pg-status').innerText.includes('relevant: no label → no')")
+    labels, comments = _stored(server.db)
+    assert {who for who, *_ in labels} == {"lea"}  # one annotator, never "leay" or "lea3y"
+    mine = {(uid, dim): value for _, uid, dim, value in labels}
+    assert sorted(mine.values()) == [0, 1]
+    assert comments == [("lea", comments[0][1], "needs a date")]  # exactly the text typed, no answer key in it
+    assert mine[(comments[0][1], "relevant")] == 0  # the comment's unit got the "n"
+    assert not errors, errors
+
+
+def test_a_class_laptop_1280x800_sees_whole_words_and_the_response(shipped, browser):
+    """Issue 23.7: no button label or title cut, the response on screen when a case opens; screenshots to look at."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        p = ctx.new_page()
+        p.set_default_timeout(PAGE_TIMEOUT_MS)
+        open_app(p, shipped.url + "?annotator=laptop&case=GC-0003")
+        p.wait_for_timeout(500)
+        ARTIFACTS.mkdir(exist_ok=True)
+        p.screenshot(path=str(ARTIFACTS / "page-1280x800-open.png"))
+        cut = p.evaluate("""[...document.querySelectorAll(
+                '.pg-app button, .pg-case-head, .pg-h, .pg-scenario-note, .widget-label, .pg-title')]
+            .filter(e => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+            .map(e => (e.className + ': ' + e.innerText).slice(0, 80))""")
+        assert cut == [], cut
+        # every line of the case list fits its box: measured in the list's own font
+        too_wide = p.evaluate("""(() => {
+            const sel = document.querySelector('.pg-case-list select');
+            const ctx = document.createElement('canvas').getContext('2d');
+            ctx.font = getComputedStyle(sel).font;
+            const room = sel.clientWidth - 8;
+            return [...sel.options].map(o => o.text).filter(t => ctx.measureText(t).width > room);
+        })()""")
+        assert too_wide == [], too_wide
+        for text in ("unsure", "yes", "no", "clear"):
+            expect(p.locator(".pg-passage-0-relevant button", has_text=text)).to_have_text(text)
+        response = p.locator(".pg-response .pg-box").bounding_box()
+        assert response is not None and response["y"] + 40 < 800, response  # its first lines are on screen
+        # label the whole response by keys: the variant and what it was built to break show beside the key
+        todo = p.locator(".pg-case .pg-q").count()
+        for _ in range(todo):
+            p.keyboard.press("y")
+        expect(p.locator(".pg-scenario-note .pg-variant-purpose")).to_contain_text("built to move")
+        expect(p.locator(".pg-passage-0-relevant-auto")).to_contain_text("your yes:")
+        expect(p.locator(".pg-passage-0-relevant-auto")).not_to_contain_text("≠ you")
+        p.screenshot(path=str(ARTIFACTS / "page-1280x800-labelled.png"))
+        p.locator(".pg-why-supported summary").click()
+        expect(p.locator(".pg-why-supported .pg-why-body")).to_contain_text("unfaithful")
+        p.screenshot(path=str(ARTIFACTS / "page-1280x800-why.png"))
+    finally:
+        ctx.close()

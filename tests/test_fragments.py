@@ -112,3 +112,65 @@ def test_evidence_shows_matched_and_missing_words_escaped():
     assert "missing from the passages" in html and "<span class='pg-ev-missing-exact'>45</span>" in html
     assert "matched in the passages:" in html and "<b>now" not in html and "/b&gt;." in html
     assert f"support {ev.score:.2f}" in html
+
+
+# --- what the page teaches (issue 23.5) and says precisely (issue 23.7) ---------------------------------------
+def test_the_variant_purposes_are_the_golden_readmes_table():
+    """explain.VARIANT_PURPOSE is golden/README.md's "Variants" table, row for row, and covers model.VARIANTS."""
+    import re
+    from pathlib import Path
+
+    from playground.model import VARIANTS
+    from playground.ui.explain import VARIANT_PURPOSE
+
+    readme = (Path(__file__).resolve().parent.parent / "golden" / "README.md").read_text(encoding="utf-8")
+    table = readme.split("### Variants", 1)[1].split("\n\n", 2)[1]
+    rows = {m.group(1): (m.group(2).strip(), m.group(3).strip())
+            for m in re.finditer(r"^\| `(\w+)` \|([^|]+)\|([^|]+)\|$", table, re.M)}
+    plain = {v: (shows.replace('"', "").replace("“", "").replace("”", ""), moves.replace("`", ""))
+             for v, (shows, moves) in rows.items()}
+    ours = {v: (shows.replace("“", "").replace("”", ""), moves) for v, (shows, moves) in VARIANT_PURPOSE.items()}
+    assert ours == plain
+    assert set(VARIANT_PURPOSE) == set(VARIANTS)
+
+
+def test_the_wilson_example_on_five_claims_is_what_statsmodels_gives():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from playground.ui.explain import WHY
+
+    low, high = proportion_confint(3, 5, alpha=0.05, method="wilson")
+    assert (round(100 * low), round(100 * high)) == (23, 88)
+    assert "60% [23–88%]" in WHY["wilson"][0] and "3 of 5" in WHY["wilson"][1]
+    # the composite's example: 0% faithfulness and 100% elsewhere at equal weights
+    assert 0.25 * (0 + 1 + 1 + 1) == 0.75 and "75%" in WHY["composite"][1]
+
+
+def test_why_and_variant_html():
+    from playground.ui.explain import WHY, variant_html, why_html
+
+    assert set(WHY) == {"relevant", "supported", "correct", "covered", "wilson", "composite"}
+    page = why_html("covered")
+    assert page.startswith("<details class='pg-why pg-why-covered'><summary>") and "short, faithful and" in page
+    assert "built to move: coverage" in variant_html("incomplete")
+    assert variant_html("imported") == ""  # a variant the shipped set does not author: nothing to teach
+
+
+@pytest.mark.parametrize(("text", "limit", "expected"), [
+    ("How long do retries last?", 25, "How long do retries last?"),        # exactly the limit: whole
+    ("How long do retries last??", 25, "How long do retries…"),            # one over: cut at the last space
+    ("  How   long\n do  ", 46, "How long do"),                            # one line, single spaces
+    ("Supercalifragilistic expialidocious", 12, "Supercalifr…"),           # no space in the first half: in the word
+    ("Is it, or not", 8, "Is it…"),                                        # trailing punctuation dropped
+])
+def test_shorten_cuts_at_a_word_boundary(text, limit, expected):
+    from playground.ui.views import shorten
+
+    out = shorten(text, limit)
+    assert out == expected and len(out) <= limit
+
+
+def test_short_id_drops_the_dataset_prefix():
+    from playground.ui.views import short_id
+
+    assert short_id("halu_jsonl:h0002640e49") == "h0002640e49" and short_id("GC-0003") == "GC-0003"

@@ -333,6 +333,9 @@ def test_filters_by_type_status_verdict_and_disagreement(mini, db):
     assert [r.case_id for r in s.set_filter(status="unlabelled")] == ["GC-0002"]
     assert [r.case_id for r in s.set_filter(disagreement=True)] == ["GC-0001"]
     verdicts = {cid: set(s.case_row(cid).verdicts) for cid in s.case_ids}
+    with pytest.raises(SessionError, match="show harness labels"):  # blind: the harness's verdicts stay hidden
+        s.set_filter(verdict="ACCEPT")
+    s.reveal_all = True
     for v in ("ACCEPT", "REVIEW", "REJECT"):
         assert [r.case_id for r in s.set_filter(verdict=v)] == [c for c in s.case_ids if v in verdicts[c]]
     with pytest.raises(SessionError):

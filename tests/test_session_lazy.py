@@ -87,6 +87,7 @@ def test_a_store_dataset_builds_only_the_cases_touched(imported):
         before = s.built_cases
         assert unit.unit_id in s.catalog and s.built_cases == sorted([*before, unit.case_id])
     assert "big:nothing::x" not in s.catalog and len(s.built_cases) == 9
+    s.reveal_all = True  # the verdict filter is offered only with the harness shown
     s.set_filter(verdict="REVIEW")
     assert s.built_cases == cases
 
@@ -236,6 +237,7 @@ def test_a_harness_run_of_the_dataset_keeps_what_the_page_reads(imported, tmp_pa
     opened = open_dataset("big", imported)
     report = run_dataset(load_config(), opened, tmp_path / "run", progress=False)
     s = session_for_dataset(open_dataset("big", imported), imported)
+    s.reveal_all = True
     s.set_filter(verdict="ACCEPT")  # every case's decision: all read, none scored
     assert s.harness is not None and (s.harness.read, s.harness.computed) == (12, 0)
     assert s.results == eager(opened, imported).results

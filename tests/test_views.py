@@ -20,7 +20,7 @@ from playground.ui.session import LabelSession, SessionError, compute_harness
 from playground.ui.views import PlaygroundApp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from browser_fixtures import IMG, XSS_CLAIMS, XSS_QUERY, make_data_root
+from browser_fixtures import XSS_CLAIMS, XSS_QUERY, make_data_root
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -90,7 +90,9 @@ def test_hostile_text_is_escaped_in_every_html_widget(hostile, db):
     for text in (XSS_QUERY, *XSS_CLAIMS):  # markdown leaves quotes in text as they are: both spellings are text
         assert __import__("html").escape(text, quote=False) in joined.replace("&quot;", '"')
     # option labels are rendered as text by ipywidgets: the raw text may stay raw there
-    assert any(IMG[:10] in label for label, _ in app.case_list.options)
+    # (the list shows the question's first words, cut at a word boundary: taken from the raw text, not escaped)
+    label = next(label for label, cid in app.case_list.options if cid == "GC-0003")
+    assert label.endswith("…") and XSS_QUERY.startswith(label.split(" · ", 1)[1][:-1])
 
 
 def test_every_stable_class_is_present(hostile, db):
@@ -672,3 +674,22 @@ def test_the_case_list_is_a_window_around_the_case_on_screen(count, at, window):
     assert list_window(count, at) == window
     start, stop = window
     assert start <= at < stop or count == 0
+
+
+def test_beside_the_toggle_your_answer_is_compared_by_name_with_the_harness_and_the_key(hostile, db):
+    """Issue 23.7: "your no: ≠ harness, = key" — never "key: yes ≠ you", which read as if the key disagreed."""
+    app = app_for(hostile, db)
+    s = app.session
+    row = app._rows["claim"][0]
+    uid = row.unit_id
+    for choice, mine in (("no", 0), ("yes", 1)):
+        click(app, "claim", 0, "supported", choice)
+        auto, key = s.auto[(uid, "supported")], s.key[(uid, "supported")]
+        shown = row.autos["supported"].value
+        harness = "≠ harness" if auto != mine else "= harness"
+        against_key = "≠ key" if key != mine else "= key"
+        assert f"your {choice}: <span class='pg-{'differ' if auto != mine else 'agree'}'>{harness}</span>" in shown
+        assert f"<span class='pg-{'differ' if key != mine else 'agree'}'>{against_key}</span>" in shown
+        assert "≠ you" not in shown
+    click(app, "claim", 0, "supported", "unsure")  # unsure is no answer to compare: no marks
+    assert "your " not in row.autos["supported"].value and "harness: <b>" in row.autos["supported"].value

@@ -748,6 +748,12 @@ class LabelStore:
             return None
         return StoredDataset(row[0], row[1], json.loads(row[2]), row[3], self._b.ts_out(row[4]))
 
+    def dataset_revision(self, name: str) -> str | None:
+        """The SHA-256 of the dataset stored under ``name`` (its revision), without reading the payload; ``None``
+        when there is none.  An open page compares it with the revision it opened before each write."""
+        row = self._b.read(lambda cur: cur.execute("SELECT sha256 FROM datasets WHERE name = ?", (name,)).fetchone())
+        return None if row is None else str(row[0])
+
     def dataset_names(self) -> list[str]:
         """The name of every stored dataset, sorted, without reading the payloads (a page's dataset picker)."""
         rows = self._b.read(lambda cur: cur.execute("SELECT name FROM datasets ORDER BY name").fetchall())

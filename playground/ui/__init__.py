@@ -15,7 +15,7 @@ the calibration page), ``?weights=faithfulness:0.4,...`` and
 ``?gates=faithfulness:0.6`` (the composite's settings), ``?dataset=NAME``
 (an imported dataset; ``PLAYGROUND_DATASET`` sets the default, from
 ``playground serve --dataset``) and ``?sample=NAME`` (walk a calibration
-sample in order).  The page keeps the URL bar up to date as the person
+sample in order), ``?q=WORDS`` (the case list's search).  The page keeps the URL bar up to date as the person
 moves, so a link copied at any moment reopens the same view.
 Under JupyterHub the name defaults to ``JUPYTERHUB_USER`` (the hub's login).
 
@@ -68,19 +68,11 @@ def _flag(value: str | None) -> bool:
 
 
 def open_session_dataset(name: str | None, store: Any, *, reveal_all: bool = False, root: str | None = None) -> Any:
-    """A :class:`~playground.ui.session.LabelSession` on the dataset ``name`` (None or ``golden``: the shipped set).
+    """A :class:`~playground.ui.session.LabelSession` on the dataset ``name``: see
+    :func:`playground.ui.session.open_session_dataset`."""
+    from .session import open_session_dataset as open_
 
-    Uses :func:`playground.datasets.open_dataset` (an imported dataset brings
-    its own passages); an unknown name is a :class:`SessionError` naming the known ones.
-    """
-    from ..datasets import open_dataset
-    from .session import SessionError, session_for_dataset
-
-    try:
-        opened = open_dataset(name or None, store, root)
-    except ValueError as exc:  # DatasetNotFound names the known datasets
-        raise SessionError(str(exc)) from None
-    return session_for_dataset(opened, store, reveal_all=reveal_all)  # an imported dataset: built per case
+    return open_(name, store, reveal_all=reveal_all, root=root)
 
 
 def launch(root: str | None = None, db: str | None = None, *, read_only: bool | None = None,
@@ -167,10 +159,13 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
 
 
 def apply_view_params(session: Any, params: dict[str, str]) -> list[str]:
-    """Apply ``case``, ``response``, ``weights`` and ``gates`` of a link to the session; returns the problems."""
+    """Apply ``q``, ``case``, ``response``, ``weights`` and ``gates`` of a link to the session; returns the
+    problems."""
     from .session import SessionError, parse_weights
 
     problems: list[str] = []
+    if params.get("q"):
+        session.set_filter(text=params["q"])  # the case list's search
     case = params.get("case")
     if case:
         if case in session.dataset.cases:

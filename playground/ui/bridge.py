@@ -17,8 +17,14 @@ Keys (shown on the page with ``?``)
 * ``→`` / ``]`` next case, ``←`` / ``[`` previous case, ``g`` next
   unlabelled, ``s`` next response of this case, ``z`` undo, ``e`` comment on
   the focused unit, ``?`` the key map, ``Esc`` closes it.
-* Keys are ignored while typing in a text field, a list or a menu; ``Esc``
-  leaves the field (a comment is saved when its box is left).
+* ``/`` puts the cursor in the case search.
+* Keys type into a text field, a list or a menu only while it has the cursor;
+  ``Esc`` leaves any of them (a comment is saved when its box is left), and
+  ``Enter`` in the name box uses the name and hands the keys back to the
+  labelling area (answer keys typed before the kernel has taken the name
+  wait for it, in order).  The listener runs in the capture phase because
+  ipywidgets' text boxes stop their keys from bubbling.  Once a name is in
+  use its box is locked: only "Switch name" unlocks it.
 
 The URL bar
 -----------
@@ -58,7 +64,9 @@ KEYMAP: tuple[tuple[str, str], ...] = (
     ("g", "next unlabelled"),
     ("s", "next response of this case"),
     ("z", "undo"),
-    ("e", "comment on this unit"),
+    ("e", "comment on this unit (Esc leaves the box and saves)"),
+    ("/", "search the cases"),
+    ("Enter", "in the name box: use the name, back to labelling"),
     ("?", "show / hide this key map"),
 )
 
@@ -84,7 +92,8 @@ function render({ model, el }) {
   const rows = JSON.parse(model.get("keymap") || "[]")
     .map(([k, v]) => `<tr><td><kbd>${k}</kbd></td><td>${v}</td></tr>`).join("");
   help.innerHTML = `<div class="pg-keymap-box"><b>Keys</b><table>${rows}</table>` +
-    `<div class="pg-muted">Keys are ignored while you type in a field. Esc closes this.</div></div>`;
+    `<div class="pg-muted">Keys type into a field only while it has the cursor; Esc leaves it. ` +
+    `Esc closes this.</div></div>`;
   const banner = document.createElement("div");
   banner.className = "pg-lost-banner";
   banner.style.display = "none";
@@ -98,6 +107,8 @@ function render({ model, el }) {
   let lost = false;
   let seq = 0;
   const pending = new Map();  // toggle class -> time clicked, until the kernel acknowledges it
+  let namedAt = 0;            // when Enter was pressed in the name box
+  let waiting = [];           // answers typed before the kernel took that name
 
   const app = () => document.querySelector(".pg-app");
   function setFocus(q) {
@@ -141,20 +152,57 @@ function render({ model, el }) {
     const q = current();
     if (!q) return;
     const b = q.querySelector(`.pg-toggle button[data-value="${value}"]`);
-    if (!b || b.disabled) {
+    if (waiting.length || !b || b.disabled) {
+      if (Date.now() - namedAt < 20000) { waiting.push(value); setTimeout(flushWaiting, 100); return; }
       model.send({type: "hint", text: "Type your name first: labels are saved under it."});
       return;
     }
     b.click();
     moveQuestion(+1);
   }
+  // A field keys type into: a text box, a list or a menu (a checkbox or a button is not: keys label there).
+  const NOT_TYPED = ["checkbox", "radio", "button", "submit", "reset", "range", "color", "file"];
+  function isField(t) {
+    const tag = (t && t.tagName) || "";
+    if (tag === "INPUT") return !NOT_TYPED.includes((t.type || "text").toLowerCase());
+    return ["TEXTAREA", "SELECT"].includes(tag) || !!(t && t.isContentEditable);
+  }
+  // Leave a text field: its value is committed by the browser's change event on blur (a comment is saved,
+  // a name is used), and the next key goes to the labelling area, never into the field.
+  function leaveField(t) {
+    if (t && t.blur) t.blur();
+    const a = document.activeElement;
+    if (a && a !== document.body && a.blur) a.blur();
+    current();
+  }
+  // Answer keys typed right after a name's Enter wait (in order) until the kernel has taken the name.
+  function flushWaiting() {
+    if (!waiting.length) return;
+    if (Date.now() - namedAt > 20000) {
+      waiting = [];
+      model.send({type: "hint", text: "Type your name first: labels are saved under it."});
+      return;
+    }
+    const q = current();
+    const b = q && q.querySelector(".pg-toggle button");
+    if (!b || b.disabled) { setTimeout(flushWaiting, 100); return; }
+    const keys = waiting;
+    waiting = [];
+    keys.forEach((v) => answer(v));
+  }
   function onKey(ev) {
+    // Capture phase: ipywidgets' text boxes stop their keydown from bubbling, so only a capturing listener
+    // sees Enter and Esc there.
     if (lost || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const t = ev.target;
-    const tag = (t && t.tagName) || "";
-    if (["INPUT", "TEXTAREA", "SELECT"].includes(tag) || (t && t.isContentEditable)) {
-      if (ev.key === "Escape" && t.blur) t.blur();  // leave a comment box (it saves on leaving) and go on by keys
-      return;
+    if (isField(t)) {
+      if (ev.key === "Escape") { leaveField(t); ev.preventDefault(); }
+      else if (ev.key === "Enter" && t.closest && t.closest(".pg-annotator")) {
+        namedAt = Date.now();
+        leaveField(t);
+        ev.preventDefault();
+      }
+      return;  // any other key types into the field it was meant for
     }
     const k = ev.key;
     let done = true;
@@ -171,12 +219,22 @@ function render({ model, el }) {
     else if (k === "e") {
       const q = current();
       const box = q && q.closest(".pg-unit").querySelector(".pg-comment textarea, .pg-comment input");
-      if (box) box.focus(); else done = false;
+      if (box && !box.disabled) box.focus(); else done = false;
+    }
+    else if (k === "/") {
+      const box = document.querySelector(".pg-search input");
+      if (box && !box.disabled) box.focus(); else done = false;
     }
     else done = false;
-    if (done) ev.preventDefault();
+    if (done) { ev.preventDefault(); ev.stopPropagation(); }
   }
   function onClick(ev) {
+    const box = ev.target.closest && ev.target.closest(".pg-comment");
+    if (box && ev.isTrusted) {  // clicked into a unit's comment: Esc then an answer key answers that unit
+      const unit = box.closest(".pg-unit");
+      if (unit && !(focus && unit.contains(focus))) setFocus(unit.querySelector(".pg-q"));
+      return;
+    }
     const b = ev.target.closest && ev.target.closest(".pg-toggle button");
     if (!b) return;
     const c = toggleClass(b.closest(".pg-toggle"));
@@ -205,6 +263,11 @@ function render({ model, el }) {
     if (msg.type === "pong") lastPong = Date.now();
     else if (msg.type === "ack") pending.delete(msg.toggle);
     else if (msg.type === "focus_first") setFocus(null);
+    else if (msg.type === "named") flushWaiting();
+    else if (msg.type === "focus_name") {
+      const box = document.querySelector(".pg-annotator input");
+      if (box) { box.disabled = false; box.focus(); box.select(); }
+    }
   }
   function applyQuery() {
     const q = model.get("query");
@@ -218,7 +281,7 @@ function render({ model, el }) {
   model.on("msg:custom", onMsg);
   model.on("change:query", applyQuery);
   applyQuery();
-  document.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", onKey, true);
   document.addEventListener("click", onClick, true);
   const timer = setInterval(() => {
     if (lost) return;
@@ -228,7 +291,7 @@ function render({ model, el }) {
   }, 2000);
   return () => {
     clearInterval(timer);
-    document.removeEventListener("keydown", onKey);
+    document.removeEventListener("keydown", onKey, true);
     document.removeEventListener("click", onClick, true);
     model.off("msg:custom", onMsg);
     model.off("change:query", applyQuery);
@@ -261,7 +324,6 @@ class PageBridge(anywidget.AnyWidget):
         kind = content.get("type")
         if kind == "ping":
             self.send({"type": "pong", "n": content.get("n")})
-            return
         handler = self.handlers.get(str(kind))
         if handler is not None:
             handler(content)
@@ -269,6 +331,14 @@ class PageBridge(anywidget.AnyWidget):
     def ack(self, toggle_class: str) -> None:
         """Tell the front-end the kernel has handled a click on this toggle (saved or refused)."""
         self.send({"type": "ack", "toggle": toggle_class})
+
+    def named(self) -> None:
+        """Tell the front-end the kernel has taken the name: answer keys typed meanwhile are applied now."""
+        self.send({"type": "named"})
+
+    def focus_name(self) -> None:
+        """Put the cursor in the name box ("Switch name")."""
+        self.send({"type": "focus_name"})
 
     def focus_first(self) -> None:
         """Move the keyboard focus to the first unanswered question of the view (after a case change)."""

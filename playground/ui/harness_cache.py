@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..harness.case_cache import (  # the per-case files moved to the core (harness run --dataset writes them)
     FORMAT,
@@ -48,8 +48,12 @@ from ..harness.case_cache import (  # the per-case files moved to the core (harn
 from ..harness.case_cache import config_and_code as _config_and_code
 from ..harness.case_cache import write_kept as _write_atomic
 
-__all__ = ["FORMAT", "CaseHarness", "KeptFiles", "KeptHit", "cache_dir", "cached_harness", "dataset_fingerprint",
-           "fingerprint", "hits_from_json", "hits_to_json"]
+if TYPE_CHECKING:
+    from ..golden import Dataset
+    from ..model import Passage
+
+__all__ = ["FORMAT", "CaseHarness", "KeptFiles", "KeptHit", "cache_dir", "cached_harness", "compute_harness",
+           "dataset_fingerprint", "fingerprint", "hits_from_json", "hits_of", "hits_to_json"]
 
 
 class KeptHit(NamedTuple):
@@ -101,7 +105,6 @@ def cached_harness(dataset: Any, config: Any = None) -> tuple[dict[str, list], d
     """``(hits, results, how)`` of :func:`~playground.ui.session.compute_harness`; ``how`` is ``read``,
     ``computed and kept`` or ``computed`` (cache off or not writable)."""
     from ..harness.config import load_config
-    from .session import compute_harness
 
     config = config or load_config()
     where = cache_dir()
@@ -124,3 +127,30 @@ def cached_harness(dataset: Any, config: Any = None) -> tuple[dict[str, list], d
         return hits, results, "computed"
     # what the page uses is what a later kernel will read: the JSON form (tuples become lists)
     return hits, json.loads(text)["results"], "computed and kept"
+
+
+# --- the harness, once (the page's session and the cache above both use it) ---------------------------------
+
+
+def hits_of(passages: Mapping[str, Sequence[Passage]]) -> dict[str, list]:
+    """Given passages as retrieval hits (rank in the order given, score 0), for a dataset that brings its own."""
+    from ..harness.retrieve import Hit
+
+    return {cid: [Hit(p, 0.0, i + 1) for i, p in enumerate(ps)] for cid, ps in passages.items()}
+
+
+def compute_harness(dataset: Dataset, config=None, hits: Mapping[str, list] | None = None
+                    ) -> tuple[dict[str, list], dict[str, dict]]:
+    """Retrieve (unless ``hits`` are given) and score every case on ``config``: ``(hits, results)`` by case id.
+
+    Authored responses and BM25 only: the playground never calls a model.
+    """
+    from ..harness.config import load_config
+    from ..harness.retrieve import retrieve_cases
+    from ..harness.run import score_case
+
+    config = config or load_config()
+    hits = dict(hits) if hits is not None else retrieve_cases(dataset, config)
+    results = {cid: score_case(dataset.cases[cid], hits[cid], dataset.responses_for(cid), config)
+               for cid in sorted(dataset.cases)}
+    return hits, results

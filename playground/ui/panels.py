@@ -6,18 +6,20 @@ their events to the app's actions and returns the panel's box.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as W
 
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER
+from .explain import why_html
 from .rows import html_widget
 from .session import STATUSES, VERDICTS
 
 if TYPE_CHECKING:
     from .views import PlaygroundApp
 
-__all__ = ["ALL", "build_case", "build_header", "build_nav", "build_scores", "button"]
+__all__ = ["ALL", "build_case", "build_header", "build_nav", "build_scores", "button", "on_click"]
 
 ALL = "__all__"
 
@@ -27,6 +29,12 @@ def button(text: str, cls: str, tooltip: str = "", style: str = "", width: str =
                  layout=W.Layout(width=width))
     b.add_class(cls)
     return b
+
+
+def on_click(b: W.Button, app: PlaygroundApp, action: Callable[..., Any], *args: Any) -> None:
+    """Run ``action`` on a click, unless the button is disabled: ipywidgets delivers a click message to a
+    disabled button too, and the kernel, not the page, decides what is allowed."""
+    b.on_click(lambda btn: None if btn.disabled else app.guard(action, *args))
 
 
 def _who(app: PlaygroundApp) -> list[W.Widget]:
@@ -44,7 +52,7 @@ def _who(app: PlaygroundApp) -> list[W.Widget]:
                       layout=W.Layout(width="250px"))
     app.name.add_class("pg-annotator")
     app.name_go = button("Start labelling", "pg-annotator-go", "label under this name", "primary")
-    app.name_go.on_click(lambda _b: app.guard(app.start, app.name.value if app.name is not None else ""))
+    on_click(app.name_go, app, app.on_name_button)
     app.name.observe(app.on_name, names="value")
     app.bookmark = html_widget(cls="pg-bookmark pg-muted")
     return [app.name, app.name_go, app.bookmark]
@@ -70,10 +78,10 @@ def build_header(app: PlaygroundApp) -> list[W.Widget]:
     app.progress_bar.add_class("pg-progress-bar")
     app.progress = html_widget(cls="pg-progress")
     app.undo_b = button("Undo", "pg-undo", "revert your last change (z)", icon="undo", width="90px")
-    app.undo_b.on_click(lambda _b: app.guard(app.undo))
+    on_click(app.undo_b, app, app.undo)
     app.refresh_b = button("Refresh", "pg-refresh", "reload labels from the store (other tabs' changes)",
                            icon="refresh", width="100px")
-    app.refresh_b.on_click(lambda _b: app.guard(app.refresh))
+    on_click(app.refresh_b, app, app.refresh)
     app.reveal = W.Checkbox(value=s.reveal_all, description="show harness labels before I label",
                             indent=False, layout=W.Layout(width="auto"))
     app.reveal.add_class("pg-reveal")
@@ -94,6 +102,10 @@ def build_header(app: PlaygroundApp) -> list[W.Widget]:
 def build_nav(app: PlaygroundApp) -> W.VBox:
     """The case list with its filters and buttons, the export."""
     s = app.session
+    app.search = W.Text(value=s.filter.text, placeholder="search question, answer, passages (/)",
+                        continuous_update=True, layout=W.Layout(width="100%"))
+    app.search.add_class("pg-search")
+    app.search.observe(lambda _ch: app.guard(app.on_filter), names="value")
     app.f_type = W.Dropdown(options=app.type_options(), value=ALL, layout=W.Layout(width="100%"))
     app.f_status = W.Dropdown(options=[("any status", ALL)] + [(x, x) for x in STATUSES], value=ALL,
                               layout=W.Layout(width="100%"))
@@ -115,9 +127,9 @@ def build_nav(app: PlaygroundApp) -> W.VBox:
     app.next_u = button("next unlabelled ▶▶", "pg-next-unlabelled",
                         "the first case or response with something left to label, from this one (g)", "info",
                         width="98%")
-    app.prev_b.on_click(lambda _b: app.guard(app.move, "prev"))
-    app.next_b.on_click(lambda _b: app.guard(app.move, "next"))
-    app.next_u.on_click(lambda _b: app.guard(app.move, "unlabelled"))
+    on_click(app.prev_b, app, app.move, "prev")
+    on_click(app.next_b, app, app.move, "next")
+    on_click(app.next_u, app, app.move, "unlabelled")
     scopes = [("my labels", "mine"), ("all annotators", "all"), ("consensus", "consensus")]
     if s.read_only:
         scopes = scopes[1:] + scopes[:1]
@@ -125,17 +137,17 @@ def build_nav(app: PlaygroundApp) -> W.VBox:
     app.export_scope.add_class("pg-export-scope")
     app.export_csv = button("CSV", "pg-export-csv", "prepare a CSV download", width="48%", icon="download")
     app.export_jsonl = button("JSONL", "pg-export-jsonl", "prepare a JSONL download", width="48%", icon="download")
-    app.export_csv.on_click(lambda _b: app.guard(app.export, "csv"))
-    app.export_jsonl.on_click(lambda _b: app.guard(app.export, "jsonl"))
+    on_click(app.export_csv, app, app.export, "csv")
+    on_click(app.export_jsonl, app, app.export, "jsonl")
     app.download = html_widget(cls="pg-download")
     app.roster = html_widget(cls="pg-roster")
     extra = [html_widget("<div class='pg-h'>Annotators</div>"), app.roster] if s.read_only else []
     nav = W.VBox([
-        *extra, html_widget("<div class='pg-h'>Cases</div>"), app.queue_note, app.f_type, app.f_status,
+        *extra, html_widget("<div class='pg-h'>Cases</div>"), app.queue_note, app.search, app.f_type, app.f_status,
         app.f_verdict, app.f_disagree, app.case_list, app.list_note, W.HBox([app.prev_b, app.next_b]), app.next_u,
         html_widget("<div class='pg-h'>Export labels</div>"), app.export_scope,
         W.HBox([app.export_csv, app.export_jsonl]), app.download,
-    ], layout=W.Layout(width="230px"))
+    ], layout=W.Layout(width="280px"))
     for c in ("pg-panel", "pg-side", "pg-nav"):
         nav.add_class(c)
     return nav
@@ -159,10 +171,14 @@ def build_case(app: PlaygroundApp) -> list[W.Widget]:
     app.response_head = html_widget(cls="pg-h")
     app.facts_head = html_widget(cls="pg-h")
     app.reference = html_widget(cls="pg-reference")
+    claims_why = html_widget(why_html("supported") + why_html("correct"), cls="pg-claims-why")
+    # The response under judgement comes right after the question, so it is on screen when a case opens
+    # (1280 x 800, issue 23.7); the passages, then the claims to judge against them, follow.
     return [
-        app.case_head, app.history, app.question, app.passages_head, app.passages_box,
+        app.case_head, app.history, app.question,
         app.response_head, W.HBox([app.scenario], layout=W.Layout(flex_flow="row wrap")), app.scenario_note,
-        app.response_text, app.reference, app.claims_box, app.facts_head, app.facts_box, app.decision,
+        app.response_text, app.passages_head, app.passages_box, app.reference, claims_why, app.claims_box,
+        app.facts_head, app.facts_box, app.decision,
     ]
 
 
@@ -203,10 +219,11 @@ def build_scores(app: PlaygroundApp) -> W.VBox:
     app.agreement = html_widget(cls="pg-agreement")
     app.variants = html_widget(cls="pg-variants")
     col = W.VBox([
-        html_widget("<div class='pg-h'>The four dimensions</div>"), app.rates, app.chart,
+        html_widget("<div class='pg-h'>The four dimensions</div>"), app.rates, html_widget(why_html("wilson")),
+        app.chart,
         html_widget("<div class='pg-h'>Diagnosis</div>"), app.diagnosis,
         html_widget("<div class='pg-h'>Weighted composite <span class='pg-muted'>(not a standard score)</span></div>"),
-        weights_grid, app.composite,
+        html_widget(why_html("composite")), weights_grid, app.composite,
         html_widget("<div class='pg-h'>You versus the harness</div>"), app.agreement,
         html_widget("<div class='pg-h'>This case, by response</div>"), app.variants,
     ], layout=W.Layout(width="auto"))

@@ -55,7 +55,7 @@ class UnitRow:
             toggle = W.ToggleButtons(options=list(ANSWERS), value=None,
                                      tooltips=["yes (y, 1)", "no (n, 2)", "unsure: counted in no rate (u, 3)",
                                                "remove my label (c, 0)"],
-                                     style={"button_width": "62px"}, layout=W.Layout(width="auto"))
+                                     style={"button_width": "auto"}, layout=W.Layout(width="auto"))
             toggle.add_class(f"{prefix}-{dim}")
             toggle.add_class("pg-toggle")
             toggle.observe(self._changed(dim), names="value")
@@ -148,12 +148,18 @@ class UnitRow:
             score = detail["score"]
             mine = s.label(uid, dim)
             differ = mine is not None and value is not None and mine != value
+            key = detail["key"]
             txt = f"harness: <b>{FROM_VALUE.get(value, '?')}</b>"
             if score is not None:
                 txt += f" <span class='pg-ci'>({score:.2f})</span>"
-            if detail["key"] is not None:
-                txt += f" · key: {FROM_VALUE.get(detail['key'], '?')}"
-            if differ:
-                txt += " <span class='pg-differ'>≠ you</span>"
+            if key is not None:
+                txt += f" · answer key: <b>{FROM_VALUE.get(key, '?')}</b>"
+            if mine is not None:  # your answer against each of them, named: "≠ harness", "= key"
+                marks = [] if value is None else [("≠ harness", "pg-differ") if differ else ("= harness", "pg-agree")]
+                if key is not None:
+                    marks.append(("≠ key", "pg-differ") if mine != key else ("= key", "pg-agree"))
+                if marks:
+                    spans = ", ".join(f"<span class='{c}'>{t}</span>" for t, c in marks)
+                    txt += f" · your {FROM_VALUE[mine]}: {spans}"
             parts.append(f"<span class='pg-auto-shown'>{txt}</span>")
         return " ".join(parts)

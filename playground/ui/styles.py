@@ -52,6 +52,17 @@ mark.pg-mark.pg-mark-active { background: #ffd33d; outline: 2px solid #d4a72c; }
 .pg-auto-hidden { color: #8c959f; font-style: italic; font-size: 12px; }
 .pg-auto-shown { font-size: 12.5px; }
 .pg-differ { color: #bc4c00; font-weight: 600; }
+.pg-agree { color: #1a7f37; }
+.pg-why { font-size: 12.5px; color: #424a53; margin: 2px 0 4px 0; }
+.pg-why summary { cursor: pointer; color: #0969da; font-size: 12.5px; }
+.pg-why-body { background: #f6f8fa; border-left: 3px solid #0969da; padding: 4px 8px; margin-top: 2px;
+               white-space: normal; }
+.pg-variant-purpose { background: #fff8c5; border-left: 3px solid #d4a72c; padding: 3px 8px; margin: 3px 0;
+                      font-size: 12.5px; white-space: normal; }
+.pg-app .widget-html-content { white-space: normal; }
+.pg-toggle .widget-toggle-button { width: auto !important; min-width: 44px; padding: 0 9px;
+                                   overflow: visible !important; text-overflow: clip !important; }
+.pg-scenario .widget-toggle-button { overflow: visible !important; text-overflow: clip !important; }
 .pg-stale { color: #9a6700; font-size: 12px; }
 .pg-status-ok { color: #1a7f37; }
 .pg-status-err { color: #cf222e; font-weight: 600; }
@@ -66,7 +77,8 @@ mark.pg-mark.pg-mark-active { background: #ffd33d; outline: 2px solid #d4a72c; }
 .pg-pass { color: #1a7f37; }
 .pg-warn { color: #9a6700; }
 .pg-body { flex-flow: row wrap !important; gap: 8px; }
-.pg-nav { flex: 0 0 230px !important; width: 230px !important; }
+.pg-nav { flex: 0 0 280px !important; width: 280px !important; }
+.pg-case-list select { font-size: 12px; }
 .pg-case { flex: 1 1 440px !important; min-width: 0 !important; }
 .pg-scores { flex: 1 1 340px !important; max-width: 480px; min-width: 0 !important; }
 .pg-app > * { flex: 0 0 auto; }

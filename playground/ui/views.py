@@ -2,7 +2,8 @@
 
 All state and every decision live in the session; this module forwards
 clicks and keys to the session and redraws what changed.  The panels are
-built in :mod:`playground.ui.panels`, a unit's row in :mod:`playground.ui.rows`,
+built in :mod:`playground.ui.panels`, drawn by :mod:`playground.ui.render`, a unit's row in
+:mod:`playground.ui.rows`, the explanations in :mod:`playground.ui.explain`,
 the front-end helper (keys, URL bar, connection watch) in
 :mod:`playground.ui.bridge`, the style sheet in :mod:`playground.ui.styles`.
 
@@ -43,95 +44,22 @@ from urllib.parse import quote, urlencode
 
 import ipywidgets as W
 
-from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER
 from .bridge import PageBridge
 from .fragments import (
-    agreement_table,
-    composite_html,
-    diagnosis_html,
     esc,
-    markdown_html,
-    pct,
-    rates_table,
-    response_html,
 )
 from .panels import ALL, build_case, build_header, build_nav, build_scores
+from .render import LIST_CHARS, LIST_WINDOW, PageRender, list_window, short_id, shorten
 from .rows import FROM_VALUE, TO_VALUE, UnitRow, html_widget
-from .session import EXPORT_MIME, LabelChange, LabelSession, Scores, SessionError
+from .session import EXPORT_MIME, DatasetChangedError, LabelChange, LabelSession, SessionError
 from .styles import CSS, GUIDE
 
-__all__ = ["LIST_WINDOW", "PlaygroundApp", "list_window"]
-
-_STATUS_MARK = {"unlabelled": "○", "partial": "◐", "done": "●"}
+__all__ = ["LIST_CHARS", "LIST_WINDOW", "PlaygroundApp", "list_window", "short_id", "shorten"]
 
 
-#: The case list holds at most this many cases, around the one on screen: a browser draws a 10,000-entry
-#: list in seconds (1.5 s of a 10k dataset's page open, bench/bench_import.py); filters and next/previous
-#: reach the rest.
-LIST_WINDOW = 200
 
-
-def list_window(count: int, at: int, size: int = LIST_WINDOW) -> tuple[int, int]:
-    """``(start, stop)`` of the ``size`` list positions shown: all of them when ``count <= size``, else a
-    window with ``at`` in its middle (``start = at - size // 2``), moved inside ``[0, count)`` at the ends."""
-    if count <= size:
-        return 0, count
-    start = min(max(0, at - size // 2), count - size)
-    return start, start + size
-
-
-class PlaygroundApp:
+class PlaygroundApp(PageRender):
     """The whole page; ``app.widget`` is what the notebook displays."""
-
-    # widgets made by the panel builders (playground.ui.panels)
-    agreement: Any
-    bookmark: Any
-    case_head: Any
-    case_list: Any
-    chart: Any
-    claims_box: Any
-    composite: Any
-    dataset_pick: W.Dropdown | None
-    decision: Any
-    diagnosis: Any
-    download: Any
-    export_csv: Any
-    export_jsonl: Any
-    export_scope: Any
-    f_disagree: Any
-    f_status: Any
-    f_type: Any
-    f_verdict: Any
-    facts_box: Any
-    facts_head: Any
-    history: Any
-    list_note: Any
-    name_go: Any
-    next_b: Any
-    next_u: Any
-    passages_box: Any
-    passages_head: Any
-    prev_b: Any
-    progress: Any
-    progress_bar: Any
-    question: Any
-    queue_note: Any
-    rates: Any
-    reference: Any
-    refresh_b: Any
-    response_head: Any
-    response_text: Any
-    reveal: Any
-    roster: Any
-    scenario: Any
-    scenario_note: Any
-    undo_b: Any
-    variants: Any
-    viewer: Any
-    weights: dict[str, W.FloatSlider]
-    shares: dict[str, W.HTML]
-    gate_on: dict[str, W.Checkbox]
-    gate_floor: dict[str, W.BoundedFloatText]
 
     def __init__(self, session: LabelSession, annotator: str | None = None, reveal: bool = False,
                  chart: bool = True, render: bool = True):
@@ -144,12 +72,17 @@ class PlaygroundApp:
         #: How many times the whole page was drawn (:meth:`render_all`).
         self.renders = 0
         self.name: W.Text | None = None
+        #: Whether the name box is open for a name (no name yet, or after "Switch name"); a name in use is
+        #: locked so that no key can change it (issue 24.1).
+        self.naming = True
         if reveal:
             session.reveal_all = True
         self.bridge = PageBridge()
+        self._pings = 0
         self.bridge.handlers.update({
             "hint": lambda msg: self.say(str(msg.get("text", ""))[:200], error=True),
             "next_response": lambda _msg: self.guard(self.next_response),
+            "ping": lambda _msg: self.heartbeat(),
         })
         self._build()
         if annotator and not session.read_only:
@@ -186,6 +119,14 @@ class PlaygroundApp:
         self.body.children = [nav, self._case_column(), scores]
         old.close()
 
+    def _pool(self, kind: str, count: int, dims: tuple[str, ...], box: W.VBox) -> list[UnitRow]:
+        rows = self._rows[kind]
+        while len(rows) < count:
+            rows.append(UnitRow(self, kind, len(rows), dims))
+        if len(box.children) != len(rows):
+            box.children = [r.box for r in rows]
+        return rows
+
     def dataset_names(self) -> list[str]:
         """Datasets the picker offers: :func:`playground.datasets.dataset_names` of the session's store."""
         from ..datasets import dataset_names
@@ -210,6 +151,8 @@ class PlaygroundApp:
         """Run a user action; errors become a message on the page instead of a traceback."""
         try:
             return fn(*args)
+        except DatasetChangedError as exc:
+            self.stop(str(exc), dataset=True)
         except SessionError as exc:
             self.say(str(exc), error=True)
         except Exception as exc:
@@ -236,13 +179,20 @@ class PlaygroundApp:
 
     _guard = guard  # the name earlier callers used
 
-    def stop(self, reason: str) -> None:
-        """The store is gone (deleted or replaced): say so plainly and save nothing more."""
+    def stop(self, reason: str, dataset: bool = False) -> None:
+        """The store is gone (deleted or replaced), or (``dataset``) the dataset was re-imported under this page:
+        say so plainly and save nothing more."""
+        if self.stopped:
+            return
         self.stopped = True
-        self.status.value = ("<div class='pg-stopped'>The label store has disappeared or been replaced since this "
-                             "page opened, so nothing more can be saved here. Your last change was NOT saved. "
-                             "Tell whoever runs the playground; labels saved before are in the original store. "
-                             f"<span class='pg-muted'>({esc(reason)})</span></div>")
+        if dataset:
+            self.status.value = (f"<div class='pg-stopped pg-dataset-changed'>{esc(reason)} Anything you clicked "
+                                 "since the change was NOT saved.</div>")
+        else:
+            self.status.value = ("<div class='pg-stopped'>The label store has disappeared or been replaced since "
+                                 "this page opened, so nothing more can be saved here. Your last change was NOT saved. "
+                                 "Tell whoever runs the playground; labels saved before are in the original store. "
+                                 f"<span class='pg-muted'>({esc(reason)})</span></div>")
         for rows in self._rows.values():
             for r in rows:
                 r.refresh()
@@ -250,6 +200,22 @@ class PlaygroundApp:
             b.disabled = True
         if self.name is not None:
             self.name.disabled = True
+
+    #: Every how many pings (2 s apart) the page checks that its dataset was not re-imported under it.
+    CHECK_EVERY = 5
+
+    def heartbeat(self) -> None:
+        """On the front-end's ping: every :attr:`CHECK_EVERY` th, stop the page if its dataset changed in the store,
+        so the annotator is told before their next click rather than by it."""
+        self._pings += 1
+        if self.stopped or self._pings % self.CHECK_EVERY:
+            return
+        try:
+            changed = self.session.dataset_changed()
+        except Exception:  # a busy or gone store is reported by the next write, with its own words
+            return
+        if changed:
+            self.guard(self.session.check_dataset)
 
     def say(self, message: str, error: bool = False) -> None:
         if self.stopped:
@@ -273,7 +239,7 @@ class PlaygroundApp:
                 self.name.value = tidy
         self.bookmark.value = (f"bookmark <a href='?annotator={esc(quote(tidy, safe=''))}' class='pg-bookmark-link'>"
                                f"this link</a> to come back as {esc(tidy)}")
-        self.name_go.description = "Switch name"
+        self._lock_name()
         n = len(s.labels) + len(s.unsure)
         if tidy in known:
             msg = f"Welcome back, {tidy}: {n} label{'s' if n != 1 else ''} loaded."
@@ -295,9 +261,44 @@ class PlaygroundApp:
 
     _start = start
 
+    def _lock_name(self) -> None:
+        """The name is in use: its box is locked until "Switch name" is clicked."""
+        self.naming = False
+        self.name_go.description = "Switch name"
+        self.name_go.tooltip = "label under another name"
+        if self.name is not None:
+            self.name.disabled = True
+        self.bridge.named()
+
     def on_name(self, change: dict[str, Any]) -> None:
-        if not self.syncing and change["new"].strip():
+        """A name committed in the box (Enter, or leaving it): used only while the box is open for a name."""
+        if self.syncing:
+            return
+        if not self.naming and self.session.annotator is not None:
+            # A message changed a locked name box: the name in use stays (only "Switch name" changes it).
+            with self.quiet():
+                if self.name is not None:
+                    self.name.value = self.session.annotator
+                    self.name.disabled = True
+            self.say(f"You are labelling as {self.session.annotator}; click “Switch name” to use another name.",
+                     error=True)
+            return
+        if change["new"].strip():
             self.guard(self.start, change["new"])
+
+    def on_name_button(self) -> None:
+        """"Start labelling" uses the name in the box; "Switch name" opens the box for another name."""
+        if self.name is None or self.stopped:
+            return
+        if not self.naming and self.session.annotator is not None:
+            self.naming = True
+            self.name.disabled = False
+            self.name_go.description = "Use this name"
+            self.name_go.tooltip = "label under the name in the box (Enter)"
+            self.bridge.focus_name()
+            self.say(f"Type the other name and press Enter; until then you still label as {self.session.annotator}.")
+            return
+        self.start(self.name.value)
 
     def on_viewer(self, change: dict[str, Any]) -> None:
         value = change["new"]
@@ -306,8 +307,11 @@ class PlaygroundApp:
 
     def on_toggle(self, row: UnitRow, dim: str, choice: str | None) -> None:
         try:
-            if choice is None or self.stopped:
-                return  # deselected by a sync, not by a click; or the store is gone
+            if self.stopped:
+                row.refresh()  # the store or the dataset is gone: show what is stored, save nothing
+                return
+            if choice is None:
+                return  # deselected by a sync, not by a click
             t0 = time.perf_counter()
             assert row.unit_id is not None
             try:
@@ -326,7 +330,10 @@ class PlaygroundApp:
             self.bridge.ack(f"{row.prefix}-{dim}")
 
     def on_comment(self, row: UnitRow, text: str) -> None:
-        if self.stopped or row.unit_id is None:
+        if row.unit_id is None:
+            return
+        if self.stopped:
+            row.refresh()  # nothing is saved any more: show the comment that is stored
             return
         try:
             changed = self.session.set_comment(row.unit_id, text)
@@ -374,6 +381,12 @@ class PlaygroundApp:
             self.viewer.observe(self.on_viewer, names="value")
 
     def on_reveal(self, value: bool) -> None:
+        if self.syncing:
+            return
+        if self.reveal.disabled and bool(value) != self.session.reveal_all:
+            with self.quiet():  # a message set a locked checkbox: the session's mode stands
+                self.reveal.value = self.session.reveal_all
+            return
         self.session.reveal_all = bool(value) or self.session.read_only
         self._sync_verdict_filter()
         self.render_case()
@@ -389,6 +402,7 @@ class PlaygroundApp:
                 self.gate_on[d].value = d in s.gates
                 self.gate_floor[d].value = s.gates.get(d, s.thresholds[d])
             self.reveal.value = s.reveal_all
+            self.search.value = s.filter.text
         self._sync_verdict_filter()
 
     def _sync_verdict_filter(self) -> None:
@@ -401,14 +415,26 @@ class PlaygroundApp:
             self.on_filter()
 
     def on_filter(self) -> None:
+        """Apply the filters; the harness-decision filter only with reveal on (blind mode, checked here on the
+        kernel whatever the page showed: a widget message can set a hidden dropdown)."""
+        if self.syncing:
+            return
         s = self.session
+        verdict = None if self.f_verdict.value == ALL else self.f_verdict.value
+        if verdict is not None and not s.reveal_all:
+            with self.quiet():
+                self.f_verdict.value = ALL
+            verdict = None
+            self.say("The harness-decision filter is offered only with “show harness labels” on.", error=True)
         s.set_filter(
             None if self.f_type.value == ALL else self.f_type.value,
             None if self.f_status.value == ALL else self.f_status.value,
-            None if self.f_verdict.value == ALL else self.f_verdict.value,
+            verdict,
             bool(self.f_disagree.value),
+            str(self.search.value),
         )
         self.render_list()
+        self.update_url()
 
     def on_pick(self, change: dict[str, Any]) -> None:
         if self.syncing or change["new"] is None or change["new"] == self.session.case_id:
@@ -478,7 +504,7 @@ class PlaygroundApp:
         """Open another dataset on the same store, keeping the name."""
         if name == self.session.dataset_name:
             return
-        from . import open_session_dataset
+        from .session import open_session_dataset
 
         old = self.session
         self.session = open_session_dataset(name, old.store, reveal_all=old.reveal_all)
@@ -494,6 +520,7 @@ class PlaygroundApp:
         with self.quiet():
             self.f_type.options = self.type_options()
             self.f_type.value = ALL
+            self.search.value = ""
         self.session.set_filter()
         self._shown_case = None
         self.render_all()
@@ -507,256 +534,6 @@ class PlaygroundApp:
                                f"class='pg-download-link'>⬇ download {esc(name)}</a> "
                                f"<span class='pg-muted'>({n} row{'s' if n != 1 else ''})</span>")
 
-    # --- rendering -----------------------------------------------------------------------------------------
-    def render_roster(self) -> None:
-        if not self.session.read_only:
-            return
-        rows = self.session.annotator_progress()
-        if not rows:
-            self.roster.value = "<span class='pg-muted'>Nobody has labelled yet.</span>"
-            return
-        body = "".join(f"<tr><td>{esc(name)}</td><td class='pg-num'>{p.labelled_units}/{p.total_units}</td>"
-                       f"<td class='pg-num'>{pct(p.fraction)}</td></tr>" for name, p in rows)
-        self.roster.value = (f"<table style='width:100%;font-size:12.5px'><tr><th align=left>name</th>"
-                             f"<th align=left>units</th><th align=left>done</th></tr>{body}</table>"
-                             "<div class='pg-muted'>Refresh to update.</div>")
-
-    def render_all(self) -> None:
-        self.renders += 1
-        self.render_roster()
-        self.render_list()
-        self.render_case()
-        self.render_scores()
-        self.update_url()
-
-    def _list_label(self, row: Any) -> str:
-        mark = _STATUS_MARK[row.status]
-        query = " ".join(row.query.split())
-        short = query if len(query) <= 46 else query[:45] + "…"
-        dis = f" ≠{row.disagreements}" if row.disagreements else ""
-        return f"{mark} {row.case_id} {row.labelled_units}/{row.total_units}{dis} · {short}"
-
-    def render_list(self) -> None:
-        s = self.session
-        rows = s.cases()
-        start, stop = list_window(len(rows), next((i for i, r in enumerate(rows) if r.case_id == s.case_id), 0))
-        options = [(self._list_label(r), r.case_id) for r in rows[start:stop]]
-        with self.quiet():
-            if list(self.case_list.options) != options:
-                self.case_list.options = options
-            value = s.case_id if s.case_id in {cid for _, cid in options} else None
-            if self.case_list.value != value:
-                self.case_list.value = value
-        total = len(s.case_ids)
-        window = f" (the list holds {start + 1:,}–{stop:,}, around this case)" if stop - start < len(rows) else ""
-        self.list_note.value = (f"{len(rows):,} of {total:,} cases shown{window} · ○ unlabelled ◐ partial ● done · "
-                                "n/m = units labelled")
-        self._render_queue()
-        self._update_list_row()
-
-    def _render_queue(self) -> None:
-        s = self.session
-        qp = s.queue_progress()
-        if qp is None:
-            self.queue_note.value = ""
-            return
-        what = "calibration sample" if s.queue_sample else "your queue"
-        self.queue_note.value = (f"<div class='pg-queue-box'><b>{esc(what)}</b> {esc(s.queue_name or '')}: "
-                                 f"<span class='pg-num'>{qp.labelled_units} / {qp.total_units}</span> units "
-                                 f"done ({pct(qp.fraction)}). next / previous / next unlabelled follow it.</div>")
-
-    def _update_list_row(self) -> None:
-        """Refresh the label of the case on screen in the list (after a toggle)."""
-        s = self.session
-        if s.case_id is None:
-            return
-        options = list(self.case_list.options)
-        for i, (label, cid) in enumerate(options):
-            if cid == s.case_id:
-                new = self._list_label(s.case_row(cid))
-                if new != label:
-                    options[i] = (new, cid)
-                    with self.quiet():
-                        self.case_list.options = options
-                        self.case_list.value = cid
-                break
-
-    def _pool(self, kind: str, count: int, dims: tuple[str, ...], box: W.VBox) -> list[UnitRow]:
-        rows = self._rows[kind]
-        while len(rows) < count:
-            rows.append(UnitRow(self, kind, len(rows), dims))
-        if len(box.children) != len(rows):
-            box.children = [r.box for r in rows]
-        return rows
-
-    def render_case(self) -> None:
-        s = self.session
-        case = s.case
-        if case is None:
-            self.case_head.value = "<i>No case in this dataset.</i>"
-            return
-        if self._shown_case is not None and self._shown_case != case.case_id:
-            self._new_case_column()
-        self._shown_case = case.case_id
-        self._render_case_head()
-        if case.history:
-            turns = "".join(f"<div class='pg-md'><b>{esc(t.role)}:</b> {markdown_html(t.content)}</div>"
-                            for t in case.history)
-            self.history.value = f"<div class='pg-muted'>Earlier turns</div><div class='pg-box'>{turns}</div>"
-        else:
-            self.history.value = ""
-        self.question.value = f"<div class='pg-qbox pg-md'>{markdown_html(case.query)}</div>"
-        passages = s.view_units("passage")
-        claims = s.view_units("claim")
-        facts = s.view_units("fact")
-        self.passages_head.value = (f"Retrieved passages <span class='pg-muted'>({len(passages)}) — is each one "
-                                    "relevant to the question?</span>")
-        if not passages:
-            self.passages_head.value += "<div class='pg-muted'>Retrieval returned no passage for this case.</div>"
-        for kind, units, dims, box in (("passage", passages, ("relevant",), self.passages_box),
-                                       ("claim", claims, ("supported", "correct"), self.claims_box),
-                                       ("fact", facts, ("covered",), self.facts_box)):
-            rows = self._pool(kind, len(units), dims, box)
-            for i, row in enumerate(rows):
-                row.bind(units[i] if i < len(units) else None)
-        self._render_scenarios()
-        self._render_response([c.unit.text for c in claims])
-        self.facts_head.value = (f"Reference facts <span class='pg-muted'>({len(facts)}) — does the response "
-                                 "cover each one?</span>" if s.response is not None else "")
-        if s.response is not None and not facts:
-            self.facts_head.value += "<div class='pg-muted'>This case lists no reference fact.</div>"
-        self._render_decision()
-        self.render_list()
-
-    def _render_scenarios(self) -> None:
-        s = self.session
-        options = [(s.response_name(rid), rid) for rid, _ in s.scenarios()]
-        with self.quiet():
-            if list(self.scenario.options) != options:
-                self.scenario.options = options
-            if self.scenario.value != s.response_id:
-                self.scenario.value = s.response_id
-
-    def _render_response(self, claims: list[str]) -> None:
-        s = self.session
-        case, response = s.case, s.response
-        assert case is not None
-        if response is None:
-            self.response_head.value = "Response <span class='pg-muted'>— this case has no authored response</span>"
-            self.response_text.value = ""
-            self.scenario_note.value = ""
-            self.reference.value = ""
-            return
-        n = len(s.scenarios())
-        self.response_head.value = (f"Response <span class='pg-muted'>— {n} response{'s' if n != 1 else ''} "
-                                    "of this case; switch to compare (s)</span>")
-        note = f"{esc(s.response_name(response.response_id))} · {esc(response.response_id)}"
-        if not s.response_revealed(response.response_id):
-            note += " · its variant and the harness decision show once you have labelled all of it"
-        elif s.reveal_all and response.notes:
-            note += f" · author's note: {esc(response.notes)}"
-        self.scenario_note.value = note
-        self.response_text.value = (f"<div class='pg-muted'>Full response, split into {len(claims)} claim"
-                                    f"{'s' if len(claims) != 1 else ''} below (highlighted) — is each supported by "
-                                    "the passages, and correct against the reference?</div>"
-                                    f"<div class='pg-box pg-md'>{response_html(response.text, claims)}</div>")
-        self.reference.value = ("<div class='pg-muted'>Reference answer (for “correct”)</div>"
-                                f"<div class='pg-box pg-ref pg-md'>{markdown_html(case.reference_answer)}</div>")
-
-    def _render_case_head(self) -> None:
-        s = self.session
-        case = s.case
-        assert case is not None
-        row = s.case_row(case.case_id)
-        self.case_head.value = (f"<div class='pg-h'>Case {esc(case.case_id)} "
-                                f"<span class='pg-muted'>· {esc(case.case_type.replace('_', ' '))} · tenant "
-                                f"{esc(case.tenant)} · {row.labelled_units}/{row.total_units} units labelled "
-                                f"({row.status})</span></div>")
-
-    def _render_decision(self) -> None:
-        s = self.session
-        if s.response is None:
-            self.decision.value = ""
-            return
-        d = s.decision()
-        if d is None:
-            self.decision.value = ("<div class='pg-auto-hidden'>Harness decision on this response: hidden until you "
-                                   "have labelled every unit of it.</div>")
-        elif d:
-            v = esc(d.get("verdict", ""))
-            self.decision.value = (f"<div><b>Harness decision:</b> <span class='pg-verdict-{v}'>{v}</span> "
-                                   f"<span class='pg-muted'>{esc(d.get('failure_type') or '')} — "
-                                   f"{esc(d.get('reason', ''))}</span></div>")
-
-    def render_scores(self, after_label: bool = False, chart: bool = True) -> None:
-        s = self.session
-        t0 = time.perf_counter()
-        sc = s.scores()
-        self.timings["scores"] = time.perf_counter() - t0
-        self._render_progress(sc)
-        self.rates.value = rates_table(sc, s.thresholds)
-        with self.quiet():
-            for d in DIMENSION_ORDER:
-                self.shares[d].value = f"{100 * sc.normalised_weights[d]:.0f}%"
-        self.composite.value = (composite_html(sc.composite_current, "this case")
-                                + composite_html(sc.composite_pooled, "all labelled")
-                                + "<div class='pg-muted'>Weights are normalised to sum to 1 over the dimensions "
-                                "with data; a gated composite must not be used to rank.</div>")
-        self.diagnosis.value = (diagnosis_html(sc.diagnosis_current, "this case")
-                                + diagnosis_html(sc.diagnosis_pooled, "all labelled"))
-        self.agreement.value = agreement_table(sc.agreement)
-        self.variants.value = self._variants_html()
-        if after_label:
-            self._update_list_row()
-            self._render_decision()
-            self._render_case_head()
-            self._render_scenarios()
-            self._render_queue()
-        else:
-            self._update_list_row()
-        self.timings["numbers"] = time.perf_counter() - t0
-        if chart:
-            self.render_chart(sc)
-        self.timings["render_total"] = time.perf_counter() - t0
-
-    def _render_progress(self, sc: Scores) -> None:
-        s = self.session
-        p = sc.progress
-        self.progress_bar.value = p.fraction
-        who = "consensus of all annotators" if s.annotator is None and s.read_only else (s.annotator or "nobody yet")
-        vp = s.view_progress()
-        self.progress.value = (f"<span class='pg-num'><b>{p.labelled_units} / {p.total_units}</b> units labelled "
-                               f"({pct(p.fraction, 1)}) · this view {vp.labelled_units}/{vp.total_units}</span> "
-                               f"<span class='pg-muted'>· {esc(who)}"
-                               + (f" · {p.stale} stale" if p.stale else "")
-                               + (f" · {sc.ties} ties left out" if sc.ties else "") + "</span>")
-
-    def _variants_html(self) -> str:
-        s = self.session
-        scen = s.scenarios()
-        if not scen:
-            return "<span class='pg-muted'>No responses.</span>"
-        head = "".join(f"<th>{DIMENSION_LABELS[d]}</th>" for d in DIMENSION_ORDER[1:])
-        rows = [f"<table><tr><th>response</th>{head}</tr>"]
-        for rid, _variant in scen:
-            rates = s.rates_response(rid)
-            here = " style='background:#ddf4ff'" if rid == s.response_id else ""
-            cells = "".join(f"<td class='pg-num'>{pct(rates[d].rate) if rates[d].has_data else '–'}</td>"
-                            for d in DIMENSION_ORDER[1:])
-            rows.append(f"<tr{here}><td>{esc(s.response_name(rid))}</td>{cells}</tr>")
-        rows.append("</table><div class='pg-muted'>Your labels per response of this case: switch the response "
-                    "above and watch each dimension move on its own.</div>")
-        return "".join(rows)
-
-    def render_chart(self, sc: Scores | None = None) -> None:
-        if not self._chart_enabled:
-            return
-        t0 = time.perf_counter()
-        from .charts import rates_svg
-
-        sc = sc or self.session.scores()
-        self.chart.value = rates_svg(sc.current, sc.pooled, self.session.thresholds)
-        self.timings["chart"] = time.perf_counter() - t0
 
 
 def _describe(change: LabelChange, session: LabelSession, verb: str) -> str:

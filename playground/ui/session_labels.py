@@ -1,0 +1,334 @@
+"""The annotator, their labels and comments, saving, undo and the dataset-changed check.
+
+One part of :class:`~playground.ui.session.LabelSession` (a mixin over
+:class:`~playground.ui.session_types.SessionBase`); see :mod:`playground.ui.session` for the rules."""
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any, cast
+
+from ..metrics import (
+    Agreement,
+    RateCounter,
+)
+from ..model import DIMENSIONS, Unit
+from ..store import UNSURE
+from .session_types import (
+    CaseFilter,
+    CaseRow,
+    DatasetChangedError,
+    LabelChange,
+    Progress,
+    SessionBase,
+    SessionError,
+    validate_annotator,
+)
+
+__all__ = ["LabelsPart"]
+
+
+class LabelsPart(SessionBase):
+    """The annotator, their labels and comments, saving, undo and the dataset-changed check."""
+
+    def set_annotator(self, name: str | None) -> str | None:
+        """Label (or, read-only, view) as ``name``; loads their labels from the store.
+
+        ``None`` is allowed only on a read-only session: the consensus of all
+        annotators.  Returns the tidied name.
+        """
+        if name is None:
+            if not self.read_only:
+                raise SessionError("Type your name first.")
+            self.annotator = None
+        else:
+            self.annotator = validate_annotator(name)
+        self.refresh()
+        return self.annotator
+
+    def dataset_changed(self) -> bool:
+        """Whether the store's dataset is no longer the revision this page opened (re-imported or removed)."""
+        if not self.revision:
+            return False
+        return self.store.dataset_revision(self.dataset_name) != self.revision
+
+    def check_dataset(self) -> None:
+        """Raise :class:`DatasetChangedError` when the dataset changed under this page (before every write)."""
+        if self.dataset_changed():
+            raise DatasetChangedError(
+                f"The dataset {self.dataset_name!r} was re-imported since this page opened, so the text shown here may "
+                "no longer exist; nothing more is saved from this page. Reload the page to label the new version "
+                "(labels saved before are kept; those on changed text show as earlier labels).")
+
+    @property
+    def can_label(self) -> bool:
+        return self.annotator is not None and not self.read_only
+
+    def known_annotators(self) -> list[str]:
+        return self.store.annotators()
+
+    def annotator_progress(self) -> list[tuple[str, Progress]]:
+        """Every annotator's progress on this dataset (for an instructor's dashboard), by name."""
+        out = []
+        self._build_labelled(everyone=True)
+        for name in self.known_annotators():  # the store never lists the reserved names
+            p = self.store.progress(self._units, annotator=name)
+            # every labelled unit is built; the units of cases not built yet are counted, not built
+            out.append((name, Progress(p.labelled_units, self.total_units, p.labelled_pairs, self.total_pairs,
+                                       p.stale_pairs)))
+        return out
+
+    def _build_labelled(self, everyone: bool = False, labels: Iterable[Any] | None = None) -> None:
+        """Build every case holding a label or comment of this annotator (``everyone``: of anyone)."""
+        if self._harness is None:
+            return
+        who = None if everyone else self.annotator
+        if labels is None:
+            labels = self.store.labels(annotator=who, include_unsure=True)
+        cases = {lb.case_id for lb in labels}
+        cases |= {c.case_id for c in self.store.comments(annotator=who)}
+        self.build_cases(c for c in cases if c in self.dataset.cases)
+
+    def _reset_labels(self) -> None:
+        self.counter = RateCounter(cast(Mapping[Hashable, Hashable], self._group))
+        self.labels: dict[tuple[str, str], int] = {}
+        self.unsure: set[tuple[str, str]] = set()
+        self.comments: dict[str, str] = {}
+        self.stale: dict[tuple[str, str], int] = {}
+        # (human, harness) table per label dimension, kept as labels change: agreement in O(1) per toggle
+        self._tables: dict[str, list[int]] = {d: [0, 0, 0, 0] for d in DIMENSIONS}
+        self._agreement_cache: dict[str, Agreement] = {}
+        self._case_stats: dict[str, tuple] = {}
+        self._rows: dict[str, tuple[tuple, CaseRow]] = {}
+        self._listed: tuple[CaseFilter, list[CaseRow]] | None = None
+        self._unsearched: tuple[CaseFilter, list[CaseRow]] | None = None
+        self._ties = set()
+
+    def _my_labels(self, **where: Any) -> list:
+        """This annotator's stored labels, unsure ones included."""
+        return list(self.store.labels(annotator=self.annotator, **where, include_unsure=True))
+
+    def _load_comments(self, unit_ids: Iterable[str] | None = None) -> dict[str, str]:
+        if self.annotator is None:
+            return {}
+        ids = None if unit_ids is None else list(unit_ids)
+        return {c.unit_id: c.text for c in self.store.comments(unit_ids=ids, annotator=self.annotator)
+                if c.unit_id in self._units and c.text}
+
+    def refresh(self) -> None:
+        """Reload this annotator's labels (or the consensus) from the store: another tab's changes appear."""
+        self._reset_labels()
+        if self.annotator is None and self.read_only:
+            self._build_labelled(everyone=True)
+            for row in self.store.consensus(catalog=self._units):
+                if row.value is None:
+                    self._ties.add((row.unit_id, row.dimension))
+                else:
+                    self._put(row.unit_id, row.dimension, row.value)
+        elif self.annotator is not None:
+            mine = self._my_labels()
+            self._build_labelled(labels=mine)
+            self.comments = self._load_comments()
+            for label in mine:
+                unit = self._units.get(label.unit_id)
+                if unit is None or label.dimension not in unit.dimensions:
+                    continue  # orphaned: a unit of another configuration or dataset
+                if unit.text_hash != label.text_hash:
+                    self.stale[(label.unit_id, label.dimension)] = label.value
+                    continue
+                self._put(label.unit_id, label.dimension, label.value)
+        for cid in self.case_ids:
+            self._restat(cid)
+
+    def refresh_case(self, case_id: str | None = None) -> int:
+        """Reload one case's labels from the store (cheap: one query); returns how many changed.
+
+        The page calls it when a case comes on screen, so a second tab's
+        changes show up without a full :meth:`refresh`.
+        """
+        cid = case_id or self.case_id
+        if cid is None or (self.annotator is None and not self.read_only):
+            return 0
+        self.build_case(cid)
+        ids = list(self._case_units.get(cid, []))
+        for r in self.responses.get(cid, []):
+            ids += self._response_units.get(r.response_id, [])
+        fresh: dict[tuple[str, str], int] = {}
+        stale: dict[tuple[str, str], int] = {}
+        if self.annotator is None:
+            here = set(ids)
+            self._ties -= {k for k in self._ties if k[0] in here}
+            for row in self.store.consensus(catalog=self._units, unit_ids=ids):
+                if row.value is None:
+                    self._ties.add((row.unit_id, row.dimension))
+                else:
+                    fresh[(row.unit_id, row.dimension)] = row.value
+        else:
+            for label in self._my_labels(case_id=cid):
+                unit = self._units.get(label.unit_id)
+                if unit is None or label.dimension not in unit.dimensions:
+                    continue
+                target = fresh if unit.text_hash == label.text_hash else stale
+                target[(label.unit_id, label.dimension)] = label.value
+        changed = 0
+        if self.annotator is not None:
+            here_comments = self._load_comments(ids)
+            for uid in ids:
+                if self.comments.get(uid, "") != here_comments.get(uid, ""):
+                    changed += 1
+                    if uid in here_comments:
+                        self.comments[uid] = here_comments[uid]
+                    else:
+                        self.comments.pop(uid, None)
+        for uid, dim in self._pairs(ids):
+            key = (uid, dim)
+            new = fresh.get(key)
+            if self.answer(uid, dim) != new:
+                self._put(uid, dim, new)
+                changed += 1
+            if key in stale and new is None:
+                self.stale[key] = stale[key]
+            elif key not in stale:
+                self.stale.pop(key, None)
+        if changed:
+            self._restat(cid)
+        return changed
+
+    @property
+    def ties(self) -> int:
+        """Consensus only: (unit, dimension) pairs whose annotators are split evenly (left out of every rate)."""
+        return len(self._ties)
+
+    def _put(self, unit_id: str, dimension: str, value: int | None) -> None:
+        """Record an answer (1, 0, :data:`UNSURE` or None) in memory: labels, unsure set, counts and agreement."""
+        key = (unit_id, dimension)
+        old = self.labels.get(key)
+        auto = self.auto.get(key)
+        if old is not None and auto is not None:
+            self._tables[dimension][2 * old + auto] -= 1
+        if value is None or value == UNSURE:
+            self.labels.pop(key, None)
+            if value == UNSURE:
+                self.unsure.add(key)
+                self.stale.pop(key, None)
+            else:
+                self.unsure.discard(key)
+            self.counter.set(unit_id, dimension, None)  # unsure is counted in no rate
+        else:
+            v = int(value)
+            self.labels[key] = v
+            self.unsure.discard(key)
+            self.stale.pop(key, None)
+            if auto is not None:
+                self._tables[dimension][2 * v + auto] += 1
+            self.counter.set(unit_id, dimension, v)
+        self._agreement_cache.pop(dimension, None)
+
+    def label(self, unit_id: str, dimension: str) -> int | None:
+        """This annotator's current label (1, 0) or None (no label, or unsure)."""
+        return self.labels.get((unit_id, dimension))
+
+    def answer(self, unit_id: str, dimension: str) -> int | None:
+        """This annotator's answer: 1, 0, :data:`UNSURE` or None (not answered)."""
+        key = (unit_id, dimension)
+        if key in self.unsure:
+            return UNSURE
+        return self.labels.get(key)
+
+    def answered(self, unit_id: str, dimension: str) -> bool:
+        """Whether this annotator gave an answer (an unsure one counts: they have looked at it)."""
+        key = (unit_id, dimension)
+        return key in self.labels or key in self.unsure
+
+    def comment(self, unit_id: str) -> str:
+        """This annotator's comment on a unit ("" when none)."""
+        return self.comments.get(unit_id, "")
+
+    def set_comment(self, unit_id: str, text: str) -> bool:
+        """Save a comment on a unit ("" removes it); returns whether the store changed."""
+        if self.read_only:
+            raise SessionError("This page is read-only: comments cannot be changed here.")
+        if self.annotator is None:
+            raise SessionError("Type your name first: comments are saved under it.")
+        unit = self.catalog.get(unit_id)
+        if unit is None:
+            raise SessionError(f"unknown unit {unit_id!r}")
+        text = str(text).strip()
+        self.check_dataset()
+        event = self.store.set_comment(self.annotator, unit, text)
+        if text:
+            self.comments[unit_id] = text
+        else:
+            self.comments.pop(unit_id, None)
+        return event is not None
+
+    def stale_label(self, unit_id: str, dimension: str) -> int | None:
+        """An earlier label of this unit whose text has changed since, or None."""
+        return self.stale.get((unit_id, dimension))
+
+    def _unit(self, unit_id: str, dimension: str) -> Unit:
+        unit = self.catalog.get(unit_id)
+        if unit is None:
+            raise SessionError(f"unknown unit {unit_id!r}")
+        if dimension not in unit.dimensions:
+            raise SessionError(f"{unit.unit_kind} units are not labelled on {dimension!r}")
+        return unit
+
+    def set_label(self, unit_id: str, dimension: str, value: int | None) -> LabelChange | None:
+        """Save ``value`` (1, 0, or None to clear) at once; returns the change, or None if nothing changed."""
+        if self.read_only:
+            raise SessionError("This page is read-only (an instructor dashboard): labels cannot be changed here.")
+        if self.annotator is None:
+            raise SessionError("Type your name first: labels are saved under it.")
+        if value is not None and value not in (0, 1, UNSURE):
+            raise SessionError(f"a label is 1 (yes), 0 (no), {UNSURE} (unsure) or None (clear), not {value!r}")
+        unit = self._unit(unit_id, dimension)
+        shown = self.answer(unit_id, dimension)
+        self.check_dataset()
+        event = self.store.set_label(self.annotator, unit, dimension, None if value is None else int(value))
+        if event is None:
+            # Nothing changed in the store; make sure the page agrees with it.
+            if shown != (None if value is None else int(value)):
+                self._apply(unit_id, dimension, value)
+            return None
+        self._apply(unit_id, dimension, event.new_value)
+        cid, rid = self._group[unit_id]
+        return LabelChange(unit_id, dimension, event.old_value, event.new_value, cid, rid, event.action,
+                           conflict=event.old_value != shown)
+
+    def _apply(self, unit_id: str, dimension: str, value: int | None) -> None:
+        self._put(unit_id, dimension, value)
+        cid = self._group[unit_id][0]
+        self._restat(cid)
+
+    def undo(self) -> LabelChange | None:
+        """Revert this annotator's last change (in the store, whichever tab made it); None when nothing is left."""
+        if self.read_only:
+            raise SessionError("This page is read-only: nothing to undo.")
+        if self.annotator is None:
+            raise SessionError("Type your name first.")
+        self.check_dataset()
+        event = self.store.undo(self.annotator)
+        if event is None:
+            return None
+        unit = self.catalog.get(event.unit_id)
+        if unit is None:
+            self.refresh()
+            return LabelChange(event.unit_id, event.dimension, event.old_value, event.new_value, event.case_id, "",
+                               "undo")
+        if event.new_value is not None and event.text_hash != unit.text_hash:
+            self.refresh()  # restored a label of older text: it is stale, not current
+        else:
+            self._apply(event.unit_id, event.dimension, event.new_value)
+        cid, rid = self._group[event.unit_id]
+        return LabelChange(event.unit_id, event.dimension, event.old_value, event.new_value, cid, rid, "undo")
+
+    def describe(self, unit_id: str) -> str:
+        """A short name of a unit for messages: ``claim 2 of GC-0001 (confident hallucination)``."""
+        if unit_id not in self._group:
+            return unit_id
+        cid, rid = self._group[unit_id]
+        for vu in self._view_units.get((cid, rid), []):
+            if vu.unit.unit_id == unit_id:
+                where = f" of {cid}" + (f" ({self.response_name(rid)})" if rid else "")
+                return f"{vu.kind} {vu.index + 1}{where}"
+        return unit_id

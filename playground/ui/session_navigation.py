@@ -1,0 +1,311 @@
+"""The case list (filters, search), the case on screen, next / previous, queues and progress of a view.
+
+One part of :class:`~playground.ui.session.LabelSession` (a mixin over
+:class:`~playground.ui.session_types.SessionBase`); see :mod:`playground.ui.session` for the rules."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..model import Case, Response
+from .search import CaseSearch, case_texts
+from .session_types import (
+    STATUSES,
+    VERDICTS,
+    CaseFilter,
+    CaseRow,
+    Progress,
+    SessionBase,
+    SessionError,
+    ViewUnit,
+)
+
+__all__ = ["NavigationPart"]
+
+
+class NavigationPart(SessionBase):
+    """The case list (filters, search), the case on screen, next / previous, queues and progress of a view."""
+
+    def _view_ids(self, case_id: str, response_id: str | None) -> list[str]:
+        self.build_case(case_id)
+        ids = list(self._case_units.get(case_id, []))
+        if response_id:
+            ids += self._response_units.get(response_id, [])
+        return ids
+
+    def _pairs(self, unit_ids: Iterable[str]) -> Iterator[tuple[str, str]]:
+        for uid in unit_ids:
+            for d in self._units[uid].dimensions:
+                yield uid, d
+
+    def _restat(self, case_id: str) -> None:
+        self._case_stats[case_id] = self._compute_case_stats(case_id)
+        self._listed = self._unsearched = None  # the case list changes with any case's stats
+
+    def _compute_case_stats(self, case_id: str) -> tuple[int, int, int, int, int]:
+        if case_id not in self._built:  # nothing of it is labelled (a labelled case is built): counted only
+            units, pairs = self._counts[case_id]
+            return 0, units, 0, pairs, 0
+        ids = list(self._case_units.get(case_id, []))
+        for r in self.responses.get(case_id, []):
+            ids += self._response_units.get(r.response_id, [])
+        lu = lp = tp = dis = 0
+        for uid in ids:
+            dims = self._units[uid].dimensions
+            done = 0
+            for d in dims:
+                v = self.labels.get((uid, d))
+                if v is not None or (uid, d) in self.unsure:
+                    done += 1
+                    if v is not None and v != self.auto.get((uid, d)):
+                        dis += 1
+            lu += done == len(dims)
+            lp += done
+            tp += len(dims)
+        return lu, len(ids), lp, tp, dis
+
+    def case_row(self, case_id: str) -> CaseRow:
+        """A case of the list; ``verdicts`` of a case whose harness result is not computed yet (lazy) are ()."""
+        stats = self._case_stats[case_id]
+        kept = self._rows.get(case_id)
+        if kept is not None and kept[0] is stats:  # new stats (a label, a build) are a new tuple
+            return kept[1]
+        case = self.dataset.cases[case_id]
+        lu, tu, lp, tp, dis = stats
+        status = "unlabelled" if lp == 0 else ("done" if lp == tp else "partial")
+        verdicts = () if case_id not in self._built else tuple(
+            (self.decisions.get(r.response_id) or {}).get("verdict", "") for r in self.responses[case_id])
+        row = CaseRow(case_id, case.case_type, case.query, status, lu, tu, lp, tp, dis, verdicts)
+        self._rows[case_id] = (stats, row)
+        return row
+
+    def case_types(self) -> list[str]:
+        return sorted({c.case_type for c in self.dataset.cases.values()})
+
+    def set_filter(self, case_type: str | None = None, status: str | None = None, verdict: str | None = None,
+                   disagreement: bool = False, text: str = "") -> list[CaseRow]:
+        """Restrict the case list; returns the visible cases.  The case on screen does not change.
+
+        ``text`` searches the cases' text (:class:`~playground.ui.search.CaseSearch`)."""
+        if case_type is not None and case_type not in self.case_types():
+            raise SessionError(f"unknown case type {case_type!r}")
+        if status is not None and status not in STATUSES:
+            raise SessionError(f"unknown status {status!r} (known: {', '.join(STATUSES)})")
+        if verdict is not None and verdict not in VERDICTS:
+            raise SessionError(f"unknown verdict {verdict!r} (known: {', '.join(VERDICTS)})")
+        if verdict is not None and not self.reveal_all:
+            # Blind mode: listing the cases with a REJECT response would show the harness before labelling.
+            raise SessionError("The harness-decision filter needs “show harness labels” on (blind labelling).")
+        self.filter = CaseFilter(case_type, status, verdict, bool(disagreement), " ".join(str(text).split())[:200])
+        return self.cases()
+
+    @property
+    def search(self) -> CaseSearch:
+        """The case list's text search, made on first use."""
+        if self._search is None:
+            self._search = CaseSearch(self.case_ids, case_texts(self.dataset, self.passages, self.responses))
+        return self._search
+
+    def _matches(self, row: CaseRow, f: CaseFilter) -> bool:
+        return ((f.case_type is None or row.case_type == f.case_type)
+                and (f.status is None or row.status == f.status)
+                and (f.verdict is None or not self.reveal_all or f.verdict in row.verdicts)
+                and (not f.disagreement or row.disagreements > 0))
+
+    def cases(self, flt: CaseFilter | None = None) -> list[CaseRow]:
+        """The cases the list shows (under the current filter, or ``flt``), in case id order."""
+        f = flt or self.filter
+        if self._listed is not None and self._listed[0] == f:
+            return list(self._listed[1])
+        unsearched = CaseFilter(f.case_type, f.status, f.verdict, f.disagreement)
+        if self._unsearched is not None and self._unsearched[0] == unsearched:
+            base = self._unsearched[1]  # typing on in the search box: the other filters' rows are kept
+        else:
+            if f.verdict is not None and self.reveal_all:
+                self.build_all()  # the one question that needs every case's harness decision
+            base = [row for cid in self.case_ids if self._matches(row := self.case_row(cid), f)]
+            self._unsearched = (unsearched, base)
+        rows = base
+        if f.text:
+            found = self.search.positions(f.text) or []
+            if len(base) == len(self.case_ids):  # no other filter: the rows are the cases, in order
+                rows = [base[i] for i in found]
+            else:
+                ids = {self.case_ids[i] for i in found}
+                rows = [row for row in base if row.case_id in ids]
+        self._listed = (f, rows)
+        return list(rows)
+
+    def visible_ids(self) -> list[str]:
+        return [r.case_id for r in self.cases()]
+
+    @property
+    def case(self) -> Case | None:
+        return self.dataset.cases.get(self.case_id) if self.case_id else None
+
+    @property
+    def response(self) -> Response | None:
+        if self.response_id is None or self.case_id is None:
+            return None
+        return next((r for r in self.responses[self.case_id] if r.response_id == self.response_id), None)
+
+    def go_to(self, case_id: str, response_id: str | None = None) -> None:
+        """Show ``case_id`` with ``response_id`` (default: its first response)."""
+        if case_id not in self.dataset.cases:
+            raise SessionError(f"unknown case {case_id!r}")
+        if response_id is not None and response_id not in {r.response_id for r in self.responses[case_id]}:
+            raise SessionError(f"case {case_id} has no response {response_id!r}")
+        self.case_id = case_id
+        self.response_id = response_id or self._first_response(case_id)
+        self.build_case(case_id)
+
+    def select_response(self, response_id: str) -> None:
+        """The scenario switch: show another response (variant) of the same case."""
+        if self.case_id is None:
+            raise SessionError("no case on screen")
+        self.go_to(self.case_id, response_id)
+
+    def scenarios(self) -> list[tuple[str, str]]:
+        """``(response_id, variant)`` of the case on screen, for the scenario switch."""
+        return [(r.response_id, r.variant) for r in self.responses.get(self.case_id or "", [])]
+
+    def _step(self, delta: int) -> str | None:
+        visible = self.visible_ids()
+        target: str | None
+        if not visible:
+            return None
+        if self.case_id in visible:
+            i = visible.index(self.case_id) + delta
+            if not 0 <= i < len(visible):
+                return None
+            target = visible[i]
+        else:  # the case on screen is filtered out: go to the nearest visible one in that direction
+            pos = self.case_ids.index(self.case_id) if self.case_id in self.case_ids else -1
+            after = [c for c in visible if self.case_ids.index(c) > pos]
+            before = [c for c in visible if self.case_ids.index(c) < pos]
+            target = (after[0] if after else None) if delta > 0 else (before[-1] if before else None)
+            if target is None:
+                return None
+        self.go_to(target)
+        return target
+
+    def next_case(self) -> str | None:
+        """Move to the next case in the list (or the next view of the queue); None (and no move) at the end."""
+        return self._queue_step(+1) if self.queue else self._step(+1)
+
+    def prev_case(self) -> str | None:
+        """Move to the previous case in the list (or view of the queue); None (and no move) at the start."""
+        return self._queue_step(-1) if self.queue else self._step(-1)
+
+    def _queue_step(self, delta: int) -> str | None:
+        here = (self.case_id, self.response_id)
+        i = self.queue.index(here) + delta if here in self.queue else (0 if delta > 0 else -1)
+        if not 0 <= i < len(self.queue) or (here not in self.queue and not self.queue):
+            return None
+        cid, rid = self.queue[i]
+        self.go_to(cid, rid)
+        return cid
+
+    def use_queue(self, sample: str | None = None) -> str | None:
+        """Follow a queue: the calibration sample named ``sample``, else this annotator's assignment, if any.
+
+        A queue is a list of unit ids (``Assignment.queues``: the annotator's,
+        or ``"*"`` of a calibration sample, in its ranked order); the page
+        walks the views (case, response) that hold them, in that order.
+        Returns the assignment's name, or None (no queue: the case list).
+        Raises :class:`SessionError` for a sample that does not exist.
+        """
+        self.queue_name, self.queue_units, self.queue = None, [], []
+        units: tuple[str, ...] = ()
+        if sample:
+            a = self.store.assignment(sample)
+            if a is None or a.kind != "calibration_sample":
+                names = sorted(x.name for x in self.store.assignments() if x.kind == "calibration_sample")
+                raise SessionError(f"no calibration sample named {sample!r} (known: {', '.join(names) or 'none'})")
+            units, name = a.queues.get("*", ()), a.name
+        else:
+            if self.annotator is None:
+                return None
+            mine = [a for a in self.store.assignments()
+                    if a.kind == "queue" and self.annotator in a.queues and a.dataset in (self.dataset_name, "")]
+            if not mine:
+                return None
+            a = max(mine, key=lambda x: (x.created_at, x.name))
+            units, name = a.queues[self.annotator], a.name
+        self.queue_sample = bool(sample)
+        self.queue_units = [u for u in units if u in self.catalog]
+        views: list[tuple[str, str | None]] = []
+        for u in self.queue_units:
+            cid, rid = self._group[u]
+            view = (cid, rid or self._first_response(cid))
+            if view not in views:
+                views.append(view)
+        self.queue_name, self.queue = name, views
+        return name
+
+    def queue_progress(self) -> Progress | None:
+        """Progress on the queue's units (every dimension answered), or None without a queue."""
+        if not self.queue_name:
+            return None
+        lu = lp = tp = 0
+        for uid in self.queue_units:
+            dims = self.catalog[uid].dimensions
+            done = sum(self.answered(uid, d) for d in dims)
+            lu += done == len(dims)
+            lp += done
+            tp += len(dims)
+        return Progress(lu, len(self.queue_units), lp, tp)
+
+    def has_unlabelled(self, case_id: str, response_id: str | None) -> bool:
+        if case_id not in self._built and case_id in self._counts and self._counts[case_id][1] == 0:
+            return False  # nothing to label in the case: no need to build it to know
+        return any(not self.answered(u, d) for u, d in self._pairs(self._view_ids(case_id, response_id)))
+
+    def next_unlabelled(self) -> tuple[str, str | None] | None:
+        """Move to the first (case, response) with an unanswered unit, starting at the one on screen.
+
+        The view on screen is never skipped: while it has something left it is
+        the answer (no move).  Then the views after it, wrapping around: the
+        annotator's queue when one is in use (:meth:`use_queue`), else the
+        case list.  Returns ``(case_id, response_id)`` or None when everything
+        is answered (no move).
+        """
+        views: list[tuple[str, str | None]] = list(self.queue)
+        if not views:
+            for cid in self.visible_ids():
+                views += [(cid, r.response_id) for r in self.responses[cid]] or [(cid, None)]
+        if not views:
+            return None
+        here = (self.case_id, self.response_id)
+        start = views.index(here) if here in views else 0
+        if here not in views and self.case_id in self.case_ids:
+            pos = self.case_ids.index(self.case_id)
+            start = next((i for i, (c, _) in enumerate(views) if self.case_ids.index(c) > pos), 0)
+        for i in range(len(views)):
+            cid, rid = views[(start + i) % len(views)]
+            if self.has_unlabelled(cid, rid):
+                self.go_to(cid, rid)
+                return cid, rid
+        return None
+
+    def view_units(self, kind: str | None = None) -> list[ViewUnit]:
+        """Units on screen: the case's passages, then the response's claims and facts (optionally one kind)."""
+        if self.case_id is None:
+            return []
+        units = list(self._view_units.get((self.case_id, ""), []))
+        if self.response_id:
+            units += self._view_units.get((self.case_id, self.response_id), [])
+        return [u for u in units if kind is None or u.kind == kind]
+
+    def view_progress(self, case_id: str | None = None, response_id: str | None = None) -> Progress:
+        """Progress on one view (default: the one on screen)."""
+        cid = case_id or self.case_id
+        rid = response_id if case_id else self.response_id
+        ids = self._view_ids(cid, rid) if cid else []
+        lu = lp = tp = 0
+        for uid in ids:
+            dims = self.catalog[uid].dimensions
+            done = sum(self.answered(uid, d) for d in dims)
+            lu += done == len(dims)
+            lp += done
+            tp += len(dims)
+        return Progress(lu, len(ids), lp, tp)
