@@ -102,7 +102,7 @@ def hits_from_json(data: Mapping[str, list]) -> dict[str, list]:
 
 
 def cached_harness(dataset: Any, config: Any = None) -> tuple[dict[str, list], dict[str, dict], str]:
-    """``(hits, results, how)`` of :func:`~playground.ui.session.compute_harness`; ``how`` is ``read``,
+    """``(hits, results, how)`` of :func:`compute_harness`; ``how`` is ``read``,
     ``computed and kept`` or ``computed`` (cache off or not writable)."""
     from ..harness.config import load_config
 
