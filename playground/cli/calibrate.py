@@ -146,7 +146,8 @@ def _add_external(sub: argparse._SubParsersAction) -> None:
                    help="dimension of every row (when the file has no dimension column)")
     p.add_argument("--threshold", type=float, default=None,
                    help="the tool's own threshold (default: implied by its labels, else 0.5)")
-    p.add_argument("--human", choices=("key", "ragtruth", "store"), default="key", help="human side (default key)")
+    p.add_argument("--human", choices=("key", "ragtruth", "store"), default=None,
+                   help="human side (default key; not with --dataset)")
     p.add_argument("--ragtruth", type=Path, default=None, metavar="FILE",
                    help="RAGTruth claims file for --human ragtruth")
     p.add_argument("--annotator", default=None, metavar="NAME", help="--human store: one annotator (default consensus)")
@@ -159,12 +160,16 @@ def _add_external(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scale", type=float, default=1.0, choices=(1.0, 100.0),
                    help="--dataset: scores are on 0–SCALE (default 1; 100 divides by 100)")
     p.add_argument("--metric", action="append", default=[], metavar="COLUMN=RATE",
-                   help="--dataset: map a metric column to context_relevance|faithfulness|correctness|coverage")
+                   help="--dataset: map a metric column to context_relevance|faithfulness|correctness|coverage "
+                   "(split at the last '=', so 'rouge_score(mode=fmeasure)=correctness' works)")
     p.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="--dataset: drop a column")
     p.add_argument("--human-threshold", type=float, default=0.5, metavar="T",
                    help="--dataset: a sample passes for people when its human rate >= T (default 0.5)")
     _ppi_opts(p)
     _common(p)
+    from .calibrate_external import add_record_options
+
+    add_record_options(p)
     p.set_defaults(func=run_external)
 
 
@@ -268,6 +273,7 @@ def _print_report(report, *, ppi_title: str = "") -> None:
         print(f"    agreement {_fmt(c.agreement, True)} (base rate {_fmt(c.base_rate, True)})   "
               f"kappa {_fmt(k.kappa)}{_ci(k.low, k.high)}   MCC {_fmt(c.mcc)}   PABAK {_fmt(c.pabak)}   "
               f"F1(no) {_fmt(c.f1_no)}   balanced accuracy {_fmt(c.balanced_accuracy)}")
+        print(f"    TPR {c.tpr}   TNR {c.tnr}   (of the human 'yes' / 'no' units, the share the scorer gets right)")
         (a, b), (e, f) = c.confusion
         print(f"    confusion (rows human, columns automatic): no/no {a}  no/yes {b}  yes/no {e}  yes/yes {f}")
         if k.reason or k.note:
@@ -519,19 +525,42 @@ def run_store(args: argparse.Namespace) -> int:
     return 0
 
 
+#: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
+_DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore": ("--ignore", []),
+                 "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None)}
+_UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None), "dimension": ("--dimension", None)}
+
+
+def _refused(args: argparse.Namespace, options: dict, why: str) -> int | None:
+    """An error naming every option of ``options`` given a non-default value (they would be ignored)."""
+    given = [flag for key, (flag, default) in options.items() if getattr(args, key, default) != default]
+    return err(f"{', '.join(given)} {why}") if given else None
+
+
+def _metric_map(items: list[str]) -> dict[str, str]:
+    """``--metric COLUMN=RATE`` items; split at the LAST '=' so a column may hold '=' (rouge_score(mode=fmeasure))."""
+    extra = {}
+    for item in items:
+        column, sep, rate = item.rpartition("=")
+        if not sep or not column:
+            raise ValueError(f"--metric {item!r}: expected COLUMN=RATE")
+        extra[column] = rate
+    return extra
+
+
 def _external_samples(args: argparse.Namespace) -> int:
-    from ..calibrate.external_samples import calibrate_samples, read_result
+    from ..calibrate.external_report import calibrate_result
+    from ..calibrate.external_samples import read_result
     from ..datasets import DatasetNotFound, open_dataset
     from ..importers.export import label_rows
 
-    extra = {}
-    for item in args.metric:
-        column, sep, rate = item.partition("=")
-        if not sep:
-            return err(f"--metric {item!r}: expected COLUMN=RATE")
-        extra[column] = rate
+    refused = _refused(args, _UNITS_ONLY, "apply to a per-unit scores file, not to a --dataset result table "
+                       "(the human side is the dataset's labels; each metric column names its dimension)")
+    if refused is not None:
+        return refused
     try:
-        table = read_result(args.file, scale=args.scale, extra_metrics=extra, ignore=tuple(args.ignore))
+        table = read_result(args.file, scale=args.scale, extra_metrics=_metric_map(args.metric),
+                            ignore=tuple(args.ignore))
         with _open_store(args.db, create=False, read_only=True) as store:
             opened = open_dataset(args.dataset, store, args.root)
             labels, who, _ties = label_rows(store, opened.catalog(), args.annotator)
@@ -540,9 +569,12 @@ def _external_samples(args: argparse.Namespace) -> int:
             raise
         return err(str(exc))
     threshold = 0.5 if args.threshold is None else args.threshold
-    print(calibrate_samples(table, opened, labels, who, threshold=threshold,
-                            human_threshold=args.human_threshold).text())
-    return 0
+    result = calibrate_result(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold,
+                              folds=args.folds, seed=args.seed, n_boot=_boot(args, 1000), width=args.width,
+                              sample_seed=args.sample_seed, name=args.name)
+    from .calibrate_external import finish_external
+
+    return finish_external(result, args, getattr(opened, "revision", ""))
 
 
 @_guard
@@ -550,6 +582,10 @@ def run_external(args: argparse.Namespace) -> int:
     """An external tool's per-unit scores against human labels."""
     if getattr(args, "dataset", None) is not None:
         return _external_samples(args)
+    refused = _refused(args, _DATASET_ONLY, "apply to a --dataset result table only")
+    if refused is not None:
+        return refused
+    args.human = args.human or "key"
     from ..calibrate import (
         auto_from_csv,
         calibrate,

@@ -1,0 +1,100 @@
+"""The ending of ``playground calibrate external RESULT --dataset NAME``: the printed report, ``--out`` and
+``--record``.
+
+Printed: what matched, clamped and ignored; every metric side by side (TPR,
+TNR, kappa with intervals, base rate, balanced accuracy, the given and best
+thresholds, the cross-validated figures); then each metric's full report as
+``calibrate store`` prints it.  ``--out DIR`` writes ``scorers.csv`` and, per
+metric, the tables and charts of ``calibrate store`` in ``DIR/<metric>/``.
+``--record FILE`` writes the calibration record (:mod:`playground.calibrate.record`).
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_record_options", "finish_external"]
+
+
+def add_record_options(p: argparse.ArgumentParser) -> None:
+    """``--record`` and the scorer's identity options of ``calibrate external``."""
+    p.add_argument("--record", type=Path, default=None, metavar="FILE",
+                   help="--dataset: write the calibration record (JSON to commit; what 'harness gate --record' reads)")
+    p.add_argument("--scorer-version", default=None, metavar="V",
+                   help="the scorer's version for the record (e.g. 'ragas 0.4.3')")
+    p.add_argument("--scorer-config", type=Path, default=None, metavar="FILE",
+                   help="the scorer's configuration file; the record keeps its SHA-256")
+    p.add_argument("--judge-model", default=None, metavar="MODEL", help="an LLM judge's model, for the record")
+    p.add_argument("--judge-prompt", type=Path, default=None, metavar="FILE",
+                   help="an LLM judge's prompt file; the record keeps its SHA-256")
+
+
+def identity_of(args: argparse.Namespace, column: str) -> Any:
+    """The scorer identity a record (or a gate) gives the metric ``column``."""
+    from ..calibrate.record import Identity, file_sha256
+
+    return Identity(
+        name=f"{args.name}:{column}" if getattr(args, "name", None) else column,
+        version=args.scorer_version,
+        config_sha256=file_sha256(args.scorer_config) if args.scorer_config else None,
+        model=args.judge_model,
+        prompt_sha256=file_sha256(args.judge_prompt) if args.judge_prompt else None,
+    )
+
+
+def finish_external(result: Any, args: argparse.Namespace, revision: str = "") -> int:
+    """Print the report of :func:`playground.calibrate.external_report.calibrate_result`; write --out, --record."""
+    from ..calibrate.external_report import side_by_side, slug
+    from .calibrate import _print_report, _table, _write
+
+    print(f"dataset {result.dataset}: {result.matched} of {result.rows} result rows matched to samples; "
+          f"human side: {result.who} (a sample passes for people when its human rate >= {result.human_threshold:g}; "
+          f"for the tool when its score >= {result.threshold:g})")
+    if result.sample_seed is None:
+        print("no --sample-seed: every labelled sample is compared; they are not a drawn sample, so no PPI interval "
+              "and no record a gate will trust")
+    if result.ignored:
+        print(f"ignored (no human rate to compare): {', '.join(result.ignored)}")
+    for m in result.metrics:
+        if m.clamped:
+            print(f"{m.column}: {m.clamped} score(s) within 1e-9 of [0, 1] clamped into it")
+    print()
+    table = side_by_side(result.metrics)
+    _table(table, ["scorer", "dimension", "n", "tpr", "tpr_low", "tpr_high", "tnr", "tnr_low", "tnr_high", "kappa",
+                   "kappa_low", "kappa_high", "base_rate", "balanced_accuracy", "threshold", "best_threshold",
+                   "cv_kappa", "cv_balanced_accuracy"],
+           "every metric on the same samples (TPR, TNR: Wilson 95%; cv_: the best threshold chosen inside grouped "
+           "cross-validation, out of sample):")
+    for m in result.metrics:
+        print()
+        print(f"=== {m.column} -> {m.rate} ({m.dimension}; {m.missing} sample(s) without a score"
+              + (f"; calibration sample {m.sample_size}, {m.outside_sample} labelled beyond it not used"
+                 if result.sample_seed is not None else "") + ")")
+        _print_report(m.report)
+    if result.unmatched_rows:
+        print(f"\nunmatched result rows ({len(result.unmatched_rows)}): {', '.join(result.unmatched_rows)}")
+    if result.unmatched_samples:
+        print(f"samples without a result row ({len(result.unmatched_samples)}): "
+              + ", ".join(result.unmatched_samples))
+    if args.out is not None:
+        from ..calibrate import write_tables
+
+        write_tables({"scorers": table}, args.out)
+        for m in result.metrics:
+            _write(m.report, Path(args.out) / slug(m.column))
+    if args.record is not None:
+        _write_record(result, args, revision)
+    return 0
+
+
+def _write_record(result: Any, args: argparse.Namespace, revision: str) -> None:
+    from ..calibrate.record import dumps_record, record_from_report
+    from ..files import write_atomic
+
+    identities = {m.column: identity_of(args, m.column) for m in result.metrics}
+    repeats = getattr(args, "repeats_figures", None)
+    body = record_from_report(result, identities, repeats, revision)
+    write_atomic(args.record, dumps_record(body))
+    print(f"\ncalibration record written to {args.record} ({len(result.metrics)} scorer(s); commit it, then "
+          "'playground harness gate --scores FILE --record' reads it)")
