@@ -138,7 +138,7 @@ def calibrate_result(table: ResultTable, opened: Any, labels: Sequence[Any], who
     metrics = []
     for column, rate in table.rates.items():
         dim = DIMENSION_OF_RATE[rate]
-        scores = {case: float(s[column]) for case, s in sorted(matched.items()) if s[column] is not None}
+        scores = {case: v for case, s in sorted(matched.items()) if (v := s[column]) is not None}
         label = f"{name}:{column}" if name else column
         auto = _sample_auto(label, scores, dim, threshold)
         mine, size, outside = _in_sample(human, dim, list(scores), sample_seed)

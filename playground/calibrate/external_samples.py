@@ -77,9 +77,9 @@ from ..stats import KappaResult, PPIResult, cohens_kappa, ppi_mean
 __all__ = [
     "CLAMP_TOLERANCE",
     "IGNORED_METRICS",
-    "PERCENT_HINT_ABOVE",
     "INPUT_COLUMNS",
     "METRICS",
+    "PERCENT_HINT_ABOVE",
     "RateComparison",
     "ResultTable",
     "SampleCalibration",
@@ -143,7 +143,7 @@ CLAMP_TOLERANCE = 1e-9
 PERCENT_HINT_ABOVE = 1.01
 
 
-def _number(value: Any) -> float | None | str:
+def _number(value: Any) -> float | str | None:
     """The value as a float, None when missing (empty, None, NaN), or the text itself when it is not a number."""
     if value is None or value == "":
         return None
@@ -157,7 +157,7 @@ def _number(value: Any) -> float | None | str:
 
 
 def _looks_like_percent(values: list[float]) -> bool:
-    """True when a column's scores look like 0–100: every one in [0, 100] and the largest above :data:`PERCENT_HINT_ABOVE`."""
+    """True when a column's scores look like 0–100: all in [0, 100], the largest above :data:`PERCENT_HINT_ABOVE`."""
     return bool(values) and all(0.0 <= v <= 100.0 for v in values) and max(values) > PERCENT_HINT_ABOVE
 
 

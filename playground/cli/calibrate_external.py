@@ -14,13 +14,18 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_record_options", "finish_external"]
+__all__ = ["add_identity_options", "add_record_options", "finish_external", "identity_of"]
 
 
 def add_record_options(p: argparse.ArgumentParser) -> None:
     """``--record`` and the scorer's identity options of ``calibrate external``."""
     p.add_argument("--record", type=Path, default=None, metavar="FILE",
                    help="--dataset: write the calibration record (JSON to commit; what 'harness gate --record' reads)")
+    add_identity_options(p)
+
+
+def add_identity_options(p: argparse.ArgumentParser) -> None:
+    """The scorer identity options: what a record keeps and what the gate checks it against."""
     p.add_argument("--scorer-version", default=None, metavar="V",
                    help="the scorer's version for the record (e.g. 'ragas 0.4.3')")
     p.add_argument("--scorer-config", type=Path, default=None, metavar="FILE",

@@ -1,0 +1,195 @@
+"""The calibrated gate: ``playground harness gate --scores FILE --record RECORD [--baseline FILE]``.
+
+FILE is a new, unlabelled run's per-sample result table (RAGAS ``evaluate()``,
+DeepEval; the format ``calibrate external --dataset`` reads).  For every
+scorer of the calibration record (:mod:`playground.calibrate.record`) whose
+column the run has, the pass rate ``score >= threshold`` is corrected for the
+record's TPR and TNR with its interval (:mod:`.corrected`), then compared with
+the baseline's corrected rate under the gate's tolerance rules
+(:mod:`.gate`: a drop of more than ``tol`` relative fails, exactly ``tol``
+passes, improvements pass, no baseline passes with a notice).
+
+A scorer is **advisory** — printed with the reason, never gated — when:
+
+* its record is below the bar: not a uniform random sample (no
+  ``--sample-seed``), ``n < MIN_N``, fewer than :data:`MIN_CLASS` human "yes" or
+  human "no" samples, the lower Wilson bound of TPR or of TNR below
+  :data:`MIN_LOWER` (exactly the bar passes), or a judge's flip rate above
+  :data:`MAX_FLIP_RATE`;
+* the record is stale: the scorer identity given to the gate differs from the
+  record's (name, version, config hash, model, prompt hash — every facet,
+  an absent one included), or ``--threshold`` differs from the record's;
+* the run has missing scores (empty or NaN) in that column, or the
+  corrected rate has no interval.
+
+A metric in the baseline that the run lacks fails (it cannot be checked).
+Refused outright (an error naming the file): a record that is not one, was
+edited (fingerprint), or is of another dataset than ``--dataset``; scores that
+are not numbers or infinite; a score outside [0, 1] beyond the 1e-9 clamp.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError, Problem
+from .corrected import CorrectedRate, corrected_rate
+from .gate import resolve_tolerance
+
+__all__ = [
+    "MAX_FLIP_RATE",
+    "MIN_CLASS",
+    "MIN_LOWER",
+    "MIN_N",
+    "ScoreGateResult",
+    "below_bar",
+    "gate_scores",
+    "read_run_scores",
+]
+
+#: The bar a record must reach to gate: at least this many calibration samples ...
+MIN_N = 50
+#: ... at least this many of each human class ...
+MIN_CLASS = 10
+#: ... and the lower 95% Wilson bounds of TPR and of TNR at least this.
+MIN_LOWER = 0.6
+#: A judge whose verdicts flip on more than this share of reruns is not gated.
+MAX_FLIP_RATE = 0.10
+
+
+@dataclass
+class ScoreGateResult:
+    """The verdict, the printed lines, the regressions, the advisory metrics and each gated metric's rate."""
+
+    passed: bool = True
+    lines: list[str] = field(default_factory=list)
+    regressions: list[str] = field(default_factory=list)
+    advisory: dict[str, str] = field(default_factory=dict)
+    rates: dict[str, CorrectedRate] = field(default_factory=dict)
+
+
+def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
+    """Why a record's scorer entry is below the bar (module docstring), '' when it reaches it."""
+    why = []
+    if not uniform_random:
+        why.append("its labels are not a drawn random sample (calibrate with --sample-seed)")
+    if entry["n"] < MIN_N:
+        why.append(f"n = {entry['n']} < {MIN_N}")
+    for rate in ("tpr", "tnr"):
+        r = entry[rate]
+        if r["n"] < MIN_CLASS:
+            why.append(f"{rate.upper()} rests on {r['n']} samples < {MIN_CLASS}")
+        elif r["low"] is None or r["low"] < MIN_LOWER:
+            why.append(f"{rate.upper()} lower bound {r['low']} < {MIN_LOWER}")
+    flips = (entry.get("repeats") or {}).get("flip_rate")
+    if flips is not None and flips > MAX_FLIP_RATE:
+        why.append(f"flip rate {flips:g} > {MAX_FLIP_RATE} on reruns")
+    return "; ".join(why)
+
+
+def read_run_scores(path: str | Path, columns: list[str]) -> tuple[dict[str, list[float | None]], int]:
+    """The run's scores of ``columns`` (None = missing) and its row count; a DataError for any bad score."""
+    from ..calibrate.external_samples import _scores_of
+    from ..importers.core import read_rows
+
+    path = Path(path)
+    problems: list[Problem] = []
+    _fmt, rows = read_rows(path, problems)
+    if problems:
+        raise DataError(problems, f"{path}: not a readable run of scores")
+    present = {c for r in rows for c in r.data}
+    out = {}
+    for c in columns:
+        if c in present:
+            out[c], _clamped = _scores_of(c, [(r.place, r.data.get(c)) for r in rows], 1.0, problems)
+    if problems:
+        raise DataError(problems, f"{path}: bad scores; nothing was gated")
+    return out, len(rows)
+
+
+def _stale(entry: dict[str, Any], identity: dict[str, Any] | None, threshold: float | None) -> str:
+    why = []
+    if identity is not None and identity != entry["identity"]:
+        diff = sorted(k for k in set(identity) | set(entry["identity"]) if identity.get(k) != entry["identity"].get(k))
+        why.append("scorer identity differs from the record's (" + ", ".join(
+            f"{k}: record {entry['identity'].get(k)!r}, run {identity.get(k)!r}" for k in diff) + ")")
+    if threshold is not None and not math.isclose(threshold, entry["threshold"], abs_tol=1e-12):
+        why.append(f"threshold {threshold:g} differs from the record's {entry['threshold']:g}")
+    return "; ".join(why)
+
+
+def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[str, dict[str, Any]] | None = None,
+                threshold: float | None = None, dataset: str | None = None, baseline: dict[str, Any] | None = None,
+                max_relative_drop: float | None = None, n_boot: int = 2000, seed: int | str = 0) -> ScoreGateResult:
+    """Apply the calibrated gate (module docstring) to the run ``scores`` with the loaded ``record``."""
+    if dataset is not None and dataset != record["dataset"]["name"]:
+        raise DataError([Problem(str(scores), f"the record was calibrated on dataset {record['dataset']['name']!r}, "
+                                 f"not on {dataset!r}: calibrate on this dataset first")], "record of another dataset")
+    tol, source = resolve_tolerance(baseline, max_relative_drop)
+    entries = {e["column"]: e for e in record["scorers"]}
+    values, rows = read_run_scores(scores, list(entries))
+    result = ScoreGateResult()
+    if dataset is None:
+        result.lines.append(f"note: no --dataset given; the record (dataset {record['dataset']['name']!r}) is "
+                            "taken to describe this run's samples")
+    result.lines.append(f"run: {rows} sample(s) in {scores}; tolerance {tol:.0%} relative drop (from {source})")
+    result.lines.append(f"{'metric':<28} {'raw':>6} {'corrected':>9} {'95% interval':>16} {'baseline':>9}  verdict")
+    base_metrics = (baseline or {}).get("metrics", {})
+    for column, entry in entries.items():
+        if column not in values:
+            if column in base_metrics:
+                result.passed = False
+                result.regressions.append(f"{column}: in the baseline but missing from the run")
+            result.lines.append(f"{column:<28} not in the run" + (": FAIL (in the baseline)" if column in base_metrics
+                                                                   else ""))
+            continue
+        _gate_one(result, column, entry, values[column], record, identities, threshold, base_metrics, tol,
+                  n_boot, seed)
+    if baseline is None:
+        result.lines.append("no baseline: the gate passes on these figures (write one with --write-baseline)")
+    gated = [c for c in result.rates if c not in result.advisory]
+    if not gated:
+        result.lines.append(f"no metric was gated ({len(result.advisory)} advisory): this gate checks nothing yet")
+    return result
+
+
+def _gate_one(result: ScoreGateResult, column: str, entry: dict[str, Any], scores: list[float | None],
+              record: dict[str, Any], identities: dict[str, dict[str, Any]] | None, threshold: float | None,
+              base_metrics: dict[str, Any], tol: float, n_boot: int, seed: int | str) -> None:
+    t = entry["threshold"]
+    scored = [s for s in scores if s is not None]
+    passed = sum(1 for s in scored if s >= t)
+    flips = (entry.get("repeats") or {}).get("flip_rate") or 0.0
+    rate = corrected_rate(passed, len(scored), (entry["tpr"]["successes"], entry["tpr"]["n"]),
+                          (entry["tnr"]["successes"], entry["tnr"]["n"]), n_boot=n_boot, seed=seed, flip_rate=flips)
+    result.rates[column] = rate
+    why = [w for w in (below_bar(entry, bool(record["sample"]["uniform_random"])),
+                       _stale(entry, (identities or {}).get(column), threshold),
+                       f"{len(scores) - len(scored)} missing score(s) (empty or NaN)" if len(scored) < len(scores)
+                       else "", rate.reason if rate.low is None else "") if w]
+    base = base_metrics.get(column)
+    shown = (f"{column:<28} {rate.raw:>6.3f} {_f(rate.estimate):>9} "
+             f"{'[' + _f(rate.low) + ', ' + _f(rate.high) + ']':>16} {_f(base):>9}")
+    if why:
+        result.advisory[column] = "; ".join(why)
+        result.lines.append(f"{shown}  ADVISORY, not gated: {result.advisory[column]}")
+        return
+    assert rate.estimate is not None
+    if base is None:
+        result.lines.append(f"{shown}  ok (not in the baseline)")
+        return
+    worse = rate.estimate < base * (1 - tol) - 1e-12  # exactly tol passes, as in the run gate
+    verdict = "REGRESSED" if worse else ("improved" if rate.estimate > base else "ok")
+    if worse:
+        result.passed = False
+        result.regressions.append(f"{column}: corrected pass rate {base:.4f} → {rate.estimate:.4f} "
+                                  f"(tolerance {tol:.0%})")
+    elif rate.low is not None and rate.low < base * (1 - tol):
+        verdict += " (the interval reaches below the tolerance: a drop is not ruled out)"
+    result.lines.append(f"{shown}  {verdict}")
+
+
+def _f(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
