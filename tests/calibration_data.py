@@ -10,7 +10,7 @@ from playground.datasets import open_dataset
 from playground.importers.load import import_dataset
 from playground.store import open_store
 
-__all__ = ["make_labelled", "write_rows"]
+__all__ = ["case_ids", "label_samples", "make_labelled", "write_rows"]
 
 
 def write_rows(path: Path, rows: list[dict]) -> Path:
@@ -32,12 +32,23 @@ def make_labelled(tmp: Path, n: int = 120, *, tpr: float = 0.9, tnr: float = 0.8
     db = tmp / f"{name}.db"
     with open_store(db) as store:
         import_dataset(tmp / f"{name}.jsonl", "ragas", name, store)
-        opened = open_dataset(name, store)
-        for i, sample in enumerate(opened.payload["samples"]):
-            if i % label_every:
-                continue
-            (unit,) = [u for u in opened.units() if u.case_id == sample["case_id"] and u.unit_kind == "passage"]
-            store.set_label("ann", unit, "relevant", human[int(sample["query"].split()[1].rstrip("?"))])
+    cases = case_ids(db, name)
+    label_samples(db, name, {c: human[i] for i, c in enumerate(cases) if label_every and i % label_every == 0})
     result = write_rows(tmp / f"{name}_result.jsonl",
                         [{**r, "context_precision": s} for r, s in zip(rows, scores, strict=True)])
     return db, result, human, scores
+
+
+def case_ids(db: Path, name: str) -> list[str]:
+    """The dataset's sample (case) ids in file order."""
+    with open_store(db) as store:
+        return [s["case_id"] for s in open_dataset(name, store).payload["samples"]]
+
+
+def label_samples(db: Path, name: str, values: dict[str, int], annotator: str = "ann") -> None:
+    """Label the one passage of each sample in ``values`` relevant (1) or not (0)."""
+    with open_store(db) as store:
+        opened = open_dataset(name, store)
+        for unit in opened.units():
+            if unit.unit_kind == "passage" and unit.case_id in values:
+                store.set_label(annotator, unit, "relevant", values[unit.case_id])

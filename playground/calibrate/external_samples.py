@@ -185,7 +185,8 @@ def _scores_of(column: str, cells: list[tuple[Any, Any]], scale: float,
             continue
         y = x / scale
         if math.isinf(x) or not -CLAMP_TOLERANCE <= y <= 1.0 + CLAMP_TOLERANCE:
-            problems.append(place.problem(f"score {x:g} is outside [0, {scale:g}]{hint}", column))
+            shown = f"{x:g}" if float(f"{x:g}") == x else repr(x)  # 1.000000002, not "1"
+            problems.append(place.problem(f"score {shown} is outside [0, {scale:g}]{hint}", column))
             out.append(None)
             continue
         if not 0.0 <= y <= 1.0:
