@@ -35,6 +35,8 @@ def add_score_gate_options(p: argparse.ArgumentParser) -> None:
                    help="corrected rates of the baseline run (written by --write-baseline); none: pass with a notice")
     p.add_argument("--write-baseline", type=Path, default=None, metavar="FILE",
                    help="write this run's corrected rates as the next baseline")
+    p.add_argument("--scale", type=float, default=1.0, choices=(1.0, 100.0),
+                   help="scores are on 0–SCALE (default 1; 100 divides by 100)")
     p.add_argument("--boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     add_identity_options(p)
@@ -57,7 +59,7 @@ def run_score_gate(args: argparse.Namespace) -> int:
         identities = {e["column"]: identity_of(args, e["column"]).as_dict() for e in record["scorers"]}
         result = gate_scores(args.scores, record, identities=identities, threshold=args.threshold,
                              dataset=args.dataset, baseline=baseline, max_relative_drop=args.tolerance,
-                             n_boot=args.boot, seed=args.seed)
+                             n_boot=args.boot, seed=args.seed, scale=args.scale)
     except DataError as exc:
         print(exc.report(), file=sys.stderr)
         return 2

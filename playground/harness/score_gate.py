@@ -89,7 +89,8 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
     return "; ".join(why)
 
 
-def read_run_scores(path: str | Path, columns: list[str]) -> tuple[dict[str, list[float | None]], int]:
+def read_run_scores(path: str | Path, columns: list[str],
+                    scale: float = 1.0) -> tuple[dict[str, list[float | None]], int]:
     """The run's scores of ``columns`` (None = missing) and its row count; a DataError for any bad score."""
     from ..calibrate.external_samples import _scores_of
     from ..importers.core import read_rows
@@ -103,7 +104,7 @@ def read_run_scores(path: str | Path, columns: list[str]) -> tuple[dict[str, lis
     out = {}
     for c in columns:
         if c in present:
-            out[c], _clamped = _scores_of(c, [(r.place, r.data.get(c)) for r in rows], 1.0, problems)
+            out[c], _clamped = _scores_of(c, [(r.place, r.data.get(c)) for r in rows], scale, problems)
     if problems:
         raise DataError(problems, f"{path}: bad scores; nothing was gated")
     return out, len(rows)
@@ -122,14 +123,15 @@ def _stale(entry: dict[str, Any], identity: dict[str, Any] | None, threshold: fl
 
 def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[str, dict[str, Any]] | None = None,
                 threshold: float | None = None, dataset: str | None = None, baseline: dict[str, Any] | None = None,
-                max_relative_drop: float | None = None, n_boot: int = 2000, seed: int | str = 0) -> ScoreGateResult:
+                max_relative_drop: float | None = None, n_boot: int = 2000, seed: int | str = 0,
+                scale: float = 1.0) -> ScoreGateResult:
     """Apply the calibrated gate (module docstring) to the run ``scores`` with the loaded ``record``."""
     if dataset is not None and dataset != record["dataset"]["name"]:
         raise DataError([Problem(str(scores), f"the record was calibrated on dataset {record['dataset']['name']!r}, "
                                  f"not on {dataset!r}: calibrate on this dataset first")], "record of another dataset")
     tol, source = resolve_tolerance(baseline, max_relative_drop)
     entries = {e["column"]: e for e in record["scorers"]}
-    values, rows = read_run_scores(scores, list(entries))
+    values, rows = read_run_scores(scores, list(entries), scale)
     result = ScoreGateResult()
     if dataset is None:
         result.lines.append(f"note: no --dataset given; the record (dataset {record['dataset']['name']!r}) is "

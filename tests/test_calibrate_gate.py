@@ -1,0 +1,172 @@
+"""The calibrated gate: Rogan-Gladen correction, its interval's coverage, the bar, staleness, the tolerance rule,
+bad input — each rule at its boundary."""
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from playground.calibrate.record import dumps_record, load_record
+from playground.cli import main
+from playground.errors import DataError
+from playground.harness.corrected import corrected_rate, rogan_gladen
+from playground.harness.score_gate import MAX_FLIP_RATE, MIN_CLASS, MIN_LOWER, MIN_N, below_bar, gate_scores
+
+IDENTITY = {"name": "faithfulness", "version": "ragas 0.4.3", "config_sha256": None, "model": None,
+            "prompt_sha256": None}
+
+
+def entry(tp: int = 60, npos: int = 60, tn: int = 40, nneg: int = 40, **kw) -> dict:
+    """A record's scorer entry; intervals are placeholders above the bar unless given."""
+    return {"column": "faithfulness", "dimension": "supported", "identity": dict(IDENTITY), "threshold": 0.5,
+            "n": npos + nneg, "sample_size": npos + nneg, "outside_sample": 0,
+            "confusion": {"tp": tp, "fp": nneg - tn, "fn": npos - tp, "tn": tn},
+            "tpr": {"rate": tp / npos, "low": 0.9, "high": 1.0, "successes": tp, "n": npos},
+            "tnr": {"rate": tn / nneg, "low": 0.9, "high": 1.0, "successes": tn, "n": nneg},
+            "kappa": {"kappa": 1.0, "low": None, "high": None}, "base_rate": 0.6, "balanced_accuracy": 1.0,
+            "cv": None, "repeats": None, **kw}
+
+
+def record(tmp: Path, *entries: dict, dataset: str = "qa", uniform: bool = True) -> Path:
+    body = {"kind": "playground-calibration-record", "version": 1, "dataset": {"name": dataset, "revision": "r"},
+            "human": {"who": "consensus", "human_threshold": 0.5},
+            "sample": {"seed": "7" if uniform else None, "uniform_random": uniform, "unit": "sample", "rule": "-"},
+            "scorers": list(entries or [entry()])}
+    path = tmp / "record.json"
+    path.write_text(dumps_record(body), encoding="utf-8")
+    return path
+
+
+def run(tmp: Path, passed: int, n: int, column: str = "faithfulness", extra: list | None = None) -> Path:
+    rows = [{"user_input": f"Q{i}?", "response": "A.", column: 0.9 if i < passed else 0.1} for i in range(n)]
+    rows += [{"user_input": f"X{i}?", "response": "A.", column: v} for i, v in enumerate(extra or [])]
+    path = tmp / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_rogan_gladen_by_hand():
+    assert rogan_gladen(0.6, 0.9, 0.8) == pytest.approx((0.6 + 0.8 - 1) / (0.9 + 0.8 - 1), abs=1e-15)
+    assert rogan_gladen(0.1, 0.9, 0.8) == 0.0  # (0.1 + 0.8 - 1) / 0.7 < 0: clipped
+    assert rogan_gladen(0.99, 0.9, 0.8) == 1.0  # (0.99 + 0.8 - 1) / 0.7 > 1: clipped
+    assert rogan_gladen(0.5, 0.5, 0.5) is None and rogan_gladen(0.5, 0.6, 0.4) is None  # TPR + TNR = 1: chance
+
+
+def test_the_interval_is_seeded_and_holds_the_estimate():
+    a = corrected_rate(300, 500, (80, 90), (50, 60), seed=1)
+    assert a == corrected_rate(300, 500, (80, 90), (50, 60), seed=1)
+    assert a.estimate == pytest.approx((0.6 + 50 / 60 - 1) / (80 / 90 + 50 / 60 - 1), abs=1e-15)
+    assert a.low < a.estimate < a.high
+    wider = corrected_rate(300, 500, (80, 90), (50, 60), seed=1, flip_rate=0.2)
+    assert wider.high - wider.low > a.high - a.low  # an unstable judge's rate is less certain
+
+
+@pytest.mark.slow
+def test_coverage_of_the_corrected_interval_against_a_known_truth():
+    """Seeded simulation: calibration on a random sample, a run of N samples; nominal 95% must cover >= 93%."""
+    rng = np.random.default_rng(20261201)
+    for truth, tpr, tnr, n_cal, n_run in ((0.7, 0.85, 0.8, 200, 500), (0.9, 0.9, 0.7, 100, 2000),
+                                          (0.5, 0.95, 0.95, 300, 300)):
+        hits = 0
+        for trial in range(400):
+            y = rng.random(n_cal) < 0.5
+            says = np.where(y, rng.random(n_cal) < tpr, rng.random(n_cal) >= tnr)
+            yr = rng.random(n_run) < truth
+            run_says = np.where(yr, rng.random(n_run) < tpr, rng.random(n_run) >= tnr)
+            r = corrected_rate(int(run_says.sum()), n_run, (int((says & y).sum()), int(y.sum())),
+                               (int((~says & ~y).sum()), int((~y).sum())), n_boot=1000, seed=trial)
+            hits += r.low is not None and r.low <= truth <= r.high
+        assert hits / 400 >= 0.93, (truth, tpr, tnr, hits / 400)
+
+
+def test_the_bar_at_its_boundaries():
+    ok = entry()
+    assert below_bar(ok, True) == ""
+    assert below_bar(ok, False) == "its labels are not a drawn random sample (calibrate with --sample-seed)"
+    assert below_bar({**ok, "n": MIN_N}, True) == "" and below_bar({**ok, "n": MIN_N - 1}, True) == f"n = 49 < {MIN_N}"
+    small = copy.deepcopy(ok)
+    small["tpr"]["n"] = MIN_CLASS
+    assert below_bar(small, True) == ""
+    small["tpr"]["n"] = MIN_CLASS - 1
+    assert below_bar(small, True) == "TPR rests on 9 samples < 10"
+    low = copy.deepcopy(ok)
+    low["tnr"]["low"] = MIN_LOWER
+    assert below_bar(low, True) == ""
+    low["tnr"]["low"] = 0.5999
+    assert below_bar(low, True) == "TNR lower bound 0.5999 < 0.6"
+    assert below_bar({**ok, "repeats": {"flip_rate": MAX_FLIP_RATE}}, True) == ""
+    assert below_bar({**ok, "repeats": {"flip_rate": 0.1001}}, True) == "flip rate 0.1001 > 0.1 on reruns"
+
+
+def test_the_tolerance_rule_on_corrected_rates(tmp_path):
+    rec = load_record(record(tmp_path))  # TPR = TNR = 1: the corrected rate is the raw rate
+    ident = {"faithfulness": IDENTITY}
+    base = {"metrics": {"faithfulness": 0.5}, "max_relative_drop": 0.05}
+    exactly = gate_scores(run(tmp_path, 95, 200), rec, identities=ident, baseline=base, n_boot=200)
+    assert exactly.rates["faithfulness"].estimate == pytest.approx(0.475, abs=1e-15)
+    assert exactly.passed  # exactly 5% lower passes
+    worse = gate_scores(run(tmp_path, 94, 200), rec, identities=ident, baseline=base, n_boot=200)
+    assert not worse.passed and worse.regressions == [
+        "faithfulness: corrected pass rate 0.5000 → 0.4700 (tolerance 5%)"]
+    better = gate_scores(run(tmp_path, 150, 200), rec, identities=ident, baseline=base, n_boot=200)
+    assert better.passed and "improved" in better.lines[-1]
+    none = gate_scores(run(tmp_path, 10, 200), rec, identities=ident, baseline=None, n_boot=200)
+    assert none.passed and any(line.startswith("no baseline: the gate passes") for line in none.lines)
+    lacking = gate_scores(run(tmp_path, 95, 200, column="other"), rec, identities=ident,
+                          baseline={"metrics": {"faithfulness": 0.5}}, n_boot=200)
+    assert not lacking.passed and lacking.regressions == ["faithfulness: in the baseline but missing from the run"]
+
+
+def test_stale_records_and_missing_scores_are_advisory_never_gated(tmp_path):
+    rec = load_record(record(tmp_path))
+    base = {"metrics": {"faithfulness": 0.9}}
+    path = run(tmp_path, 10, 200)  # a big drop: it would fail if it were gated
+    other = {"faithfulness": {**IDENTITY, "version": "ragas 0.4.4"}}
+    stale = gate_scores(path, rec, identities=other, baseline=base, n_boot=200)
+    assert stale.passed and stale.advisory == {"faithfulness": "scorer identity differs from the record's (version: "
+                                                              "record 'ragas 0.4.3', run 'ragas 0.4.4')"}
+    moved = gate_scores(path, rec, identities={"faithfulness": IDENTITY}, threshold=0.6, baseline=base, n_boot=200)
+    assert moved.advisory == {"faithfulness": "threshold 0.6 differs from the record's 0.5"}
+    same = gate_scores(path, rec, identities={"faithfulness": IDENTITY}, threshold=0.5, baseline=base, n_boot=200)
+    assert not same.passed and same.advisory == {}
+    gaps = gate_scores(run(tmp_path, 10, 200, extra=[None, float("nan")]), rec,
+                       identities={"faithfulness": IDENTITY}, baseline=base, n_boot=200)
+    assert gaps.passed and gaps.advisory == {"faithfulness": "2 missing score(s) (empty or NaN)"}
+    below = load_record(record(tmp_path, uniform=False))
+    unsampled = gate_scores(path, below, identities={"faithfulness": IDENTITY}, baseline=base, n_boot=200)
+    assert unsampled.passed and "not a drawn random sample" in unsampled.advisory["faithfulness"]
+    assert "no metric was gated (1 advisory): this gate checks nothing yet" in unsampled.lines
+
+
+def test_bad_input_is_one_clear_error(tmp_path):
+    rec = load_record(record(tmp_path))
+    with pytest.raises(DataError, match="calibrated on dataset 'qa', not on 'news'"):
+        gate_scores(run(tmp_path, 10, 20), rec, dataset="news")
+    for bad, message in (("high", "score 'high' is not a number"), (float("inf"), "score inf is outside [0, 1]"),
+                         (1.5, "score 1.5 is outside [0, 1] (scores on 0–100? pass --scale 100)")):
+        with pytest.raises(DataError) as err:
+            gate_scores(run(tmp_path, 10, 20, extra=[bad]), rec)
+        assert [p.message for p in err.value.problems] == [message]
+    body = json.loads((tmp_path / "record.json").read_text())
+    body["scorers"][0]["threshold"] = 0.4
+    (tmp_path / "record.json").write_text(json.dumps(body))
+    with pytest.raises(DataError, match="fingerprint mismatch"):
+        load_record(tmp_path / "record.json")
+
+
+def test_cli_exit_codes_and_the_baseline_it_writes(tmp_path, capsys):
+    rec = record(tmp_path)
+    path = run(tmp_path, 100, 200)
+    args = ["harness", "gate", "--scores", str(path), "--scorer-version", "ragas 0.4.3", "--boot", "200"]
+    assert main(args) == 2
+    assert "a scorer with no calibration record is not gated" in capsys.readouterr().err
+    assert main([*args, "--record", str(rec), "--write-baseline", str(tmp_path / "b.json")]) == 0
+    assert json.loads((tmp_path / "b.json").read_text())["metrics"] == {"faithfulness": 0.5}
+    assert "calibrated gate: PASS" in capsys.readouterr().out
+    run(tmp_path, 80, 200)
+    assert main([*args, "--record", str(rec), "--scores-baseline", str(tmp_path / "b.json")]) == 1
+    assert "REGRESSION: faithfulness: corrected pass rate 0.5000 → 0.4000" in capsys.readouterr().err
+    assert main([*args, "--record", str(rec), "--dataset", "news"]) == 2
