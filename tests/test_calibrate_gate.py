@@ -170,3 +170,29 @@ def test_cli_exit_codes_and_the_baseline_it_writes(tmp_path, capsys):
     assert main([*args, "--record", str(rec), "--scores-baseline", str(tmp_path / "b.json")]) == 1
     assert "REGRESSION: faithfulness: corrected pass rate 0.5000 → 0.4000" in capsys.readouterr().err
     assert main([*args, "--record", str(rec), "--dataset", "news"]) == 2
+
+
+def test_reruns_give_the_flip_rate_the_record_carries_and_the_gate_refuses_an_unstable_judge(tmp_path, capsys):
+    from calibration_data import make_labelled, write_rows
+
+    from playground.calibrate.repeats import stability
+
+    # 3 runs, 4 samples: verdicts (pass = score >= 0.5) 111, 110, 000, 100 -> flips 0, 2/3, 0, 2/3
+    runs = [{c: {"m": s} for c, s in zip("abcd", scores, strict=True)}
+            for scores in ([0.9, 0.9, 0.1, 0.9], [0.8, 0.7, 0.2, 0.1], [0.6, 0.2, 0.3, 0.4])]
+    assert stability(runs, ["m"], 0.5) == {"m": {"k": 3, "n_units": 4, "unstable_units": 2,
+                                                 "flip_rate": (2 / 3 + 2 / 3) / 4,
+                                                 "mean_stability": (1 + 2 / 3 + 1 + 2 / 3) / 4}}
+    db, result, _h, _s = make_labelled(tmp_path, 60)
+    rows = [json.loads(line) for line in result.read_text().splitlines()]
+    flipped = [{**r, "context_precision": 1 - r["context_precision"] if i < 12 else r["context_precision"]}
+               for i, r in enumerate(rows)]  # 12 of 60 verdicts flip (none sits exactly at 0.5)
+    write_rows(tmp_path / "rerun.jsonl", flipped)
+    args = ["calibrate", "external", str(result), "--dataset", "qa", "--db", str(db), "--sample-seed", "1",
+            "--boot", "20", "--rerun", str(tmp_path / "rerun.jsonl"), "--record", str(tmp_path / "rec.json")]
+    assert main(args) == 0
+    assert "context_precision: 2 runs on 60 samples: flip rate 0.200" in capsys.readouterr().out
+    (entry,) = load_record(tmp_path / "rec.json")["scorers"]
+    assert entry["repeats"] == {"k": 2, "n_units": 60, "unstable_units": 12, "flip_rate": 0.2,
+                                "mean_stability": 0.9}
+    assert "flip rate 0.2 > 0.1 on reruns" in below_bar(entry, True)

@@ -527,7 +527,8 @@ def run_store(args: argparse.Namespace) -> int:
 
 #: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
 _DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore": ("--ignore", []),
-                 "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None)}
+                 "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None),
+                 "rerun": ("--rerun", [])}
 _UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None), "dimension": ("--dimension", None)}
 
 
@@ -569,11 +570,17 @@ def _external_samples(args: argparse.Namespace) -> int:
             raise
         return err(str(exc))
     threshold = 0.5 if args.threshold is None else args.threshold
+    from .calibrate_external import finish_external, rerun_stability
+
+    try:
+        rerun_stability(table, opened, args, threshold)
+    except ValueError as exc:
+        if isinstance(exc, DataError):
+            raise
+        return err(str(exc))
     result = calibrate_result(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold,
                               folds=args.folds, seed=args.seed, n_boot=_boot(args, 1000), width=args.width,
                               sample_seed=args.sample_seed, name=args.name)
-    from .calibrate_external import finish_external
-
     return finish_external(result, args, getattr(opened, "revision", ""))
 
 

@@ -21,6 +21,9 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
     """``--record`` and the scorer's identity options of ``calibrate external``."""
     p.add_argument("--record", type=Path, default=None, metavar="FILE",
                    help="--dataset: write the calibration record (JSON to commit; what 'harness gate --record' reads)")
+    p.add_argument("--rerun", action="append", default=[], type=Path, metavar="FILE",
+                   help="--dataset: the same scorer's result table from another run on the same samples (repeat for "
+                   "K runs): flip rate and per-sample stability, carried in the record")
     add_identity_options(p)
 
 
@@ -82,6 +85,11 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "") -
     if result.unmatched_samples:
         print(f"samples without a result row ({len(result.unmatched_samples)}): "
               + ", ".join(result.unmatched_samples))
+    repeats = getattr(args, "repeats_figures", None)
+    for column, r in (repeats or {}).items():
+        print(f"{column}: {r['k']} runs on {r['n_units']} samples: flip rate {_f(r['flip_rate'])} (chance two runs "
+              f"disagree), {r['unstable_units']} sample(s) not the same in every run, mean stability "
+              f"{_f(r['mean_stability'])}")
     if args.out is not None:
         from ..calibrate import write_tables
 
@@ -103,3 +111,31 @@ def _write_record(result: Any, args: argparse.Namespace, revision: str) -> None:
     write_atomic(args.record, dumps_record(body))
     print(f"\ncalibration record written to {args.record} ({len(result.metrics)} scorer(s); commit it, then "
           "'playground harness gate --scores FILE --record' reads it)")
+
+
+def _f(x: float | None) -> str:
+    return "—" if x is None else f"{x:.3f}"
+
+
+def rerun_stability(table: Any, opened: Any, args: argparse.Namespace, threshold: float) -> None:
+    """``--rerun``: read each rerun like the first run and keep the stability figures in ``args.repeats_figures``."""
+    if not args.rerun:
+        return
+    from ..calibrate.external_samples import match_rows, read_result
+    from ..calibrate.repeats import stability
+
+    runs = [match_rows(table, opened)[0]]
+    for path in args.rerun:
+        rerun = read_result(path, scale=args.scale, extra_metrics=_mapped(args),
+                            ignore=tuple(args.ignore))
+        missing = sorted(set(table.rates) - set(rerun.rates))
+        if missing:
+            raise ValueError(f"--rerun {path}: no column(s) {', '.join(missing)} of the first run")
+        runs.append(match_rows(rerun, opened)[0])
+    args.repeats_figures = stability(runs, list(table.rates), threshold)
+
+
+def _mapped(args: argparse.Namespace) -> dict[str, str]:
+    from .calibrate import _metric_map
+
+    return _metric_map(args.metric)
