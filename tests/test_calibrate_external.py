@@ -136,3 +136,22 @@ def test_out_and_a_deterministic_fingerprinted_record(tmp_path, capsys):
     (tmp_path / "a.json").write_text(json.dumps(body))
     with pytest.raises(DataError, match="fingerprint mismatch"):
         load_record(tmp_path / "a.json")
+
+
+def test_labels_needed_for_a_width_and_when_it_is_reached():
+    from playground.calibrate.needed import class_labels_needed, needed_for_rates, needed_text
+    from playground.stats import wilson_interval
+
+    m = class_labels_needed(66, 72, 0.1)
+    assert m == 121  # checked by hand: 110/121 is 0.0999 wide, 109/120 is 0.1008 wide
+    low, high = wilson_interval(round(66 / 72 * m), m)
+    low1, high1 = wilson_interval(round(66 / 72 * (m - 1)), m - 1)
+    assert high - low <= 0.1 < high1 - low1
+    need = needed_for_rates(66, 72, 40, 48, 0.1)
+    # TPR: 121 - 72 = 49 more human-"yes" samples at a share of 72/120 -> ceil(49 / 0.6) = 82
+    assert need.more_for_tpr == 82 and need.more == need.more_for_tnr > 82 and not need.reached
+    wide = wilson_interval(40, 48)
+    exactly = needed_for_rates(66, 72, 40, 48, wide[1] - wide[0])  # TNR exactly at the width: reached for TNR
+    assert exactly.more_for_tnr == 0 and exactly.more_for_tpr == 0 and exactly.reached
+    assert needed_text(exactly).startswith("reached: both intervals are at most")
+    assert needed_text(need).startswith(f"about {need.more} more labels of the random sample")

@@ -80,6 +80,7 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "") -
               + (f"; calibration sample {m.sample_size}, {m.outside_sample} labelled beyond it not used"
                  if result.sample_seed is not None else "") + ")")
         _print_report(m.report)
+        print(f"labels for a {args.width:g}-wide TPR and TNR interval: {_needed(m, result.sample_seed, args.width)}")
     if result.unmatched_rows:
         print(f"\nunmatched result rows ({len(result.unmatched_rows)}): {', '.join(result.unmatched_rows)}")
     if result.unmatched_samples:
@@ -139,3 +140,14 @@ def _mapped(args: argparse.Namespace) -> dict[str, str]:
     from .calibrate import _metric_map
 
     return _metric_map(args.metric)
+
+
+def _needed(m: Any, sample_seed: Any, width: float) -> str:
+    """The 'how many more labels' sentence of one metric (:mod:`playground.calibrate.needed`)."""
+    from ..calibrate.needed import needed_for_rates, needed_text
+
+    if sample_seed is None:
+        return ("draw a random sample first (--sample-seed): labels people chose say nothing about how many more "
+                "to label")
+    c = m.report.comparisons[m.dimension]
+    return needed_text(needed_for_rates(c.tpr.successes, c.tpr.n, c.tnr.successes, c.tnr.n, width))
