@@ -155,3 +155,18 @@ def test_labels_needed_for_a_width_and_when_it_is_reached():
     assert exactly.more_for_tnr == 0 and exactly.more_for_tpr == 0 and exactly.reached
     assert needed_text(exactly).startswith("reached: both intervals are at most")
     assert needed_text(need).startswith(f"about {need.more} more labels of the random sample")
+
+
+@pytest.mark.slow
+def test_the_harness_beside_the_metrics_on_the_same_samples(tmp_path, capsys):
+    db, result, _h, _s = make_labelled(tmp_path, 30)
+    assert main(["harness", "run", "--dataset", "qa", "--db", str(db), "--out", str(tmp_path / "run"),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["calibrate", "external", str(result), "--dataset", "qa", "--db", str(db), "--boot", "20",
+                 "--run", str(tmp_path / "run"), "--out", str(tmp_path / "out")]) == 0
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "out" / "scorers.csv")
+    assert table["scorer"].tolist()[0] == "context_precision" and "harness:relevant" in table["scorer"].tolist()
+    assert set(table.loc[table["scorer"].isin(["context_precision", "harness:relevant"]), "n"]) == {30}

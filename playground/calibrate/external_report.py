@@ -26,7 +26,9 @@ facts).  Per metric column (rate → dimension, :data:`.external_samples.METRICS
   labelled samples are not a drawn sample.
 
 :func:`side_by_side` puts every metric's headline figures in one table on the
-same samples.
+same samples, beside any other scorer of them — the harness's per-sample rates
+(:func:`harness_scorers`: of a sample's units of a dimension, the share the
+harness says "yes" to).
 """
 from __future__ import annotations
 
@@ -34,17 +36,18 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .external_samples import DIMENSION_OF_RATE, ResultTable, match_rows
+from .external_samples import DIMENSION_OF_RATE, RATE_OF_DIMENSION, ResultTable, match_rows
 from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .ppi import calibration_sample
 from .report import CalibrationReport, calibrate
 from .tables import _r
 
-__all__ = ["ExternalReport", "MetricReport", "calibrate_result", "side_by_side", "slug"]
+__all__ = ["ExternalReport", "MetricReport", "calibrate_result", "harness_scorers", "side_by_side", "slug"]
 
 #: unit kind of a whole sample in the per-sample labellings
 SAMPLE_KIND = "sample"
@@ -130,16 +133,24 @@ def _in_sample(human: HumanLabelling, dim: str, scored: list[str], sample_seed: 
 def calibrate_result(table: ResultTable, opened: Any, labels: Sequence[Any], who: str, *, threshold: float = 0.5,
                      human_threshold: float = 0.5, folds: int = 5, seed: int = 0, n_boot: int = 1000,
                      width: float = 0.10, sample_seed: int | str | None = None, name: str | None = None,
-                     link_base: str | None = "") -> ExternalReport:
-    """Every metric column of ``table`` against the human labels of ``opened`` (module docstring)."""
+                     link_base: str | None = "",
+                     extra: Sequence[tuple[str, str, dict[str, float]]] = ()) -> ExternalReport:
+    """Every metric column of ``table`` against the human labels of ``opened`` (module docstring).
+
+    ``extra``: more scorers on the same samples, ``(name, rate, score by case id)`` — the harness's
+    per-sample rates (:func:`harness_scorers`), a judge's — reported beside the columns.
+    """
     matched, unmatched_rows, unmatched_samples = match_rows(table, opened)
     votes = _votes(opened, labels)
     human = _sample_human(votes, set(matched), human_threshold, who)
     metrics = []
-    for column, rate in table.rates.items():
+    scorers = [(f"{name}:{column}" if name else column, column, rate,
+                {case: v for case, s in sorted(matched.items()) if (v := s[column]) is not None})
+               for column, rate in table.rates.items()]
+    scorers += [(label, label, rate, {c: v for c, v in sorted(by_case.items()) if c in matched})
+                for label, rate, by_case in extra]
+    for label, column, rate, scores in scorers:
         dim = DIMENSION_OF_RATE[rate]
-        scores = {case: v for case, s in sorted(matched.items()) if (v := s[column]) is not None}
-        label = f"{name}:{column}" if name else column
         auto = _sample_auto(label, scores, dim, threshold)
         mine, size, outside = _in_sample(human, dim, list(scores), sample_seed)
         report = calibrate(mine, auto, [dim], folds=folds, seed=seed, width=width, n_boot=n_boot,
@@ -171,3 +182,17 @@ def side_by_side(reports: Sequence[MetricReport]) -> pd.DataFrame:
             "missing": m.missing, "clamped": m.clamped,
         })
     return pd.DataFrame(rows)
+
+
+def harness_scorers(run_dir: str | Path) -> list[tuple[str, str, dict[str, float]]]:
+    """The harness run on the dataset (``harness run --dataset``) as per-sample scorers, one per dimension:
+    the share of a sample's units of that dimension the harness says "yes" to (``harness:<dimension>``)."""
+    from .run_folder import auto_from_run
+
+    auto = auto_from_run(run_dir)
+    out = []
+    for dim in auto.dimensions():
+        f = auto.frame[auto.frame["dimension"] == dim]
+        means = f.groupby("case_id", sort=True)["label"].mean()
+        out.append((f"harness:{dim}", RATE_OF_DIMENSION[dim], {str(c): float(v) for c, v in means.items()}))
+    return out

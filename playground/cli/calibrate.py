@@ -528,7 +528,7 @@ def run_store(args: argparse.Namespace) -> int:
 #: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
 _DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore": ("--ignore", []),
                  "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None),
-                 "rerun": ("--rerun", [])}
+                 "rerun": ("--rerun", []), "run": ("--run", None)}
 _UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None), "dimension": ("--dimension", None)}
 
 
@@ -550,7 +550,7 @@ def _metric_map(items: list[str]) -> dict[str, str]:
 
 
 def _external_samples(args: argparse.Namespace) -> int:
-    from ..calibrate.external_report import calibrate_result
+    from ..calibrate.external_report import calibrate_result, harness_scorers
     from ..calibrate.external_samples import read_result
     from ..datasets import DatasetNotFound, open_dataset
     from ..importers.export import label_rows
@@ -580,7 +580,8 @@ def _external_samples(args: argparse.Namespace) -> int:
         return err(str(exc))
     result = calibrate_result(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold,
                               folds=args.folds, seed=args.seed, n_boot=_boot(args, 1000), width=args.width,
-                              sample_seed=args.sample_seed, name=args.name)
+                              sample_seed=args.sample_seed, name=args.name,
+                              extra=harness_scorers(args.run) if args.run is not None else ())
     return finish_external(result, args, getattr(opened, "revision", ""))
 
 

@@ -24,6 +24,9 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rerun", action="append", default=[], type=Path, metavar="FILE",
                    help="--dataset: the same scorer's result table from another run on the same samples (repeat for "
                    "K runs): flip rate and per-sample stability, carried in the record")
+    p.add_argument("--run", type=Path, default=None, metavar="RUN_DIR",
+                   help="--dataset: also put the harness (a 'harness run --dataset NAME' folder) beside the metrics, "
+                   "per sample: the share of its units the harness says yes to")
     add_identity_options(p)
 
 
