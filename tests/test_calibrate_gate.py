@@ -196,3 +196,34 @@ def test_reruns_give_the_flip_rate_the_record_carries_and_the_gate_refuses_an_un
     assert entry["repeats"] == {"k": 2, "n_units": 60, "unstable_units": 12, "flip_rate": 0.2,
                                 "mean_stability": 0.9}
     assert "flip rate 0.2 > 0.1 on reruns" in below_bar(entry, True)
+
+
+def test_a_labelled_random_slice_of_the_run_gives_ppi_plus_plus(tmp_path, capsys):
+    from calibration_data import case_ids, label_samples, make_labelled
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    from playground.sampling import ranked
+
+    db, result, human, scores = make_labelled(tmp_path, 120, label_every=0)
+    cases = case_ids(db, "qa")
+    chosen = ranked(cases, "5")[:40]  # the run's random slice: 40 of 120 samples labelled, in ranking order
+    label_samples(db, "qa", {c: human[cases.index(c)] for c in chosen})
+    body = json.loads(record(tmp_path).read_text())
+    body["scorers"][0].update(column="context_precision", dimension="relevant",
+                              identity={**IDENTITY, "name": "context_precision"})
+    (tmp_path / "record.json").write_text(dumps_record(body))
+    args = ["harness", "gate", "--scores", str(result), "--record", str(tmp_path / "record.json"), "--dataset", "qa",
+            "--db", str(db), "--scorer-version", "ragas 0.4.3", "--boot", "200"]
+    assert main([*args, "--sample-seed", "5"]) == 0
+    out = capsys.readouterr().out
+    verdict = [float(s >= 0.5) for s in scores]
+    inside = {cases.index(c) for c in chosen}
+    y = np.array([human[i] for i in sorted(inside, key=lambda i: chosen.index(cases[i]))], float)
+    f_l = np.array([verdict[i] for i in sorted(inside, key=lambda i: chosen.index(cases[i]))])
+    f_u = np.array([verdict[i] for i in range(120) if i not in inside])
+    estimate = float(np.asarray(ppi_mean_pointestimate(y, f_l, f_u)).ravel()[0])
+    low, high = (float(np.asarray(x).ravel()[0]) for x in ppi_mean_ci(y, f_l, f_u, alpha=0.05))
+    line = next(line for line in out.splitlines() if line.startswith("context_precision (PPI++)"))
+    assert f"{estimate:.3f}" in line and f"[{low:.3f}, {high:.3f}]" in line
+    assert main([*args, "--sample-seed", "6"]) == 0  # another seed: its prefix is short, the correction is used
+    assert "context_precision (PPI++)" not in capsys.readouterr().out

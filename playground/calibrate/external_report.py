@@ -47,7 +47,8 @@ from .ppi import calibration_sample
 from .report import CalibrationReport, calibrate
 from .tables import _r
 
-__all__ = ["ExternalReport", "MetricReport", "calibrate_result", "harness_scorers", "side_by_side", "slug"]
+__all__ = ["ExternalReport", "MetricReport", "calibrate_result", "harness_scorers", "sample_votes", "side_by_side",
+           "slug"]
 
 #: unit kind of a whole sample in the per-sample labellings
 SAMPLE_KIND = "sample"
@@ -90,7 +91,7 @@ class ExternalReport:
     human_threshold: float
 
 
-def _votes(opened: Any, labels: Sequence[Any]) -> dict[tuple[str, str], list[int]]:
+def sample_votes(opened: Any, labels: Sequence[Any]) -> dict[tuple[str, str], list[int]]:
     """Per (case, dimension) the human votes of its units."""
     case_of = {u.unit_id: u.case_id for u in opened.units()}
     votes: dict[tuple[str, str], list[int]] = defaultdict(list)
@@ -141,7 +142,7 @@ def calibrate_result(table: ResultTable, opened: Any, labels: Sequence[Any], who
     per-sample rates (:func:`harness_scorers`), a judge's — reported beside the columns.
     """
     matched, unmatched_rows, unmatched_samples = match_rows(table, opened)
-    votes = _votes(opened, labels)
+    votes = sample_votes(opened, labels)
     human = _sample_human(votes, set(matched), human_threshold, who)
     metrics = []
     scorers = [(f"{name}:{column}" if name else column, column, rate,

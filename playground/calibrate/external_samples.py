@@ -214,8 +214,11 @@ def _row_id(data: dict[str, Any]) -> str | None:
 
 
 def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str, str] | None = None,
-                ignore: tuple[str, ...] = ()) -> ResultTable:
-    """Read a per-sample result table (DataError naming every problem, unknown metric columns included)."""
+                ignore: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> ResultTable:
+    """Read a per-sample result table (DataError naming every problem, unknown metric columns included).
+
+    ``only``: read just these metric columns (each mapped by ``extra_metrics``), whatever else the table has.
+    """
     from ..importers.core import read_rows
 
     path = Path(path)
@@ -224,6 +227,8 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     if problems:
         raise DataError(problems, f"{path}: not a readable result table")
     columns = list(dict.fromkeys(c for r in rows for c in r.data))
+    if only is not None:
+        columns = [c for c in columns if c in only]
     extra = dict(extra_metrics or {})
     bad_rates = sorted(r for r in extra.values() if r not in DIMENSION_OF_RATE)
     if bad_rates:
@@ -245,7 +250,7 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     if unknown:
         problems.append(Problem(path.name, f"unknown metric column(s) {', '.join(unknown)}: map with --metric "
                                 f"COLUMN=RATE (rates: {', '.join(DIMENSION_OF_RATE)}) or drop with --ignore COLUMN"))
-    if not rates and not unknown:
+    if not rates and not unknown and only is None:
         problems.append(Problem(path.name, f"no metric column (known: {', '.join(sorted(METRICS))})"))
     by_column, clamped = {}, {}
     for c in rates:

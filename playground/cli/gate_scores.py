@@ -39,6 +39,12 @@ def add_score_gate_options(p: argparse.ArgumentParser) -> None:
                    help="scores are on 0–SCALE (default 1; 100 divides by 100)")
     p.add_argument("--boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("--sample-seed", default=None, metavar="S",
+                   help="with --dataset: the run's samples are in the label store and a random slice of them (the "
+                   "labelled prefix of the ranking of seed S) is labelled: PPI++ on it instead of the correction")
+    from .options import add_db
+
+    add_db(p)
     add_identity_options(p)
 
 
@@ -46,6 +52,7 @@ def run_score_gate(args: argparse.Namespace) -> int:
     from ..calibrate.record import load_record
     from ..harness.gate import DEFAULT_MAX_RELATIVE_DROP
     from ..harness.score_gate import gate_scores
+    from ..store import StoreError
     from .calibrate_external import identity_of
 
     if args.record is None:
@@ -59,11 +66,11 @@ def run_score_gate(args: argparse.Namespace) -> int:
         identities = {e["column"]: identity_of(args, e["column"]).as_dict() for e in record["scorers"]}
         result = gate_scores(args.scores, record, identities=identities, threshold=args.threshold,
                              dataset=args.dataset, baseline=baseline, max_relative_drop=args.tolerance,
-                             n_boot=args.boot, seed=args.seed, scale=args.scale)
+                             n_boot=args.boot, seed=args.seed, scale=args.scale, slice_of=_slice(args, record))
     except DataError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, StoreError) as exc:  # DatasetNotFound is a ValueError
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(result.lines))
@@ -80,6 +87,29 @@ def run_score_gate(args: argparse.Namespace) -> int:
         print(f"baseline of corrected rates written to {args.write_baseline} ({len(rates)} metric(s))")
     print(f"calibrated gate: {'PASS' if result.passed else 'FAIL'}")
     return 0 if result.passed else 1
+
+
+def _slice(args: argparse.Namespace, record: dict) -> tuple | None:
+    """``(opened dataset, human pass by case id, seed)`` for PPI++ on the run's labelled slice, or None."""
+    if args.sample_seed is None:
+        return None
+    if args.dataset is None:
+        raise ValueError("--sample-seed needs --dataset NAME: the dataset whose labelled samples are the slice")
+    from ..calibrate.external_report import sample_votes
+    from ..datasets import open_dataset
+    from ..importers.export import label_rows
+    from ..store import open_store
+
+    with open_store(args.db, create=False, read_only=True) as store:
+        opened = open_dataset(args.dataset, store, getattr(args, "root", None))
+        labels, _who, _ties = label_rows(store, opened.catalog(), None)
+    cut = record["human"]["human_threshold"]
+    dims = {e["dimension"] for e in record["scorers"]}
+    if len(dims) != 1:
+        raise ValueError("--sample-seed: the record's scorers judge several dimensions; gate them one at a time")
+    (dim,) = dims
+    votes = sample_votes(opened, labels)
+    return opened, {c: int(sum(v) / len(v) >= cut) for (c, d), v in votes.items() if d == dim and v}, args.sample_seed
 
 
 def _load(path: Path | None) -> dict | None:

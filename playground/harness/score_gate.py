@@ -22,6 +22,15 @@ A scorer is **advisory** — printed with the reason, never gated — when:
 * the run has missing scores (empty or NaN) in that column, or the
   corrected rate has no interval.
 
+**A labelled random slice of the run** (``--dataset NAME --sample-seed S``
+with the run's samples in the label store): when the longest labelled prefix
+of ``ranked(the run's scored sample ids, S)`` holds at least
+:data:`MIN_SLICE` samples, the rate is the prediction-powered estimate
+(PPI++, :func:`playground.stats.ppi_mean`: the scorer's verdicts on every
+sample, the human verdicts on the slice) instead of the Rogan–Gladen
+correction; it needs no assumption that the error rates carried over from
+the calibration data.
+
 A metric in the baseline that the run lacks fails (it cannot be checked).
 Refused outright (an error naming the file): a record that is not one, was
 edited (fingerprint), or is of another dataset than ``--dataset``; scores that
@@ -43,10 +52,11 @@ __all__ = [
     "MIN_CLASS",
     "MIN_LOWER",
     "MIN_N",
+    "MIN_SLICE",
     "ScoreGateResult",
     "below_bar",
     "gate_scores",
-    "read_run_scores",
+    "read_run",
 ]
 
 #: The bar a record must reach to gate: at least this many calibration samples ...
@@ -57,6 +67,8 @@ MIN_CLASS = 10
 MIN_LOWER = 0.6
 #: A judge whose verdicts flip on more than this share of reruns is not gated.
 MAX_FLIP_RATE = 0.10
+#: A labelled random slice of the run this big (or bigger) gives the PPI++ estimate.
+MIN_SLICE = 30
 
 
 @dataclass
@@ -89,25 +101,12 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
     return "; ".join(why)
 
 
-def read_run_scores(path: str | Path, columns: list[str],
-                    scale: float = 1.0) -> tuple[dict[str, list[float | None]], int]:
-    """The run's scores of ``columns`` (None = missing) and its row count; a DataError for any bad score."""
-    from ..calibrate.external_samples import _scores_of
-    from ..importers.core import read_rows
+def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0) -> Any:
+    """The run's result table, just the record's columns (a DataError for any bad score)."""
+    from ..calibrate.external_samples import RATE_OF_DIMENSION, read_result
 
-    path = Path(path)
-    problems: list[Problem] = []
-    _fmt, rows = read_rows(path, problems)
-    if problems:
-        raise DataError(problems, f"{path}: not a readable run of scores")
-    present = {c for r in rows for c in r.data}
-    out = {}
-    for c in columns:
-        if c in present:
-            out[c], _clamped = _scores_of(c, [(r.place, r.data.get(c)) for r in rows], scale, problems)
-    if problems:
-        raise DataError(problems, f"{path}: bad scores; nothing was gated")
-    return out, len(rows)
+    rates = {e["column"]: RATE_OF_DIMENSION[e["dimension"]] for e in record["scorers"]}
+    return read_result(path, scale=scale, extra_metrics=rates, only=tuple(rates))
 
 
 def _stale(entry: dict[str, Any], identity: dict[str, Any] | None, threshold: float | None) -> str:
@@ -124,14 +123,19 @@ def _stale(entry: dict[str, Any], identity: dict[str, Any] | None, threshold: fl
 def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[str, dict[str, Any]] | None = None,
                 threshold: float | None = None, dataset: str | None = None, baseline: dict[str, Any] | None = None,
                 max_relative_drop: float | None = None, n_boot: int = 2000, seed: int | str = 0,
-                scale: float = 1.0) -> ScoreGateResult:
-    """Apply the calibrated gate (module docstring) to the run ``scores`` with the loaded ``record``."""
+                scale: float = 1.0, slice_of: tuple[Any, dict[str, int], str] | None = None) -> ScoreGateResult:
+    """Apply the calibrated gate (module docstring) to the run ``scores`` with the loaded ``record``.
+
+    ``slice_of``: ``(opened dataset, human pass by case id, sample seed)`` of a labelled random slice of the run.
+    """
     if dataset is not None and dataset != record["dataset"]["name"]:
         raise DataError([Problem(str(scores), f"the record was calibrated on dataset {record['dataset']['name']!r}, "
                                  f"not on {dataset!r}: calibrate on this dataset first")], "record of another dataset")
     tol, source = resolve_tolerance(baseline, max_relative_drop)
     entries = {e["column"]: e for e in record["scorers"]}
-    values, rows = read_run_scores(scores, list(entries), scale)
+    table = read_run(scores, record, scale)
+    values = {c: [r[3][c] for r in table.rows] for c in table.rates}
+    rows = len(table.rows)
     result = ScoreGateResult()
     if dataset is None:
         result.lines.append(f"note: no --dataset given; the record (dataset {record['dataset']['name']!r}) is "
@@ -147,8 +151,9 @@ def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[
             result.lines.append(f"{column:<28} not in the run" + (": FAIL (in the baseline)" if column in base_metrics
                                                                    else ""))
             continue
+        ppi = _slice_rate(table, column, entry["threshold"], slice_of) if slice_of is not None else None
         _gate_one(result, column, entry, values[column], record, identities, threshold, base_metrics, tol,
-                  n_boot, seed)
+                  n_boot, seed, ppi)
     if baseline is None:
         result.lines.append("no baseline: the gate passes on these figures (write one with --write-baseline)")
     gated = [c for c in result.rates if c not in result.advisory]
@@ -159,20 +164,22 @@ def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[
 
 def _gate_one(result: ScoreGateResult, column: str, entry: dict[str, Any], scores: list[float | None],
               record: dict[str, Any], identities: dict[str, dict[str, Any]] | None, threshold: float | None,
-              base_metrics: dict[str, Any], tol: float, n_boot: int, seed: int | str) -> None:
+              base_metrics: dict[str, Any], tol: float, n_boot: int, seed: int | str,
+              ppi: CorrectedRate | None = None) -> None:
     t = entry["threshold"]
     scored = [s for s in scores if s is not None]
     passed = sum(1 for s in scored if s >= t)
     flips = (entry.get("repeats") or {}).get("flip_rate") or 0.0
-    rate = corrected_rate(passed, len(scored), (entry["tpr"]["successes"], entry["tpr"]["n"]),
-                          (entry["tnr"]["successes"], entry["tnr"]["n"]), n_boot=n_boot, seed=seed, flip_rate=flips)
+    rate = ppi if ppi is not None else corrected_rate(
+        passed, len(scored), (entry["tpr"]["successes"], entry["tpr"]["n"]),
+        (entry["tnr"]["successes"], entry["tnr"]["n"]), n_boot=n_boot, seed=seed, flip_rate=flips)
     result.rates[column] = rate
     why = [w for w in (below_bar(entry, bool(record["sample"]["uniform_random"])),
                        _stale(entry, (identities or {}).get(column), threshold),
                        f"{len(scores) - len(scored)} missing score(s) (empty or NaN)" if len(scored) < len(scores)
                        else "", rate.reason if rate.low is None else "") if w]
     base = base_metrics.get(column)
-    shown = (f"{column:<28} {rate.raw:>6.3f} {_f(rate.estimate):>9} "
+    shown = (f"{column + (' (PPI++)' if ppi is not None else ''):<28} {rate.raw:>6.3f} {_f(rate.estimate):>9} "
              f"{'[' + _f(rate.low) + ', ' + _f(rate.high) + ']':>16} {_f(base):>9}")
     if why:
         result.advisory[column] = "; ".join(why)
@@ -195,3 +202,24 @@ def _gate_one(result: ScoreGateResult, column: str, entry: dict[str, Any], score
 
 def _f(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
+
+
+def _slice_rate(table: Any, column: str, threshold: float,
+                slice_of: tuple[Any, dict[str, int], str]) -> CorrectedRate | None:
+    """PPI++ of the human pass rate from the run's labelled random slice; None below :data:`MIN_SLICE`."""
+    from ..calibrate.external_samples import match_rows
+    from ..calibrate.ppi import calibration_sample
+    from ..stats import ppi_mean
+
+    opened, human_pass, sample_seed = slice_of
+    matched, _rows, _samples = match_rows(table, opened)
+    verdict = {c: float(v >= threshold) for c, s in matched.items() if (v := s[column]) is not None}
+    cs = calibration_sample(list(verdict), [c for c in human_pass if c in verdict], sample_seed)
+    if len(cs.sample) < MIN_SLICE:
+        return None
+    inside = set(cs.sample)
+    res = ppi_mean([v for c, v in verdict.items() if c not in inside], [verdict[c] for c in cs.sample],
+                   [human_pass[c] for c in cs.sample])
+    raw = sum(verdict.values()) / len(verdict)
+    return CorrectedRate(raw, len(verdict), res.estimate, res.low, res.high, 0, 0,
+                         "" if res.low is not None else (res.reason or "PPI gives no interval"))
