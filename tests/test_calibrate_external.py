@@ -170,3 +170,20 @@ def test_the_harness_beside_the_metrics_on_the_same_samples(tmp_path, capsys):
     table = pd.read_csv(tmp_path / "out" / "scorers.csv")
     assert table["scorer"].tolist()[0] == "context_precision" and "harness:relevant" in table["scorer"].tolist()
     assert set(table.loc[table["scorer"].isin(["context_precision", "harness:relevant"]), "n"]) == {30}
+
+
+def test_a_result_table_written_by_ragas_itself(tmp_path):
+    """tests/fixtures/gate_qa_result.csv: ragas 0.4.3's evaluate() with five non-LLM metrics."""
+    import csv
+
+    fixture = Path(__file__).resolve().parent / "fixtures" / "gate_qa_result.csv"
+    rows = list(csv.DictReader(fixture.open(encoding="utf-8")))
+    over = sum(1 for r in rows if float(r["bleu_score"]) > 1)
+    assert over == 181 and max(float(r["bleu_score"]) for r in rows) == 1.0000000000000004
+    table = read_result(fixture, extra_metrics=_metric_map(["rouge_score(mode=fmeasure)=correctness",
+                                                            "bleu_score=correctness"]),
+                        ignore=("non_llm_string_similarity", "non_llm_context_precision_with_reference",
+                                "non_llm_context_recall"))
+    assert table.rates == {"rouge_score(mode=fmeasure)": "correctness", "bleu_score": "correctness"}
+    assert table.clamped == {"bleu_score": over}
+    assert max(r[3]["bleu_score"] for r in table.rows) == 1.0
