@@ -227,3 +227,19 @@ def test_a_labelled_random_slice_of_the_run_gives_ppi_plus_plus(tmp_path, capsys
     assert f"{estimate:.3f}" in line and f"[{low:.3f}, {high:.3f}]" in line
     assert main([*args, "--sample-seed", "6"]) == 0  # another seed: its prefix is short, the correction is used
     assert "context_precision (PPI++)" not in capsys.readouterr().out
+
+
+def test_a_failing_hard_assertion_fails_the_combined_gate_whatever_the_scores_say(tmp_path, capsys):
+    report = {"config": {"name": "t", "gate": {"max_relative_drop": 0.05}}, "config_fingerprint": "f",
+              "data_fingerprint": "d", "metrics": {"overall": {}, "by_case_type": {}},
+              "assertions": {"gated_failures": 1, "gated": {"no_fabricated_citation": {"failing": ["GC-0001"]}}}}
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "report.json").write_text(json.dumps(report))
+    rec = record(tmp_path)
+    scores = run(tmp_path, 150, 200)  # the calibrated gate alone passes (no baseline)
+    args = ["harness", "gate", str(tmp_path / "run"), "--baseline", str(tmp_path / "none.json"), "--scores",
+            str(scores), "--record", str(rec), "--scorer-version", "ragas 0.4.3", "--boot", "200"]
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert "calibrated gate: PASS" in captured.out and "gate: FAIL" in captured.out
+    assert "hard assertion no_fabricated_citation failed: GC-0001" in captured.err
