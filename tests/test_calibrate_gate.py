@@ -243,3 +243,14 @@ def test_a_failing_hard_assertion_fails_the_combined_gate_whatever_the_scores_sa
     captured = capsys.readouterr()
     assert "calibrated gate: PASS" in captured.out and "gate: FAIL" in captured.out
     assert "hard assertion no_fabricated_citation failed: GC-0001" in captured.err
+
+
+def test_options_that_would_be_ignored_are_refused(tmp_path, capsys):
+    (tmp_path / "run").mkdir()
+    assert main(["harness", "gate", str(tmp_path / "run"), "--record", "r.json", "--boot", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --record, --boot would be ignored here: they belong to the calibrated gate" in err
+    assert main(["harness", "gate", "--scores", "s.csv", "--record", "r.json", "--baseline", "b.json"]) == 2
+    assert "--baseline (the harness run's; use --scores-baseline) would be ignored" in capsys.readouterr().err
+    assert main(["calibrate", "external", "s.csv", "--scorer-version", "1", "--rerun", "x.csv"]) == 1
+    assert "error: --rerun, --scorer-version apply to a --dataset result table only" in capsys.readouterr().err

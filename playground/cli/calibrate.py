@@ -528,7 +528,9 @@ def run_store(args: argparse.Namespace) -> int:
 #: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
 _DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore": ("--ignore", []),
                  "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None),
-                 "rerun": ("--rerun", []), "run": ("--run", None)}
+                 "rerun": ("--rerun", []), "run": ("--run", None), "scorer_version": ("--scorer-version", None),
+                 "scorer_config": ("--scorer-config", None), "judge_model": ("--judge-model", None),
+                 "judge_prompt": ("--judge-prompt", None)}
 _UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None), "dimension": ("--dimension", None)}
 
 

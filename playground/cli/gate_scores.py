@@ -14,7 +14,18 @@ from pathlib import Path
 from ..errors import DataError
 from ..files import write_atomic
 
-__all__ = ["add_score_gate_options", "run_score_gate"]
+__all__ = ["add_score_gate_options", "refused_without_scores", "run_score_gate"]
+
+#: the calibrated gate's options and their defaults: given without --scores they would be ignored, so they are refused
+SCORES_ONLY = {"record": None, "dataset": None, "threshold": None, "name": None, "scores_baseline": None,
+               "write_baseline": None, "scale": 1.0, "sample_seed": None, "scorer_version": None,
+               "scorer_config": None, "judge_model": None, "judge_prompt": None, "boot": 2000, "seed": 0}
+
+
+def refused_without_scores(args: argparse.Namespace) -> str:
+    """The options of the calibrated gate given without ``--scores`` ('' when none)."""
+    given = [f"--{key.replace('_', '-')}" for key, default in SCORES_ONLY.items() if getattr(args, key) != default]
+    return ", ".join(given)
 
 
 def add_score_gate_options(p: argparse.ArgumentParser) -> None:

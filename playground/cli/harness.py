@@ -276,10 +276,17 @@ def _default_baseline() -> Path:
 
 
 def run_gate(args: argparse.Namespace) -> int:
-    from .gate_scores import run_score_gate
+    from .gate_scores import refused_without_scores, run_score_gate
 
     if args.run is None and args.scores is None:
         print("error: give a harness RUN folder, --scores FILE --record RECORD, or both", file=sys.stderr)
+        return 2
+    unused = refused_without_scores(args) if args.scores is None else ""
+    if args.run is None and args.baseline is not None:
+        unused = ", ".join(x for x in (unused, "--baseline (the harness run's; use --scores-baseline)") if x)
+    if unused:
+        print(f"error: {unused} would be ignored here: they belong to the "
+              f"{'calibrated gate (--scores)' if args.scores is None else 'harness run gate (RUN)'}", file=sys.stderr)
         return 2
     code = 0 if args.scores is None else run_score_gate(args)
     if args.run is None or code == 2:
