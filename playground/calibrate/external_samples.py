@@ -369,7 +369,6 @@ def _best(sweep: list[tuple[float, float | None]]) -> float | None:
 def calibrate_samples(table: ResultTable, opened: Any, labels: list[Any], who: str, *, threshold: float = 0.5,
                       human_threshold: float = 0.5) -> SampleCalibration:
     """Compare ``table`` with ``labels`` (current human Labels of ``opened``'s units; see the module docstring)."""
-    samples = opened.payload["samples"]
     matched, unmatched_rows, unmatched_samples = match_rows(table, opened)
     units = opened.units()
     unit_case = {u.unit_id: u.case_id for u in units}
@@ -411,7 +410,6 @@ def calibrate_samples(table: ResultTable, opened: Any, labels: list[Any], who: s
             sum(abs(a - b) for a, b in zip(human, tool, strict=True)) / len(human) if human else None,
             threshold, kappa, sum(h_pass) / len(h_pass) if h_pass else None, tuple(sweep), _best(sweep),
             ppi_mean(f_u, f_l, y), missing))
-    del samples
     return SampleCalibration(opened.name, who, len(table.rows), len(matched), tuple(comparisons),
                              unmatched_rows, unmatched_samples, table.ignored)
 

@@ -584,7 +584,10 @@ def _external_samples(args: argparse.Namespace) -> int:
                               folds=args.folds, seed=args.seed, n_boot=_boot(args, 1000), width=args.width,
                               sample_seed=args.sample_seed, name=args.name,
                               extra=harness_scorers(args.run) if args.run is not None else ())
-    return finish_external(result, args, getattr(opened, "revision", ""))
+    from ..calibrate.external_samples import calibrate_samples
+
+    scored = calibrate_samples(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold)
+    return finish_external(result, args, getattr(opened, "revision", ""), scored.comparisons)
 
 
 @_guard

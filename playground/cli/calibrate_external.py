@@ -54,8 +54,9 @@ def identity_of(args: argparse.Namespace, column: str) -> Any:
     )
 
 
-def finish_external(result: Any, args: argparse.Namespace, revision: str = "") -> int:
-    """Print the report of :func:`playground.calibrate.external_report.calibrate_result`; write --out, --record."""
+def finish_external(result: Any, args: argparse.Namespace, revision: str = "", correlations: Any = ()) -> int:
+    """Print the report of :func:`playground.calibrate.external_report.calibrate_result` (and ``correlations``,
+    the :class:`~playground.calibrate.external_samples.RateComparison` of each column); write --out, --record."""
     from ..calibrate.external_report import side_by_side, slug
     from .calibrate import _print_report, _table, _write
 
@@ -70,6 +71,11 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "") -
     for m in result.metrics:
         if m.clamped:
             print(f"{m.column}: {m.clamped} score(s) within 1e-9 of [0, 1] clamped into it")
+    for c in correlations:
+        if c.n:
+            print(f"{c.column}: against the human per-sample rate (n={c.n}): Pearson {_f(c.pearson.r)} "
+                  f"[{_f(c.pearson.low)}, {_f(c.pearson.high)}], Spearman {_f(c.spearman.r)} [{_f(c.spearman.low)}, "
+                  f"{_f(c.spearman.high)}], mean absolute error {_f(c.mae)}")
     print()
     table = side_by_side(result.metrics)
     _table(table, ["scorer", "dimension", "n", "tpr", "tpr_low", "tpr_high", "tnr", "tnr_low", "tnr_high", "kappa",
