@@ -13,7 +13,7 @@ from playground.calibrate.external_report import calibrate_result
 from playground.calibrate.external_samples import read_result
 from playground.calibrate.record import load_record
 from playground.cli import main
-from playground.cli.calibrate import _metric_map
+from playground.cli.calibrate_external import metric_map as _metric_map
 from playground.datasets import open_dataset
 from playground.errors import DataError
 from playground.importers.export import label_rows

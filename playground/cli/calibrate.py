@@ -12,7 +12,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import DataError
 from .calibrate_real import err
 from .options import add_db, add_root
 
@@ -525,69 +524,10 @@ def run_store(args: argparse.Namespace) -> int:
     return 0
 
 
-#: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
-_DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore": ("--ignore", []),
-                 "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None),
-                 "rerun": ("--rerun", []), "run": ("--run", None), "scorer_version": ("--scorer-version", None),
-                 "scorer_config": ("--scorer-config", None), "judge_model": ("--judge-model", None),
-                 "judge_prompt": ("--judge-prompt", None)}
-_UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None), "dimension": ("--dimension", None)}
-
-
-def _refused(args: argparse.Namespace, options: dict, why: str) -> int | None:
-    """An error naming every option of ``options`` given a non-default value (they would be ignored)."""
-    given = [flag for key, (flag, default) in options.items() if getattr(args, key, default) != default]
-    return err(f"{', '.join(given)} {why}") if given else None
-
-
-def _metric_map(items: list[str]) -> dict[str, str]:
-    """``--metric COLUMN=RATE`` items; split at the LAST '=' so a column may hold '=' (rouge_score(mode=fmeasure))."""
-    extra = {}
-    for item in items:
-        column, sep, rate = item.rpartition("=")
-        if not sep or not column:
-            raise ValueError(f"--metric {item!r}: expected COLUMN=RATE")
-        extra[column] = rate
-    return extra
-
-
 def _external_samples(args: argparse.Namespace) -> int:
-    from ..calibrate.external_report import calibrate_result, harness_scorers
-    from ..calibrate.external_samples import read_result
-    from ..datasets import DatasetNotFound, open_dataset
-    from ..importers.export import label_rows
+    from .calibrate_external import run_result_table
 
-    refused = _refused(args, _UNITS_ONLY, "apply to a per-unit scores file, not to a --dataset result table "
-                       "(the human side is the dataset's labels; each metric column names its dimension)")
-    if refused is not None:
-        return refused
-    try:
-        table = read_result(args.file, scale=args.scale, extra_metrics=_metric_map(args.metric),
-                            ignore=tuple(args.ignore))
-        with _open_store(args.db, create=False, read_only=True) as store:
-            opened = open_dataset(args.dataset, store, args.root)
-            labels, who, _ties = label_rows(store, opened.catalog(), args.annotator)
-    except (DatasetNotFound, ValueError) as exc:
-        if isinstance(exc, DataError):
-            raise
-        return err(str(exc))
-    threshold = 0.5 if args.threshold is None else args.threshold
-    from .calibrate_external import finish_external, rerun_stability
-
-    try:
-        rerun_stability(table, opened, args, threshold)
-    except ValueError as exc:
-        if isinstance(exc, DataError):
-            raise
-        return err(str(exc))
-    result = calibrate_result(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold,
-                              folds=args.folds, seed=args.seed, n_boot=_boot(args, 1000), width=args.width,
-                              sample_seed=args.sample_seed, name=args.name,
-                              extra=harness_scorers(args.run) if args.run is not None else ())
-    from ..calibrate.external_samples import calibrate_samples
-
-    scored = calibrate_samples(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold)
-    return finish_external(result, args, getattr(opened, "revision", ""), scored.comparisons)
+    return run_result_table(args)
 
 
 @_guard
@@ -595,9 +535,11 @@ def run_external(args: argparse.Namespace) -> int:
     """An external tool's per-unit scores against human labels."""
     if getattr(args, "dataset", None) is not None:
         return _external_samples(args)
-    refused = _refused(args, _DATASET_ONLY, "apply to a --dataset result table only")
-    if refused is not None:
-        return refused
+    from .calibrate_external import DATASET_ONLY, refused
+
+    problem = refused(args, DATASET_ONLY, "apply to a --dataset result table only")
+    if problem is not None:
+        return problem
     args.human = args.human or "key"
     from ..calibrate import (
         auto_from_csv,

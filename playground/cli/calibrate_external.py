@@ -1,5 +1,8 @@
-"""The ending of ``playground calibrate external RESULT --dataset NAME``: the printed report, ``--out`` and
-``--record``.
+"""``playground calibrate external RESULT --dataset NAME``: a result table's report, ``--out`` and ``--record``.
+
+Options belong to one of the two forms of ``calibrate external`` (a per-unit
+scores file, or a ``--dataset`` result table); one given to the other form
+would be ignored, so it is refused (:data:`DATASET_ONLY`, :data:`UNITS_ONLY`).
 
 Printed: what matched, clamped and ignored; every metric side by side (TPR,
 TNR, kappa with intervals, base rate, balanced accuracy, the given and best
@@ -14,7 +17,75 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_identity_options", "add_record_options", "finish_external", "identity_of"]
+__all__ = ["DATASET_ONLY", "UNITS_ONLY", "add_identity_options", "add_record_options", "finish_external",
+           "identity_of", "metric_map", "refused", "run_result_table"]
+
+
+#: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
+DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore": ("--ignore", []),
+                 "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None),
+                 "rerun": ("--rerun", []), "run": ("--run", None), "scorer_version": ("--scorer-version", None),
+                 "scorer_config": ("--scorer-config", None), "judge_model": ("--judge-model", None),
+                 "judge_prompt": ("--judge-prompt", None)}
+UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None), "dimension": ("--dimension", None)}
+
+
+def refused(args: argparse.Namespace, options: dict, why: str) -> int | None:
+    """An error naming every option of ``options`` given a non-default value (they would be ignored)."""
+    from .calibrate_real import err
+
+    given = [flag for key, (flag, default) in options.items() if getattr(args, key, default) != default]
+    return err(f"{', '.join(given)} {why}") if given else None
+
+
+def metric_map(items: list[str]) -> dict[str, str]:
+    """``--metric COLUMN=RATE`` items; split at the LAST '=' so a column may hold '=' (rouge_score(mode=fmeasure))."""
+    extra = {}
+    for item in items:
+        column, sep, rate = item.rpartition("=")
+        if not sep or not column:
+            raise ValueError(f"--metric {item!r}: expected COLUMN=RATE")
+        extra[column] = rate
+    return extra
+
+
+def run_result_table(args: argparse.Namespace) -> int:
+    """``calibrate external RESULT --dataset NAME`` (see the module docstring)."""
+    from ..calibrate.external_report import calibrate_result, harness_scorers
+    from ..calibrate.external_samples import calibrate_samples, read_result
+    from ..datasets import DatasetNotFound, open_dataset
+    from ..errors import DataError
+    from ..importers.export import label_rows
+    from .calibrate import _boot, _open_store
+    from .calibrate_real import err
+
+    problem = refused(args, UNITS_ONLY, "apply to a per-unit scores file, not to a --dataset result table "
+                       "(the human side is the dataset's labels; each metric column names its dimension)")
+    if problem is not None:
+        return problem
+    try:
+        table = read_result(args.file, scale=args.scale, extra_metrics=metric_map(args.metric),
+                            ignore=tuple(args.ignore))
+        with _open_store(args.db, create=False, read_only=True) as store:
+            opened = open_dataset(args.dataset, store, args.root)
+            labels, who, _ties = label_rows(store, opened.catalog(), args.annotator)
+    except (DatasetNotFound, ValueError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        return err(str(exc))
+    threshold = 0.5 if args.threshold is None else args.threshold
+    try:
+        rerun_stability(table, opened, args, threshold)
+    except ValueError as exc:
+        if isinstance(exc, DataError):
+            raise
+        return err(str(exc))
+    result = calibrate_result(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold,
+                              folds=args.folds, seed=args.seed, n_boot=_boot(args, 1000), width=args.width,
+                              sample_seed=args.sample_seed, name=args.name,
+                              extra=harness_scorers(args.run) if args.run is not None else ())
+    scored = calibrate_samples(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold)
+    return finish_external(result, args, getattr(opened, "revision", ""), scored.comparisons)
 
 
 def add_record_options(p: argparse.ArgumentParser) -> None:
@@ -146,9 +217,7 @@ def rerun_stability(table: Any, opened: Any, args: argparse.Namespace, threshold
 
 
 def _mapped(args: argparse.Namespace) -> dict[str, str]:
-    from .calibrate import _metric_map
-
-    return _metric_map(args.metric)
+    return metric_map(args.metric)
 
 
 def _needed(m: Any, sample_seed: Any, width: float) -> str:
