@@ -63,6 +63,7 @@ or the consensus):
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import defaultdict
@@ -226,7 +227,7 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     _fmt, rows = read_rows(path, problems)
     if problems:
         raise DataError(problems, f"{path}: not a readable result table")
-    columns = list(dict.fromkeys(c for r in rows for c in r.data))
+    columns = list(dict.fromkeys(itertools.chain.from_iterable(r.data for r in rows)))
     if only is not None:
         columns = [c for c in columns if c in only]
     extra = dict(extra_metrics or {})

@@ -38,6 +38,7 @@ are not numbers or infinite; a score outside [0, 1] beyond the 1e-9 clamp.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,12 +102,30 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
     return "; ".join(why)
 
 
-def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0) -> Any:
-    """The run's result table, just the record's columns (a DataError for any bad score)."""
-    from ..calibrate.external_samples import RATE_OF_DIMENSION, read_result
+def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0,
+             keys: bool = False) -> tuple[dict[str, list[float | None]], int, Any]:
+    """The run's scores of the record's columns (None = missing), its row count, and — with ``keys``, for
+    matching rows to a dataset's samples — the result table; a DataError for any bad score."""
+    from ..calibrate.external_samples import RATE_OF_DIMENSION, _scores_of, read_result
+    from ..importers.core import read_rows
 
     rates = {e["column"]: RATE_OF_DIMENSION[e["dimension"]] for e in record["scorers"]}
-    return read_result(path, scale=scale, extra_metrics=rates, only=tuple(rates))
+    if keys:
+        table = read_result(path, scale=scale, extra_metrics=rates, only=tuple(rates))
+        return {c: [r[3][c] for r in table.rows] for c in table.rates}, len(table.rows), table
+    path = Path(path)
+    problems: list[Problem] = []
+    _fmt, rows = read_rows(path, problems)
+    if problems:
+        raise DataError(problems, f"{path}: not a readable run of scores")
+    present = set(itertools.chain.from_iterable(r.data for r in rows))
+    out = {}
+    for c in rates:
+        if c in present:
+            out[c], _clamped = _scores_of(c, [(r.place, r.data.get(c)) for r in rows], scale, problems)
+    if problems:
+        raise DataError(problems, f"{path}: bad scores; nothing was gated")
+    return out, len(rows), None
 
 
 def _stale(entry: dict[str, Any], identity: dict[str, Any] | None, threshold: float | None) -> str:
@@ -133,9 +152,7 @@ def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[
                                  f"not on {dataset!r}: calibrate on this dataset first")], "record of another dataset")
     tol, source = resolve_tolerance(baseline, max_relative_drop)
     entries = {e["column"]: e for e in record["scorers"]}
-    table = read_run(scores, record, scale)
-    values = {c: [r[3][c] for r in table.rows] for c in table.rates}
-    rows = len(table.rows)
+    values, rows, table = read_run(scores, record, scale, keys=slice_of is not None)
     result = ScoreGateResult()
     if dataset is None:
         result.lines.append(f"note: no --dataset given; the record (dataset {record['dataset']['name']!r}) is "
