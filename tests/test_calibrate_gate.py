@@ -254,3 +254,14 @@ def test_options_that_would_be_ignored_are_refused(tmp_path, capsys):
     assert "--baseline (the harness run's; use --scores-baseline) would be ignored" in capsys.readouterr().err
     assert main(["calibrate", "external", "s.csv", "--scorer-version", "1", "--rerun", "x.csv"]) == 1
     assert "error: --rerun, --scorer-version apply to a --dataset result table only" in capsys.readouterr().err
+
+
+def test_a_metric_without_a_record_is_listed_as_advisory(tmp_path):
+    rec = load_record(record(tmp_path))
+    rows = [{"user_input": f"Q{i}?", "response": "A.", "faithfulness": 0.9, "answer_relevancy": 0.2,
+             "faithfulness_reason": "fine", "retrieved_contexts": ["c"]} for i in range(20)]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = gate_scores(path, rec, identities={"faithfulness": IDENTITY}, n_boot=100)
+    assert result.advisory == {"answer_relevancy": "no calibration record: a scorer is gated only with one"}
+    assert "answer_relevancy             ADVISORY, not gated: no calibration record" in result.lines

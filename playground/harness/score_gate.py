@@ -20,7 +20,9 @@ A scorer is **advisory** — printed with the reason, never gated — when:
   record's (name, version, config hash, model, prompt hash — every facet,
   an absent one included), or ``--threshold`` differs from the record's;
 * the run has missing scores (empty or NaN) in that column, or the
-  corrected rate has no interval.
+  corrected rate has no interval;
+* it has no record at all: a metric column of the run that the record does
+  not cover is listed as advisory, never gated.
 
 **A labelled random slice of the run** (``--dataset NAME --sample-seed S``
 with the run's samples in the label store): when the longest labelled prefix
@@ -103,16 +105,17 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
 
 
 def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0,
-             keys: bool = False) -> tuple[dict[str, list[float | None]], int, Any]:
-    """The run's scores of the record's columns (None = missing), its row count, and — with ``keys``, for
-    matching rows to a dataset's samples — the result table; a DataError for any bad score."""
+             keys: bool = False) -> tuple[dict[str, list[float | None]], int, Any, list[str]]:
+    """The run's scores of the record's columns (None = missing), its row count, with ``keys`` (for matching
+    rows to a dataset's samples) the result table, and the run's other metric columns (no record: advisory);
+    a DataError for any bad score."""
     from ..calibrate.external_samples import RATE_OF_DIMENSION, _scores_of, read_result
     from ..importers.core import read_rows
 
     rates = {e["column"]: RATE_OF_DIMENSION[e["dimension"]] for e in record["scorers"]}
     if keys:
         table = read_result(path, scale=scale, extra_metrics=rates, only=tuple(rates))
-        return {c: [r[3][c] for r in table.rows] for c in table.rates}, len(table.rows), table
+        return {c: [r[3][c] for r in table.rows] for c in table.rates}, len(table.rows), table, []
     path = Path(path)
     problems: list[Problem] = []
     _fmt, rows = read_rows(path, problems)
@@ -125,7 +128,15 @@ def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0,
             out[c], _clamped = _scores_of(c, [(r.place, r.data.get(c)) for r in rows], scale, problems)
     if problems:
         raise DataError(problems, f"{path}: bad scores; nothing was gated")
-    return out, len(rows), None
+    return out, len(rows), None, [c for c in sorted(present - set(rates)) if _is_metric(c)]
+
+
+def _is_metric(column: str) -> bool:
+    """A column that is not one of the samples' own fields (question, contexts, ids, reasons): a metric."""
+    from ..calibrate.external_samples import _SUFFIX_IGNORED, INPUT_COLUMNS, metric_key
+
+    key = metric_key(column)
+    return not (column in INPUT_COLUMNS or key in INPUT_COLUMNS or key.endswith(_SUFFIX_IGNORED))
 
 
 def _stale(entry: dict[str, Any], identity: dict[str, Any] | None, threshold: float | None) -> str:
@@ -152,7 +163,7 @@ def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[
                                  f"not on {dataset!r}: calibrate on this dataset first")], "record of another dataset")
     tol, source = resolve_tolerance(baseline, max_relative_drop)
     entries = {e["column"]: e for e in record["scorers"]}
-    values, rows, table = read_run(scores, record, scale, keys=slice_of is not None)
+    values, rows, table, unrecorded = read_run(scores, record, scale, keys=slice_of is not None)
     result = ScoreGateResult()
     if dataset is None:
         result.lines.append(f"note: no --dataset given; the record (dataset {record['dataset']['name']!r}) is "
@@ -171,6 +182,9 @@ def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[
         ppi = _slice_rate(table, column, entry["threshold"], slice_of) if slice_of is not None else None
         _gate_one(result, column, entry, values[column], record, identities, threshold, base_metrics, tol,
                   n_boot, seed, ppi)
+    for column in unrecorded:
+        result.advisory[column] = "no calibration record: a scorer is gated only with one"
+        result.lines.append(f"{column:<28} ADVISORY, not gated: no calibration record")
     if baseline is None:
         result.lines.append("no baseline: the gate passes on these figures (write one with --write-baseline)")
     gated = [c for c in result.rates if c not in result.advisory]
