@@ -26,6 +26,7 @@ folds and data sets.  Best threshold: the highest criterion; ties (within
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -284,12 +285,6 @@ class CVResult:
         )
 
 
-def _criterion_values(s: np.ndarray, h: np.ndarray, ts: np.ndarray, criterion: str) -> np.ndarray:
-    tp, fp, fn, tn = _counts(s, h, ts)
-    fn_ = kappa_by_table if criterion == "kappa" else balanced_accuracy_by_table
-    return fn_(tp, fp, fn, tn)
-
-
 def _cross_validate(s: np.ndarray, h: np.ndarray, fidx: np.ndarray, ts: np.ndarray, default: float,
                     criterion: str) -> tuple[np.ndarray, list[float], list[int]] | None:
     """Held-out predictions: for each non-empty fold, the best threshold on the other folds.
@@ -301,10 +296,14 @@ def _cross_validate(s: np.ndarray, h: np.ndarray, fidx: np.ndarray, ts: np.ndarr
         return None
     pred = np.zeros(s.size, dtype=bool)
     fold_ts, sizes = [], []
-    for f in folds:
-        test = fidx == f
-        train = ~test
-        t = float(ts[_best_index(ts, _criterion_values(s[train], h[train], ts, criterion), default)])
+    # a training part's counts are the whole set's minus the held-out fold's (integers: exact)
+    tests = [fidx == f for f in folds]
+    held = [np.stack(_counts(s[test], h[test], ts)) for test in tests]
+    total = np.sum(held, axis=0)
+    by_table = kappa_by_table if criterion == "kappa" else balanced_accuracy_by_table
+    for test, counts in zip(tests, held, strict=True):
+        train = total - counts
+        t = float(ts[_best_index(ts, by_table(*train), default)])
         fold_ts.append(t)
         sizes.append(int(test.sum()))
         pred[test] = s[test] >= t
@@ -375,20 +374,40 @@ def grouped_cv(scores: Values, human: Values, groups: Sequence[Hashable],
     )
 
 
+@functools.lru_cache(maxsize=8)
+def _picks(seed: int | str, n_boot: int, n_groups: int) -> np.ndarray:
+    """``picks[b, j] = stable_hash(seed, "boot:b:j") mod n_groups``: the groups of every resample (read-only).
+
+    Cached: every scorer calibrated on the same groups (several metrics of one
+    result table) draws the same resamples, and the hashes are the slow part.
+    """
+    picks = np.array([[stable_hash(seed, f"boot:{b}:{j}") % n_groups for j in range(n_groups)]
+                      for b in range(n_boot)], dtype=np.int64).reshape(n_boot, n_groups)
+    picks.setflags(write=False)
+    return picks
+
+
 def _bootstrap(s: np.ndarray, h: np.ndarray, g: list[Any], fold_of_group: dict[Hashable, int], ts: np.ndarray,
                default: float, criterion: str, seed: int | str, n_boot: int) -> tuple[list[float], list[float]]:
-    """Kappas and balanced accuracies of the cross-validation rerun on ``n_boot`` cluster resamples."""
+    """Kappas and balanced accuracies of the cross-validation rerun on ``n_boot`` cluster resamples.
+
+    A resample's units are the members of each picked group, group after group
+    in pick order, each group's members in their original order.
+    """
     uniq = sorted(fold_of_group, key=lambda x: (str(x), repr(x)))
     position = {x: i for i, x in enumerate(uniq)}
     gidx = np.array([position[x] for x in g], dtype=int)
-    members = [np.flatnonzero(gidx == i) for i in range(len(uniq))]
+    order = np.argsort(gidx, kind="stable")  # units grouped by group, original order inside a group
+    sizes = np.bincount(gidx, minlength=len(uniq))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     group_fold = np.array([fold_of_group[x] for x in uniq], dtype=int)
     ks: list[float] = []
     bs: list[float] = []
-    for b in range(n_boot):
-        pick = [stable_hash(seed, f"boot:{b}:{j}") % len(uniq) for j in range(len(uniq))]
-        idx = np.concatenate([members[i] for i in pick])
-        fidx = np.concatenate([np.full(members[i].size, group_fold[i]) for i in pick])
+    for pick in _picks(seed, n_boot, len(uniq)):
+        lengths = sizes[pick]
+        offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        idx = order[np.repeat(starts[pick], lengths) + np.arange(int(lengths.sum())) - offsets]
+        fidx = np.repeat(group_fold[pick], lengths)
         cv = _cross_validate(s[idx], h[idx], fidx, ts, default, criterion)
         if cv is None:
             continue

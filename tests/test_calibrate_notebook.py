@@ -150,3 +150,27 @@ def test_page_ragtruth_view():
     app.auto.value = "plain"
     assert "plain coverage" in app.summary.value
     assert "No label store yet" in app.annotators_box.children[0].value
+
+
+@pytest.mark.slow
+def test_page_shows_an_imported_datasets_result_table_and_the_labels_needed(tmp_path):
+    import sys
+
+    sys.path.insert(0, str(REPO / "tests"))
+    from calibration_data import make_labelled
+
+    from playground.ui.calibration import CalibrationApp, Sources
+
+    db, result, _h, _s = make_labelled(tmp_path, 80)
+    app = CalibrationApp(Sources(root=str(MINI), db=str(db), ragtruth=str(tmp_path / "none.jsonl"),
+                                 run=None), link_base="http://localhost:8866/")
+    section = app.result
+    assert section.dataset.options == ("qa",)
+    section.load("result.jsonl", result.read_bytes())
+    assert "context_precision" in section.table.value and "tpr_low" in section.table.value
+    assert "draw a random sample first" in section.needed.value
+    assert "http://localhost:8866/?dataset=qa&amp;case=qa%3A" in section.disagreements.value
+    section.seed.value = "7"
+    assert "more labels of the random sample" in section.needed.value
+    section.width.value = 0.9
+    assert "reached: both intervals are at most 0.9 wide" in section.needed.value

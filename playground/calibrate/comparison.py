@@ -8,13 +8,18 @@ FP = h0a1, FN = h1a0, TP = h1a1) and ``n`` paired units:
   with its interval; PABAK ``2 p_o - 1``; MCC; base rate = the accuracy of
   always predicting the human majority class (all from
   :func:`playground.metrics.agreement`, human = reference);
-* F1 of the "no" class and balanced accuracy ``(TP/(TP+FN) + TN/(TN+FP)) / 2``;
+* the true positive rate ``TPR = TP / (TP + FN)`` (of the units people say
+  "yes", the share the scorer says "yes" to) and the true negative rate
+  ``TNR = TN / (TN + FP)``, each with its Wilson interval — the error rates a
+  gate corrects for (:mod:`playground.calibrate.record`);
+* F1 of the "no" class and balanced accuracy ``(TPR + TNR) / 2``;
 * the paired difference automatic rate - human rate with its interval
   (:func:`playground.stats.paired_difference`, Newcombe 1998 method 10): the
   two rates are of the same units, so their Wilson intervals overlapping does
   not mean "no difference" — read this interval instead;
 * the disagreeing units, each with a link ``{base}?case=<case_id>``
-  (:func:`case_link`).
+  (``{base}?dataset=<name>&case=<case_id>`` for an imported dataset, so the
+  page opens that dataset; :func:`case_link`).
 """
 from __future__ import annotations
 
@@ -33,9 +38,11 @@ from .tables import _r
 __all__ = ["Comparison", "Rate", "case_link", "compare", "paired"]
 
 
-def case_link(case_id: str, base: str = "") -> str:
-    """Link to a case in the playground: ``{base}?case=<case_id>`` (URL-quoted)."""
-    return f"{base}?case={quote(str(case_id), safe='')}"
+def case_link(case_id: str, base: str = "", dataset: str | None = None) -> str:
+    """Link to a case in the playground: ``{base}?case=<case_id>``, ``{base}?dataset=<name>&case=<case_id>`` with a
+    dataset (both URL-quoted)."""
+    where = "" if dataset is None else f"dataset={quote(str(dataset), safe='')}&"
+    return f"{base}?{where}case={quote(str(case_id), safe='')}"
 
 
 def paired(human: HumanLabelling, auto: AutoLabelling, dimension: str) -> pd.DataFrame:
@@ -112,6 +119,9 @@ class Comparison:
     disagreements: pd.DataFrame
     #: automatic rate - human rate on the same units, with the Newcombe (1998) paired interval
     difference: PairedDifference | None = None
+    #: TP / (TP + FN) and TN / (TN + FP) with Wilson intervals (n = the human "yes" and "no" units)
+    tpr: Rate = Rate(0, 0, None, None, None)
+    tnr: Rate = Rate(0, 0, None, None, None)
 
     def figures(self) -> dict[str, Any]:
         """The figures as one flat, rounded row."""
@@ -123,6 +133,8 @@ class Comparison:
             "auto_low": _r(self.auto_rate.low), "auto_high": _r(self.auto_rate.high),
             "agreement": _r(self.agreement), "kappa": _r(k.kappa), "kappa_low": _r(k.low), "kappa_high": _r(k.high),
             "base_rate": _r(self.base_rate), "mcc": _r(self.mcc), "pabak": _r(self.pabak), "f1_no": _r(self.f1_no),
+            "tpr": _r(self.tpr.rate), "tpr_low": _r(self.tpr.low), "tpr_high": _r(self.tpr.high),
+            "tnr": _r(self.tnr.rate), "tnr_low": _r(self.tnr.low), "tnr_high": _r(self.tnr.high),
             "balanced_accuracy": _r(self.balanced_accuracy), "threshold": _r(self.threshold),
             "h0a0": self.confusion[0][0], "h0a1": self.confusion[0][1],
             "h1a0": self.confusion[1][0], "h1a1": self.confusion[1][1],
@@ -138,13 +150,14 @@ class Comparison:
 
 
 def compare(human: HumanLabelling, auto: AutoLabelling, dimension: str, *, link_base: str | None = "",
-            confidence: float = 0.95) -> Comparison:
+            confidence: float = 0.95, dataset: str | None = None) -> Comparison:
     """Human versus automatic labels of ``dimension`` (see :class:`Comparison`).
 
     Only units both labelled are compared; ``human_only``/``auto_only`` count
     the others.  Kappa, its interval, PABAK, MCC and the confusion matrix come
     from :func:`playground.metrics.agreement` (human = reference).
-    ``link_base``: prefix of the playground links (None: no links).
+    ``link_base``: prefix of the playground links (None: no links); ``dataset``:
+    the imported dataset the units belong to (its name goes into the links).
     """
     p = paired(human, auto, dimension)
     h_ids = set(human.frame.loc[human.frame["dimension"] == dimension, "unit_id"])
@@ -155,7 +168,7 @@ def compare(human: HumanLabelling, auto: AutoLabelling, dimension: str, *, link_
     dis = p[p["human"] != p["label"]].copy()
     dis = dis.rename(columns={"label": "auto"})[["unit_id", "unit_kind", "case_id", "response_id", "human", "auto",
                                                  "score"]]
-    dis["link"] = ["" if link_base is None else case_link(c, link_base) for c in dis["case_id"]]
+    dis["link"] = ["" if link_base is None else case_link(c, link_base, dataset) for c in dis["case_id"]]
     dis = dis.reset_index(drop=True)
     n = len(p)
     return Comparison(
@@ -167,4 +180,6 @@ def compare(human: HumanLabelling, auto: AutoLabelling, dimension: str, *, link_
         balanced_accuracy=balanced_accuracy(hv, av) if n else None,
         confusion=ag.confusion, threshold=auto.threshold(dimension), disagreements=dis,
         difference=paired_difference(av, hv, confidence),
+        tpr=Rate.of([a for h, a in zip(hv, av, strict=True) if h == 1], confidence),
+        tnr=Rate.of([1 - a for h, a in zip(hv, av, strict=True) if h == 0], confidence),
     )

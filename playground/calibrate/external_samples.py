@@ -35,8 +35,12 @@ Rows are matched to samples by their id (``id``/``sample_id`` column,
 DeepEval's ``additional_metadata.id``) when the dataset's samples have ids,
 else by (question, response) after trimming whitespace.  Unmatched rows and
 samples are listed, never dropped silently.  A score outside [0, 1] is an
-error (with its row) unless ``scale=100``, which divides by 100.  An empty
-or NaN score (a metric that failed on that sample) is missing, and counted.
+error (with its row) unless ``scale=100``, which divides by 100; the error
+suggests ``--scale 100`` only when the column's values look like 0–100 (all
+in [0, 100], the largest above 1.01).  A score within 1e-9 of [0, 1] is float noise
+(RAGAS's BleuScore writes ``1.0000000000000004``): it is clamped into [0, 1]
+and the count per column is reported.  An empty or NaN score (a metric that
+failed on that sample) is missing, and counted.
 
 Per rate, on the samples that have both a score and at least one human label
 (``human rate = yes / labelled`` of the sample's units, from one annotator
@@ -59,6 +63,7 @@ or the consensus):
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import defaultdict
@@ -71,12 +76,16 @@ from ..model import DIMENSION_NAMES
 from ..stats import KappaResult, PPIResult, cohens_kappa, ppi_mean
 
 __all__ = [
+    "CLAMP_TOLERANCE",
     "IGNORED_METRICS",
     "INPUT_COLUMNS",
     "METRICS",
+    "PERCENT_HINT_ABOVE",
     "RateComparison",
+    "ResultTable",
     "SampleCalibration",
     "calibrate_samples",
+    "match_rows",
     "metric_key",
     "read_result",
 ]
@@ -125,23 +134,67 @@ class ResultTable:
     rows: list[tuple[str, str | None, tuple[str, str] | None, dict[str, float | None]]]
     rates: dict[str, str]  # column -> rate
     ignored: tuple[str, ...]
+    #: per metric column, how many scores within :data:`CLAMP_TOLERANCE` of [0, 1] were clamped into it
+    clamped: dict[str, int] = field(default_factory=dict)
 
 
-def _score(value: Any, place: Any, column: str, scale: float, problems: list[Problem]) -> float | None:
+#: How far outside [0, 1] (after scaling) a score may be and still count as float noise: clamped and counted.
+CLAMP_TOLERANCE = 1e-9
+#: A column whose scores are all in [0, 100] with the largest above this looks like 0–100 (``--scale 100`` hinted).
+PERCENT_HINT_ABOVE = 1.01
+
+
+def _number(value: Any) -> float | str | None:
+    """The value as a float, None when missing (empty, None, NaN), or the text itself when it is not a number."""
     if value is None or value == "":
         return None
+    if isinstance(value, bool):
+        return str(value)
     try:
         x = float(value)
     except (TypeError, ValueError):
-        problems.append(place.problem(f"score {value!r} is not a number", column))
-        return None
-    if math.isnan(x):
-        return None
-    if not 0.0 <= x <= scale or math.isinf(x):
-        hint = "" if scale != 1.0 else " (scores on 0–100? pass --scale 100)"
-        problems.append(place.problem(f"score {x:g} is outside [0, {scale:g}]{hint}", column))
-        return None
-    return x / scale
+        return str(value)
+    return None if math.isnan(x) else x
+
+
+def _looks_like_percent(values: list[float]) -> bool:
+    """True when a column's scores look like 0–100: all in [0, 100], the largest above :data:`PERCENT_HINT_ABOVE`."""
+    return bool(values) and all(0.0 <= v <= 100.0 for v in values) and max(values) > PERCENT_HINT_ABOVE
+
+
+def _scores_of(column: str, cells: list[tuple[Any, Any]], scale: float,
+               problems: list[Problem]) -> tuple[list[float | None], int]:
+    """One metric column's scores divided by ``scale``, and how many were clamped into [0, 1].
+
+    A score within :data:`CLAMP_TOLERANCE` of [0, 1] (after scaling) is clamped
+    (BleuScore writes 1.0000000000000004); further out, or infinite, or not a
+    number, it is a problem with its row.  ``--scale 100`` is suggested only
+    when the column's values look like 0–100 (:func:`_looks_like_percent`).
+    """
+    values = [(place, _number(v)) for place, v in cells]
+    numbers = [v for _p, v in values if isinstance(v, float) and math.isfinite(v)]
+    hint = " (scores on 0–100? pass --scale 100)" if scale == 1.0 and _looks_like_percent(numbers) else ""
+    out: list[float | None] = []
+    clamped = 0
+    for place, x in values:
+        if isinstance(x, str):
+            problems.append(place.problem(f"score {x!r} is not a number", column))
+            out.append(None)
+            continue
+        if x is None:
+            out.append(None)
+            continue
+        y = x / scale
+        if math.isinf(x) or not -CLAMP_TOLERANCE <= y <= 1.0 + CLAMP_TOLERANCE:
+            shown = f"{x:g}" if float(f"{x:g}") == x else repr(x)  # 1.000000002, not "1"
+            problems.append(place.problem(f"score {shown} is outside [0, {scale:g}]{hint}", column))
+            out.append(None)
+            continue
+        if not 0.0 <= y <= 1.0:
+            clamped += 1
+            y = min(1.0, max(0.0, y))
+        out.append(y)
+    return out, clamped
 
 
 def _row_id(data: dict[str, Any]) -> str | None:
@@ -162,8 +215,11 @@ def _row_id(data: dict[str, Any]) -> str | None:
 
 
 def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str, str] | None = None,
-                ignore: tuple[str, ...] = ()) -> ResultTable:
-    """Read a per-sample result table (DataError naming every problem, unknown metric columns included)."""
+                ignore: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> ResultTable:
+    """Read a per-sample result table (DataError naming every problem, unknown metric columns included).
+
+    ``only``: read just these metric columns (each mapped by ``extra_metrics``), whatever else the table has.
+    """
     from ..importers.core import read_rows
 
     path = Path(path)
@@ -171,7 +227,9 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     _fmt, rows = read_rows(path, problems)
     if problems:
         raise DataError(problems, f"{path}: not a readable result table")
-    columns = list(dict.fromkeys(c for r in rows for c in r.data))
+    columns = list(dict.fromkeys(itertools.chain.from_iterable(r.data for r in rows)))
+    if only is not None:
+        columns = [c for c in columns if c in only]
     extra = dict(extra_metrics or {})
     bad_rates = sorted(r for r in extra.values() if r not in DIMENSION_OF_RATE)
     if bad_rates:
@@ -193,18 +251,20 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     if unknown:
         problems.append(Problem(path.name, f"unknown metric column(s) {', '.join(unknown)}: map with --metric "
                                 f"COLUMN=RATE (rates: {', '.join(DIMENSION_OF_RATE)}) or drop with --ignore COLUMN"))
-    if not rates and not unknown:
+    if not rates and not unknown and only is None:
         problems.append(Problem(path.name, f"no metric column (known: {', '.join(sorted(METRICS))})"))
+    by_column, clamped = {}, {}
+    for c in rates:
+        by_column[c], clamped[c] = _scores_of(c, [(r.place, r.data.get(c)) for r in rows], scale, problems)
     out = []
-    for r in rows:
+    for i, r in enumerate(rows):
         question = r.data.get("user_input", r.data.get("input"))
         answer = r.data.get("response", r.data.get("actual_output"))
         match = (question.strip(), answer.strip()) if isinstance(question, str) and isinstance(answer, str) else None
-        scores = {c: _score(r.data.get(c), r.place, c, scale, problems) for c in rates}
-        out.append((str(r.place), _row_id(r.data), match, scores))
+        out.append((str(r.place), _row_id(r.data), match, {c: by_column[c][i] for c in rates}))
     if problems:
         raise DataError(problems, f"{path}: not a usable result table; nothing was calibrated")
-    return ResultTable(out, rates, tuple(ignored))
+    return ResultTable(out, rates, tuple(ignored), {c: n for c, n in clamped.items() if n})
 
 
 @dataclass(frozen=True)
@@ -269,10 +329,8 @@ class SampleCalibration:
             best = "—" if c.best_threshold is None else f"{c.best_threshold:g}"
             lines.append(f"    threshold sweep: best kappa at {best}; "
                          + " ".join(f"{t:g}:{f(v)}" for t, v in c.sweep[1::2]))
-            p = c.ppi
-            lines.append(f"    PPI estimate of the dataset's {c.rate}: {f(p.estimate)} [{f(p.low)}, {f(p.high)}] "
-                         f"from {p.n_labelled} labelled + {p.n_unlabelled} unlabelled units; human only "
-                         f"{f(p.human_mean)}, tool only {f(p.auto_only)}" + (f" ({p.reason})" if p.reason else ""))
+            lines.append("    no PPI interval here: the labelled units need not be a random sample (the CLI's "
+                         "--sample-seed gives one on a drawn calibration sample)")
         if self.unmatched_rows:
             lines.append(f"unmatched result rows ({len(self.unmatched_rows)}): {', '.join(self.unmatched_rows)}")
         if self.unmatched_samples:
@@ -312,21 +370,7 @@ def _best(sweep: list[tuple[float, float | None]]) -> float | None:
 def calibrate_samples(table: ResultTable, opened: Any, labels: list[Any], who: str, *, threshold: float = 0.5,
                       human_threshold: float = 0.5) -> SampleCalibration:
     """Compare ``table`` with ``labels`` (current human Labels of ``opened``'s units; see the module docstring)."""
-    samples = opened.payload["samples"]
-    by_id = {s["sample_id"]: s["case_id"] for s in samples if s["sample_id"] is not None}
-    by_key: dict[tuple[str, str], str] = {}
-    for s in samples:
-        by_key.setdefault((s["query"].strip(), s["response"].strip()), s["case_id"])
-    matched: dict[str, dict[str, float | None]] = {}
-    unmatched_rows = []
-    for place, rid, key, scores in table.rows:
-        case = by_id.get(rid) if rid is not None and by_id else None
-        if case is None and key is not None:
-            case = by_key.get(key)
-        if case is None or case in matched:
-            unmatched_rows.append(place + (" (a second row for the same sample)" if case in matched else ""))
-            continue
-        matched[case] = scores
+    matched, unmatched_rows, unmatched_samples = match_rows(table, opened)
     units = opened.units()
     unit_case = {u.unit_id: u.case_id for u in units}
     votes: dict[tuple[str, str], list[int]] = defaultdict(list)
@@ -367,6 +411,30 @@ def calibrate_samples(table: ResultTable, opened: Any, labels: list[Any], who: s
             sum(abs(a - b) for a, b in zip(human, tool, strict=True)) / len(human) if human else None,
             threshold, kappa, sum(h_pass) / len(h_pass) if h_pass else None, tuple(sweep), _best(sweep),
             ppi_mean(f_u, f_l, y), missing))
-    unmatched_samples = tuple(s["sample_id"] or s["case_id"] for s in samples if s["case_id"] not in matched)
     return SampleCalibration(opened.name, who, len(table.rows), len(matched), tuple(comparisons),
-                             tuple(unmatched_rows), unmatched_samples, table.ignored)
+                             unmatched_rows, unmatched_samples, table.ignored)
+
+
+def match_rows(table: ResultTable, opened: Any) -> tuple[dict[str, dict[str, float | None]], tuple[str, ...],
+                                                          tuple[str, ...]]:
+    """``(scores by case id, unmatched rows, samples without a row)``: rows matched by id, else (question, answer).
+
+    A second row for an already matched sample is unmatched (and says so).
+    """
+    samples = opened.payload["samples"]
+    by_id = {s["sample_id"]: s["case_id"] for s in samples if s["sample_id"] is not None}
+    by_key: dict[tuple[str, str], str] = {}
+    for s in samples:
+        by_key.setdefault((s["query"].strip(), s["response"].strip()), s["case_id"])
+    matched: dict[str, dict[str, float | None]] = {}
+    unmatched_rows = []
+    for place, rid, key, scores in table.rows:
+        case = by_id.get(rid) if rid is not None and by_id else None
+        if case is None and key is not None:
+            case = by_key.get(key)
+        if case is None or case in matched:
+            unmatched_rows.append(place + (" (a second row for the same sample)" if case in matched else ""))
+            continue
+        matched[case] = scores
+    unmatched_samples = tuple(s["sample_id"] or s["case_id"] for s in samples if s["case_id"] not in matched)
+    return matched, tuple(unmatched_rows), unmatched_samples

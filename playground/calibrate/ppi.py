@@ -86,7 +86,7 @@ def calibration_sample(unit_ids: Iterable[str], labelled: Iterable[str], seed: i
 
 def ppi_by_dimension(human: HumanLabelling, auto: AutoLabelling, dimensions: Sequence[str] | None = None, *,
                      width: float = 0.10, confidence: float = 0.95, sample_seed: int | str | None = None,
-                     lam: float | None = None) -> pd.DataFrame:
+                     lam: float | None = None, prediction: str = "label") -> pd.DataFrame:
     """Per dimension: the human-only interval, the automatic-only rate and the PPI++ interval (:data:`PPI_COLUMNS`).
 
     The automatic labels of every unit enter as ``f``; the human labels of the
@@ -101,9 +101,12 @@ def ppi_by_dimension(human: HumanLabelling, auto: AutoLabelling, dimensions: Seq
     ``labels_needed``: the total human labels for a PPI interval ``width``
     wide, from the tuned variance; ``more_labels`` how many beyond the
     current sample; None when more human labels alone cannot reach that width.
+    ``prediction``: the automatic column used as ``f`` — the 0/1 ``label``, or
+    the ``score`` itself (a per-sample tool score predicting each of the
+    sample's units).
     """
     dims = list(dimensions) if dimensions is not None else [d for d in auto.dimensions() if d in human.dimensions()]
-    rows = [_dimension_row(human, auto, dim, width, confidence, sample_seed, lam) for dim in dims]
+    rows = [_dimension_row(human, auto, dim, width, confidence, sample_seed, lam, prediction) for dim in dims]
     frame = pd.DataFrame(rows, columns=PPI_COLUMNS)
     for col in ("labels_needed", "more_labels", "sample_seed"):  # whole numbers or None, not floats
         frame[col] = pd.Series([r[col] for r in rows], dtype=object, index=frame.index)
@@ -111,9 +114,9 @@ def ppi_by_dimension(human: HumanLabelling, auto: AutoLabelling, dimensions: Seq
 
 
 def _dimension_row(human: HumanLabelling, auto: AutoLabelling, dim: str, width: float, confidence: float,
-                   sample_seed: int | str | None, lam: float | None) -> dict[str, Any]:
+                   sample_seed: int | str | None, lam: float | None, prediction: str = "label") -> dict[str, Any]:
     h = human.frame.loc[human.frame["dimension"] == dim, ["unit_id", "value"]]
-    a = auto.frame.loc[auto.frame["dimension"] == dim, ["unit_id", "label"]]
+    a = auto.frame.loc[auto.frame["dimension"] == dim, ["unit_id", prediction]].rename(columns={prediction: "label"})
     m = a.merge(h, on="unit_id", how="left")
     has = m["value"].notna()
     scored_labelled = m.loc[has, "unit_id"].astype(str).tolist()

@@ -61,17 +61,18 @@ class CalibrationReport:
 def calibrate(human: HumanLabelling, auto: AutoLabelling, dimensions: Sequence[str] | None = None, *,
               folds: int = 5, seed: int = 0, bins: int = 10, width: float = 0.10, link_base: str | None = "",
               n_boot: int = 1000, confidence: float = 0.95,
-              sample_seed: int | str | None = None) -> CalibrationReport:
+              sample_seed: int | str | None = None, dataset: str | None = None) -> CalibrationReport:
     """:func:`compare`, :func:`threshold_sweep`, :func:`reliability` and :func:`ppi_by_dimension` for every
     dimension both labellings have (or ``dimensions``).
 
     ``sample_seed``: the seed the calibration sample was drawn with (see
     :mod:`playground.calibrate.ppi`); without it the PPI table says the
-    labelled units are not a sample and gives no interval.
+    labelled units are not a sample and gives no interval.  ``dataset``: the
+    imported dataset's name, carried into the disagreements' links.
     """
     dims = tuple(dimensions) if dimensions is not None else tuple(
         d for d in auto.dimensions() if d in set(human.dimensions()))
-    comps = {d: compare(human, auto, d, link_base=link_base, confidence=confidence) for d in dims}
+    comps = {d: compare(human, auto, d, link_base=link_base, confidence=confidence, dataset=dataset) for d in dims}
     sweeps = {d: threshold_sweep(human, auto, d, folds=folds, seed=seed, n_boot=n_boot, confidence=confidence)
               for d in dims}
     rel = {d: reliability_for(human, auto, d, bins) for d in dims}

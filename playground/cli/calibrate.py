@@ -12,7 +12,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import DataError
 from .calibrate_real import err
 from .options import add_dataset, add_db, add_root
 
@@ -146,7 +145,8 @@ def _add_external(sub: argparse._SubParsersAction) -> None:
                    help="dimension of every row (when the file has no dimension column)")
     p.add_argument("--threshold", type=float, default=None,
                    help="the tool's own threshold (default: implied by its labels, else 0.5)")
-    p.add_argument("--human", choices=("key", "ragtruth", "store"), default="key", help="human side (default key)")
+    p.add_argument("--human", choices=("key", "ragtruth", "store"), default=None,
+                   help="human side (default key; not with --dataset)")
     p.add_argument("--ragtruth", type=Path, default=None, metavar="FILE",
                    help="RAGTruth claims file for --human ragtruth")
     p.add_argument("--annotator", default=None, metavar="NAME", help="--human store: one annotator (default consensus)")
@@ -159,12 +159,16 @@ def _add_external(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scale", type=float, default=1.0, choices=(1.0, 100.0),
                    help="--dataset: scores are on 0–SCALE (default 1; 100 divides by 100)")
     p.add_argument("--metric", action="append", default=[], metavar="COLUMN=RATE",
-                   help="--dataset: map a metric column to context_relevance|faithfulness|correctness|coverage")
+                   help="--dataset: map a metric column to context_relevance|faithfulness|correctness|coverage "
+                   "(split at the last '=', so 'rouge_score(mode=fmeasure)=correctness' works)")
     p.add_argument("--ignore", action="append", default=[], metavar="COLUMN", help="--dataset: drop a column")
     p.add_argument("--human-threshold", type=float, default=0.5, metavar="T",
                    help="--dataset: a sample passes for people when its human rate >= T (default 0.5)")
     _ppi_opts(p)
     _common(p)
+    from .calibrate_external import add_record_options
+
+    add_record_options(p)
     p.set_defaults(func=run_external)
 
 
@@ -273,6 +277,7 @@ def _print_report(report, *, ppi_title: str = "", dataset: str | None = None) ->
         print(f"    agreement {_fmt(c.agreement, True)} (base rate {_fmt(c.base_rate, True)})   "
               f"kappa {_fmt(k.kappa)}{_ci(k.low, k.high)}   MCC {_fmt(c.mcc)}   PABAK {_fmt(c.pabak)}   "
               f"F1(no) {_fmt(c.f1_no)}   balanced accuracy {_fmt(c.balanced_accuracy)}")
+        print(f"    TPR {c.tpr}   TNR {c.tnr}   (of the human 'yes' / 'no' units, the share the scorer gets right)")
         (a, b), (e, f) = c.confusion
         print(f"    confusion (rows human, columns automatic): no/no {a}  no/yes {b}  yes/no {e}  yes/yes {f}")
         if k.reason or k.note:
@@ -563,29 +568,9 @@ def run_store(args: argparse.Namespace) -> int:
 
 
 def _external_samples(args: argparse.Namespace) -> int:
-    from ..calibrate.external_samples import calibrate_samples, read_result
-    from ..datasets import DatasetNotFound, open_dataset
-    from ..importers.export import label_rows
+    from .calibrate_external import run_result_table
 
-    extra = {}
-    for item in args.metric:
-        column, sep, rate = item.partition("=")
-        if not sep:
-            return err(f"--metric {item!r}: expected COLUMN=RATE")
-        extra[column] = rate
-    try:
-        table = read_result(args.file, scale=args.scale, extra_metrics=extra, ignore=tuple(args.ignore))
-        with _open_store(args.db, create=False, read_only=True) as store:
-            opened = open_dataset(args.dataset, store, args.root)
-            labels, who, _ties = label_rows(store, opened.catalog(), args.annotator)
-    except (DatasetNotFound, ValueError) as exc:
-        if isinstance(exc, DataError):
-            raise
-        return err(str(exc))
-    threshold = 0.5 if args.threshold is None else args.threshold
-    print(calibrate_samples(table, opened, labels, who, threshold=threshold,
-                            human_threshold=args.human_threshold).text())
-    return 0
+    return run_result_table(args)
 
 
 @_guard
@@ -593,6 +578,12 @@ def run_external(args: argparse.Namespace) -> int:
     """An external tool's per-unit scores against human labels."""
     if getattr(args, "dataset", None) is not None:
         return _external_samples(args)
+    from .calibrate_external import DATASET_ONLY, refused
+
+    problem = refused(args, DATASET_ONLY, "apply to a --dataset result table only")
+    if problem is not None:
+        return problem
+    args.human = args.human or "key"
     from ..calibrate import (
         auto_from_csv,
         calibrate,

@@ -76,7 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the baseline, or any gated hard assertion fails. Improvements never fail; a missing baseline passes with a "
         "notice.",
     )
-    gate.add_argument("run", type=Path)
+    gate.add_argument("run", type=Path, nargs="?", default=None,
+                      help="harness run folder (optional with --scores: then only the calibrated gate runs)")
     gate.add_argument("--baseline", type=Path, default=None, help="baseline JSON (default: golden/baseline.json)")
     gate.add_argument(
         "--tolerance",
@@ -84,6 +85,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="relative drop allowed (default: the baseline's max_relative_drop, else 0.05; never the run's own config)",
     )
+    from .gate_scores import add_score_gate_options
+
+    add_score_gate_options(gate)
     gate.set_defaults(func=run_gate)
 
     baseline = sub.add_parser(
@@ -272,6 +276,25 @@ def _default_baseline() -> Path:
 
 
 def run_gate(args: argparse.Namespace) -> int:
+    from .gate_scores import refused_without_scores, run_score_gate
+
+    if args.run is None and args.scores is None:
+        print("error: give a harness RUN folder, --scores FILE --record RECORD, or both", file=sys.stderr)
+        return 2
+    unused = refused_without_scores(args) if args.scores is None else ""
+    if args.run is None and args.baseline is not None:
+        unused = ", ".join(x for x in (unused, "--baseline (the harness run's; use --scores-baseline)") if x)
+    if unused:
+        print(f"error: {unused} would be ignored here: they belong to the "
+              f"{'calibrated gate (--scores)' if args.scores is None else 'harness run gate (RUN)'}", file=sys.stderr)
+        return 2
+    code = 0 if args.scores is None else run_score_gate(args)
+    if args.run is None or code == 2:
+        return code
+    return max(code, _run_gate(args))
+
+
+def _run_gate(args: argparse.Namespace) -> int:
     from ..harness.gate import gate, load_report
 
     report = load_report(args.run)

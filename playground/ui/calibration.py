@@ -11,7 +11,10 @@ scorer (real human labels, ships with the project, needs nothing), then an
 explorer (pick a human labelling, an automatic one and a dimension: the
 comparison, the threshold sweep, the reliability plot, PPI, the disagreeing
 units with links to the playground), then annotators versus each other with
-an adjudication queue when the label store has labels.  On a fresh clone the
+an adjudication queue when the label store has labels, then an imported
+dataset's result table (RAGAS, DeepEval) against its labels with how many
+more random-sample labels would bring the intervals under a chosen width
+(:mod:`.calibration_result`).  On a fresh clone the
 explorer shows the golden answer key against a harness run of the default
 configuration.  Settings come from the environment: ``PLAYGROUND_ROOT``,
 ``PLAYGROUND_DB``, ``PLAYGROUND_READ_ONLY``, ``PLAYGROUND_RAGTRUTH`` (claim
@@ -581,6 +584,10 @@ class CalibrationApp:
         self.queue_box = W.VBox([])
         self.queue_box.add_class("pc-queue")
         self._busy = False
+        from .calibration_result import ResultSection  # section 4: an imported dataset's result table
+
+        self.result = ResultSection(self.sources.store(), self.sources.root, self.link_base, self._say, self._guard,
+                                    width)
         controls = W.VBox(
             [
                 self.dataset,
@@ -607,6 +614,8 @@ class CalibrationApp:
             controls, self.tabs,
             W.HTML("<div class='pc-h'>3 · Annotators versus each other</div>"),
             self.annotators_box,
+            W.HTML("<div class='pc-h'>4 · An imported dataset: a tool's result table against its labels</div>"),
+            self.result.widget,
         ])
         self.widget.add_class("pc-app")
         self.dataset.observe(lambda ch: self._guard(self._on_dataset), names="value")

@@ -1,0 +1,131 @@
+"""``playground harness gate --scores FILE --record RECORD``: the calibrated gate.
+
+See :mod:`playground.harness.score_gate` for the rules.
+
+Exit 0 on a pass, 1 on a regression, 2 on bad input (the record, the scores, the options).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import DataError
+from ..files import write_atomic
+
+__all__ = ["add_score_gate_options", "refused_without_scores", "run_score_gate"]
+
+#: the calibrated gate's options and their defaults: given without --scores they would be ignored, so they are refused
+SCORES_ONLY = {"record": None, "dataset": None, "threshold": None, "name": None, "scores_baseline": None,
+               "write_baseline": None, "scale": 1.0, "sample_seed": None, "scorer_version": None,
+               "scorer_config": None, "judge_model": None, "judge_prompt": None, "boot": 2000, "seed": 0}
+
+
+def refused_without_scores(args: argparse.Namespace) -> str:
+    """The options of the calibrated gate given without ``--scores`` ('' when none)."""
+    given = [f"--{key.replace('_', '-')}" for key, default in SCORES_ONLY.items() if getattr(args, key) != default]
+    return ", ".join(given)
+
+
+def add_score_gate_options(p: argparse.ArgumentParser) -> None:
+    """The options of the calibrated gate on ``harness gate``."""
+    from .calibrate_external import add_identity_options
+
+    p.add_argument("--scores", type=Path, default=None, metavar="FILE",
+                   help="a new run's per-sample scores (RAGAS evaluate() / DeepEval result table) to gate on their "
+                   "pass rate corrected for the scorer's measured error rates")
+    p.add_argument("--record", type=Path, default=None, metavar="RECORD",
+                   help="the calibration record ('calibrate external --dataset NAME --record RECORD')")
+    p.add_argument("--dataset", default=None, metavar="NAME",
+                   help="the dataset the run is of; a record of another dataset is refused")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="the run's pass threshold (default: the record's; a different one makes the record stale)")
+    p.add_argument("--name", default=None, help="scorer name prefix, as given to 'calibrate external --name'")
+    p.add_argument("--scores-baseline", type=Path, default=None, metavar="FILE",
+                   help="corrected rates of the baseline run (written by --write-baseline); none: pass with a notice")
+    p.add_argument("--write-baseline", type=Path, default=None, metavar="FILE",
+                   help="write this run's corrected rates as the next baseline")
+    p.add_argument("--scale", type=float, default=1.0, choices=(1.0, 100.0),
+                   help="scores are on 0–SCALE (default 1; 100 divides by 100)")
+    p.add_argument("--boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("--sample-seed", default=None, metavar="S",
+                   help="with --dataset: the run's samples are in the label store and a random slice of them (the "
+                   "labelled prefix of the ranking of seed S) is labelled: PPI++ on it instead of the correction")
+    from .options import add_db
+
+    add_db(p)
+    add_identity_options(p)
+
+
+def run_score_gate(args: argparse.Namespace) -> int:
+    from ..calibrate.record import load_record
+    from ..harness.gate import DEFAULT_MAX_RELATIVE_DROP
+    from ..harness.score_gate import gate_scores
+    from ..store import StoreError
+    from .calibrate_external import identity_of
+
+    if args.record is None:
+        print("error: --scores needs --record RECORD: a scorer with no calibration record is not gated "
+              "(write one with 'playground calibrate external RESULT --dataset NAME --sample-seed S --record FILE')",
+              file=sys.stderr)
+        return 2
+    try:
+        record = load_record(args.record)
+        baseline = _load(args.scores_baseline)
+        identities = {e["column"]: identity_of(args, e["column"]).as_dict() for e in record["scorers"]}
+        result = gate_scores(args.scores, record, identities=identities, threshold=args.threshold,
+                             dataset=args.dataset, baseline=baseline, max_relative_drop=args.tolerance,
+                             n_boot=args.boot, seed=args.seed, scale=args.scale, slice_of=_slice(args, record))
+    except DataError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    except (ValueError, OSError, StoreError) as exc:  # DatasetNotFound is a ValueError
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(result.lines))
+    for r in result.regressions:
+        print(f"REGRESSION: {r}", file=sys.stderr)
+    for column, why in result.advisory.items():
+        print(f"ADVISORY: {column} is not gated: {why}", file=sys.stderr)
+    if args.write_baseline is not None:
+        rates = {c: round(r.estimate, 6) for c, r in result.rates.items()
+                 if c not in result.advisory and r.estimate is not None}
+        body = {"kind": "corrected-pass-rates", "metrics": rates, "record_fingerprint": record["fingerprint"],
+                "max_relative_drop": DEFAULT_MAX_RELATIVE_DROP}
+        write_atomic(args.write_baseline, json.dumps(body, indent=2, sort_keys=True) + "\n")
+        print(f"baseline of corrected rates written to {args.write_baseline} ({len(rates)} metric(s))")
+    print(f"calibrated gate: {'PASS' if result.passed else 'FAIL'}")
+    return 0 if result.passed else 1
+
+
+def _slice(args: argparse.Namespace, record: dict) -> tuple | None:
+    """``(opened dataset, human pass by case id, seed)`` for PPI++ on the run's labelled slice, or None."""
+    if args.sample_seed is None:
+        return None
+    if args.dataset is None:
+        raise ValueError("--sample-seed needs --dataset NAME: the dataset whose labelled samples are the slice")
+    from ..calibrate.external_report import sample_votes
+    from ..datasets import open_dataset
+    from ..importers.export import label_rows
+    from ..store import open_store
+
+    with open_store(args.db, create=False, read_only=True) as store:
+        opened = open_dataset(args.dataset, store, getattr(args, "root", None))
+        labels, _who, _ties = label_rows(store, opened.catalog(), None)
+    cut = record["human"]["human_threshold"]
+    dims = {e["dimension"] for e in record["scorers"]}
+    if len(dims) != 1:
+        raise ValueError("--sample-seed: the record's scorers judge several dimensions; gate them one at a time")
+    (dim,) = dims
+    votes = sample_votes(opened, labels)
+    return opened, {c: int(sum(v) / len(v) >= cut) for (c, d), v in votes.items() if d == dim and v}, args.sample_seed
+
+
+def _load(path: Path | None) -> dict | None:
+    if path is None:
+        return None
+    from ..errors import load_json_object
+
+    return load_json_object(path, "a baseline of corrected rates", ("metrics",), summary="unreadable baseline")
