@@ -56,7 +56,7 @@ def run_result_table(args: argparse.Namespace) -> int:
     from ..datasets import DatasetNotFound, open_dataset
     from ..errors import DataError
     from ..importers.export import label_rows
-    from .calibrate import _boot, _open_store
+    from .calibrate_output import _boot, _open_store
     from .calibrate_real import err
 
     problem = refused(args, UNITS_ONLY, "apply to a per-unit scores file, not to a --dataset result table "
@@ -129,7 +129,7 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
     """Print the report of :func:`playground.calibrate.external_report.calibrate_result` (and ``correlations``,
     the :class:`~playground.calibrate.external_samples.RateComparison` of each column); write --out, --record."""
     from ..calibrate.external_report import side_by_side, slug
-    from .calibrate import _print_report, _table, _write
+    from .calibrate_output import _print_report, _table, _write
 
     print(f"dataset {result.dataset}: {result.matched} of {result.rows} result rows matched to samples; "
           f"human side: {result.who} (a sample passes for people when its human rate >= {result.human_threshold:g}; "

@@ -30,7 +30,6 @@ Element CSS classes for tests: ``pc-ragtruth``, ``pc-human``, ``pc-auto``,
 """
 from __future__ import annotations
 
-import html
 import io
 import itertools
 import math
@@ -38,7 +37,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +46,9 @@ from matplotlib.figure import Figure
 
 from .. import calibrate as C
 from ..model import DIMENSIONS
+from .html_tables import cell as _cell
+from .html_tables import esc as _esc
+from .html_tables import table_html
 
 __all__ = [
     "CSS",
@@ -262,38 +264,6 @@ def write_ragtruth_charts(rt: C.RagTruthCalibration, out_dir: str | Path) -> lis
 
 
 # --------------------------------------------------------------------------- HTML tables
-
-
-def _esc(x: Any) -> str:
-    return html.escape("" if x is None else str(x))
-
-
-def _cell(v: Any) -> str:
-    if v is None or _nan(v):
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.3f}"
-    return _esc(v)
-
-
-def table_html(frame, columns: Sequence[str] | None = None, *, link_column: str | None = "link",
-               max_rows: int = 200, cls: str = "pc-table") -> str:
-    """A data frame as an escaped HTML table; ``link_column`` values become links ("open case")."""
-    cols = [c for c in (columns or list(frame.columns)) if c in frame.columns]
-    head = "".join(f"<th>{_esc(c)}</th>" for c in cols)
-    body = []
-    for _, row in frame.head(max_rows).iterrows():
-        cells = []
-        for c in cols:
-            v = row[c]
-            if c == link_column and v:
-                cells.append(f"<td><a href='{_esc(v)}' target='_blank'>open case</a></td>")
-            else:
-                cells.append(f"<td>{_cell(v)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    more = f"<div class='pc-muted'>{len(frame) - max_rows} more rows not shown</div>" if len(frame) > max_rows else ""
-    empty = "<div class='pc-muted'>(none)</div>" if len(frame) == 0 else ""
-    return f"<table class='{cls}'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}{empty}"
 
 
 CSS = """

@@ -24,6 +24,8 @@ from typing import Any
 from ..calibrate.external_report import calibrate_result, side_by_side
 from ..calibrate.external_samples import read_result
 from ..calibrate.needed import needed_for_rates, needed_text
+from .html_tables import esc as _esc
+from .html_tables import table_html
 
 __all__ = ["ResultSection"]
 
@@ -80,8 +82,6 @@ class ResultSection:
 
     def refresh(self) -> None:
         """Recompute the section for the current dataset, result table, seed and width."""
-        from .calibration import table_html
-
         if self.content is None or self.dataset.value is None or self.store is None:
             return
         from ..datasets import open_dataset
@@ -111,9 +111,3 @@ class ResultSection:
         rows = "".join(table_html(f, ["scorer", "unit_id", "human", "auto", "score", "link"]) for f in frames)
         self.disagreements.value = "<div class='pc-h2'>disagreements</div>" + rows
         self.say(f"{result.matched} of {result.rows} result rows matched to samples of {result.dataset}")
-
-
-def _esc(x: Any) -> str:
-    import html
-
-    return html.escape(str(x))

@@ -1,0 +1,143 @@
+"""What the calibrate subcommands print and write: tables, the calibration report, the PPI table, --out files.
+
+Shared by :mod:`playground.cli.calibrate` and :mod:`playground.cli.calibrate_external` (apart from both, so that
+neither imports the other).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["_boot", "_ci", "_fmt", "_open_store", "_print_ppi", "_print_report", "_table", "_write"]
+
+
+def _table(frame, columns=None, title: str = "") -> str:
+    import pandas as pd
+
+    f = frame if columns is None else frame[[c for c in columns if c in frame.columns]]
+    if title:
+        print(title)
+    if len(f) == 0:
+        print("  (none)")
+        return ""
+    f = f.astype(object).map(_cell)
+    with pd.option_context("display.width", 250, "display.max_columns", 40, "display.max_colwidth", 60):
+        text = f.to_string(index=False)
+    print("\n".join("  " + line for line in text.splitlines()))
+    return text
+
+
+def _cell(v) -> str:
+    if v is None or (isinstance(v, float) and v != v):
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+def _fmt(x, pct: bool = False) -> str:
+    if x is None:
+        return "—"
+    return f"{x:.1%}" if pct else f"{x:.3f}"
+
+
+def _ci(low, high) -> str:
+    return "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+
+
+def _print_report(report, *, ppi_title: str = "", dataset: str | None = None) -> None:
+    print(f"human: {report.human.name} ({report.human.note or report.human.kind}); automatic: {report.auto.name}")
+    print()
+    print("human versus automatic, on the units both labelled:")
+    for d in report.dimensions:
+        c = report.comparisons[d]
+        k = c.kappa
+        print(f"  {d} (n={c.n}, automatic threshold {c.threshold if c.threshold is not None else '—'}):")
+        print(f"    human rate {c.human_rate}   automatic rate {c.auto_rate}")
+        d = c.difference
+        if d is not None and d.defined:
+            verdict = "the rates differ" if d.excludes_zero else "no difference shown"
+            print(f"    automatic - human {d.difference:+.3f} [{d.low:+.3f}, {d.high:+.3f}] (paired, Newcombe; "
+                  f"{d.a_only} automatic-only yes, {d.b_only} human-only yes: {verdict})")
+        print(f"    agreement {_fmt(c.agreement, True)} (base rate {_fmt(c.base_rate, True)})   "
+              f"kappa {_fmt(k.kappa)}{_ci(k.low, k.high)}   MCC {_fmt(c.mcc)}   PABAK {_fmt(c.pabak)}   "
+              f"F1(no) {_fmt(c.f1_no)}   balanced accuracy {_fmt(c.balanced_accuracy)}")
+        print(f"    TPR {c.tpr}   TNR {c.tnr}   (of the human 'yes' / 'no' units, the share the scorer gets right)")
+        (a, b), (e, f) = c.confusion
+        print(f"    confusion (rows human, columns automatic): no/no {a}  no/yes {b}  yes/no {e}  yes/yes {f}")
+        if k.reason or k.note:
+            print(f"    note: {k.reason or k.note}")
+        if c.human_only or c.auto_only:
+            print(f"    not compared: {c.human_only} human-only, {c.auto_only} automatic-only units")
+    print()
+    print("threshold calibration (best = highest kappa; F1 of the 'no' class):")
+    for d in report.dimensions:
+        s = report.sweeps[d].summary()
+        t = report.sweeps[d]
+        if t.binary:
+            print(f"  {d}: the score is binary, nothing to sweep")
+            continue
+        print(f"  {d}: default {s['default_threshold']} -> kappa {_fmt(s['default_kappa'])}"
+              f"{_ci(s['default_kappa_low'], s['default_kappa_high'])}, F1 {_fmt(s['default_f1'])};  "
+              f"best {s['best_threshold']} -> kappa {_fmt(s['best_kappa'])}"
+              f"{_ci(s['best_kappa_low'], s['best_kappa_high'])}, F1 {_fmt(s['best_f1'])}")
+        if t.cv is not None:
+            print(f"    out of sample ({t.cv.folds}-fold CV by {t.group_by}, {t.cv.n_groups} groups): kappa "
+                  f"{_fmt(t.cv.kappa)}{_ci(t.cv.kappa_low, t.cv.kappa_high)}, balanced accuracy "
+                  f"{_fmt(t.cv.balanced_accuracy)}, F1 {_fmt(t.cv.f1)}; fold thresholds {s['cv_fold_thresholds']}")
+        elif t.cv_reason:
+            print(f"    no cross-validation: {t.cv_reason}")
+        if t.warning:
+            print(f"    WARNING: {t.warning}")
+    print()
+    _print_ppi(report.ppi, ppi_title or "prediction-powered estimates (PPI++; human-only Wilson interval, "
+               "automatic-only rate):", dataset=dataset)
+    dis = report.disagreements()
+    print()
+    more = " (first 10; all in disagreements.csv with --out)" if len(dis) > 10 else ""
+    print(f"disagreements: {len(dis)} unit(s)" + more)
+    if len(dis):
+        _table(dis.head(10), ["dimension", "unit_id", "human", "auto", "score", "link"])
+
+
+def _print_ppi(frame, title: str, extra: tuple[str, ...] = (), dataset: str | None = None) -> None:
+    """The PPI table; without a calibration sample, one plain sentence instead of the PPI columns."""
+    valid = bool(len(frame)) and bool(frame["valid"].any())
+    cols = ["dimension", "n_labelled", "n_unlabelled", "human_rate", "human_low", "human_high", "auto_rate"]
+    if valid or not len(frame) or frame["sample_seed"].notna().any():
+        cols += ["ppi_rate", "ppi_low", "ppi_high", "lam", *extra, "labels_needed", "more_labels", "outside_sample",
+                 "note"]
+    if len(frame) and (frame["n_unlabelled"] == 0).all():
+        print(title)
+        print("  every unit has a human label: the human rates above are the rates; nothing for PPI to add")
+        return
+    _table(frame, cols, title)
+    if len(frame) and frame["sample_seed"].isna().all():
+        from ..calibrate.ppi import NOT_A_SAMPLE
+        from ..datasets import with_dataset
+
+        command = "playground calibrate sample"
+        advice = NOT_A_SAMPLE.replace(command, with_dataset(command, dataset))
+        print(f"  no PPI interval: {advice}")
+
+
+def _write(report, out: Path | None, extra: dict | None = None) -> None:
+    if out is None:
+        return
+    from ..calibrate import write_tables
+    from ..ui.calibration import write_charts
+
+    tables = report.tables()
+    tables.update(extra or {})
+    written = write_tables(tables, out)
+    charts = write_charts(report, out)
+    print(f"\nwrote {len(written)} table(s) and {len(charts)} chart(s) to {out}/")
+
+
+def _boot(args, default: int) -> int:
+    return default if getattr(args, "boot", None) is None else args.boot
+
+
+def _open_store(db, **kw):
+    from ..store import open_store
+
+    return open_store(db, **kw)
