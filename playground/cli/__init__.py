@@ -17,7 +17,8 @@ __all__ = ["COMMAND_MODULES", "EPILOG", "build_parser", "main"]
 
 
 #: Command modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("data", "units", "labels", "assign", "harness", "calibrate", "importer", "export", "serve")
+COMMAND_MODULES = ("data", "units", "labels", "assign", "lesson", "harness", "calibrate", "importer", "export",
+                   "serve")
 
 EPILOG = """\
 examples:

@@ -287,7 +287,8 @@ class PlaygroundApp:
         queue = s.use_queue(sample)
         if queue:
             msg += (f" Following the calibration sample {queue!r}." if sample else
-                    f" Following your queue from the assignment {queue!r}.")
+                    f" Following the lesson {queue!r}: everyone labels the same units in the same order."
+                    if s.queue_lesson else f" Following your queue from the assignment {queue!r}.")
             if s.queue and (s.case_id, s.response_id) not in s.queue and s.next_unlabelled() is None:
                 s.go_to(*s.queue[0])
         self.say(msg)
@@ -560,10 +561,13 @@ class PlaygroundApp:
         if qp is None:
             self.queue_note.value = ""
             return
-        what = "calibration sample" if s.queue_sample else "your queue"
+        what = "calibration sample" if s.queue_sample else ("lesson" if s.queue_lesson else "your queue")
+        # lesson engineer (issue 23): progress reads against the lesson ("7 / 17 in this lesson")
+        count = (f"<span class='pg-num pg-lesson-progress'>{qp.labelled_units} / {qp.total_units}</span> in this "
+                 "lesson" if s.queue_lesson else
+                 f"<span class='pg-num'>{qp.labelled_units} / {qp.total_units}</span> units done")
         self.queue_note.value = (f"<div class='pg-queue-box'><b>{esc(what)}</b> {esc(s.queue_name or '')}: "
-                                 f"<span class='pg-num'>{qp.labelled_units} / {qp.total_units}</span> units "
-                                 f"done ({pct(qp.fraction)}). next / previous / next unlabelled follow it.</div>")
+                                 f"{count} ({pct(qp.fraction)}). next / previous / next unlabelled follow it.</div>")
 
     def _update_list_row(self) -> None:
         """Refresh the label of the case on screen in the list (after a toggle)."""
