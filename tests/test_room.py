@@ -582,8 +582,8 @@ def test_agreement_summary_lists_the_lowest_pairs_first():
     assert [(p.annotator_a, p.annotator_b, round(p.kappa, 6)) for p in s.lowest] == [("a", "c", 0.5),
                                                                                      ("b", "c", 0.5)]
     assert (s.annotators, s.pairs) == (3, 3)
-    text = summary_html([s], ag)
-    assert "a – c 0.50, b – c 0.50" in text and "<details class='pr-pairs'><summary>every pair (3 pair rows)" in text
+    text = summary_html([s])
+    assert "a – c 0.50, b – c 0.50" in text and "<td>3</td>" in text
 
 
 def test_join_link_and_qr_code():
@@ -651,3 +651,21 @@ def test_a_lesson_room_scopes_everything_and_shows_the_key_beside_a_divided_vote
     assert "no case GC-9999" in app.status.value
     for r in (room, default, whole):
         r.source._store.close()
+
+
+def test_pair_kappa_counts_the_table_as_cohens_kappa_does():
+    """The reference: playground.stats.cohens_kappa over the paired lists of shared units."""
+    from playground.calibrate.room import pair_kappa
+    from playground.sampling import stable_hash
+    from playground.stats import cohens_kappa
+
+    for seed in range(40):
+        a = {f"u{i}": stable_hash(seed, f"a{i}") % 2 for i in range(30) if stable_hash(seed, f"x{i}") % 4}
+        b = {f"u{i}": stable_hash(seed, f"b{i}") % 2 for i in range(30) if stable_hash(seed, f"y{i}") % 3}
+        shared = sorted(a.keys() & b.keys())
+        ref = cohens_kappa([a[u] for u in shared], [b[u] for u in shared])
+        for x, y, ia, ib in (("ann", "bob", a, b), ("bob", "ann", b, a)):
+            got = pair_kappa(x, y, ia, ib)
+            assert (got.annotator_a, got.n_shared, got.agreement, got.kappa, got.low, got.high) == (
+                "ann", len(shared), ref.agreement, ref.kappa, ref.low, ref.high)
+    assert pair_kappa("a", "b", {"u1": 1}, {"u2": 0}) is None

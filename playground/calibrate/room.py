@@ -42,7 +42,7 @@ from typing import Any
 
 from ..assign import draw_calibration_sample, make_assignment
 from ..model import DIMENSIONS, UNIT_DIMENSIONS, Unit
-from ..stats import AgreementStat, cohens_kappa, fleiss_kappa, krippendorff_alpha
+from ..stats import AgreementStat, cohens_kappa_table, fleiss_kappa, krippendorff_alpha
 from ..store import (
     RESERVED_ANNOTATORS,
     UNSURE,
@@ -269,15 +269,26 @@ class DimensionAgreement:
 
 
 def pair_kappa(a: str, b: str, items_a: Mapping[str, int], items_b: Mapping[str, int]) -> PairKappa | None:
-    """Cohen's kappa (:func:`playground.stats.cohens_kappa`) of ``a`` and ``b`` on the units both labelled
-    (sorted by unit id); None when they share none.  ``a`` and ``b`` are put in name order."""
+    """Cohen's kappa of ``a`` and ``b`` on the units both labelled (0/1 answers); None when they share none.
+    ``a`` and ``b`` are put in name order.  The 2x2 table is counted directly and handed to
+    :func:`playground.stats.cohens_kappa_table` (what :func:`playground.stats.cohens_kappa` does after
+    pairing the lists; a room of 30 computes hundreds of pairs per refresh)."""
     if b < a:
         a, b, items_a, items_b = b, a, items_b, items_a
-    shared = sorted(items_a.keys() & items_b.keys())
-    if not shared:
+    if len(items_b) < len(items_a):
+        small, other, flip = items_b, items_a, True
+    else:
+        small, other, flip = items_a, items_b, False
+    table = [0, 0, 0, 0]  # n_00, n_01, n_10, n_11 with rows a
+    for u, v in small.items():
+        w = other.get(u)
+        if w is not None:
+            table[2 * (w if flip else v) + (v if flip else w)] += 1
+    n = sum(table)
+    if not n:
         return None
-    k = cohens_kappa([items_a[u] for u in shared], [items_b[u] for u in shared])
-    return PairKappa(a, b, len(shared), k.agreement, k.kappa, k.low, k.high, k.reason or k.note)
+    k = cohens_kappa_table(((table[0], table[1]), (table[2], table[3])))
+    return PairKappa(a, b, n, k.agreement, k.kappa, k.low, k.high, k.reason or k.note)
 
 
 def group_agreement(by: Mapping[str, Mapping[str, int]]) -> tuple[AgreementStat, AgreementStat, int, int]:

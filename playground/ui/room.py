@@ -17,7 +17,7 @@ A lesson (:mod:`playground.lessons`) scopes everything to its units:
 for every unit.
 
 Writes: the room opens the store writable but holds only a
-:class:`~playground.calibrate.room.RoomStore`, which can write an adjudication
+:class:`~playground.calibrate.room.RoomStore`, which can write an adjudication,
 an assignment or a lesson and nothing else; students' labels are read-only here.  When
 the store cannot be opened for writing (read-only media, a reader role), the
 page opens it read-only and says that adjudication and assignment are off.
@@ -168,6 +168,11 @@ class RoomApp:
         self.status = _html(note, "pr-status")
         self.progress = _html(cls="pr-progress")
         self.agreement = _html(cls="pr-agreement")
+        # every pair's Cohen's kappa (4 x 435 rows for a class of 30): drawn only while its fold is open
+        self.pairs = _html(cls="pr-pairs")
+        self.pairs_fold = W.Accordion(children=[self.pairs], titles=("every pair (Cohen's κ)",), selected_index=None)
+        self.pairs_fold.add_class("pr-pairs-fold")
+        self.pairs_fold.observe(lambda _c: self._guard(self._render_pairs), "selected_index")
         self.accuracy = _html(cls="pr-accuracy")
         self.notes = _html(cls="pr-notes")
         self.grid = _html(cls="pr-units")
@@ -191,7 +196,7 @@ class RoomApp:
             _html(CSS), header, self.updated, self.status,
             h("Teaching moments: the most divided votes first, the answer key beside each"), *moments,
             h("Every unit: the class's votes, the answer key, how many match it"), self.grid,
-            h("Agreement between students"), self.agreement,
+            h("Agreement between students"), self.agreement, self.pairs_fold,
             h("Progress"), self.progress,
             h("Accuracy against the answer key"), self.accuracy,
             h("Unsure answers and comments"), self.notes,
@@ -272,7 +277,8 @@ class RoomApp:
                   f"{esc(assignment.overlap)}, seed {esc(assignment.seed)}).</div>" if assignment else "")
         self.progress.value = progress_summary_html(room.progress(), dict(assignment.queues) if assignment else None,
                                                     queued, whole)
-        self.agreement.value = summary_html(agreement_summary(room.agreement), room.agreement)
+        self.agreement.value = summary_html(agreement_summary(room.agreement))
+        self._render_pairs()
         self.grid.value = grid_html(unit_grid(room.state, room.source.catalog, room.key_values), self.link_base)
         has_key = room.key is not None and len(room.key.frame) > 0
         self.accuracy.value = ("<details class='pr-accuracy-detail'><summary>every student</summary>"
@@ -292,6 +298,10 @@ class RoomApp:
             finally:
                 self._filling = False
         self._stamp()
+
+    def _render_pairs(self) -> None:
+        if self.pairs_fold.selected_index is not None:
+            self.pairs.value = agreement_html(self.room.agreement)
 
     def _on_annotators_edit(self, change: dict[str, Any]) -> None:
         if not self._filling:

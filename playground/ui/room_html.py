@@ -23,8 +23,8 @@ ANSWER = {1: "yes", 0: "no", UNSURE: "unsure"}
 
 CSS = """
 <style>
-.pr-room { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; color: #1f2328;
-           max-width: 1400px; overflow-wrap: break-word; }
+.pr-room { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 15px; color: #1f2328;
+           max-width: 1800px; overflow-wrap: break-word; }
 .pr-room table { max-width: 100%; }
 .pr-title { font-size: 19px; font-weight: 600; margin-right: 14px; }
 .pr-h { font-weight: 600; font-size: 15px; margin: 10px 0 2px 0; }
@@ -185,6 +185,8 @@ def moment_html(m: TeachingMoment, link_base: str | None = None, key: int | None
     """One teaching moment: where, the text, the split with the answer key beside it, who said what, unsure
     answers, comments, the consensus."""
     votes = ", ".join(f"{esc(a)}: {ANSWER.get(v, v)}" for a, v in m.votes)
+    if len(m.votes) > 6:  # a class: who said what is folded away, the split and the key stay on screen
+        votes = f"<details class='pr-who'><summary>who said what ({len(m.votes)})</summary>{votes}</details>"
     split_cls = "pr-split pr-tie" if m.yes == m.no else "pr-split"
     if m.adjudication is not None:
         who = f" by {esc(m.adjudication.adjudicator)}" if m.adjudication.adjudicator else ""
@@ -292,23 +294,19 @@ def _stat(value: float | None, reason: str) -> str:
     return _num(value) if value is not None else f"<span class='pr-muted'>{esc(reason)}</span>"
 
 
-def summary_html(summary: list[AgreementSummary], agreement: dict[str, DimensionAgreement]) -> str:
-    """Agreement in one row per dimension (Fleiss' kappa, Krippendorff's alpha, the lowest pairs), every pair's
-    Cohen's kappa folded away below it."""
+def summary_html(summary: list[AgreementSummary]) -> str:
+    """Agreement in one row per dimension (Fleiss' kappa, Krippendorff's alpha, the lowest pairs); every pair's
+    Cohen's kappa (:func:`agreement_html`) is drawn by the page only when its fold is opened."""
     if not summary:
         return "<span class='pr-muted'>No labels yet.</span>"
     rows = ["<table class='pr-summary'><tr><th>dimension</th><th>students</th><th>Fleiss' κ</th>"
             "<th>Krippendorff's α</th><th>lowest pairs (Cohen's κ)</th></tr>"]
-    pairs = 0
     for s in summary:
         low = ", ".join(f"{esc(p.annotator_a)} – {esc(p.annotator_b)} {_num(p.kappa)}" for p in s.lowest) or "–"
-        pairs += s.pairs
         rows.append(f"<tr class='pr-agree-{s.dimension}'><td>{esc(_dim(s.dimension))}</td><td>{s.annotators}</td>"
                     f"<td>{_stat(s.fleiss, s.fleiss_reason)}</td><td>{_stat(s.krippendorff, s.krippendorff_reason)}"
                     f"</td><td>{low}</td></tr>")
-    return ("".join(rows) + "</table>"
-            f"<details class='pr-pairs'><summary>every pair ({pairs} pair rows)</summary>{agreement_html(agreement)}"
-            "</details>")
+    return "".join(rows) + "</table>"
 
 
 def progress_summary_html(rows: list[AnnotatorProgress], assigned: dict[str, tuple[str, ...]] | None = None,
