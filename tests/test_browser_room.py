@@ -230,3 +230,65 @@ def test_the_room_of_a_lesson_of_30_fits_a_projector(browser, tmp_path):
         context.close()
         stop_server(room.proc)
     assert errors == []
+
+
+# --- the lesson of docs/lesson-plan.md with 4 students and the room (issue 23.6) -------------------------------
+
+LESSON_CMD = ["lesson", "create", "week-1", "--cases", "GC-0036,GC-0034",
+              "--responses", "GC-0036-R1,GC-0034-R1,GC-0034-R5,GC-0034-R4,GC-0034-R3"]
+
+
+def student_labels_first_passage(browser, url: str, db: Path, name: str, choice: str) -> None:
+    """A student joins with the class link, follows the lesson and answers its first unit."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.set_default_timeout(PAGE_TIMEOUT_MS)
+    try:
+        open_app(pg, f"{url}&annotator={name}")
+        expect(pg.locator(".pg-status")).to_contain_text("Following the lesson 'week-1'")
+        box = pg.locator(".pg-queue-box")
+        expect(box).to_contain_text("0 / 31 in this lesson")
+        pg.locator(f".pg-passage-0-relevant button[data-value='{choice}']").click()
+        wait_for_label(db, name)
+        expect(box).to_contain_text("1 / 31 in this lesson")
+        if name.endswith("1"):
+            bf.ARTIFACTS.mkdir(exist_ok=True)
+            pg.screenshot(path=str(bf.ARTIFACTS / "lesson-student.png"))
+    finally:
+        context.close()
+
+
+def test_the_lesson_with_four_students_and_the_room(browser, tmp_path, capsys):
+    bf.need_chromium()
+    db = tmp_path / "labels.db"
+    made = subprocess.run([sys.executable, "-m", "playground", *LESSON_CMD, "--db", str(db)], cwd=str(REPO),
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=300)
+    assert made.returncode == 0 and "31 unit(s) for every student" in made.stdout, made.stderr
+    (tmp_path / "serve").mkdir()
+    srv = bf.start_server(tmp_path / "serve", db=db, shipped=True)
+    room = start_room_on(db, REPO, tmp_path, PLAYGROUND_LINK_BASE=srv.url)
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(PAGE_TIMEOUT_MS)
+    try:
+        page.goto(f"{room.url}?adjudicator=prof&interval={INTERVAL:g}", timeout=PAGE_TIMEOUT_MS)
+        page.locator(".pr-room .pr-units").wait_for(state="visible", timeout=PAGE_TIMEOUT_MS)
+        join = f"{srv.url}?lesson=week-1"
+        expect(page.locator(".pr-join-link")).to_have_text(join)
+        expect(page.locator(".pr-scope")).to_contain_text("lesson week-1 · GC-0036, GC-0034 · 31 units")
+        for i, choice in enumerate(("yes", "yes", "no", "no"), 1):
+            student_labels_first_passage(browser, join, db, f"student-{i}", choice)
+        moment = page.locator(".pr-moment-0")
+        # the superseded $0.80 overage section: relevant to the question by the key, and the class is split
+        expect(moment.locator(".pr-split")).to_have_text("tie: 2 yes · 2 no", timeout=int((INTERVAL + 10) * 1000))
+        expect(moment.locator(".pr-moment-key")).to_have_text("answer key: yes")
+        expect(moment).to_contain_text("2 of 4 match it")
+        expect(page.locator(".pr-progress")).to_contain_text("4 labelling · 0 finished")
+        expect(page.locator(".pr-units tr.pr-divided")).to_have_count(1)
+        moment.locator(".pr-adj-yes button, button.pr-adj-yes").first.click()
+        expect(page.locator(".pr-moment-0 .pr-consensus")).to_have_text("consensus: yes (adjudicated by prof)")
+        page.screenshot(path=str(bf.ARTIFACTS / "lesson-room.png"))
+    finally:
+        context.close()
+        stop_server(room.proc)
+        stop_server(srv.proc)

@@ -48,7 +48,7 @@ CSS = """
                 overflow-wrap: anywhere; max-width: 720px; }
 .pr-join-label { font-size: 15px; font-weight: 600; color: #0969da; }
 .pr-qr svg { display: block; }
-.pr-grid td, .pr-grid th { padding: 1px 6px; font-size: 13px; }
+.pr-grid td, .pr-grid th { padding: 1px 6px; font-size: 13px; line-height: 1.35; }
 .pr-grid .pr-num { text-align: right; font-variant-numeric: tabular-nums; }
 .pr-grid .pr-unit { max-width: 560px; }
 .pr-divided td.pr-vote { background: #fff1e5; }
@@ -259,7 +259,7 @@ def join_html(url: str | None) -> str:
             f"<div class='pr-qr' title='{esc(url)}'>{qr_svg(url)}</div></div>")
 
 
-def _short(text: str, n: int = 110) -> str:
+def _short(text: str, n: int = 90) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1].rsplit(" ", 1)[0] + " …"
 
