@@ -82,10 +82,16 @@ def wait_for_label(db: Path, name: str, timeout: float = 30.0) -> None:
     raise AssertionError(f"{name}'s label never reached the store")
 
 
-def label_first_claim(browser, url: str, db: Path, name: str, choice: str) -> None:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+def new_page(browser, width: int, height: int) -> tuple[Any, Any]:
+    """``(context, page)`` of a fresh browser context at ``width`` x ``height``."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     pg = context.new_page()
     pg.set_default_timeout(PAGE_TIMEOUT_MS)
+    return context, pg
+
+
+def label_first_claim(browser, url: str, db: Path, name: str, choice: str) -> None:
+    context, pg = new_page(browser, 1400, 900)
     try:
         open_app(pg, f"{url}?annotator={name}")
         expect(pg.locator(".pg-status")).to_contain_text(f"Labelling as {name}")
@@ -200,7 +206,7 @@ def check_projector(page, width: int, height: int, db: Path) -> None:
     assert str(db) not in text and str(db.parent) not in text
     bf.ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(bf.ARTIFACTS / f"room-lesson-{width}x{height}.png"))
-    page.screenshot(path=str(bf.ARTIFACTS / f"room-lesson-{width}x{height}-full.png"), full_page=True)
+    page.locator(".pr-units").screenshot(path=str(bf.ARTIFACTS / f"room-lesson-{width}x{height}-units.png"))
 
 
 def test_the_room_of_a_lesson_of_30_fits_a_projector(browser, tmp_path):
@@ -208,9 +214,7 @@ def test_the_room_of_a_lesson_of_30_fits_a_projector(browser, tmp_path):
     db = tmp_path / "labels.db"
     lesson = class_of_30(db)
     room = start_room_on(db, REPO, tmp_path, PLAYGROUND_LINK_BASE=LINK_BASE)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.set_default_timeout(PAGE_TIMEOUT_MS)
+    context, page = new_page(browser, 1280, 800)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
@@ -240,9 +244,7 @@ LESSON_CMD = ["lesson", "create", "week-1", "--cases", "GC-0036,GC-0034",
 
 def student_labels_first_passage(browser, url: str, db: Path, name: str, choice: str) -> None:
     """A student joins with the class link, follows the lesson and answers its first unit."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    pg.set_default_timeout(PAGE_TIMEOUT_MS)
+    context, pg = new_page(browser, 1280, 800)
     try:
         open_app(pg, f"{url}&annotator={name}")
         expect(pg.locator(".pg-status")).to_contain_text("Following the lesson 'week-1'")
@@ -267,9 +269,7 @@ def test_the_lesson_with_four_students_and_the_room(browser, tmp_path, capsys):
     (tmp_path / "serve").mkdir()
     srv = bf.start_server(tmp_path / "serve", db=db, shipped=True)
     room = start_room_on(db, REPO, tmp_path, PLAYGROUND_LINK_BASE=srv.url)
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.set_default_timeout(PAGE_TIMEOUT_MS)
+    context, page = new_page(browser, 1280, 800)
     try:
         page.goto(f"{room.url}?adjudicator=prof&interval={INTERVAL:g}", timeout=PAGE_TIMEOUT_MS)
         page.locator(".pr-room .pr-units").wait_for(state="visible", timeout=PAGE_TIMEOUT_MS)

@@ -166,13 +166,20 @@ def _v2_triggers(dialect: str) -> list[str]:
     ]
 
 
-def v2_ddl(dialect: str) -> list[str]:
-    """Statements that create an empty version-2 store (for migration tests; never changed)."""
+def _meta_and_annotators(dialect: str) -> list[str]:
+    """``meta`` and ``annotators`` as versions 2, 3 and 4 create them (unchanged since version 2)."""
     t = _TYPES[dialect]
     return [
         f"CREATE TABLE meta (key {t['text']} PRIMARY KEY, value {t['text']} NOT NULL)",
         f"CREATE TABLE annotators (annotator_id {t['id']}, name {t['text']} NOT NULL UNIQUE,"
         f" created_at {t['ts']} NOT NULL)",
+    ]
+
+
+def v2_ddl(dialect: str) -> list[str]:
+    """Statements that create an empty version-2 store (for migration tests; never changed)."""
+    return [
+        *_meta_and_annotators(dialect),
         *_v2_tables(dialect),
         *_v2_triggers(dialect),
         "INSERT INTO meta (key, value) VALUES ('schema_version', '2')",
@@ -241,11 +248,8 @@ def _v3_triggers(dialect: str) -> list[str]:
 
 def v3_ddl(dialect: str) -> list[str]:
     """Statements that create an empty version-3 store (for migration tests; never changed)."""
-    t = _TYPES[dialect]
     return [
-        f"CREATE TABLE meta (key {t['text']} PRIMARY KEY, value {t['text']} NOT NULL)",
-        f"CREATE TABLE annotators (annotator_id {t['id']}, name {t['text']} NOT NULL UNIQUE,"
-        f" created_at {t['ts']} NOT NULL)",
+        *_meta_and_annotators(dialect),
         *_v3_label_tables(dialect),
         *_v3_new_tables(dialect),
         *_v3_triggers(dialect),
