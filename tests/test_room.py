@@ -568,6 +568,14 @@ def test_unit_grid_counts_votes_key_and_match_by_hand():
     assert (cov.matching, cov.accuracy, cov.divided) == (0, 0.0, False)
 
 
+@pytest.mark.parametrize(("yes", "no", "divided"), [(1, 3, True), (1, 4, False), (7, 21, True), (2, 25, False),
+                                                    (3, 0, False), (2, 2, True)])
+def test_a_divided_vote_has_a_quarter_on_its_smaller_side(yes, no, divided):
+    from playground.calibrate.room_grid import GridCell
+
+    assert GridCell("u", "supported", yes, no, 0, None, 0).divided is divided
+
+
 def test_agreement_summary_lists_the_lowest_pairs_first():
     from playground.calibrate.room_grid import agreement_summary
     from playground.ui.room_html import summary_html

@@ -4,7 +4,8 @@
   dimension: the class's votes (yes / no / unsure), the answer key and the
   share of yes/no votes that match it (``accuracy = matching / (yes + no)``,
   None without a key or without a yes/no vote), and whether the vote is
-  *divided* (at least one yes and one no).
+  *divided* (the smaller side holds at least a quarter of the yes/no votes;
+  a single slip in a class of 30 is not a divided class).
 * :func:`agreement_summary` — per dimension: Fleiss' kappa, Krippendorff's
   alpha and the ``lowest`` pairs by Cohen's kappa (undefined kappas last),
   so the pairwise table can stay folded away.
@@ -22,7 +23,11 @@ from ..model import DIMENSIONS, Unit
 from ..store import UNSURE
 from .room import DimensionAgreement, PairKappa, RoomState
 
-__all__ = ["AgreementSummary", "GridCell", "agreement_summary", "answer_key_values", "unit_grid"]
+__all__ = ["DIVIDED_SHARE", "AgreementSummary", "GridCell", "agreement_summary", "answer_key_values", "unit_grid"]
+
+
+#: A vote is divided when the smaller side holds at least this share of the yes/no votes.
+DIVIDED_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,9 @@ class GridCell:
 
     @property
     def divided(self) -> bool:
-        return self.yes > 0 and self.no > 0
+        """The class is split: the smaller side holds at least :data:`DIVIDED_SHARE` of the yes/no votes
+        (``min(yes, no) >= 0.25 * (yes + no)``: 1 of 4 and 7 of 28 are divided, 2 of 25 is a slip)."""
+        return min(self.yes, self.no) > 0 and min(self.yes, self.no) >= DIVIDED_SHARE * (self.yes + self.no)
 
 
 def unit_grid(state: RoomState, catalog: Mapping[str, Unit],
