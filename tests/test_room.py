@@ -630,6 +630,10 @@ def test_a_lesson_room_scopes_everything_and_shows_the_key_beside_a_divided_vote
     [row] = app.rows
     assert "2 yes · 1 no" in row.info.value and "answer key: yes</span>" in row.info.value
     assert "2 of 3 match it" in row.info.value
+    app.show_key.value = False  # hidden while the class still labels: no key beside the vote, none in the grid
+    assert "answer key" not in row.info.value and "<td class='pr-key'>yes</td>" not in app.grid.value
+    app.show_key.value = True
+    assert "answer key: yes</span>" in row.info.value and "<td class='pr-key'>yes</td>" in app.grid.value
     # each answered the one dimension of one passage: 1 of the 17 units done, 1/17 = 6%
     assert "<b>3</b> labelling · <b>0</b> finished · median 6% done" in app.progress.value
     assert "<td>1 / 17 of the lesson</td>" in app.progress.value

@@ -132,7 +132,7 @@ class MomentRow:
 
     def update(self, index: int, moment: TeachingMoment) -> None:
         self.moment = moment
-        text = moment_html(moment, self.app.link_base, self.app.room.key_values.get((moment.unit_id, moment.dimension)))
+        text = moment_html(moment, self.app.link_base, self.app.keys().get((moment.unit_id, moment.dimension)))
         if self.info.value != text:
             self.info.value = text
         writable = self.app.room.source.writable
@@ -234,8 +234,13 @@ class RoomApp:
         self.moment_dimension.add_class("pr-moment-dimension")
         self.moment_dimension.observe(lambda _c: self._guard(self.render), "value")
         self.moment_count = _html(cls="pr-moment-count")
+        # the key beside the votes can be hidden while the class still labels (it anchors whoever looks up)
+        self.show_key = W.Checkbox(value=True, description="show the answer key", indent=False,
+                                   layout=W.Layout(width="auto"))
+        self.show_key.add_class("pr-show-key")
+        self.show_key.observe(lambda _c: self._guard(self._redraw_keys), "value")
         self.no_moments = _html("<span class='pr-muted'>No disagreement yet.</span>")
-        return [_row([self.adjudicator, self.moment_dimension, self.moment_count]), self.moments]
+        return [_row([self.adjudicator, self.moment_dimension, self.show_key, self.moment_count]), self.moments]
 
     def _assign_widgets(self) -> list[Any]:
         src = self.room.source
@@ -279,7 +284,7 @@ class RoomApp:
                                                     queued, whole)
         self.agreement.value = summary_html(agreement_summary(room.agreement))
         self._render_pairs()
-        self.grid.value = grid_html(unit_grid(room.state, room.source.catalog, room.key_values), self.link_base)
+        self.grid.value = grid_html(unit_grid(room.state, room.source.catalog, self.keys()), self.link_base)
         has_key = room.key is not None and len(room.key.frame) > 0
         self.accuracy.value = ("<details class='pr-accuracy-detail'><summary>every student</summary>"
                                f"{accuracy_html(room.accuracy(), has_key)}</details>")
@@ -298,6 +303,15 @@ class RoomApp:
             finally:
                 self._filling = False
         self._stamp()
+
+    def keys(self) -> Any:
+        """The answer key per (unit_id, dimension) while "show the answer key" is on, else nothing."""
+        return self.room.key_values if self.show_key.value else {}
+
+    def _redraw_keys(self) -> None:
+        for i, row in enumerate(self.rows):
+            row.update(i, row.moment)
+        self.render()
 
     def _render_pairs(self) -> None:
         if self.pairs_fold.selected_index is not None:
