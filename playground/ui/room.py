@@ -68,11 +68,11 @@ from ..model import DIMENSIONS
 from .room_html import (
     ANSWER,
     CSS,
-    _dim,
     accuracy_html,
     agreement_html,
     assignment_html,
     case_html,
+    dim_name,
     esc,
     grid_html,
     join_html,
@@ -229,7 +229,7 @@ class RoomApp:
         self.moments = W.VBox([])
         self.moments.add_class("pr-moments")
         self.rows: list[MomentRow] = []
-        self.moment_dimension = W.Dropdown(options=[("all dimensions", "")] + [(_dim(d), d) for d in DIMENSIONS],
+        self.moment_dimension = W.Dropdown(options=[("all dimensions", "")] + [(dim_name(d), d) for d in DIMENSIONS],
                                            value="", description="Show", layout=W.Layout(width="260px"))
         self.moment_dimension.add_class("pr-moment-dimension")
         self.moment_dimension.observe(lambda _c: self._guard(self.render), "value")
@@ -369,7 +369,7 @@ class RoomApp:
         def act() -> None:
             self.room.source.adjudicate(moment.unit_id, moment.dimension, value, self.adjudicator.value)
             what = "withdrawn" if value is None else f"settled as {ANSWER[value]}"
-            self.say(f"{moment.case_id} {_dim(moment.dimension)}: {what} by {self.adjudicator.value.strip()}.")
+            self.say(f"{moment.case_id} {dim_name(moment.dimension)}: {what} by {self.adjudicator.value.strip()}.")
             self.refresh()
 
         self._guard(act)

@@ -15,9 +15,9 @@ from ..metrics import DIMENSION_LABELS
 from ..model import DIMENSION_NAMES, DIMENSIONS, Unit
 from ..store import UNSURE
 
-__all__ = ["ANSWER", "CSS", "accuracy_html", "agreement_html", "assignment_html", "case_html", "esc", "grid_html",
-           "join_html", "join_url", "moment_html", "notes_html", "progress_html", "progress_summary_html", "qr_svg",
-           "sample_html", "summary_html"]
+__all__ = ["ANSWER", "CSS", "accuracy_html", "agreement_html", "assignment_html", "case_html", "dim_name", "esc",
+           "grid_html", "join_html", "join_url", "moment_html", "notes_html", "progress_html", "progress_summary_html",
+           "qr_svg", "sample_html", "summary_html"]
 
 ANSWER = {1: "yes", 0: "no", UNSURE: "unsure"}
 
@@ -73,7 +73,8 @@ def _num(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}"
 
 
-def _dim(d: str) -> str:
+def dim_name(d: str) -> str:
+    """The plain name of a label dimension ("supported" -> "faithfulness")."""
     return DIMENSION_LABELS.get(DIMENSION_NAMES.get(d, d), d)
 
 
@@ -84,7 +85,7 @@ def _dim(d: str) -> str:
 def _unsure(p: AnnotatorProgress) -> str:
     if not p.unsure:
         return "0"
-    dims = ", ".join(f"{_dim(d)} {n}" for d, n in p.unsure_by_dimension)
+    dims = ", ".join(f"{dim_name(d)} {n}" for d, n in p.unsure_by_dimension)
     return f"{p.unsure} <span class='pr-muted'>({esc(dims)})</span>"
 
 
@@ -122,7 +123,7 @@ def agreement_html(agreement: dict[str, DimensionAgreement]) -> str:
         fleiss = _num(ag.fleiss) if ag.fleiss is not None else f"<span class='pr-muted'>{esc(ag.fleiss_reason)}</span>"
         alpha = (_num(ag.krippendorff) if ag.krippendorff is not None
                  else f"<span class='pr-muted'>{esc(ag.krippendorff_reason)}</span>")
-        head.append(f"<tr class='pr-agree-{d}'><td>{esc(_dim(d))}</td><td>{len(ag.annotators)}</td>"
+        head.append(f"<tr class='pr-agree-{d}'><td>{esc(dim_name(d))}</td><td>{len(ag.annotators)}</td>"
                     f"<td>{ag.n_shared}</td><td>{fleiss}</td><td>{alpha}</td></tr>")
         for p in ag.pairs:
             any_pair = True
@@ -130,7 +131,7 @@ def agreement_html(agreement: dict[str, DimensionAgreement]) -> str:
             if p.kappa is not None and p.low is not None and p.high is not None:
                 k += f" [{_num(p.low)}, {_num(p.high)}]"
             note = f" <span class='pr-muted'>{esc(p.reason)}</span>" if p.reason else ""
-            pairs.append(f"<tr class='pr-pair'><td>{esc(_dim(d))}</td><td>{esc(p.annotator_a)} – "
+            pairs.append(f"<tr class='pr-pair'><td>{esc(dim_name(d))}</td><td>{esc(p.annotator_a)} – "
                          f"{esc(p.annotator_b)}</td><td>{p.n_shared}</td><td>{_pct(p.agreement)}</td>"
                          f"<td>{k}{note}</td></tr>")
     if len(head) == 1:
@@ -149,7 +150,7 @@ def accuracy_html(rows: list[dict[str, Any]], has_key: bool) -> str:
         return "<span class='pr-muted'>No label on a keyed unit yet.</span>"
     dims = [d for d in DIMENSIONS if any(r["dimension"] == d for r in rows)]
     cells = {(r["annotator"], r["dimension"]): r for r in rows}
-    out = ["<table><tr><th>annotator</th>" + "".join(f"<th>{esc(_dim(d))}</th>" for d in dims) + "</tr>"]
+    out = ["<table><tr><th>annotator</th>" + "".join(f"<th>{esc(dim_name(d))}</th>" for d in dims) + "</tr>"]
     for a in sorted({r["annotator"] for r in rows}):
         tds = []
         for d in dims:
@@ -174,7 +175,7 @@ def notes_html(notes: list[UnitNote], link_base: str | None = None) -> str:
         return "<span class='pr-muted'>No unsure answer and no comment yet.</span>"
     rows = ["<table><tr><th>case</th><th>unit</th><th>unsure</th><th>comments</th></tr>"]
     for n in notes:
-        unsure = ", ".join(f"{esc(_dim(d))}: {c}" for d, c in n.unsure) or "–"
+        unsure = ", ".join(f"{esc(dim_name(d))}: {c}" for d, c in n.unsure) or "–"
         comments = "".join(f"<div>💬 {esc(c.annotator)}: {esc(c.text)}</div>" for c in n.comments) or "–"
         rows.append(f"<tr class='pr-note'><td>{case_html(n.case_id, link_base)}</td><td>{esc(n.unit_kind)}: "
                     f"<span class='pr-text-inline'>{esc(n.text)}</span></td><td>{unsure}</td><td>{comments}</td></tr>")
@@ -203,7 +204,7 @@ def moment_html(m: TeachingMoment, link_base: str | None = None, key: int | None
         match = m.yes if key == 1 else m.no
         keyed = (f"<span class='pr-keybox pr-moment-key'>answer key: {ANSWER[key]}</span> "
                  f"<span class='pr-muted'>{match} of {m.yes + m.no} match it</span>")
-    return (f"<div>{case_html(m.case_id, link_base)} · {esc(m.unit_kind)} · {esc(_dim(m.dimension))} · "
+    return (f"<div>{case_html(m.case_id, link_base)} · {esc(m.unit_kind)} · {esc(dim_name(m.dimension))} · "
             f"<span class='{split_cls}'>{esc(m.split)}</span>{keyed}</div>"
             f"<div class='pr-text'>{esc(m.text)}</div>"
             f"<div class='pr-muted'>{votes}{unsure}</div>{comments}<div>{consensus}</div>")
@@ -283,7 +284,7 @@ def grid_html(grid: list[tuple[Unit, list[GridCell]]], link_base: str | None = N
             key = "–" if c.key is None else ANSWER[c.key]
             acc = "–" if c.accuracy is None else f"{_pct(c.accuracy)} ({c.matching}/{c.yes + c.no})"
             cls = "pr-cell pr-divided" if c.divided else "pr-cell"
-            out.append(f"<tr class='{cls}'>{head}<td>{esc(_dim(c.dimension))}</td>"
+            out.append(f"<tr class='{cls}'>{head}<td>{esc(dim_name(c.dimension))}</td>"
                        f"<td class='pr-num pr-vote'>{c.yes}</td><td class='pr-num pr-vote'>{c.no}</td>"
                        f"<td class='pr-num'>{c.unsure}</td><td class='pr-key'>{key}</td>"
                        f"<td class='pr-num'>{acc}</td></tr>")
@@ -303,7 +304,7 @@ def summary_html(summary: list[AgreementSummary]) -> str:
             "<th>Krippendorff's α</th><th>lowest pairs (Cohen's κ)</th></tr>"]
     for s in summary:
         low = ", ".join(f"{esc(p.annotator_a)} – {esc(p.annotator_b)} {_num(p.kappa)}" for p in s.lowest) or "–"
-        rows.append(f"<tr class='pr-agree-{s.dimension}'><td>{esc(_dim(s.dimension))}</td><td>{s.annotators}</td>"
+        rows.append(f"<tr class='pr-agree-{s.dimension}'><td>{esc(dim_name(s.dimension))}</td><td>{s.annotators}</td>"
                     f"<td>{_stat(s.fleiss, s.fleiss_reason)}</td><td>{_stat(s.krippendorff, s.krippendorff_reason)}"
                     f"</td><td>{low}</td></tr>")
     return "".join(rows) + "</table>"
