@@ -243,7 +243,7 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
             history.append(Turn(turn["role"], turn["content"]))
     sources = _locators(item["expected_sources"], "expected source", corpus, rel, where, line, problems)
     relevant = _locators(item.get("relevant_sections", []), "relevant section", corpus, rel, where, line, problems)
-    for loc in set(relevant) & set(sources):
+    for loc in [x for x in relevant if x in sources]:  # in file order: one run reports like the next
         problems.append(Problem(rel, f"relevant section {loc} is already an expected source", where, line))
     facts = []
     for fact in item["reference_facts"]:
