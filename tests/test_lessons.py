@@ -232,3 +232,22 @@ def test_every_student_follows_the_lesson_and_progress_reads_against_it(tmp_path
         ana.use_queue()
     for page in pages:
         page.store.close()
+
+
+def test_a_lesson_over_an_imported_dataset(tmp_path, capsys):
+    from playground.calibrate.room_grid import answer_key_values
+    from playground.importers.load import import_dataset
+
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    db = str(tmp_path / "labels.db")
+    with open_store(db) as s:
+        import_dataset(fixtures / "deepeval_goldens.json", "deepeval", "alpha", s)
+        od = open_dataset("alpha", s)
+        first = sorted(od.dataset.cases)[0]
+        units = lesson_units(od, [first])
+        case_units = [u for u in od.units() if u.case_id == first]
+        assert [u.unit_id for u in units] == [u.unit_id for u in case_units]  # the page's order for that case
+        assert answer_key_values(od, units) == {}  # an import has no authored key: the room says so
+    code, out, _ = run_cli(cli_lesson, ["lesson", "create", "imp", "--cases", first, "--dataset", "alpha",
+                                        "--db", db], capsys)
+    assert code == 0 and out.startswith(f"saved lesson imp (dataset alpha): 1 case(s), {len(units)} unit(s)")
