@@ -681,3 +681,18 @@ def test_pair_kappa_counts_the_table_as_cohens_kappa_does():
             assert (got.annotator_a, got.n_shared, got.agreement, got.kappa, got.low, got.high) == (
                 "ann", len(shared), ref.agreement, ref.kappa, ref.low, ref.high)
     assert pair_kappa("a", "b", {"u1": 1}, {"u2": 0}) is None
+
+
+def test_a_class_vote_folds_who_said_what_but_keeps_the_split_and_the_key():
+    from playground.calibrate.room import TeachingMoment
+    from playground.ui.room_html import moment_html
+
+    votes = [("a", 1), ("b", 0), ("c", 1)]
+    few = TeachingMoment(IDS[0], "supported", "claim", "GC-0001", "t", 2, 1, 0, tuple(votes), (), None)
+    assert "a: yes, b: no, c: yes" in moment_html(few) and "pr-who" not in moment_html(few)
+    many = TeachingMoment(IDS[0], "supported", "claim", "GC-0001", "t", 3, 3, 1,
+                          tuple((f"s{i}", v) for i, v in enumerate([1, 0, 1, 0, 1, 0, UNSURE])), (), None)
+    text = moment_html(many, None, 0)
+    assert ("<details class='pr-who'><summary>who said what (7) · <span class='pr-unsure'>1 unsure</span>"
+            "</summary>s0: yes, s1: no") in text
+    assert "tie: 3 yes · 3 no · 1 unsure" in text and "answer key: no</span>" in text and "3 of 6 match it" in text

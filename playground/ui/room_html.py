@@ -186,8 +186,6 @@ def moment_html(m: TeachingMoment, link_base: str | None = None, key: int | None
     """One teaching moment: where, the text, the split with the answer key beside it, who said what, unsure
     answers, comments, the consensus."""
     votes = ", ".join(f"{esc(a)}: {ANSWER.get(v, v)}" for a, v in m.votes)
-    if len(m.votes) > 6:  # a class: who said what is folded away, the split and the key stay on screen
-        votes = f"<details class='pr-who'><summary>who said what ({len(m.votes)})</summary>{votes}</details>"
     split_cls = "pr-split pr-tie" if m.yes == m.no else "pr-split"
     if m.adjudication is not None:
         who = f" by {esc(m.adjudication.adjudicator)}" if m.adjudication.adjudicator else ""
@@ -199,6 +197,9 @@ def moment_html(m: TeachingMoment, link_base: str | None = None, key: int | None
         consensus = f"<span class='pr-consensus'>consensus: {ANSWER[m.consensus]} (majority)</span>"
     comments = "".join(f"<div class='pr-comment'>💬 {esc(c.annotator)}: {esc(c.text)}</div>" for c in m.comments)
     unsure = f" · <span class='pr-unsure'>{m.unsure} unsure</span>" if m.unsure else ""
+    if len(m.votes) > 6:  # a class: who said what is folded away, the split and the key stay on screen
+        votes, unsure = (f"<details class='pr-who'><summary>who said what ({len(m.votes)}){unsure}</summary>"
+                         f"{votes}</details>"), ""
     keyed = ""
     if key is not None:
         match = m.yes if key == 1 else m.no
