@@ -7,14 +7,14 @@ import io
 from pathlib import Path
 
 import pytest
-from store_fixtures import claim, pg_server, run_cli, store, store_url
+from store_fixtures import claim, pg_server, raw_backend, run_cli, store, store_url
 
 from playground.cli import labels as cli_labels
 from playground.cli import lesson as cli_lesson
 from playground.datasets import open_dataset
 from playground.golden import passage_unit, response_units
 from playground.lessons import LessonError, latest_lesson, lesson_catalog, lesson_units, make_lesson, parse_ids
-from playground.store import Lesson, StoreError, open_store, parse_url
+from playground.store import Lesson, StoreError, open_store
 from playground.store.schema import v3_ddl
 
 FIXTURES = (pg_server, store, store_url)
@@ -96,15 +96,7 @@ def test_lessons_are_saved_listed_replaced_and_deleted(store, golden):
 
 
 def _v3_store(url: str) -> None:
-    kind, where = parse_url(url)
-    if kind == "sqlite":
-        from playground.store.sqlite import SQLiteBackend
-
-        b = SQLiteBackend(where)
-    else:
-        from playground.store.postgres import PostgresBackend
-
-        b = PostgresBackend(str(where))
+    b = raw_backend(url)
     u = claim(1)
     ts = b.ts_in("2024-05-01T12:00:01.000000+00:00")
 
