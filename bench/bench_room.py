@@ -14,6 +14,13 @@ majority so there are teaching moments).  Then, over
 
 Each prints median and range over ``--repeat`` runs.  Run
 ``python bench/bench_room.py`` (defaults: 30 annotators x 834 units = 50,040 labels).
+
+``--lesson`` measures the projector room of issue 23 instead: the shipped set,
+a lesson of 20 units (``LESSON``: GC-0028, 5 passages and 3 responses' claims
+and facts), 30 students' answers (the key, 1 in 5 turned over), and the
+whole refresh the page does (:meth:`playground.ui.room.RoomApp.refresh`: read
+the new events, recompute agreement, draw moments, the unit grid, the agreement
+summary, progress) after every student changed one answer.  Target: <= 200 ms.
 """
 from __future__ import annotations
 
@@ -56,12 +63,65 @@ def _line(name: str, ms: list[float]) -> str:
     return f"{name:<42} median {statistics.median(ms):9.2f} ms   range {min(ms):.2f}–{max(ms):.2f} ms  (n={len(ms)})"
 
 
+#: The lesson of the --lesson benchmark: (cases, responses) of the shipped set, 20 units.
+LESSON: tuple[list[str], list[str]] = (["GC-0028"], [])
+
+
+def lesson_bench(annotators: int, repeat: int) -> int:
+    """The projector room over a 20-unit lesson and ``annotators`` students (see the module docstring)."""
+    from playground.calibrate.room import Room, RoomStore
+    from playground.calibrate.room_grid import answer_key_values
+    from playground.datasets import open_dataset
+    from playground.lessons import lesson_catalog, make_lesson
+    from playground.sampling import stable_hash
+    from playground.store import open_store
+    from playground.ui.room import RoomApp
+
+    od = open_dataset(None)
+    lesson = make_lesson("bench", od, *LESSON)
+    catalog = lesson_catalog(lesson, od.catalog())
+    key = answer_key_values(od, list(catalog.values()))
+    rows = [(f"student-{a:02d}", u, d, key[(uid, d)] ^ int(stable_hash(a, uid + d) % 5 == 0))
+            for a in range(annotators) for uid, u in catalog.items() for d in u.dimensions]
+    units = list(catalog.values())
+    with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "labels.db") as store:
+        store.save_lesson(lesson)
+        store.write_rows(rows)
+        print(f"lesson of {len(units)} units, {len(rows):,} answers by {annotators} students")
+        room = Room(RoomStore(store, catalog, od.name), None, 8, lesson=lesson, key_values=key, open_dataset=od)
+        app = RoomApp(room, interval=3, link_base="http://192.0.2.10:8866/")
+        flips = iter(range(10**6))
+
+        def class_tick() -> None:  # every student changed one answer since the last refresh
+            i = next(flips)
+            for a in range(annotators):
+                u = units[(i + a) % len(units)]
+                store.set_label(f"student-{a:02d}", u, u.dimensions[0], (i + a) % 2)
+
+        ticks = []
+        for _ in range(repeat):
+            class_tick()
+            t0 = time.perf_counter()
+            assert app.refresh()
+            ticks.append(1000 * (time.perf_counter() - t0))
+        quiet = _timed(app.refresh, repeat)
+        draw = _timed(app.render, repeat)
+        print(_line(f"{annotators} answers changed + page refresh", ticks))
+        print(_line("quiet refresh (no new event)", quiet))
+        print(_line("  of which drawing the page alone", draw))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--annotators", type=int, default=30)
     p.add_argument("--units", type=int, default=834)
     p.add_argument("--repeat", type=int, default=20)
+    p.add_argument("--lesson", action="store_true", help="the projector room over a 20-unit lesson (issue 23)")
     args = p.parse_args(argv)
+    if args.lesson:
+        print(describe())
+        return lesson_bench(args.annotators, args.repeat)
 
     from playground.calibrate.room import Room, RoomStore
     from playground.sampling import stable_hash

@@ -6,6 +6,8 @@ Files (YAML, UTF-8):
   ``case_id`` ("GC-0001"), ``case_type`` (one of ``model.CASE_TYPES``),
   ``tenant``, ``query``, ``history`` (list of ``{role, content}``),
   ``expected_sources`` (list of ``{tenant, slug, heading}`` locators),
+  optionally ``relevant_sections`` (more locators the key judges relevant, see
+  :func:`passage_key`),
   ``reference_answer``, ``reference_facts`` (list of ``{fact_id, statement,
   accept}``), ``must_contain``, ``forbidden_text`` and ``notes``.
 * ``golden/responses/*.yaml`` — ``{responses: [...]}``; each response has
@@ -51,11 +53,12 @@ from .model import (
     fact_unit_id,
     passage_unit_id,
     short_hash,
+    slugify,
 )
 
 __all__ = [
-    "CASE_KEYS", "RESPONSE_KEYS", "RESPONSE_OPTIONAL", "Dataset", "load_dataset", "load_golden", "passage_unit",
-    "response_units",
+    "CASE_KEYS", "CASE_OPTIONAL", "RESPONSE_KEYS", "RESPONSE_OPTIONAL", "Dataset", "load_dataset", "load_golden",
+    "passage_key", "passage_unit", "response_units",
 ]
 
 
@@ -65,6 +68,8 @@ CASE_KEYS = {
     "expected_sources": list, "reference_answer": str, "reference_facts": list,
     "must_contain": list, "forbidden_text": list, "notes": str,
 }
+#: Optional case fields: ``relevant_sections`` (locators, see :func:`passage_key`).
+CASE_OPTIONAL = {"relevant_sections": list}
 RESPONSE_KEYS = {"response_id": str, "case_id": str, "variant": str, "claims": list, "facts": dict}
 RESPONSE_OPTIONAL = {"text": str, "notes": str, "origin": str}
 
@@ -204,10 +209,11 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
         problems.append(Problem(rel, "a case must be a mapping", line=line))
         return None
     where = str(item.get("case_id", "?"))
-    unknown = sorted(set(item) - set(CASE_KEYS))
+    unknown = sorted(set(item) - set(CASE_KEYS) - set(CASE_OPTIONAL))
     for k in unknown:
         problems.append(Problem(rel, f"unknown field '{k}'", where, line))
-    if not _typed(item, CASE_KEYS, rel, where, line, problems) or unknown:
+    typed = _typed(item, CASE_KEYS, rel, where, line, problems)
+    if not (_typed(item, CASE_OPTIONAL, rel, where, line, problems, required=False) and typed) or unknown:
         return None
     before = len(problems)
     if not _CASE_ID.match(item["case_id"]):
@@ -235,28 +241,10 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
             )
         else:
             history.append(Turn(turn["role"], turn["content"]))
-    sources = []
-    for loc in item["expected_sources"]:
-        if not (
-            isinstance(loc, dict)
-            and set(loc) == {"tenant", "slug", "heading"}
-            and all(isinstance(v, str) for v in loc.values())
-        ):
-            problems.append(
-                Problem(rel, f"expected source must be a locator {{tenant, slug, heading}}, got {loc!r}", where, line)
-            )
-            continue
-        locator = Locator(loc["tenant"], loc["slug"], loc["heading"])
-        if corpus.resolve(locator) is None:
-            problems.append(
-                Problem(
-                    rel,
-                    f"locator {loc['tenant']}/{loc['slug']} § '{loc['heading']}' resolves to nothing in the corpus",
-                    where,
-                    line,
-                )
-            )
-        sources.append(locator)
+    sources = _locators(item["expected_sources"], "expected source", corpus, rel, where, line, problems)
+    relevant = _locators(item.get("relevant_sections", []), "relevant section", corpus, rel, where, line, problems)
+    for loc in [x for x in relevant if x in sources]:  # in file order: one run reports like the next
+        problems.append(Problem(rel, f"relevant section {loc} is already an expected source", where, line))
     facts = []
     for fact in item["reference_facts"]:
         if not (isinstance(fact, dict) and set(fact) == {"fact_id", "statement", "accept"}):
@@ -282,6 +270,9 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
         problems.append(
             Problem(rel, f"a {item['case_type']} case must abstain, so it has no expected_sources", where, line)
         )
+    if item["case_type"] in ("out_of_scope", "cross_tenant") and relevant:
+        problems.append(Problem(rel, f"a {item['case_type']} case must abstain, so it has no relevant_sections",
+                                where, line))
     if item["case_type"] not in ("out_of_scope", "cross_tenant") and not sources:
         problems.append(Problem(rel, f"a {item['case_type']} case needs at least one expected source", where, line))
     if item["case_type"] == "multi_turn" and not history:
@@ -302,7 +293,46 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
         must_contain,
         forbidden,
         item["notes"],
+        tuple(relevant),
     )
+
+
+def _locators(items: list[Any], name: str, corpus: Corpus, rel: str, where: str, line: int,
+              problems: list[Problem]) -> list[Locator]:
+    """``items`` as locators ``{tenant, slug, heading}``; each one that is malformed or resolves to
+    nothing in the corpus is a problem."""
+    out = []
+    for loc in items:
+        if not (
+            isinstance(loc, dict)
+            and set(loc) == {"tenant", "slug", "heading"}
+            and all(isinstance(v, str) for v in loc.values())
+        ):
+            problems.append(
+                Problem(rel, f"{name} must be a locator {{tenant, slug, heading}}, got {loc!r}", where, line))
+            continue
+        locator = Locator(loc["tenant"], loc["slug"], loc["heading"])
+        if corpus.resolve(locator) is None:
+            problems.append(
+                Problem(rel, f"locator {loc['tenant']}/{loc['slug']} § '{loc['heading']}' resolves to nothing in the "
+                             "corpus", where, line))
+        out.append(locator)
+    return out
+
+
+def passage_key(case: Case, passage: Passage) -> bool:
+    """The answer key of "is this passage relevant to the question?".
+
+    A passage is relevant when any section it draws text from (its
+    ``locators``) is one of the case's ``expected_sources`` or one of its
+    authored ``relevant_sections`` (other sections that state part of the
+    answer); tenant and slug equal, headings equal after slugging.  Whether a
+    passage is relevant does not depend on whether it is current: a superseded
+    section that states the (old) answer is relevant, and the answer built on
+    it is then faithful but not correct.
+    """
+    wanted = {(e.tenant, e.slug, slugify(e.heading)) for e in (*case.expected_sources, *case.relevant_sections)}
+    return any((loc.tenant, loc.slug, slugify(loc.heading)) in wanted for loc in passage.locators)
 
 
 def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], problems: list[Problem]) -> Response | None:

@@ -190,6 +190,9 @@ class Case:
     must_contain: tuple[str, ...] = ()
     forbidden_text: tuple[str, ...] = ()
     notes: str = ""
+    #: Retrieved sections, besides the expected sources, that the answer key judges relevant to the question
+    #: (they state part of the answer); see :func:`playground.golden.passage_key`.
+    relevant_sections: tuple[Locator, ...] = ()
 
     @property
     def must_abstain(self) -> bool:

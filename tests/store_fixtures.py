@@ -207,3 +207,17 @@ def run_cli(module: Any, argv: list[str], capsys: Any) -> tuple[int, str, str]:
     code = args.func(args)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def raw_backend(url: str) -> Any:
+    """The bare backend of ``url`` (no schema check, no migration): for writing an older schema by hand."""
+    from playground.store.core import parse_url
+
+    kind, where = parse_url(url)
+    if kind == "sqlite":
+        from playground.store.sqlite import SQLiteBackend
+
+        return SQLiteBackend(where)
+    from playground.store.postgres import PostgresBackend
+
+    return PostgresBackend(str(where))

@@ -547,3 +547,152 @@ def test_room_reads_unsure_answers_comments_and_adjudications_from_the_store(sto
     room.source.adjudicate(U[0].unit_id, "supported", None, "prof")
     room.refresh()
     assert room.moments()[0][0].status == "tie"
+
+
+# --- the projector view (issue 23) ---------------------------------------------------------------------------
+
+
+def test_unit_grid_counts_votes_key_and_match_by_hand():
+    from playground.calibrate.room_grid import unit_grid
+
+    state = RoomState.from_rows([LabelRow("a", IDS[0], "supported", 1), LabelRow("b", IDS[0], "supported", 0),
+                                 LabelRow("c", IDS[0], "supported", 1), LabelRow("d", IDS[0], "supported", UNSURE),
+                                 LabelRow("a", F.unit_id, "covered", 0)])
+    grid = unit_grid(state, catalog_of([U[0], F]), {(IDS[0], "supported"): 1, (F.unit_id, "covered"): 1})
+    [(u0, [sup, cor]), (f, [cov])] = grid
+    assert (u0.unit_id, f.unit_id) == (IDS[0], F.unit_id)
+    # supported: 2 yes, 1 no, 1 unsure; key yes -> 2 of 3 yes/no votes match; divided
+    assert (sup.yes, sup.no, sup.unsure, sup.key, sup.matching, sup.accuracy, sup.divided) == (2, 1, 1, 1, 2, 2 / 3,
+                                                                                               True)
+    assert (cor.yes, cor.no, cor.key, cor.accuracy, cor.divided) == (0, 0, None, None, False)  # no vote, no key
+    assert (cov.matching, cov.accuracy, cov.divided) == (0, 0.0, False)
+
+
+@pytest.mark.parametrize(("yes", "no", "divided"), [(1, 3, True), (1, 4, False), (7, 21, True), (2, 25, False),
+                                                    (3, 0, False), (2, 2, True)])
+def test_a_divided_vote_has_a_quarter_on_its_smaller_side(yes, no, divided):
+    from playground.calibrate.room_grid import GridCell
+
+    assert GridCell("u", "supported", yes, no, 0, None, 0).divided is divided
+
+
+def test_agreement_summary_lists_the_lowest_pairs_first():
+    from playground.calibrate.room_grid import agreement_summary
+    from playground.ui.room_html import summary_html
+
+    # a and b agree on all four units, c disagrees with both on one of them
+    labels = {"a": [1, 0, 1, 0], "b": [1, 0, 1, 0], "c": [1, 0, 0, 0]}
+    state = RoomState.from_rows([LabelRow(who, IDS[i], "supported", v) for who, vs in labels.items()
+                                 for i, v in enumerate(vs)])
+    ag = {"supported": dimension_agreement(state, "supported")}
+    [s] = agreement_summary(ag, lowest=2)
+    # Cohen's kappa a-c: p_o = 3/4, p_e = (1/2)(1/4) + (1/2)(3/4) = 1/2 -> kappa = (3/4 - 1/2) / (1/2) = 0.5
+    assert [(p.annotator_a, p.annotator_b, round(p.kappa, 6)) for p in s.lowest] == [("a", "c", 0.5),
+                                                                                     ("b", "c", 0.5)]
+    assert (s.annotators, s.pairs) == (3, 3)
+    text = summary_html([s])
+    assert "a – c 0.50, b – c 0.50" in text and "<td>3</td>" in text
+
+
+def test_join_link_and_qr_code():
+    from playground.ui.room_html import join_html, join_url
+
+    assert join_url(None, "week-1") is None
+    assert join_url("http://host:8866/voila/render/playground.ipynb", "week 1") == (
+        "http://host:8866/voila/render/playground.ipynb?lesson=week%201")
+    assert join_url("http://host/?token=x", "w") == "http://host/?token=x&lesson=w"
+    html_ = join_html("http://host:8866/?lesson=w")
+    assert "<div class='pr-join-link'>http://host:8866/?lesson=w</div>" in html_ and "<svg" in html_
+    assert "playground serve" in join_html(None) and "/" not in join_html(None).split("code>")[0][-40:]
+
+
+def test_a_lesson_room_scopes_everything_and_shows_the_key_beside_a_divided_vote(tmp_path):
+    from playground.datasets import open_dataset
+    from playground.lessons import make_lesson
+    from playground.ui.room import RoomApp, open_room
+
+    db = tmp_path / "labels.db"
+    od = open_dataset(None)
+    with open_store(db) as s:
+        s.save_lesson(make_lesson("week-1", od, ["GC-0036"]))
+        s.save_lesson(make_lesson("other", od, ["GC-0034"], ["GC-0034-R4"]))  # the newest: the default
+    room, _ = open_room(None, str(db), None, "week-1")
+    assert room.lesson.name == "week-1" and list(room.source.catalog) == list(room.lesson.units)
+    assert len(room.source.catalog) == 17
+    first = room.source.catalog[room.lesson.units[0]]  # the stale $0.80 overage section: relevant by the key
+    outside = next(u for u in od.catalog().values() if u.case_id == "GC-0001")
+    with open_store(db) as s:
+        for who, v in (("ana", 1), ("ben", 0), ("cy", 1)):
+            s.set_label(who, first, "relevant", v)
+            s.set_label(who, outside, outside.dimensions[0], 1 - v)  # outside the lesson: never counted
+    app = RoomApp(room, adjudicator="prof", link_base="http://host:8866/")
+    app.refresh()
+    [row] = app.rows
+    assert "2 yes · 1 no" in row.info.value and "answer key: yes</span>" in row.info.value
+    assert "2 of 3 match it" in row.info.value
+    app.show_key.value = False  # hidden while the class still labels: no key beside the vote, none in the grid
+    assert "answer key" not in row.info.value and "<td class='pr-key'>yes</td>" not in app.grid.value
+    app.show_key.value = True
+    assert "answer key: yes</span>" in row.info.value and "<td class='pr-key'>yes</td>" in app.grid.value
+    # each answered the one dimension of one passage: 1 of the 17 units done, 1/17 = 6%
+    assert "<b>3</b> labelling · <b>0</b> finished · median 6% done" in app.progress.value
+    assert "<td>1 / 17 of the lesson</td>" in app.progress.value
+    assert "<div class='pr-join-link'>http://host:8866/?lesson=week-1</div>" in app.join.value
+    assert str(db) not in str([w.value for w in (app.join, app.updated, app.status)])
+    header = app.widget.children[1].children[0].value
+    assert "lesson <b>week-1</b> · GC-0036 · 17 units" in header and str(db) not in header
+    assert app.grid.value.count("<tr class='pr-cell") == 5 + 3 * (2 * 2 + 2)  # 5 passages, 3 x (2 claims x 2, 2 facts)
+    assert app.grid.value.count("pr-cell pr-divided") == 1
+    default, _ = open_room(None, str(db))
+    assert default.lesson.name == "other" and len(default.source.catalog) == 5 + 5
+    whole, _ = open_room(None, str(db), None, "-")
+    assert whole.lesson is None and len(whole.source.catalog) == len(od.catalog())
+    with pytest.raises(Exception, match="no lesson named 'nope'"):
+        open_room(None, str(db), None, "nope")
+    # a lesson made from the room
+    app.lesson_name.value = "from-room"
+    app.lesson_cases.value = "GC-0007, GC-0036"
+    app.lesson_go.click()
+    assert "Lesson from-room saved: 2 case(s)" in app.lesson_result.value
+    assert "http://host:8866/?lesson=from-room" in app.lesson_result.value
+    with open_store(db) as s:
+        assert s.lesson("from-room").cases == ("GC-0007", "GC-0036")
+    app.lesson_cases.value = "GC-9999"
+    app.lesson_name.value = "bad"
+    app.lesson_go.click()
+    assert "no case GC-9999" in app.status.value
+    for r in (room, default, whole):
+        r.source._store.close()
+
+
+def test_pair_kappa_counts_the_table_as_cohens_kappa_does():
+    """The reference: playground.stats.cohens_kappa over the paired lists of shared units."""
+    from playground.calibrate.room import pair_kappa
+    from playground.sampling import stable_hash
+    from playground.stats import cohens_kappa
+
+    for seed in range(40):
+        a = {f"u{i}": stable_hash(seed, f"a{i}") % 2 for i in range(30) if stable_hash(seed, f"x{i}") % 4}
+        b = {f"u{i}": stable_hash(seed, f"b{i}") % 2 for i in range(30) if stable_hash(seed, f"y{i}") % 3}
+        shared = sorted(a.keys() & b.keys())
+        ref = cohens_kappa([a[u] for u in shared], [b[u] for u in shared])
+        for x, y, ia, ib in (("ann", "bob", a, b), ("bob", "ann", b, a)):
+            got = pair_kappa(x, y, ia, ib)
+            assert (got.annotator_a, got.n_shared, got.agreement, got.kappa, got.low, got.high) == (
+                "ann", len(shared), ref.agreement, ref.kappa, ref.low, ref.high)
+    assert pair_kappa("a", "b", {"u1": 1}, {"u2": 0}) is None
+
+
+def test_a_class_vote_folds_who_said_what_but_keeps_the_split_and_the_key():
+    from playground.calibrate.room import TeachingMoment
+    from playground.ui.room_html import moment_html
+
+    votes = [("a", 1), ("b", 0), ("c", 1)]
+    few = TeachingMoment(IDS[0], "supported", "claim", "GC-0001", "t", 2, 1, 0, tuple(votes), (), None)
+    assert "a: yes, b: no, c: yes" in moment_html(few) and "pr-who" not in moment_html(few)
+    many = TeachingMoment(IDS[0], "supported", "claim", "GC-0001", "t", 3, 3, 1,
+                          tuple((f"s{i}", v) for i, v in enumerate([1, 0, 1, 0, 1, 0, UNSURE])), (), None)
+    text = moment_html(many, None, 0)
+    assert ("<details class='pr-who'><summary>who said what (7) · <span class='pr-unsure'>1 unsure</span>"
+            "</summary>s0: yes, s1: no") in text
+    assert "tie: 3 yes · 3 no · 1 unsure" in text and "answer key: no</span>" in text and "3 of 6 match it" in text

@@ -215,7 +215,11 @@ def _mismatches(expected: dict[str, Any], actual: dict[str, Any]) -> list[str]:
 
 def test_golden_outputs_match_reference(reference: dict[str, Any]) -> None:
     actual = _golden()
-    assert len(actual) == 198
+    assert len(actual) == 200
+    # the reference outputs were written before GC-0034-R4 and -R5 were authored (issue 23: the lesson's
+    # "correctness alone" and "faithfulness alone" scenarios); every response it holds must still match
+    assert sorted(set(actual) - set(reference["golden"])) == ["GC-0034-R4", "GC-0034-R5"]
+    actual = {rid: out for rid, out in actual.items() if rid in reference["golden"]}
     assert _mismatches(reference["golden"], actual) == []
 
 

@@ -5,7 +5,7 @@ import hashlib
 import json
 
 import pytest
-from store_fixtures import catalog_of, claim, fact, passage, pg_server, run_cli, store, store_url
+from store_fixtures import catalog_of, claim, fact, passage, pg_server, raw_backend, run_cli, store, store_url
 
 from playground.cli import labels as cli
 from playground.model import short_hash
@@ -175,17 +175,7 @@ def test_datasets_are_stored_with_their_labels_in_one_transaction(store):
 
 def _v2_store(url):
     """A version-2 store written with the shipped v2 DDL and rows as version 2 wrote them."""
-    from playground.store.core import parse_url
-
-    kind, where = parse_url(url)
-    if kind == "sqlite":
-        from playground.store.sqlite import SQLiteBackend
-
-        b = SQLiteBackend(where)
-    else:
-        from playground.store.postgres import PostgresBackend
-
-        b = PostgresBackend(str(where))
+    b = raw_backend(url)
     u = claim(1)
     ts = [b.ts_in(f"2024-05-01T12:00:0{i}.000000+00:00") for i in range(4)]
 
@@ -214,7 +204,7 @@ def _v2_store(url):
 def test_a_version_2_store_migrates_to_3_keeping_every_row(store_url):
     u = _v2_store(store_url)
     with open_store(store_url) as s:
-        assert s.schema_version == 3 and s.verify() == []
+        assert s.schema_version == 4 and s.verify() == []  # 2 -> 3 -> 4
         assert [(e.event_id, e.annotator, e.action, e.new_value, e.note, e.created_at) for e in s.events()] == [
             (1, "ann", "set", 1, None, "2024-05-01T12:00:01.000000+00:00"),
             (2, "bob", "set", 0, "why", "2024-05-01T12:00:02.000000+00:00"),
@@ -227,7 +217,7 @@ def test_a_version_2_store_migrates_to_3_keeping_every_row(store_url):
 
         assert Path(store_url + ".schema2.bak").is_file()
     with open_store(store_url) as s:  # reopening does not migrate again
-        assert s.schema_version == 3 and len(s.events()) == 5
+        assert s.schema_version == 4 and len(s.events()) == 5
 
 
 # --- exports people can use alone ----------------------------------------------------------------------------

@@ -64,7 +64,7 @@ def test_the_wheel_runs_outside_a_checkout(installed, tmp_path):
     play = str(bindir / "playground")
     out = _run([play, "data", "check"], empty, env).stdout
     assert out.startswith(f"data at {base / 'venv' / 'share' / 'rag-label-playground'}: valid")
-    assert "claims keyed: 409; reference facts: 96" in out
+    assert "claims keyed: 415; reference facts: 96" in out
     _run([play, "harness", "run", "--out", "run", "--quiet"], empty, env)
     assert (empty / "run" / "report.json").is_file()
     shutil.copy(FIX / "ragas_single.jsonl", empty / "mine.jsonl")

@@ -4,8 +4,9 @@
   ``correct`` from ``Response.key_claims`` (matched to the response's claim
   units by text), facts get ``covered`` from ``Response.key_facts``.
 * From a run folder's ``units.csv`` ``key`` column (:func:`key_from_run`):
-  the same for claims and facts; for a passage, 1 when it comes from an
-  expected source (a proxy for relevance, not a judgement).
+  the same for claims and facts; for a passage, the authored relevance key
+  (:func:`playground.golden.passage_key`: an expected source or an authored
+  relevant section).
 """
 from __future__ import annotations
 
@@ -57,10 +58,10 @@ def key_from_dataset(dataset: Any) -> HumanLabelling:
 
 def key_from_run(run_dir: str | Path) -> HumanLabelling:
     """The answer key as recorded in a run's ``units.csv`` (``key`` column): claims' and facts' authored
-    key, and for passages the gold "from an expected source" (a proxy for relevance, not a judgement)."""
+    key, and for passages the authored relevance key (an expected source or an authored relevant section)."""
     rows = [r for r in _read_units_csv(run_dir) if r["key"] not in ("", None)]
     frame = _human_frame({"unit_id": r["unit_id"], "unit_kind": r["unit_kind"], "case_id": r["case_id"],
                           "response_id": r["response_id"], "dimension": r["dimension"], "value": int(r["key"])}
                          for r in rows)
     return HumanLabelling("answer key", frame, "key",
-                          "authored key (claims, facts); passages: from an expected source")
+                          "authored key (claims, facts); passages: expected or authored relevant section")

@@ -4,8 +4,8 @@
   :func:`playground.harness.score.correctness` (support of the claim by the
   reference answer and facts; on a must-abstain case, 1 exactly for an abstention),
   beside ROUGE-1 precision of the claim against the reference answer.
-* **Relevance** of a retrieved passage (key: the gold "from an expected source",
-  a proxy for a relevance judgement): the harness's query-only
+* **Relevance** of a retrieved passage (key: :func:`playground.golden.passage_key`,
+  an expected source or an authored relevant section): the harness's query-only
   :func:`playground.harness.score.relevance`, beside the reference-aware
   :func:`reference_relevance` for cases that have a reference answer to look for
   (cases that must be abstained on have none), and beside ROUGE-1 recall of the

@@ -29,9 +29,9 @@ pure function of that picture over plain label rows
   adjudicates (most unsure first).
 
 :class:`RoomStore` is the room's only door to the store: it reads everything
-but can write only two things, an adjudication (``store.adjudicate``) and an
-assignment (``store.save_assignment``); it has no way to change a
-student's label.
+but can write only three things, an adjudication (``store.adjudicate``), an
+assignment (``store.save_assignment``) and a lesson (``store.save_lesson``);
+it has no way to change a student's label.
 """
 from __future__ import annotations
 
@@ -42,8 +42,17 @@ from typing import Any
 
 from ..assign import draw_calibration_sample, make_assignment
 from ..model import DIMENSIONS, UNIT_DIMENSIONS, Unit
-from ..stats import AgreementStat, cohens_kappa, fleiss_kappa, krippendorff_alpha
-from ..store import RESERVED_ANNOTATORS, UNSURE, Assignment, LabelStore, StoreError, StoreGoneError, parse_url
+from ..stats import AgreementStat, cohens_kappa_table, fleiss_kappa, krippendorff_alpha
+from ..store import (
+    RESERVED_ANNOTATORS,
+    UNSURE,
+    Assignment,
+    LabelStore,
+    Lesson,
+    StoreError,
+    StoreGoneError,
+    parse_url,
+)
 from .annotators import accuracy_against_key
 from .labellings import HumanLabelling
 
@@ -68,6 +77,7 @@ __all__ = [
     "latest_queues",
     "latest_sample",
     "make_room_assignment",
+    "make_room_lesson",
     "make_room_sample",
     "pair_kappa",
     "sample_coverage",
@@ -259,15 +269,26 @@ class DimensionAgreement:
 
 
 def pair_kappa(a: str, b: str, items_a: Mapping[str, int], items_b: Mapping[str, int]) -> PairKappa | None:
-    """Cohen's kappa (:func:`playground.stats.cohens_kappa`) of ``a`` and ``b`` on the units both labelled
-    (sorted by unit id); None when they share none.  ``a`` and ``b`` are put in name order."""
+    """Cohen's kappa of ``a`` and ``b`` on the units both labelled (0/1 answers); None when they share none.
+    ``a`` and ``b`` are put in name order.  The 2x2 table is counted directly and handed to
+    :func:`playground.stats.cohens_kappa_table` (what :func:`playground.stats.cohens_kappa` does after
+    pairing the lists; a room of 30 computes hundreds of pairs per refresh)."""
     if b < a:
         a, b, items_a, items_b = b, a, items_b, items_a
-    shared = sorted(items_a.keys() & items_b.keys())
-    if not shared:
+    if len(items_b) < len(items_a):
+        small, other, flip = items_b, items_a, True
+    else:
+        small, other, flip = items_a, items_b, False
+    table = [0, 0, 0, 0]  # n_00, n_01, n_10, n_11 with rows a
+    for u, v in small.items():
+        w = other.get(u)
+        if w is not None:
+            table[2 * (w if flip else v) + (v if flip else w)] += 1
+    n = sum(table)
+    if not n:
         return None
-    k = cohens_kappa([items_a[u] for u in shared], [items_b[u] for u in shared])
-    return PairKappa(a, b, len(shared), k.agreement, k.kappa, k.low, k.high, k.reason or k.note)
+    k = cohens_kappa_table(((table[0], table[1]), (table[2], table[3])))
+    return PairKappa(a, b, n, k.agreement, k.kappa, k.low, k.high, k.reason or k.note)
 
 
 def group_agreement(by: Mapping[str, Mapping[str, int]]) -> tuple[AgreementStat, AgreementStat, int, int]:
@@ -539,7 +560,7 @@ class RoomStore:
             state.comments.pop(u, None)
         state.comments.update({u: tuple(cs) for u, cs in comments.items()})
 
-    # --- the only two writes ---------------------------------------------------------------------
+    # --- the only three writes -------------------------------------------------------------------
     def adjudicate(self, unit_id: str, dimension: str, value: int | None, adjudicator: str) -> Any:
         """Settle ``(unit_id, dimension)`` as ``value`` (None withdraws) under ``adjudicator``'s name.
 
@@ -558,6 +579,22 @@ class RoomStore:
 
     def save_assignment(self, assignment: Assignment) -> None:
         self._store.save_assignment(assignment)
+
+    def save_lesson(self, lesson: Lesson) -> Lesson:
+        """Write path: a new lesson (a lesson of that name already there is refused)."""
+        saved: Lesson = self._store.save_lesson(lesson)
+        return saved
+
+
+def make_room_lesson(source: RoomStore, od: Any, name: str, cases: Sequence[str],
+                     responses: Sequence[str] = ()) -> Lesson:
+    """Make and save a lesson from the room (:func:`playground.lessons.make_lesson` over the open dataset
+    ``od``); its errors reach the caller unchanged and nothing is saved."""
+    from ..lessons import make_lesson
+
+    if od is None:
+        raise ValueError("this room has no dataset to make a lesson from")
+    return source.save_lesson(make_lesson(name, od, cases, responses))
 
 
 def make_room_assignment(source: RoomStore, annotators: Sequence[str], overlap: int, seed: int | str,
@@ -619,10 +656,18 @@ class Room:
     dimensions whose answers changed.
     """
 
-    def __init__(self, source: RoomStore, key: HumanLabelling | None = None, moments: int = 20):
+    def __init__(self, source: RoomStore, key: HumanLabelling | None = None, moments: int = 20, *,
+                 lesson: Lesson | None = None, key_values: Mapping[tuple[str, str], int] | None = None,
+                 open_dataset: Any = None):
         self.source = source
         self.key = key
         self.moments_limit = moments
+        #: the lesson the room is scoped to (its catalog is the lesson's units), or None
+        self.lesson = lesson
+        #: the answer key per (unit_id, dimension), passages included (:func:`.room_grid.answer_key_values`)
+        self.key_values: Mapping[tuple[str, str], int] = key_values or {}
+        #: the open dataset (:func:`playground.datasets.open_dataset`), to make lessons from the room
+        self.open_dataset = open_dataset
         self.state = source.load()
         self.agreement: dict[str, DimensionAgreement] = {}
         self.version = 0
@@ -651,7 +696,7 @@ class Room:
         return latest_sample(self.source.assignments(), self.source.dataset)
 
     def progress(self) -> list[AnnotatorProgress]:
-        a = self.queues()
+        a = None if self.lesson is not None else self.queues()  # a lesson: everyone the lesson's units
         return annotator_progress(self.state, self.source.catalog, a.queues if a is not None else None)
 
     def accuracy(self) -> list[dict[str, Any]]:

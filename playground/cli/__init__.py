@@ -17,13 +17,15 @@ __all__ = ["COMMAND_MODULES", "EPILOG", "build_parser", "main"]
 
 
 #: Command modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("data", "units", "labels", "assign", "harness", "calibrate", "importer", "export", "serve")
+COMMAND_MODULES = ("data", "units", "labels", "assign", "lesson", "harness", "calibrate", "importer", "export",
+                   "serve")
 
 EPILOG = """\
 examples:
   playground data check                 validate the shipped corpus and golden set
   playground units --format csv         every labellable unit with its stable id
   playground serve --port 8866          the labelling playground in the browser
+  playground lesson create week-1 --cases GC-0036,GC-0034   what the whole class labels, in order
   playground harness run --config configs/default.yaml --out runs/default
   playground labels export --format jsonl --out labels.jsonl
 """

@@ -86,6 +86,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--include-stale", action="store_true",
                    help="export stale labels too (no check against the data's units)")
     add_dataset(p, "only the labels of the dataset NAME ('golden' or an imported one; default: every dataset)")
+    p.add_argument("--lesson", default=None, metavar="NAME",
+                   help="only the units of this lesson (playground lesson list)")
     _add_db(p)
     _add_root(p)
     p.set_defaults(func=run_export)
@@ -245,6 +247,19 @@ def run_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lesson_units(args: argparse.Namespace, store: Any) -> set[str] | None:
+    """The unit ids of ``--lesson`` (None without it); an unknown lesson is an error naming the known ones."""
+    if not getattr(args, "lesson", None):
+        return None
+    if args.format == "golden":
+        raise ValueError("--lesson cannot be combined with --format golden (it writes whole responses)")
+    lesson = store.lesson(args.lesson)
+    if lesson is None:
+        known = ", ".join(x.name for x in store.lessons()) or "none"
+        raise ValueError(f"no lesson named {args.lesson!r} (known: {known})")
+    return set(lesson.units)
+
+
 @_guard
 def run_export(args: argparse.Namespace) -> int:
     from ..store import consensus_export, export_golden, export_rows, export_table, write_export
@@ -264,6 +279,9 @@ def run_export(args: argparse.Namespace) -> int:
             return _err(f"cannot load the units to check for stale labels ({exc}); pass --include-stale to "
                         "export without that check")
     with _open(args, create=False) as store:
+        in_lesson = _lesson_units(args, store)
+        if in_lesson is not None and catalog is not None:
+            catalog = {u: x for u, x in catalog.items() if u in in_lesson}
         if args.format == "golden":
             from ..golden import load_dataset
 
@@ -299,6 +317,8 @@ def run_export(args: argparse.Namespace) -> int:
                 print(f"{len(stale)} stale label(s) left out (text changed or unit gone); see "
                       f"'{with_dataset('playground labels stats', args.dataset)}', or pass --include-stale",
                       file=sys.stderr)
+    if in_lesson is not None:
+        rows = [r for r in rows if r["unit_id"] in in_lesson]
     if args.format == "parquet" and args.out is None and sys.stdout.isatty():
         return _err("Parquet is binary: pass --out FILE (or redirect the output)")
     write_export(rows, args.out if args.out is not None else sys.stdout, args.format)

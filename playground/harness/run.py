@@ -41,7 +41,7 @@ import yaml
 
 from ..claims import split_claims
 from ..files import write_atomic
-from ..golden import Dataset, load_dataset, passage_unit
+from ..golden import Dataset, load_dataset, passage_key, passage_unit
 from ..metrics import DIMENSION_ORDER, RETRIEVAL_METRICS, rates_from_labels
 from ..model import Case, Label, Passage, Response
 from . import score as S
@@ -133,7 +133,8 @@ def select_cases(case_ids: Iterable[str], sample: int | None) -> list[str]:
 
 
 def score_passages(case: Case, hits: Sequence[Hit], config: Config) -> list[dict[str, Any]]:
-    """Automatic relevance of each retrieved passage, and separately the gold "from an expected locator"."""
+    """Automatic relevance of each retrieved passage, and separately the gold "from an expected locator"
+    (retrieval metrics) and the answer key of relevance (:func:`playground.golden.passage_key`)."""
     query = case_query(case, config["retrieval.use_history"])
     threshold = config["scoring.relevance_threshold"]
     rows = []
@@ -151,6 +152,8 @@ def score_passages(case: Case, hits: Sequence[Hit], config: Config) -> list[dict
                 "from_expected_source": any(
                     S.from_expected_source(loc, case.expected_sources) for loc in hit.passage.locators
                 ),
+                # the answer key of "relevant?": an expected source or an authored relevant section
+                "key_relevant": passage_key(case, hit.passage),
             }
         )
     return rows
@@ -456,7 +459,7 @@ def aggregate(results: Sequence[dict[str, Any]]) -> dict[str, float | None]:
     m["key_agreement_supported"] = _agreement([(c["supported"], c["key_supported"]) for c in claims])
     m["key_agreement_correct"] = _agreement([(c["correct"], c["key_correct"]) for c in claims])
     m["key_agreement_covered"] = _agreement([(f["covered"], f["key_covered"]) for f in facts])
-    m["key_agreement_relevant"] = _agreement([(p["relevant"], int(p["from_expected_source"])) for p in passages])
+    m["key_agreement_relevant"] = _agreement([(p["relevant"], int(p["key_relevant"])) for p in passages])
     return m
 
 
@@ -578,7 +581,7 @@ def write_reports(out: Path, report: dict[str, Any], results: Sequence[dict[str,
                     "dimension": "relevant",
                     "value": p["relevant"],
                     "score": p["relevance"],
-                    "key": int(p["from_expected_source"]),
+                    "key": int(p["key_relevant"]),
                 }
             )
         for r in c["responses"]:

@@ -23,6 +23,7 @@ from .types import (
     ConsensusRow,
     DatasetInfo,
     Event,
+    Lesson,
     Progress,
     StaleLabel,
     StoredDataset,
@@ -93,7 +94,9 @@ _DUMP: dict[str, tuple[str, tuple[int, ...]]] = {
         "SELECT name, kind, dataset, seed, overlap, queues, created_at FROM assignments ORDER BY name", (6,),
     ),
     "datasets": ("SELECT name, kind, payload, sha256, created_at FROM datasets ORDER BY name", (4,)),
+    "lessons": ("SELECT name, dataset, cases, responses, units, created_at FROM lessons ORDER BY name", (5,)),
 }
+_LESSON_COLUMNS = "name, dataset, cases, responses, units, created_at"
 _UPSERT_COMMENT = (
     "INSERT INTO comments (annotator_id, unit_id, unit_kind, case_id, text, updated_at, event_id)"
     " VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -693,6 +696,54 @@ class LabelStore:
             "SELECT name, kind, dataset, seed, overlap, queues, created_at FROM assignments ORDER BY name").fetchall())
         return [self._assignment(r) for r in rows]
 
+    # --- lessons (schema 4) ----------------------------------------------------------------------------------
+    def save_lesson(self, lesson: Lesson, *, replace: bool = False) -> Lesson:
+        """Store ``lesson`` under its name; a lesson of that name already there is an error unless
+        ``replace``.  Returns it with ``created_at``."""
+        x = lesson
+        if not isinstance(x.name, str) or not x.name.strip() or len(x.name) > 200 or "\x00" in x.name:
+            raise InvalidLabelError(f"a lesson needs a name of 1 to 200 characters, got {x.name!r}")
+        if not x.units:
+            raise InvalidLabelError(f"lesson {x.name!r} has no unit to label")
+        row = (x.name, x.dataset, json.dumps(list(x.cases)), json.dumps(list(x.responses)),
+               json.dumps(list(x.units)))
+
+        def tx(cur: Cursor) -> Any:
+            now = self._b.now(cur)
+            on_conflict = ("DO UPDATE SET dataset = excluded.dataset, cases = excluded.cases, responses ="
+                           " excluded.responses, units = excluded.units, created_at = excluded.created_at"
+                           if replace else "DO NOTHING")
+            written = cur.execute(f"INSERT INTO lessons ({_LESSON_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+                                  f" ON CONFLICT (name) {on_conflict} RETURNING created_at", (*row, now)).fetchone()
+            if written is None:
+                raise StoreError(f"a lesson named {x.name!r} is already in the label store {self.url}; nothing was "
+                                 "written (delete it first, or choose another name)")
+            return written[0]
+
+        created = self._b.ts_out(self._write(tx))
+        return Lesson(x.name, x.dataset, tuple(x.cases), tuple(x.responses), tuple(x.units), created)
+
+    def _lesson(self, row: tuple[Any, ...]) -> Lesson:
+        name, dataset, cases, responses, units, created = row
+        return Lesson(name, dataset, tuple(json.loads(cases)), tuple(json.loads(responses)),
+                      tuple(json.loads(units)), self._b.ts_out(created))
+
+    def lesson(self, name: str) -> Lesson | None:
+        """The lesson named ``name``, or ``None``."""
+        row = self._b.read(lambda cur: cur.execute(
+            f"SELECT {_LESSON_COLUMNS} FROM lessons WHERE name = ?", (name,)).fetchone())
+        return None if row is None else self._lesson(row)
+
+    def lessons(self) -> list[Lesson]:
+        """Every lesson, sorted by name."""
+        rows = self._b.read(lambda cur: cur.execute(f"SELECT {_LESSON_COLUMNS} FROM lessons ORDER BY name").fetchall())
+        return [self._lesson(r) for r in rows]
+
+    def delete_lesson(self, name: str) -> bool:
+        """Remove the lesson ``name`` (its labels stay: they belong to the units); True when one was removed."""
+        return bool(self._write(lambda cur: cur.execute(
+            "DELETE FROM lessons WHERE name = ? RETURNING name", (name,)).fetchone()))
+
     # --- datasets -------------------------------------------------------------------------------------------
     def put_dataset(self, name: str, kind: str, payload: dict[str, Any], *,
                     label_rows: Sequence[tuple[str, Unit, str, int]] = (), replace: bool = False,
@@ -1008,7 +1059,7 @@ class LabelStore:
         b = self._b
 
         def tx(cur: Cursor) -> None:
-            for table in ("annotators", "events", "labels", "comments", "assignments", "datasets"):
+            for table in ("annotators", "events", "labels", "comments", "assignments", "datasets", "lessons"):
                 if cur.scalar(f"SELECT COUNT(*) FROM {table}"):
                     raise StoreError(f"the target store {self.url} is not empty ({table} has rows); "
                                      "copy into an empty store")
@@ -1026,6 +1077,8 @@ class LabelStore:
                             " VALUES (?, ?, ?, ?, ?, ?, ?)", [(*r[:6], ts(r[6])) for r in data["assignments"]])
             cur.executemany("INSERT INTO datasets (name, kind, payload, sha256, created_at) VALUES (?, ?, ?, ?, ?)",
                             [(*r[:4], ts(r[4])) for r in data["datasets"]])
+            cur.executemany(f"INSERT INTO lessons ({_LESSON_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                            [(*r[:5], ts(r[5])) for r in data["lessons"]])
             b.reset_sequences(cur)
 
         self._write(tx)

@@ -1,6 +1,6 @@
 """Schema of the label store, per dialect, and its forward migrations.
 
-Tables (current version, :data:`CURRENT_VERSION` = 3):
+Tables (current version, :data:`CURRENT_VERSION` = 4):
 
 ``meta(key, value)``
     ``schema_version`` lives here.
@@ -23,6 +23,8 @@ updated_at, event_id)``
     Saved queues and calibration samples (``seed`` and ``queues`` as JSON).
 ``datasets(name, kind, payload, sha256, created_at)``
     Imported datasets, canonical JSON and its sha256.
+``lessons(name, dataset, cases, responses, units, created_at)``
+    Lessons: the cases, responses and ordered unit ids a class labels (JSON lists).
 
 Version history:
 
@@ -39,6 +41,8 @@ Version history:
    (``dimension = ''``) and ``adjudicate``, and the ``comments``,
    ``assignments`` and ``datasets`` tables.  Version 2's tables are shipped
    as :func:`v2_ddl`.
+4. The ``lessons`` table (issue 23); nothing else changes, so the migration
+   only creates it.  Version 3's tables are shipped as :func:`v3_ddl`.
 
 A migration is a function ``(backend, cursor) -> None`` run inside the same
 write transaction that bumps ``schema_version``; on SQLite a copy of the file
@@ -57,11 +61,12 @@ from ..model import DIMENSIONS, UNIT_KINDS
 
 __all__ = [
     "CURRENT_VERSION", "MIGRATIONS", "TABLES", "V1_DDL", "canonical_timestamp", "case_id_from_unit_id",
-    "current_ddl", "v2_ddl",
+    "current_ddl", "v2_ddl", "v3_ddl",
 ]
 
-CURRENT_VERSION = 3
-TABLES: tuple[str, ...] = ("meta", "annotators", "events", "labels", "comments", "assignments", "datasets")
+CURRENT_VERSION = 4
+TABLES: tuple[str, ...] = ("meta", "annotators", "events", "labels", "comments", "assignments", "datasets",
+                           "lessons")
 
 _KINDS = ", ".join(f"'{k}'" for k in UNIT_KINDS)
 _DIMS = ", ".join(f"'{d}'" for d in DIMENSIONS)
@@ -161,20 +166,27 @@ def _v2_triggers(dialect: str) -> list[str]:
     ]
 
 
-def v2_ddl(dialect: str) -> list[str]:
-    """Statements that create an empty version-2 store (for migration tests; never changed)."""
+def _meta_and_annotators(dialect: str) -> list[str]:
+    """``meta`` and ``annotators`` as versions 2, 3 and 4 create them (unchanged since version 2)."""
     t = _TYPES[dialect]
     return [
         f"CREATE TABLE meta (key {t['text']} PRIMARY KEY, value {t['text']} NOT NULL)",
         f"CREATE TABLE annotators (annotator_id {t['id']}, name {t['text']} NOT NULL UNIQUE,"
         f" created_at {t['ts']} NOT NULL)",
+    ]
+
+
+def v2_ddl(dialect: str) -> list[str]:
+    """Statements that create an empty version-2 store (for migration tests; never changed)."""
+    return [
+        *_meta_and_annotators(dialect),
         *_v2_tables(dialect),
         *_v2_triggers(dialect),
         "INSERT INTO meta (key, value) VALUES ('schema_version', '2')",
     ]
 
 
-# --- version 3 (current) -------------------------------------------------------------------
+# --- version 3 (the starting point of the 3 -> 4 migration; never changed) ---------------
 
 _V3_ACTIONS = "'set', 'clear', 'undo', 'import', 'comment', 'adjudicate'"
 
@@ -234,16 +246,34 @@ def _v3_triggers(dialect: str) -> list[str]:
             *_v2_triggers(dialect)[1:]]
 
 
-def current_ddl(dialect: str) -> list[str]:
-    """Statements that create an empty store at :data:`CURRENT_VERSION` (``meta`` row included)."""
-    t = _TYPES[dialect]
+def v3_ddl(dialect: str) -> list[str]:
+    """Statements that create an empty version-3 store (for migration tests; never changed)."""
     return [
-        f"CREATE TABLE meta (key {t['text']} PRIMARY KEY, value {t['text']} NOT NULL)",
-        f"CREATE TABLE annotators (annotator_id {t['id']}, name {t['text']} NOT NULL UNIQUE,"
-        f" created_at {t['ts']} NOT NULL)",
+        *_meta_and_annotators(dialect),
         *_v3_label_tables(dialect),
         *_v3_new_tables(dialect),
         *_v3_triggers(dialect),
+        "INSERT INTO meta (key, value) VALUES ('schema_version', '3')",
+    ]
+
+
+# --- version 4 (current) -------------------------------------------------------------------
+
+
+def _v4_new_tables(dialect: str) -> list[str]:
+    t = _TYPES[dialect]
+    return [
+        f"CREATE TABLE lessons (name {t['text']} PRIMARY KEY, dataset {t['text']} NOT NULL,"
+        f" cases {t['text']} NOT NULL, responses {t['text']} NOT NULL, units {t['text']} NOT NULL,"
+        f" created_at {t['ts']} NOT NULL)",
+    ]
+
+
+def current_ddl(dialect: str) -> list[str]:
+    """Statements that create an empty store at :data:`CURRENT_VERSION` (``meta`` row included)."""
+    return [
+        *v3_ddl(dialect)[:-1],
+        *_v4_new_tables(dialect),
         f"INSERT INTO meta (key, value) VALUES ('schema_version', '{CURRENT_VERSION}')",
     ]
 
@@ -377,10 +407,17 @@ def _migrate_2_to_3(backend: Backend, cur: Cursor) -> None:
     backend.reset_sequences(cur)
 
 
+def _migrate_3_to_4(backend: Backend, cur: Cursor) -> None:
+    """Version 3 → 4: add the ``lessons`` table; every other table and row stays as it is."""
+    for stmt in _v4_new_tables(backend.dialect):
+        cur.execute(stmt)
+
+
 #: Ordered forward migrations: ``(target_version, function)``; each takes the store from
 #: ``target_version - 1`` to ``target_version``.
 MIGRATIONS: list[tuple[int, Callable[[Backend, Cursor], None]]] = [
     (2, _migrate_1_to_2),
     (3, _migrate_2_to_3),
+    (4, _migrate_3_to_4),
 ]
 assert [v for v, _ in MIGRATIONS] == list(range(2, CURRENT_VERSION + 1))

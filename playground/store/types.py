@@ -6,7 +6,7 @@ from typing import Any
 
 __all__ = [
     "ACTIONS", "ASSIGNMENT_KINDS", "UNSURE", "Assignment", "CaseProgress", "Comment", "ConsensusRow",
-    "DatasetInfo", "Event", "ImportReport", "Progress", "StaleLabel", "StoredDataset", "StoredLabel",
+    "DatasetInfo", "Event", "ImportReport", "Lesson", "Progress", "StaleLabel", "StoredDataset", "StoredLabel",
 ]
 
 #: The stored value of an "unsure" answer (1 = yes, 0 = no).  Unsure is counted in no rate
@@ -212,6 +212,24 @@ class Assignment:
     seed: int | str
     overlap: int
     queues: dict[str, tuple[str, ...]] = field(hash=False)
+    created_at: str = ""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """What a class labels in one lesson: the same ``units`` in the same order for every student.
+
+    ``cases`` in the instructor's order; ``responses`` the chosen responses
+    (empty: every response of those cases); ``units`` the unit ids, per case
+    its passages then per response its claims and facts
+    (:func:`playground.lessons.lesson_units`).  ``dataset`` names the dataset.
+    """
+
+    name: str
+    dataset: str
+    cases: tuple[str, ...]
+    responses: tuple[str, ...]
+    units: tuple[str, ...]
     created_at: str = ""
 
 

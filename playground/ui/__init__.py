@@ -136,6 +136,7 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     drawn = app.renders
     if name and not session.read_only:  # start() draws the page
         here = (session.case_id, session.response_id)
+        session.lesson_name = params.get("lesson") or None  # ?lesson=NAME (issue 23; default: the newest)
         app.guard(app.start, name, params.get("sample") or None)
         if app.name is not None and session.annotator is None:
             app.name.value = ""

@@ -198,10 +198,13 @@ class PageRender:
         if qp is None:
             self.queue_note.value = ""
             return
-        what = "calibration sample" if s.queue_sample else "your queue"
+        what = "calibration sample" if s.queue_sample else ("lesson" if s.queue_lesson else "your queue")
+        # progress reads against the lesson ("7 / 17 in this lesson")
+        count = (f"<span class='pg-num pg-lesson-progress'>{qp.labelled_units} / {qp.total_units}</span> in this "
+                 "lesson" if s.queue_lesson else
+                 f"<span class='pg-num'>{qp.labelled_units} / {qp.total_units}</span> units done")
         self.queue_note.value = (f"<div class='pg-queue-box'><b>{esc(what)}</b> {esc(s.queue_name or '')}: "
-                                 f"<span class='pg-num'>{qp.labelled_units} / {qp.total_units}</span> units "
-                                 f"done ({pct(qp.fraction)}). next / previous / next unlabelled follow it.</div>")
+                                 f"{count} ({pct(qp.fraction)}). next / previous / next unlabelled follow it.</div>")
 
     def _update_list_row(self) -> None:
         """Refresh the label of the case on screen in the list (after a toggle)."""

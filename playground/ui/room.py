@@ -1,19 +1,24 @@
-"""The instructor's room (``notebooks/room.ipynb``): a live page over the label store for a class.
+"""The instructor's room (``notebooks/room.ipynb``): a live page over the label store, made for a projector.
 
 Every few seconds (``?interval=SECONDS``, default 3) the page reads the events
 written since it last looked (:class:`playground.calibrate.room.Room`) and, when
-there are any, redraws: per-annotator progress (against their queue when an
-assignment exists), agreement between annotators per dimension (pairwise
-Cohen's kappa, Fleiss' kappa, Krippendorff's alpha), each student's accuracy
-against the answer key, and the teaching moments — the units with the most
-disagreement, each with its vote split, unsure answers and comments — where
-the instructor settles a disagreement (adjudication).  An assignment
-(annotators, overlap, seed) can be made from the page, the queue sizes show;
-so can a calibration sample (a seeded uniform random sample of units).
+there are any, redraws, top to bottom: the join link and its QR code (big, for
+the back of the room; never a filesystem path), the teaching moments (the most
+divided votes first, the answer key beside each, where the instructor settles a
+disagreement), one compact row per unit and dimension (the class's votes yes /
+no / unsure, the answer key, how many votes match it), agreement in one line per
+dimension (Fleiss' kappa, Krippendorff's alpha, the lowest pairs; every pair's
+Cohen's kappa folded away), progress (one line; every student folded away),
+accuracy against the key and unsure answers and comments.  "Make a lesson" and
+"Assign work" (queues, a calibration sample) are folded at the bottom.
+
+A lesson (:mod:`playground.lessons`) scopes everything to its units:
+``?lesson=NAME``, by default the newest lesson of the dataset, ``?lesson=-``
+for every unit.
 
 Writes: the room opens the store writable but holds only a
-:class:`~playground.calibrate.room.RoomStore`, which can write an adjudication
-or an assignment and nothing else; students' labels are read-only here.  When
+:class:`~playground.calibrate.room.RoomStore`, which can write an adjudication,
+an assignment or a lesson and nothing else; students' labels are read-only here.  When
 the store cannot be opened for writing (read-only media, a reader role), the
 page opens it read-only and says that adjudication and assignment are off.
 
@@ -22,7 +27,8 @@ handles the page's messages), so widgets are only touched from that thread;
 outside a kernel a daemon thread does the same.
 
 Settings: ``PLAYGROUND_ROOT``, ``PLAYGROUND_DB``, ``PLAYGROUND_LINK_BASE`` (the
-playground's address: case ids then link to ``<base>?case=<case_id>``); in the URL ``?dataset=NAME``,
+playground's address: case ids then link to ``<base>?case=<case_id>``, and the
+join link is ``<base>?lesson=<name>``); in the URL ``?dataset=NAME``, ``?lesson=NAME``,
 ``?adjudicator=NAME`` (or ``?annotator=NAME``) and ``?interval=SECONDS``.
 
 CSS classes for tests: ``pr-room``, ``pr-updated``, ``pr-status``, ``pr-progress``,
@@ -30,82 +36,60 @@ CSS classes for tests: ``pr-room``, ``pr-updated``, ``pr-status``, ``pr-progress
 ``pr-split``, ``pr-consensus``, ``pr-moment-dimension``, ``pr-moment-count``, ``pr-adj-yes``,
 ``pr-adj-no``, ``pr-adj-withdraw``,
 ``pr-adjudicator``, ``pr-assign-annotators``, ``pr-assign-overlap``, ``pr-assign-seed``,
-``pr-assign-name``, ``pr-assign-go``, ``pr-assign-result``, ``pr-sample-n``, ``pr-sample-go``, ``pr-sample``.
+``pr-assign-name``, ``pr-assign-go``, ``pr-assign-result``, ``pr-sample-n``, ``pr-sample-go``, ``pr-sample``,
+``pr-scope``, ``pr-join-box`` (``pr-join-link``, ``pr-qr``), ``pr-units`` (``pr-grid``, ``pr-cell``,
+``pr-divided``), ``pr-moment-key``, ``pr-manage``, ``pr-lesson-name``, ``pr-lesson-cases``,
+``pr-lesson-responses``, ``pr-lesson-go``, ``pr-lesson-result``.
 """
 from __future__ import annotations
 
 import asyncio
-import html
 import os
 import sys
 import threading
 import time
 import traceback
 from typing import Any
-from urllib.parse import quote
 
 import ipywidgets as W
 
 from ..calibrate.room import (
-    AnnotatorProgress,
-    DimensionAgreement,
     Room,
     RoomStore,
     StoreReplacedError,
     TeachingMoment,
-    UnitNote,
     make_room_assignment,
+    make_room_lesson,
     make_room_sample,
     sample_coverage,
 )
-from ..metrics import DIMENSION_LABELS
-from ..model import DIMENSION_NAMES, DIMENSIONS
-from ..store import UNSURE
+from ..calibrate.room_grid import agreement_summary, unit_grid
+from ..model import DIMENSIONS
+from .room_html import (
+    ANSWER,
+    CSS,
+    accuracy_html,
+    agreement_html,
+    assignment_html,
+    case_html,
+    dim_name,
+    esc,
+    grid_html,
+    join_html,
+    join_url,
+    moment_html,
+    notes_html,
+    progress_html,
+    progress_summary_html,
+    sample_html,
+    summary_html,
+)
 
-__all__ = ["CSS", "MomentRow", "RoomApp", "accuracy_html", "agreement_html", "assignment_html", "case_html", "launch",
-           "moment_html", "notes_html", "open_room", "progress_html", "sample_html"]
+__all__ = ["CSS", "MomentRow", "RoomApp", "accuracy_html", "agreement_html", "assignment_html", "case_html",
+           "grid_html", "join_html", "launch", "moment_html", "notes_html", "open_room", "progress_html",
+           "sample_html", "summary_html"]
 
 DEFAULT_INTERVAL = 3.0
-ANSWER = {1: "yes", 0: "no", UNSURE: "unsure"}
-
-CSS = """
-<style>
-.pr-room { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; font-size: 14px; color: #1f2328;
-           max-width: 1400px; overflow-wrap: break-word; }
-.pr-room table { max-width: 100%; }
-.pr-title { font-size: 19px; font-weight: 600; margin-right: 14px; }
-.pr-h { font-weight: 600; font-size: 15px; margin: 10px 0 2px 0; }
-.pr-muted, .pr-muted * { color: #656d76; font-size: 12px; }
-.pr-room table { border-collapse: collapse; font-size: 13px; }
-.pr-room td, .pr-room th { padding: 2px 8px; border-bottom: 1px solid #eaeef2; text-align: left; vertical-align: top; }
-.pr-bar { display: inline-block; height: 8px; background: #0969da; border-radius: 2px; }
-.pr-barbg { display: inline-block; width: 120px; height: 8px; background: #eaeef2; border-radius: 2px; }
-.pr-moment { border: 1px solid #d0d7de; border-radius: 6px; padding: 6px 10px; margin: 4px 0; }
-.pr-text { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; border-left: 3px solid #d0d7de;
-           padding: 3px 8px; }
-.pr-split { font-weight: 600; }
-.pr-tie { color: #bc4c00; }
-.pr-settled { color: #1a7f37; font-weight: 600; }
-.pr-err { color: #cf222e; font-weight: 600; }
-.pr-ok { color: #1a7f37; }
-</style>
-"""
-
-
-def esc(text: Any) -> str:
-    return html.escape("" if text is None else str(text), quote=True)
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.0f}%"
-
-
-def _num(x: float | None) -> str:
-    return "–" if x is None else f"{x:.2f}"
-
-
-def _dim(d: str) -> str:
-    return DIMENSION_LABELS.get(DIMENSION_NAMES.get(d, d), d)
 
 
 def _html(value: str = "", cls: str = "") -> W.HTML:
@@ -124,147 +108,6 @@ def _button(text: str, cls: str, tooltip: str = "", style: str = "") -> W.Button
     b = W.Button(description=text, tooltip=tooltip or text, button_style=style, layout=W.Layout(width="auto"))
     b.add_class(cls)
     return b
-
-
-# --------------------------------------------------------------------------- HTML fragments (pure)
-
-
-def _unsure(p: AnnotatorProgress) -> str:
-    if not p.unsure:
-        return "0"
-    dims = ", ".join(f"{_dim(d)} {n}" for d, n in p.unsure_by_dimension)
-    return f"{p.unsure} <span class='pr-muted'>({esc(dims)})</span>"
-
-
-def progress_html(rows: list[AnnotatorProgress], assigned: dict[str, tuple[str, ...]] | None = None) -> str:
-    """The progress table; names with a queue but no answer are listed after it, never as a row of zeros."""
-    if not rows:
-        body = "<span class='pr-muted'>Nobody has labelled yet.</span>"
-    else:
-        lines = ["<table><tr><th>annotator</th><th>answers</th><th>unsure</th><th>units done</th><th></th></tr>"]
-        for p in rows:
-            of = "of their queue" if p.queued else "of all units"
-            bar = (f"<span class='pr-barbg'><span class='pr-bar' style='width:{round(120 * p.fraction)}px'>"
-                   "</span></span>")
-            lines.append(f"<tr class='pr-annotator'><td>{esc(p.annotator)}</td><td>{p.answered}</td>"
-                         f"<td>{_unsure(p)}</td><td>{p.units_done} / {p.units_total} {of}</td><td>{bar}</td></tr>")
-        body = "".join(lines) + "</table>"
-    waiting = sorted(set(assigned or {}) - {p.annotator for p in rows})
-    if waiting:
-        body += f"<div class='pr-muted'>Assigned, no answer yet: {esc(', '.join(waiting))}</div>"
-    return body
-
-
-def agreement_html(agreement: dict[str, DimensionAgreement]) -> str:
-    """Per dimension: annotators, shared units, Fleiss' kappa, Krippendorff's alpha; then every pair."""
-    head = ["<table><tr><th>dimension</th><th>annotators</th><th>units with ≥2 labels</th>"
-            "<th>Fleiss' κ</th><th>Krippendorff's α</th></tr>"]
-    pairs = ["<table><tr><th>dimension</th><th>pair</th><th>shared units</th><th>agreement</th>"
-             "<th>Cohen's κ [95%]</th></tr>"]
-    any_pair = False
-    for d in DIMENSIONS:
-        ag = agreement.get(d)
-        if ag is None or not ag.n_items:
-            continue
-        fleiss = _num(ag.fleiss) if ag.fleiss is not None else f"<span class='pr-muted'>{esc(ag.fleiss_reason)}</span>"
-        alpha = (_num(ag.krippendorff) if ag.krippendorff is not None
-                 else f"<span class='pr-muted'>{esc(ag.krippendorff_reason)}</span>")
-        head.append(f"<tr class='pr-agree-{d}'><td>{esc(_dim(d))}</td><td>{len(ag.annotators)}</td>"
-                    f"<td>{ag.n_shared}</td><td>{fleiss}</td><td>{alpha}</td></tr>")
-        for p in ag.pairs:
-            any_pair = True
-            k = _num(p.kappa)
-            if p.kappa is not None and p.low is not None and p.high is not None:
-                k += f" [{_num(p.low)}, {_num(p.high)}]"
-            note = f" <span class='pr-muted'>{esc(p.reason)}</span>" if p.reason else ""
-            pairs.append(f"<tr class='pr-pair'><td>{esc(_dim(d))}</td><td>{esc(p.annotator_a)} – "
-                         f"{esc(p.annotator_b)}</td><td>{p.n_shared}</td><td>{_pct(p.agreement)}</td>"
-                         f"<td>{k}{note}</td></tr>")
-    if len(head) == 1:
-        return "<span class='pr-muted'>No labels yet.</span>"
-    out = "".join(head) + "</table>"
-    out += ("<div class='pr-h' style='font-size:13px'>Pairs on shared units</div>" + "".join(pairs) + "</table>"
-            if any_pair else "<div class='pr-muted'>No two annotators have labelled the same unit yet.</div>")
-    return out
-
-
-def accuracy_html(rows: list[dict[str, Any]], has_key: bool) -> str:
-    """Annotator × dimension: accuracy against the answer key (correct / n)."""
-    if not has_key:
-        return "<span class='pr-muted'>This dataset has no answer key.</span>"
-    if not rows:
-        return "<span class='pr-muted'>No label on a keyed unit yet.</span>"
-    dims = [d for d in DIMENSIONS if any(r["dimension"] == d for r in rows)]
-    cells = {(r["annotator"], r["dimension"]): r for r in rows}
-    out = ["<table><tr><th>annotator</th>" + "".join(f"<th>{esc(_dim(d))}</th>" for d in dims) + "</tr>"]
-    for a in sorted({r["annotator"] for r in rows}):
-        tds = []
-        for d in dims:
-            r = cells.get((a, d))
-            tds.append("<td>–</td>" if r is None else
-                       f"<td>{_pct(r['accuracy'])} <span class='pr-muted'>({r['correct']}/{r['n']})</span></td>")
-        out.append(f"<tr class='pr-acc'><td>{esc(a)}</td>{''.join(tds)}</tr>")
-    return "".join(out) + "</table>"
-
-
-def case_html(case_id: str, link_base: str | None) -> str:
-    """The case id, a link to it in the playground when ``link_base`` (the playground's address) is known."""
-    if not link_base:
-        return f"<b>{esc(case_id)}</b>"
-    return (f"<a href='{esc(link_base)}?case={quote(case_id, safe='')}' target='_blank' rel='noopener'>"
-            f"<b>{esc(case_id)}</b></a>")
-
-
-def notes_html(notes: list[UnitNote], link_base: str | None = None) -> str:
-    """Units with unsure answers or comments: where, the text, unsure per dimension, every comment."""
-    if not notes:
-        return "<span class='pr-muted'>No unsure answer and no comment yet.</span>"
-    rows = ["<table><tr><th>case</th><th>unit</th><th>unsure</th><th>comments</th></tr>"]
-    for n in notes:
-        unsure = ", ".join(f"{esc(_dim(d))}: {c}" for d, c in n.unsure) or "–"
-        comments = "".join(f"<div>💬 {esc(c.annotator)}: {esc(c.text)}</div>" for c in n.comments) or "–"
-        rows.append(f"<tr class='pr-note'><td>{case_html(n.case_id, link_base)}</td><td>{esc(n.unit_kind)}: "
-                    f"<span class='pr-text-inline'>{esc(n.text)}</span></td><td>{unsure}</td><td>{comments}</td></tr>")
-    return "".join(rows) + "</table>"
-
-
-def moment_html(m: TeachingMoment, link_base: str | None = None) -> str:
-    """One teaching moment: where, the text, the split, who said what, unsure answers, comments, the consensus."""
-    votes = ", ".join(f"{esc(a)}: {ANSWER.get(v, v)}" for a, v in m.votes)
-    split_cls = "pr-split pr-tie" if m.yes == m.no else "pr-split"
-    if m.adjudication is not None:
-        who = f" by {esc(m.adjudication.adjudicator)}" if m.adjudication.adjudicator else ""
-        consensus = (f"<span class='pr-consensus pr-settled'>consensus: {ANSWER[m.adjudication.value]} "
-                     f"(adjudicated{who})</span>")
-    elif m.consensus is None:
-        consensus = "<span class='pr-consensus pr-tie'>consensus: none (tie) — settle it</span>"
-    else:
-        consensus = f"<span class='pr-consensus'>consensus: {ANSWER[m.consensus]} (majority)</span>"
-    comments = "".join(f"<div class='pr-comment'>💬 {esc(c.annotator)}: {esc(c.text)}</div>" for c in m.comments)
-    unsure = f" · <span class='pr-unsure'>{m.unsure} unsure</span>" if m.unsure else ""
-    return (f"<div>{case_html(m.case_id, link_base)} · {esc(m.unit_kind)} · {esc(_dim(m.dimension))} · "
-            f"<span class='{split_cls}'>{esc(m.split)}</span></div>"
-            f"<div class='pr-text'>{esc(m.text)}</div>"
-            f"<div class='pr-muted'>{votes}{unsure}</div>{comments}<div>{consensus}</div>")
-
-
-def sample_html(sample: Any, labelled: int, prefix: int) -> str:
-    """The current calibration sample: its size and how much of it is labelled, in ranked order."""
-    if sample is None:
-        return "<span class='pr-muted'>No calibration sample drawn.</span>"
-    units = len(sample.queues.get("*", ()))
-    return (f"Calibration sample <b>{esc(sample.name)}</b> (seed {esc(sample.seed)}): {units} units, "
-            f"{labelled} labelled; the first {prefix} in sample order are all labelled "
-            "<span class='pr-muted'>(prediction-powered estimates use that prefix)</span>")
-
-
-def assignment_html(assignment: Any) -> str:
-    queues = dict(assignment.queues)
-    sizes = "".join(f"<tr><td>{esc(a)}</td><td>{len(q)}</td></tr>" for a, q in sorted(queues.items()))
-    units = len({u for q in queues.values() for u in q})
-    return (f"<div class='pr-ok'>Assignment {esc(assignment.name)} saved (overlap {assignment.overlap}, "
-            f"seed {esc(assignment.seed)}): {units} units.</div>"
-            f"<table><tr><th>annotator</th><th>queue</th></tr>{sizes}</table>")
 
 
 # --------------------------------------------------------------------------- the page
@@ -289,7 +132,7 @@ class MomentRow:
 
     def update(self, index: int, moment: TeachingMoment) -> None:
         self.moment = moment
-        text = moment_html(moment, self.app.link_base)
+        text = moment_html(moment, self.app.link_base, self.app.keys().get((moment.unit_id, moment.dimension)))
         if self.info.value != text:
             self.info.value = text
         writable = self.app.room.source.writable
@@ -325,25 +168,59 @@ class RoomApp:
         self.status = _html(note, "pr-status")
         self.progress = _html(cls="pr-progress")
         self.agreement = _html(cls="pr-agreement")
+        # every pair's Cohen's kappa (4 x 435 rows for a class of 30): drawn only while its fold is open
+        self.pairs = _html(cls="pr-pairs")
+        self.pairs_fold = W.Accordion(children=[self.pairs], titles=("every pair (Cohen's κ)",), selected_index=None)
+        self.pairs_fold.add_class("pr-pairs-fold")
+        self.pairs_fold.observe(lambda _c: self._guard(self._render_pairs), "selected_index")
         self.accuracy = _html(cls="pr-accuracy")
         self.notes = _html(cls="pr-notes")
+        self.grid = _html(cls="pr-units")
         moments = self._moment_widgets(adjudicator)
-        assign = self._assign_widgets()
-        header = _row([_html("<span class='pr-title'>Instructor's room</span>"),
-                       _html(f"<span class='pr-muted'>dataset {esc(src.dataset)} · {len(src.catalog)} units · "
-                             f"store {esc(src.url)}</span>")])
+        manage = W.Accordion(children=[W.VBox(self._lesson_widgets()), W.VBox(self._assign_widgets())],
+                             titles=("Make a lesson", "Assign work (queues, calibration sample)"), selected_index=None)
+        manage.add_class("pr-manage")
+        lesson = room.lesson
+        scope = (f"lesson <b>{esc(lesson.name)}</b> · {esc(', '.join(lesson.cases))}" if lesson is not None
+                 else f"dataset <b>{esc(src.dataset)}</b> (no lesson: every unit)")
+        title = _html(f"<div class='pr-title'>Instructor's room</div><div>{scope} · {len(src.catalog)} units</div>",
+                      "pr-scope")
+        self.join = _html(join_html(join_url(link_base, lesson.name if lesson is not None else None)), "pr-join-box")
+        header = W.HBox([title, self.join], layout=W.Layout(flex_flow="row wrap", justify_content="space-between",
+                                                              align_items="flex-start", width="100%"))
+
+        def h(text: str) -> W.HTML:
+            return _html(f"<div class='pr-h'>{text}</div>")
+
         self.widget = W.VBox([
             _html(CSS), header, self.updated, self.status,
-            _html("<div class='pr-h'>Progress</div>"), self.progress,
-            _html("<div class='pr-h'>Agreement between annotators</div>"), self.agreement,
-            _html("<div class='pr-h'>Accuracy against the answer key</div>"), self.accuracy,
-            _html("<div class='pr-h'>Teaching moments: the most disagreement first</div>"), *moments,
-            _html("<div class='pr-h'>Unsure answers and comments</div>"), self.notes,
-            _html("<div class='pr-h'>Assign work</div><div class='pr-muted'>Every unit of the dataset goes to at "
-                  "least <i>overlap</i> annotators; the seed makes the draw repeatable.</div>"), *assign,
+            h("Teaching moments: the most divided votes first, the answer key beside each"), *moments,
+            h("Every unit: the class's votes, the answer key, how many match it"), self.grid,
+            h("Agreement between students"), self.agreement, self.pairs_fold,
+            h("Progress"), self.progress,
+            h("Accuracy against the answer key"), self.accuracy,
+            h("Unsure answers and comments"), self.notes,
+            manage,
         ])
         self.widget.add_class("pr-room")
         self.render()
+
+    def _lesson_widgets(self) -> list[Any]:
+        """Make a lesson from the room (saved in the store; students follow the newest lesson)."""
+        self.lesson_name = W.Text(placeholder="week-1", description="Name", layout=W.Layout(width="240px"))
+        self.lesson_name.add_class("pr-lesson-name")
+        self.lesson_cases = W.Text(placeholder="GC-0034, GC-0036", description="Cases", layout=W.Layout(width="360px"))
+        self.lesson_cases.add_class("pr-lesson-cases")
+        self.lesson_responses = W.Text(placeholder="every response of the cases", description="Responses",
+                                       layout=W.Layout(width="420px"))
+        self.lesson_responses.add_class("pr-lesson-responses")
+        self.lesson_go = _button("Create lesson", "pr-lesson-go", "every student labels these units, in order",
+                                 "primary")
+        self.lesson_go.on_click(lambda _b: self._guard(self.make_lesson))
+        self.lesson_go.disabled = not self.room.source.writable or self.room.open_dataset is None
+        self.lesson_result = _html(cls="pr-lesson-result")
+        return [_row([self.lesson_name, self.lesson_cases, self.lesson_responses, self.lesson_go]),
+                self.lesson_result]
 
     def _moment_widgets(self, adjudicator: str | None) -> list[Any]:
         self.adjudicator = W.Text(value=adjudicator or "", placeholder="your name", description="Adjudicator",
@@ -352,13 +229,18 @@ class RoomApp:
         self.moments = W.VBox([])
         self.moments.add_class("pr-moments")
         self.rows: list[MomentRow] = []
-        self.moment_dimension = W.Dropdown(options=[("all dimensions", "")] + [(_dim(d), d) for d in DIMENSIONS],
+        self.moment_dimension = W.Dropdown(options=[("all dimensions", "")] + [(dim_name(d), d) for d in DIMENSIONS],
                                            value="", description="Show", layout=W.Layout(width="260px"))
         self.moment_dimension.add_class("pr-moment-dimension")
         self.moment_dimension.observe(lambda _c: self._guard(self.render), "value")
         self.moment_count = _html(cls="pr-moment-count")
+        # the key beside the votes can be hidden while the class still labels (it anchors whoever looks up)
+        self.show_key = W.Checkbox(value=True, description="show the answer key", indent=False,
+                                   layout=W.Layout(width="auto"))
+        self.show_key.add_class("pr-show-key")
+        self.show_key.observe(lambda _c: self._guard(self._redraw_keys), "value")
         self.no_moments = _html("<span class='pr-muted'>No disagreement yet.</span>")
-        return [_row([self.adjudicator, self.moment_dimension, self.moment_count]), self.moments]
+        return [_row([self.adjudicator, self.moment_dimension, self.show_key, self.moment_count]), self.moments]
 
     def _assign_widgets(self) -> list[Any]:
         src = self.room.source
@@ -395,11 +277,17 @@ class RoomApp:
     def render(self) -> None:
         room = self.room
         assignment = room.queues()
-        self.progress.value = progress_html(room.progress(), dict(assignment.queues) if assignment else None) + (
-            f"<div class='pr-muted'>Queues from the assignment {esc(assignment.name)} (overlap "
-            f"{esc(assignment.overlap)}, seed {esc(assignment.seed)}).</div>" if assignment else "")
-        self.agreement.value = agreement_html(room.agreement)
-        self.accuracy.value = accuracy_html(room.accuracy(), room.key is not None and len(room.key.frame) > 0)
+        whole = "of the lesson" if room.lesson is not None else "of all units"
+        queued = (f"<div class='pr-muted'>Queues from the assignment {esc(assignment.name)} (overlap "
+                  f"{esc(assignment.overlap)}, seed {esc(assignment.seed)}).</div>" if assignment else "")
+        self.progress.value = progress_summary_html(room.progress(), dict(assignment.queues) if assignment else None,
+                                                    queued, whole)
+        self.agreement.value = summary_html(agreement_summary(room.agreement))
+        self._render_pairs()
+        self.grid.value = grid_html(unit_grid(room.state, room.source.catalog, self.keys()), self.link_base)
+        has_key = room.key is not None and len(room.key.frame) > 0
+        self.accuracy.value = ("<details class='pr-accuracy-detail'><summary>every student</summary>"
+                               f"{accuracy_html(room.accuracy(), has_key)}</details>")
         shown, open_, settled = room.moments(self.moment_dimension.value or None)
         self._render_moments(shown)
         self.moment_count.value = (f"<span class='pr-muted'>showing {len(shown)} of {open_ + settled} "
@@ -415,6 +303,19 @@ class RoomApp:
             finally:
                 self._filling = False
         self._stamp()
+
+    def keys(self) -> Any:
+        """The answer key per (unit_id, dimension) while "show the answer key" is on, else nothing."""
+        return self.room.key_values if self.show_key.value else {}
+
+    def _redraw_keys(self) -> None:
+        for i, row in enumerate(self.rows):
+            row.update(i, row.moment)
+        self.render()
+
+    def _render_pairs(self) -> None:
+        if self.pairs_fold.selected_index is not None:
+            self.pairs.value = agreement_html(self.room.agreement)
 
     def _on_annotators_edit(self, change: dict[str, Any]) -> None:
         if not self._filling:
@@ -468,7 +369,7 @@ class RoomApp:
         def act() -> None:
             self.room.source.adjudicate(moment.unit_id, moment.dimension, value, self.adjudicator.value)
             what = "withdrawn" if value is None else f"settled as {ANSWER[value]}"
-            self.say(f"{moment.case_id} {_dim(moment.dimension)}: {what} by {self.adjudicator.value.strip()}.")
+            self.say(f"{moment.case_id} {dim_name(moment.dimension)}: {what} by {self.adjudicator.value.strip()}.")
             self.refresh()
 
         self._guard(act)
@@ -482,6 +383,18 @@ class RoomApp:
         self.assign_result.value = assignment_html(a)
         self.say(f"Assignment {a.name} saved.")
         self.render()
+
+    def make_lesson(self) -> None:
+        from ..lessons import parse_ids
+
+        x = make_room_lesson(self.room.source, self.room.open_dataset, self.lesson_name.value,
+                             parse_ids(self.lesson_cases.value), parse_ids(self.lesson_responses.value))
+        url = join_url(self.link_base, x.name)
+        self.lesson_result.value = (
+            f"<div class='pr-ok'>Lesson {esc(x.name)} saved: {len(x.cases)} case(s), {len(x.units)} units, the same "
+            f"order for every student.</div><div>Students open {esc(url or '?lesson=' + x.name)}; "
+            f"this room shows it at <code>?lesson={esc(x.name)}</code>.</div>")
+        self.say(f"Lesson {x.name} saved.")
 
     def draw_sample(self) -> None:
         seed_text = self.assign_seed.value.strip()
@@ -562,18 +475,43 @@ def _open_store(db: str | None) -> tuple[Any, str]:
         return store, f"The store cannot be written ({exc}); adjudication and assignment are off."
 
 
-def open_room(root: str | None = None, db: str | None = None, dataset: str | None = None) -> tuple[Room, str]:
-    """A :class:`Room` over the store and dataset, and a note for the page ("" when all is well)."""
+def _room_lesson(store: Any, dataset: str, lesson: str | None) -> Any:
+    """The lesson the room shows: the one named, none for ``-`` (every unit), else the newest of the dataset."""
+    from ..lessons import lesson_for_page
+
+    if lesson == "-":
+        return None
+    try:
+        return lesson_for_page(store, dataset, lesson)
+    except Exception:
+        if lesson:
+            raise
+        return None  # a store that cannot list lessons (read-only, older schema): the whole dataset
+
+
+def open_room(root: str | None = None, db: str | None = None, dataset: str | None = None,
+              lesson: str | None = None) -> tuple[Room, str]:
+    """A :class:`Room` over the store and dataset (scoped to ``lesson``: the one named, ``"-"`` for none, by
+    default the newest lesson of the dataset), and a note for the page ("" when all is well)."""
     from ..calibrate import key_from_dataset
+    from ..calibrate.room_grid import answer_key_values
+    from ..datasets import open_dataset
+    from ..lessons import lesson_catalog
 
     store, note = _open_store(db)
     try:
-        name, ds, catalog = _open_dataset(dataset, root, store)
+        od = open_dataset(dataset, store=store, root=root)
+        catalog = od.catalog()
+        chosen = _room_lesson(store, od.name, lesson)
+        if chosen is not None:
+            catalog = lesson_catalog(chosen, catalog)
         try:
-            key = key_from_dataset(ds)
+            key = key_from_dataset(od.dataset)
         except Exception:  # a dataset without an authored key (e.g. an import): accuracy says so
             key = None
-        return Room(RoomStore(store, catalog, name), key), note
+        return Room(RoomStore(store, catalog, od.name), key, moments=8 if chosen is not None else 20,
+                    lesson=chosen, key_values=answer_key_values(od, list(catalog.values())),
+                    open_dataset=od), note
     except BaseException:
         store.close()
         raise
@@ -589,7 +527,8 @@ def launch(root: str | None = None, db: str | None = None, *, dataset: str | Non
     root = root or os.environ.get("PLAYGROUND_ROOT") or None
     params = query_params()
     try:
-        room, note = open_room(root, db, dataset if dataset is not None else params.get("dataset"))
+        room, note = open_room(root, db, dataset if dataset is not None else params.get("dataset"),
+                               params.get("lesson") or None)
     except Exception as exc:
         body = ("<div class='pr-err' style='color:#cf222e;font-weight:600'>The room cannot start.</div>"
                 f"<pre style='white-space:pre-wrap'>{esc(f'{type(exc).__name__}: {exc}')}</pre>")

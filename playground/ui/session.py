@@ -199,6 +199,9 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
         self.queue_name: str | None = None
         self.queue_units: list[str] = []
         self.queue_sample = False
+        # the lesson this page follows (``?lesson=NAME``; None: the newest lesson of the dataset)
+        self.lesson_name: str | None = None
+        self.queue_lesson = False
         self.queue: list[tuple[str, str | None]] = []
         self._evidence: dict[str, Any] = {}
         self._ties: set[tuple[str, str]] = set()

@@ -181,8 +181,9 @@ class CatalogPart(SessionBase):
             self._add(unit, cid, "")
             self.auto[(unit.unit_id, "relevant")] = int(row.get("relevant", 0))
             self.auto_score[(unit.unit_id, "relevant")] = row.get("relevance")
-            self.key[(unit.unit_id, "relevant")] = (
-                None if "from_expected_source" not in row else int(bool(row["from_expected_source"])))
+            # the key of "relevant?" is the authored passage key (golden.passage_key); older runs: the source
+            key_field = "key_relevant" if "key_relevant" in row else "from_expected_source"
+            self.key[(unit.unit_id, "relevant")] = None if key_field not in row else int(bool(row[key_field]))
             loc = hit.passage.locator
             title = hit.passage.title or loc.slug
             case_units.append(ViewUnit(

@@ -5,6 +5,7 @@ One part of :class:`~playground.ui.session.LabelSession` (a mixin over
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..model import Case, Response
 from .search import CaseSearch, case_texts
@@ -206,7 +207,9 @@ class NavigationPart(SessionBase):
         return cid
 
     def use_queue(self, sample: str | None = None) -> str | None:
-        """Follow a queue: the calibration sample named ``sample``, else this annotator's assignment, if any.
+        """Follow a queue: the calibration sample named ``sample``, else the lesson (``lesson_name``, or the
+        newest lesson of the dataset: every student the same units in the same order), else this annotator's
+        assignment, if any.
 
         A queue is a list of unit ids (``Assignment.queues``: the annotator's,
         or ``"*"`` of a calibration sample, in its ranked order); the page
@@ -216,12 +219,15 @@ class NavigationPart(SessionBase):
         """
         self.queue_name, self.queue_units, self.queue = None, [], []
         units: tuple[str, ...] = ()
+        is_lesson = False
         if sample:
             a = self.store.assignment(sample)
             if a is None or a.kind != "calibration_sample":
                 names = sorted(x.name for x in self.store.assignments() if x.kind == "calibration_sample")
                 raise SessionError(f"no calibration sample named {sample!r} (known: {', '.join(names) or 'none'})")
             units, name = a.queues.get("*", ()), a.name
+        elif (lesson := self._lesson()) is not None:
+            units, name, is_lesson = lesson.units, lesson.name, True
         else:
             if self.annotator is None:
                 return None
@@ -232,6 +238,7 @@ class NavigationPart(SessionBase):
             a = max(mine, key=lambda x: (x.created_at, x.name))
             units, name = a.queues[self.annotator], a.name
         self.queue_sample = bool(sample)
+        self.queue_lesson = is_lesson
         self.queue_units = [u for u in units if u in self.catalog]
         views: list[tuple[str, str | None]] = []
         for u in self.queue_units:
@@ -241,6 +248,15 @@ class NavigationPart(SessionBase):
                 views.append(view)
         self.queue_name, self.queue = name, views
         return name
+
+    def _lesson(self) -> Any:
+        """The lesson to follow (:func:`playground.lessons.lesson_for_page`), or None."""
+        from ..lessons import LessonError, lesson_for_page
+
+        try:
+            return lesson_for_page(self.store, self.dataset_name, self.lesson_name)
+        except LessonError as exc:
+            raise SessionError(str(exc)) from None
 
     def queue_progress(self) -> Progress | None:
         """Progress on the queue's units (every dimension answered), or None without a queue."""

@@ -244,6 +244,8 @@ class SessionBase:
     queue_name: str | None
     queue_units: list[str]
     queue_sample: bool
+    lesson_name: str | None
+    queue_lesson: bool
     queue: list[tuple[str, str | None]]
     _evidence: dict[str, Any]
     _ties: set[tuple[str, str]]

@@ -253,7 +253,8 @@ class PlaygroundApp(PageRender):
         queue = s.use_queue(sample)
         if queue:
             msg += (f" Following the calibration sample {queue!r}." if sample else
-                    f" Following your queue from the assignment {queue!r}.")
+                    f" Following the lesson {queue!r}: everyone labels the same units in the same order."
+                    if s.queue_lesson else f" Following your queue from the assignment {queue!r}.")
             if s.queue and (s.case_id, s.response_id) not in s.queue and s.next_unlabelled() is None:
                 s.go_to(*s.queue[0])
         self.say(msg)
