@@ -58,12 +58,17 @@ COMMAND_TIMEOUT = 600
 
 
 def readme_commands(text: str) -> list[tuple[int, str]]:
-    """(line number, command line) of every ``playground ...`` line in a fenced code block, in order."""
+    """(line number, command line) of every ``playground ...`` line in a fenced code block, in order.
+
+    A line ending in ``\\`` goes on on the next line (as in a shell): the command is the lines joined, numbered
+    by its first line.
+    """
     found, fence, number = [], None, 0
+    held: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
         marker = re.match(r"^(`{3,}|~{3,})", stripped)
-        if marker:
+        if marker and not held:
             if fence is None:
                 fence = marker.group(1)
             elif stripped.startswith(fence):
@@ -71,11 +76,22 @@ def readme_commands(text: str) -> list[tuple[int, str]]:
             continue
         if fence is None:
             continue
-        words = shlex.split(stripped, comments=True)
+        if stripped.endswith("\\"):
+            held.append(stripped[:-1].rstrip())
+            continue
+        first = number - len(held)
+        stripped = " ".join([*held, stripped]) if held else stripped
+        held = []
+        try:
+            words = shlex.split(stripped, comments=True)
+        except ValueError:  # printed output with an odd quote; a command that does not parse is an error
+            if re.match(r"^([A-Z_][A-Z0-9_]*=\S*\s+)*(\.venv/bin/)?playground\s", stripped):
+                raise
+            continue
         while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
             words = words[1:]  # VAR=value prefixes
         if words and words[0] in PREFIXES:
-            found.append((number, stripped))
+            found.append((first, stripped))
     return found
 
 
