@@ -95,6 +95,21 @@ def readme_commands(text: str) -> list[tuple[int, str]]:
     return found
 
 
+def heredoc_files(text: str) -> dict[str, str]:
+    """``{file name: content}`` of every ``cat > FILE <<'TAG'`` … ``TAG`` in a code block (a file a guide has the
+    reader write before a command reads it)."""
+    found: dict[str, str] = {}
+    for m in re.finditer(r"^cat > (\S+) <<'?(\w+)'?\n(.*?)^\2$", text, flags=re.M | re.S):
+        found[m.group(1)] = m.group(3)
+    return found
+
+
+def expected_exit(command: str) -> int:
+    """The exit code a guide says its command ends with (a trailing ``# exits N``), else 0."""
+    m = re.search(r"#\s*exits (\d+)", command)
+    return int(m.group(1)) if m else 0
+
+
 def python_blocks(text: str) -> list[tuple[int, str]]:
     """(line number of the fence, code) of every fenced block marked ``python``, in order."""
     found, code, start, fence = [], [], 0, None
@@ -165,6 +180,11 @@ def test_command_extraction():
     ]
     assert split_command("X=1 .venv/bin/playground c 'd e'  # why") == ({"X": "1"}, ["c", "d e"])
     assert skip_reason(["serve", "--port", "1"]) is not None and skip_reason(["harness", "run"]) is None
+    text = "```\nplayground a \\\n  --b c\nrouge 'odd quote\n```\n"
+    assert readme_commands(text) == [(2, "playground a --b c")]
+    assert heredoc_files("```\ncat > x.csv <<'CSV'\na,b\n1,2\nCSV\n```\n") == {"x.csv": "a,b\n1,2\n"}
+    assert expected_exit("playground harness gate x   # exits 1: a regression") == 1
+    assert expected_exit("playground harness gate x") == 0
     text = "a\n```python\nimport x\n\nx.y()\n```\n```\nnot python\n```\n~~~python\nz = 1\n~~~\n"
     assert python_blocks(text) == [(2, "import x\n\nx.y()\n"), (10, "z = 1\n")]
 
@@ -228,6 +248,9 @@ def sandbox(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
         env.pop("PLAYGROUND_READ_ONLY", None)
         # A reader who followed the README ran `make serve` first (`playground serve` creates the store) and
         # labelled in the browser: two annotators' labels on the first units, so the calibration examples have data.
+        for doc in DOCS:
+            for name, content in heredoc_files(doc.read_text(encoding="utf-8")).items():
+                (repo / name).write_text(content, encoding="utf-8")
         for argv in (["-m", "playground", "labels", "init"], ["-c", SEED_LABELS]):
             subprocess.run([sys.executable, *argv], cwd=repo, env=env, check=True, capture_output=True,
                            timeout=COMMAND_TIMEOUT)
@@ -260,7 +283,8 @@ def test_readme_command_runs(sandbox, line, command):
         timeout=COMMAND_TIMEOUT,
         stdin=subprocess.DEVNULL,
     )
-    assert proc.returncode == 0, f"{line}: {command}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
+    want = expected_exit(command)
+    assert proc.returncode == want, f"{line}: {command}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
     assert "Traceback" not in proc.stderr
 
 

@@ -189,6 +189,7 @@ def _write_record(result: Any, args: argparse.Namespace, revision: str) -> None:
     identities = {m.column: identity_of(args, m.column) for m in result.metrics}
     repeats = getattr(args, "repeats_figures", None)
     body = record_from_report(result, identities, repeats, revision)
+    Path(args.record).parent.mkdir(parents=True, exist_ok=True)  # e.g. gate/, the folder the record is committed in
     write_atomic(args.record, dumps_record(body))
     print(f"\ncalibration record written to {args.record} ({len(result.metrics)} scorer(s); commit it, then "
           "'playground harness gate --scores FILE --record' reads it)")

@@ -94,6 +94,7 @@ def run_score_gate(args: argparse.Namespace) -> int:
                  if c not in result.advisory and r.estimate is not None}
         body = {"kind": "corrected-pass-rates", "metrics": rates, "record_fingerprint": record["fingerprint"],
                 "max_relative_drop": DEFAULT_MAX_RELATIVE_DROP}
+        Path(args.write_baseline).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(args.write_baseline, json.dumps(body, indent=2, sort_keys=True) + "\n")
         print(f"baseline of corrected rates written to {args.write_baseline} ({len(rates)} metric(s))")
     print(f"calibrated gate: {'PASS' if result.passed else 'FAIL'}")
