@@ -158,6 +158,10 @@ def skip_reason(args: list[str]) -> str | None:
 
 COMMANDS = [(_place(doc, n), c) for doc in DOCS for n, c in readme_commands(doc.read_text(encoding="utf-8"))]
 PYTHON = [(_place(doc, n), code) for doc in DOCS for n, code in python_blocks(doc.read_text(encoding="utf-8"))]
+#: Python blocks that talk to a tool the reader runs (Phoenix's client and server): not dependencies, not run here.
+ELSEWHERE = ("phoenix.client",)
+PYTHON_NOT_RUN = [(n, code) for n, code in PYTHON if any(tool in code for tool in ELSEWHERE)]
+PYTHON_RUN = [(n, code) for n, code in PYTHON if (n, code) not in PYTHON_NOT_RUN]
 #: The commands not run here, each with its reason; every other command is a test of its own (so CI reports
 #: no skipped test: what is not run is listed, and test_commands_not_run_are_accounted_for checks the list).
 NOT_RUN = {(n, c): r for n, c in COMMANDS if (r := skip_reason(split_command(c)[1])) is not None}
@@ -257,6 +261,11 @@ def sandbox(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
         yield repo, env
 
 
+def test_python_blocks_not_run_are_only_those_for_another_tool():
+    assert [n for n, _ in PYTHON_NOT_RUN] == ["docs/label-your-traces.md:17", "docs/label-your-traces.md:133"]
+    assert len(PYTHON_RUN) >= 2
+
+
 def test_commands_not_run_are_accounted_for():
     """Only `serve` (started once by test_serve_example_answers), PostgreSQL URLs (the store tests run them on a
     throwaway cluster) and the exact commands in SKIP are left out; with the shared data present, nothing else."""
@@ -289,7 +298,7 @@ def test_readme_command_runs(sandbox, line, command):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("line", "code"), PYTHON, ids=[n for n, _ in PYTHON])
+@pytest.mark.parametrize(("line", "code"), PYTHON_RUN, ids=[n for n, _ in PYTHON_RUN])
 def test_python_example_runs(sandbox, line, code):
     """Each ``python`` block runs whole in a fresh interpreter from the repository copy (its asserts checked)."""
     repo, env = sandbox
