@@ -13,8 +13,25 @@
   kernel outlives its page), answers "the class is full" (503, ``Retry-After``)
   when the kernel cap is reached, and points the page's icon stylesheet at a
   local copy instead of a CDN;
-* takes the access token from ``$PLAYGROUND_SERVE_TOKEN`` (removed from the
-  environment before any kernel starts, and never on a command line).
+* takes the role keys from ``$PLAYGROUND_SERVE_TOKEN`` (students),
+  ``$PLAYGROUND_INSTRUCTOR_TOKEN`` and ``$PLAYGROUND_OBSERVER_TOKEN`` (removed from
+  the environment before any kernel starts, never on a command line), and
+  checks them with :class:`~playground.serving.auth.RoleIdentityProvider`;
+  the login page says to ask for the class link (no password form);
+* answers every response with ``Referrer-Policy: no-referrer``; the kernels'
+  request handshake (``/voila/query/<id>``) takes only the kernel's own key
+  (:class:`~playground.serving.auth.RequestInfoHandler`);
+* rewrites the page (:mod:`playground.serving.page`): no Python repr of a
+  widget, the key dropped from the address bar, and a page sent without its
+  widgets (or whose widgets cannot be drawn) says so and reloads itself;
+* waits up to :data:`IOPUB_TIMEOUT` seconds, not nbclient's 4, for the rest of
+  a cell's output after the cell has finished.  The page's cell sends a few
+  hundred widget messages; the server reads them for every page being opened
+  on one event loop, and on a busy machine the last of them (the display of
+  the page itself) came more than 4 s after the cell's reply: nbclient then
+  logged ``Timeout waiting for IOPub output`` and the page was sent empty.
+  The wait ends as soon as the kernel reports idle, so a long bound costs
+  nothing when the machine is quiet.
 """
 from __future__ import annotations
 
@@ -32,13 +49,16 @@ from jupyter_server.utils import url_path_join
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
-from . import guards
+from . import auth, guards
+from .auth import TOKEN_ENV
 from .kernels import ClassFull, track_request_kernels
+from .page import WIDGET_VIEW, guard_script, plain_widget_text
 
-__all__ = ["CDN_PREFIX", "CLASS_FULL_HTML", "ICONS_URL", "STATUS_URL", "TOKEN_ENV", "PageHandler", "PlaygroundVoila",
-           "StatusHandler", "icons_dir", "main"]
+__all__ = ["CDN_PREFIX", "CLASS_FULL_HTML", "ICONS_URL", "IOPUB_TIMEOUT", "STATUS_URL", "TOKEN_ENV", "PageHandler",
+           "PlaygroundVoila", "StatusHandler", "icons_dir", "main"]
 
-TOKEN_ENV = "PLAYGROUND_SERVE_TOKEN"
+#: Seconds nbclient waits for a cell's remaining output after its reply (its default, 4, left pages blank).
+IOPUB_TIMEOUT = 120
 #: Voila's lab template links Font Awesome 5 from this CDN; the page gets a local copy instead.
 CDN_PREFIX = "https://cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free@^5/css/"
 #: Where the local copy is served (relative to the base URL).
@@ -86,13 +106,23 @@ class PageHandler(TornadoVoilaHandler):
             self._class_full()
             return
         kernels = track_request_kernels()  # a cold kernel started for this page lands here
+        auth.current_role.set(auth.role_of(self.current_user))
+        widgets = guarded_end = False
         try:
             async for html in self._page(path):
                 kernels.extend(k for k in KERNEL_ID.findall(html) if k not in kernels)  # a pooled one: in the HTML
                 if self._client_gone:
                     break
+                widgets = widgets or WIDGET_VIEW in html
+                if "</html>" in html and not guarded_end:
+                    html = html.replace("</html>", guard_script(widgets) + "</html>", 1)
+                    guarded_end = True
                 self.write(html)
                 self.flush()
+            if not guarded_end and not self._client_gone:
+                self.write(guard_script(widgets))
+            if not widgets and kernels and not self._client_gone:
+                self.log.warning("playground: a page was sent without its widgets; it says so and retries")
         except ClassFull:
             if self._headers_written:
                 raise
@@ -125,7 +155,7 @@ class PageHandler(TornadoVoilaHandler):
     async def _page(self, path: str | None) -> AsyncIterator[str]:
         local = self.base_url.rstrip("/") + "/" + ICONS_URL + "css/"
         async for html in self.get_generator(path=path):
-            yield html.replace(CDN_PREFIX, local) if CDN_PREFIX in html else html
+            yield plain_widget_text(html.replace(CDN_PREFIX, local) if CDN_PREFIX in html else html)
 
     def _class_full(self) -> None:
         manager = self.kernel_manager
@@ -183,6 +213,10 @@ class PlaygroundVoila(Voila):
         for spec in super().init_handlers():
             if len(spec) >= 2 and spec[1] is TornadoVoilaHandler:
                 spec = (spec[0], PageHandler, *spec[2:])
+            elif len(spec) >= 2 and getattr(spec[1], "__name__", "") == "RequestInfoSocketHandler":
+                spec = (spec[0], auth.RequestInfoHandler, *spec[2:])
+            elif len(spec) >= 2 and str(spec[0]).endswith("/login"):
+                spec = (spec[0], auth.LoginPage, *spec[2:])
             handlers.append(spec)
         handlers.insert(0, (url_path_join(self.server_url, STATUS_URL), StatusHandler))
         where = icons_dir()
@@ -192,15 +226,25 @@ class PlaygroundVoila(Voila):
         return handlers
 
 
+    def listen(self) -> None:
+        self.app.transforms.append(auth.SecurityHeaders)
+        super().listen()
+
+
 def main(argv: list[str] | None = None) -> None:
     """Run the guarded Voila on ``argv`` (the notebook and Voila's options)."""
     guards.install()
-    token = os.environ.pop(TOKEN_ENV, None)
+    auth.install()
+    keys = auth.take_keys()  # out of the environment before any kernel inherits it
     kwargs: dict[str, Any] = {}
-    if token:
-        kwargs["token"] = token
-    settings = {"websocket_max_message_size": guards.MAX_MESSAGE_BYTES}
+    if any(role in keys for role in auth.ROLES):
+        kwargs["token"] = next(keys[role] for role in auth.ROLES if role in keys)
+    settings = {"websocket_max_message_size": guards.MAX_MESSAGE_BYTES,
+                "headers": {"Referrer-Policy": auth.REFERRER_POLICY}}
     args = list(sys.argv[1:] if argv is None else argv)
     args.append("--VoilaConfiguration.multi_kernel_manager_class="
                 "playground.serving.kernels.GuardedKernelManager")
+    args.append("--Voila.identity_provider_class=playground.serving.auth.RoleIdentityProvider")
+    if not any(a.startswith("--VoilaExecutor.iopub_timeout") for a in args):
+        args.append(f"--VoilaExecutor.iopub_timeout={IOPUB_TIMEOUT}")
     PlaygroundVoila.launch_instance(args, tornado_settings=settings, **kwargs)

@@ -33,7 +33,9 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from tornado.ioloop import PeriodicCallback
 from traitlets import Float, Integer
 
-__all__ = ["ClassFull", "GuardedKernelManager", "pooled_kernel_ids", "track_request_kernels"]
+from . import auth
+
+__all__ = ["ClassFull", "GuardedKernelManager", "kernel_env", "pooled_kernel_ids", "track_request_kernels"]
 
 _request_kernels: ContextVar[list[str] | None] = ContextVar("playground_request_kernels", default=None)
 
@@ -43,6 +45,21 @@ def track_request_kernels() -> list[str]:
     started: list[str] = []
     _request_kernels.set(started)
     return started
+
+
+def kernel_env(env: dict[str, str], kernel_id: str, for_pool: bool) -> dict[str, str]:
+    """The environment a kernel starts with: a pooled kernel gets its request-handshake key; a page's own
+    kernel gets the page's role and a ``QUERY_STRING`` without the access key (:mod:`playground.serving.auth`)."""
+    out = {k: v for k, v in env.items() if k not in (auth.KERNEL_KEY_ENV, auth.ROLE_ENV)}
+    if "VOILA_REQUEST_URL" in out:
+        out["VOILA_REQUEST_URL"] = auth.scrub_url(out["VOILA_REQUEST_URL"])
+    if for_pool:
+        out[auth.KERNEL_KEY_ENV] = auth.kernel_key(kernel_id)
+    else:
+        if "QUERY_STRING" in out:
+            out["QUERY_STRING"] = auth.scrub_query(out["QUERY_STRING"])
+        out[auth.ROLE_ENV] = auth.current_role.get() or "student"
+    return out
 
 
 class ClassFull(RuntimeError):
@@ -138,6 +155,7 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         # the id is chosen here so that a starting kernel is counted once, whatever stage it is in
         reserved = kwargs.get("kernel_id") or str(uuid.uuid4())
         kwargs["kernel_id"] = reserved
+        kwargs["env"] = kernel_env(env, reserved, for_pool)
         self._starting.add(reserved)
         (self._starting_pool if for_pool else self._starting_pages).add(reserved)
         try:
@@ -283,6 +301,8 @@ class GuardedKernelManager(AsyncMappingKernelManager):
             for kid in [k for k in table if k not in alive]:
                 del table[kid]
         self._ever_connected &= alive
+        for kid in [k for k in auth.RequestInfoHandler._cache if k not in alive]:
+            auth.RequestInfoHandler.forget(kid)
 
     async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         self._closing = True
