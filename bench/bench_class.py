@@ -24,12 +24,26 @@ left once everyone has gone (must come back to the pool size).
 Students arrive over ``--ramp`` seconds (default 60); choices (which toggle, which value,
 when) come from ``playground.sampling.uniform`` with ``--seed``.
 
-Run ``python bench/bench_class.py [--students 30] [--minutes 2] [--every 5]``.
+A page counts as *rendered* only if its HTML carries the page's widget view
+(the ``application/vnd.jupyter.widget-view+json`` output, whose model is then
+among the kernel's widget states): a page sent without it is what a browser
+shows blank, however well its kernel answers.  Blank pages are counted and
+printed.  ``--at-once`` is the "everyone at once, right after start" scenario:
+the students arrive within one second of the server answering, while its pool
+is still filling.
+
+A label is *acknowledged* when the page's kernel reported idle after the
+toggle and did not set the toggle back (a refused write — the store busy
+beyond its retries — sets it back to what is stored and says "not saved" on
+the page; those are counted as refused, not as lost).
+
+Run ``python bench/bench_class.py [--students 30] [--minutes 2] [--every 5] [--at-once]``.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -74,6 +88,18 @@ class Student:
     toggles_ms: list[float] = field(default_factory=list)
     last: dict[str, int] = field(default_factory=dict)  # toggle model id -> index set (0 yes, 1 no)
     error: str | None = None
+    blank: bool = False  # the page's HTML came without its widget view
+    refused: int = 0  # toggles the kernel set back (not saved, and the page said so)
+
+
+#: The page's widget view in its HTML (the cell output Voila embeds; model ids are hex).
+WIDGET_VIEW = re.compile(r'application/vnd\.jupyter\.widget-view\+json"\s*:\s*\{[^}]*"model_id"\s*:\s*"([0-9a-f]+)"')
+
+
+def page_view(html: str) -> str | None:
+    """The model id of the widget view a page's HTML carries, or None (the page would show blank)."""
+    m = WIDGET_VIEW.search(html)
+    return m.group(1) if m else None
 
 
 def _run_student(base: str, st: Student, until: float, every: float) -> None:
@@ -83,6 +109,11 @@ def _run_student(base: str, st: Student, until: float, every: float) -> None:
     page = open_page(base, f"annotator={st.name}", timeout=300)
     if page.status != 200 or not page.kernel_id:
         st.error = f"page answered {page.status}"
+        return
+    view = page_view(page.html)
+    if view is None:
+        st.blank = True
+        st.error = "blank page: its HTML came without the widget view"
         return
     ws = kernel_socket(page, timeout=120)
     session = uuid.uuid4().hex
@@ -99,6 +130,10 @@ def _run_student(base: str, st: Student, until: float, every: float) -> None:
         _ch, header, _parent, content, _bufs = _read_v1(frame)
         data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
         if data.get("method") == "update_states":
+            if view not in data["states"]:
+                st.blank = True
+                st.error = "blank page: its widget view is not among the kernel's widgets"
+                return
             toggles = sorted(mid for mid, s in data["states"].items()
                              if "pg-toggle" in s.get("state", {}).get("_dom_classes", ()))
             if not toggles:
@@ -116,16 +151,25 @@ def _run_student(base: str, st: Student, until: float, every: float) -> None:
                                                               "buffer_paths": []}}, session)
         sent = time.monotonic()
         ws.send_binary(v1_frame("shell", update))
+        shown: int | None = index
         while True:
             frame = ws.recv()
             if not isinstance(frame, bytes):
                 continue
             _ch, header, parent, content, _bufs = _read_v1(frame)
+            data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
+            if content.get("comm_id") == model and data.get("method") == "update" and "index" in data.get("state", {}):
+                shown = data["state"]["index"]  # the kernel set the toggle to what is stored
             if (header["msg_type"] == "status" and parent.get("msg_id") == update["header"]["msg_id"]
                     and content.get("execution_state") == "idle"):
                 break
         st.toggles_ms.append(1000 * (time.monotonic() - sent))
-        st.last[model] = index
+        if shown != index:
+            st.refused += 1
+        if shown is None:
+            st.last.pop(model, None)
+        else:
+            st.last[model] = shown
         i += 1
     ws.close()
     import urllib.parse
@@ -189,7 +233,13 @@ def main() -> int:
     ap.add_argument("--preheat", type=int, default=None,
                     help="pool size (default: playground serve's, from the available memory)")
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--at-once", action="store_true",
+                    help="everyone at once, right after start: the students arrive within one second of the server "
+                         "answering, without waiting for its pool to fill (--ramp is then 1)")
+    ap.add_argument("--keep-log", default=None, metavar="FILE", help="copy the server's log to FILE")
     args = ap.parse_args()
+    if args.at_once:
+        args.ramp = 1.0
 
     from browser_fixtures import start_server, stop_server
     from serve_clients import status, wait_until
@@ -204,10 +254,15 @@ def main() -> int:
         sampler = threading.Thread(target=_memory_sampler, args=(srv.proc.pid, stop, peak), daemon=True)
         sampler.start()
         try:
-            wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
-            # a pooled kernel is in the pool once started; its page is computed ahead after that
-            wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool_size, 600, 2.0)
-            print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
+            if args.at_once:
+                st0 = status(srv.url)
+                print(f"server: answering; pool {st0['pool_ready']} of {pool_size} ready, cap {st0['max_kernels']}: "
+                      "everyone arrives now")
+            else:
+                wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
+                # a pooled kernel is in the pool once started; its page is computed ahead after that
+                wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool_size, 600, 2.0)
+                print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
             students = [Student(f"student-{i:02d}", args.seed) for i in range(args.students)]
             start = time.monotonic()
             until = start + args.ramp + 60 * args.minutes
@@ -229,6 +284,9 @@ def main() -> int:
         finally:
             stop.set()
             stop_server(srv.proc)
+            log = srv.log_tail(10**8)
+            if args.keep_log:
+                Path(args.keep_log).write_text(log, encoding="utf-8")
         lost = lost_labels(srv.db, students)
     opens = [s.open_s for s in students if s.open_s is not None]
     toggles = [ms for s in students for ms in s.toggles_ms]
@@ -242,14 +300,19 @@ def main() -> int:
           f"every student in arrival order: {' '.join(f'{s.open_s:.0f}' if s.open_s else '-' for s in students)}")
     print(f"toggle → new figures: p50 {_pct(toggles, 0.5):.0f} ms, p95 {_pct(toggles, 0.95):.0f} ms "
           f"(n={len(toggles)}; goal p95 ≤ 100 ms)")
+    print(f"server log: {log.count('Timeout waiting for IOPub output')} × 'Timeout waiting for IOPub output', "
+          f"{log.count('a page was sent without its widgets')} × 'a page was sent without its widgets'")
+    blank = sum(1 for s in students if s.blank)
+    print(f"blank pages (HTML without the page's widget view): {blank} of {args.students} (must be 0)")
     print(f"peak memory: {peak[0]:.2f} GiB (server + kernels), {peak[1]:.0f} kernels at most")
-    print(f"labels lost: {lost} (must be 0)")
+    print(f"labels lost: {lost} (must be 0); toggles refused and shown as not saved: "
+          f"{sum(s.refused for s in students)}")
     print(f"kernels left after they went: {left} (pool {pool_size}; {'back' if back else 'NOT back'} "
           f"in {settle:.0f} s)")
     if errors:
         print("errors:\n  " + "\n  ".join(errors))
     print(f"toggles per student: median {statistics.median([len(s.toggles_ms) for s in students]):.0f}")
-    return 0 if lost == 0 and back and not errors else 1
+    return 0 if lost == 0 and blank == 0 and back and not errors else 1
 
 
 if __name__ == "__main__":

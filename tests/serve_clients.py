@@ -17,8 +17,8 @@ import urllib.request
 import uuid
 from dataclasses import dataclass
 
-__all__ = ["V1", "Page", "hostile_legacy_widget_request", "hostile_v1_frame", "kernel_socket", "open_page",
-           "status", "v1_frame", "wait_until"]
+__all__ = ["V1", "Page", "Widgets", "hostile_legacy_widget_request", "hostile_v1_frame", "kernel_socket",
+           "open_page", "read_v1", "status", "v1_frame", "wait_until", "widgets"]
 
 V1 = "v1.kernel.websocket.jupyter.org"
 #: The 16-byte v1 frame of issue 17: a part count of 2**63 - 1 and nothing else.
@@ -43,13 +43,14 @@ class Page:
         return next((c.value for c in self.cookies if c.name == "_xsrf"), None)
 
 
-def open_page(base: str, query: str = "", timeout: float = 120.0) -> Page:
+def open_page(base: str, query: str = "", timeout: float = 120.0, headers: dict[str, str] | None = None) -> Page:
     """GET the page (reading it to the end) and return it; a 503 (class full) is returned, not raised."""
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     t0 = time.monotonic()
+    request = urllib.request.Request(base + (("?" + query) if query else ""), headers=headers or {})
     try:
-        with opener.open(base + (("?" + query) if query else ""), timeout=timeout) as resp:
+        with opener.open(request, timeout=timeout) as resp:
             html, code = resp.read().decode("utf-8", "replace"), resp.status
     except urllib.error.HTTPError as exc:
         html, code = exc.read().decode("utf-8", "replace"), exc.code
@@ -113,3 +114,73 @@ def hostile_legacy_widget_request(ws) -> None:
 
 def hostile_v1_frame() -> bytes:
     return HOSTILE_V1_FRAME
+
+
+def read_v1(frame: bytes) -> tuple[str, dict, dict, dict]:
+    """``(channel, header, parent_header, content)`` of a v1 frame (checked by the serving guards' parser)."""
+    from playground.serving.guards import deserialize_v1
+
+    channel, parts = deserialize_v1(frame)
+    header, parent, _meta, content = (json.loads(bytes(p)) for p in parts[:4])
+    return channel, header, parent, content
+
+
+@dataclass
+class Widgets:
+    """A page's kernel seen as the page's JavaScript sees it: its widget states, and a way to act on them."""
+
+    ws: object
+    session: str
+    states: dict[str, dict]
+
+    def by_class(self, dom_class: str) -> list[str]:
+        """Model ids of the widgets carrying ``dom_class``."""
+        return sorted(mid for mid, s in self.states.items() if dom_class in s.get("state", {}).get("_dom_classes", ()))
+
+    def send(self, model: str, data: dict, timeout: float = 120.0) -> list[dict]:
+        """Send a ``comm_msg`` to ``model`` and wait for the kernel to be idle after it; returns the comm
+        messages the kernel sent meanwhile (their ``data``)."""
+        msg = _message("comm_msg", {"comm_id": model, "data": data}, self.session)
+        self.ws.send_binary(v1_frame("shell", msg))  # type: ignore[attr-defined]
+        seen: list[dict] = []
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            frame = self.ws.recv()  # type: ignore[attr-defined]
+            if not isinstance(frame, bytes):
+                continue
+            _ch, header, parent, content = read_v1(frame)
+            if header["msg_type"] == "comm_msg":
+                seen.append(content.get("data", {}))
+            if (header["msg_type"] == "status" and parent.get("msg_id") == msg["header"]["msg_id"]
+                    and content.get("execution_state") == "idle"):
+                return seen
+        raise TimeoutError(f"the kernel did not answer the message to {model} in {timeout:.0f} s")
+
+    def update(self, model: str, state: dict) -> list[dict]:
+        """Set widget state, as the page does when a control changes."""
+        return self.send(model, {"method": "update", "state": state, "buffer_paths": []})
+
+    def click(self, model: str) -> list[dict]:
+        """Click a button, as the page does."""
+        return self.send(model, {"method": "custom", "content": {"event": "click"}})
+
+
+def widgets(page: Page, timeout: float = 120.0) -> Widgets:
+    """Open the page's kernel websocket and read every widget's state (``request_states``), as the page does."""
+    ws = kernel_socket(page, timeout=timeout)
+    session = uuid.uuid4().hex
+    control = uuid.uuid4().hex
+    ws.send_binary(v1_frame("shell", _message("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
+                                                            "data": {}}, session, {"version": "1.0.0"})))
+    ws.send_binary(v1_frame("shell", _message("comm_msg", {"comm_id": control, "data": {"method": "request_states"}},
+                                              session)))
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        frame = ws.recv()
+        if not isinstance(frame, bytes):
+            continue
+        _ch, header, _parent, content = read_v1(frame)
+        data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
+        if data.get("method") == "update_states":
+            return Widgets(ws, session, data["states"])
+    raise TimeoutError(f"no widget states from the page's kernel in {timeout:.0f} s")

@@ -54,9 +54,12 @@ from .auth import TOKEN_ENV
 from .kernels import ClassFull, track_request_kernels
 from .page import WIDGET_VIEW, guard_script, plain_widget_text
 
-__all__ = ["CDN_PREFIX", "CLASS_FULL_HTML", "ICONS_URL", "IOPUB_TIMEOUT", "STATUS_URL", "TOKEN_ENV", "PageHandler",
-           "PlaygroundVoila", "StatusHandler", "icons_dir", "main"]
+__all__ = ["CDN_PREFIX", "CLASS_FULL_HTML", "ICONS_URL", "IOPUB_TIMEOUT", "KEYED_HANDLERS", "STATUS_URL", "TOKEN_ENV",
+           "PageHandler", "PlaygroundVoila", "StatusHandler", "icons_dir", "main"]
 
+#: Voila's handlers that answer without checking the key themselves: they get :class:`.auth.KeyRequired`.
+KEYED_HANDLERS = ("TemplateStaticFileHandler", "MultiStaticFileHandler", "ThemesHandler", "FileFindHandler",
+                  "AllowListFileHandler", "LogoutHandler")
 #: Seconds nbclient waits for a cell's remaining output after its reply (its default, 4, left pages blank).
 IOPUB_TIMEOUT = 120
 #: Voila's lab template links Font Awesome 5 from this CDN; the page gets a local copy instead.
@@ -217,12 +220,14 @@ class PlaygroundVoila(Voila):
                 spec = (spec[0], auth.RequestInfoHandler, *spec[2:])
             elif len(spec) >= 2 and str(spec[0]).endswith("/login"):
                 spec = (spec[0], auth.LoginPage, *spec[2:])
+            elif len(spec) >= 2 and getattr(spec[1], "__name__", "") in KEYED_HANDLERS:
+                spec = (spec[0], auth.key_required(spec[1]), *spec[2:])
             handlers.append(spec)
         handlers.insert(0, (url_path_join(self.server_url, STATUS_URL), StatusHandler))
         where = icons_dir()
         if where is not None:
-            handlers.insert(0, (url_path_join(self.server_url, ICONS_URL + "(.*)"), tornado.web.StaticFileHandler,
-                                {"path": str(where)}))
+            handlers.insert(0, (url_path_join(self.server_url, ICONS_URL + "(.*)"),
+                                auth.key_required(tornado.web.StaticFileHandler), {"path": str(where)}))
         return handlers
 
 

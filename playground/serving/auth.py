@@ -37,10 +37,31 @@ import tornado.web
 from jupyter_server.auth.identity import IdentityProvider, User
 from tornado.websocket import WebSocketHandler
 
-__all__ = ["INSTRUCTOR_TOKEN_ENV", "KERNEL_KEY_ENV", "KERNEL_KEY_HEADER", "LOGIN_HTML", "OBSERVER_TOKEN_ENV",
-           "OPEN_ROLE_ENV", "REFERRER_POLICY", "ROLES", "ROLE_ENV", "TOKEN_ENV", "LoginPage", "RequestInfoHandler",
-           "RoleIdentityProvider", "SecurityHeaders", "current_role", "install", "kernel_key", "role_of",
-           "scrub_query", "scrub_url", "take_keys"]
+__all__ = [
+    "INSTRUCTOR_TOKEN_ENV",
+    "KERNEL_KEY_ENV",
+    "KERNEL_KEY_HEADER",
+    "LOGIN_HTML",
+    "OBSERVER_TOKEN_ENV",
+    "OPEN_ROLE_ENV",
+    "REFERRER_POLICY",
+    "ROLES",
+    "ROLE_ENV",
+    "TOKEN_ENV",
+    "KeyRequired",
+    "LoginPage",
+    "RequestInfoHandler",
+    "RoleIdentityProvider",
+    "SecurityHeaders",
+    "current_role",
+    "install",
+    "kernel_key",
+    "key_required",
+    "role_of",
+    "scrub_query",
+    "scrub_url",
+    "take_keys",
+]
 
 TOKEN_ENV = "PLAYGROUND_SERVE_TOKEN"
 INSTRUCTOR_TOKEN_ENV = "PLAYGROUND_INSTRUCTOR_TOKEN"
@@ -155,6 +176,29 @@ class RoleIdentityProvider(IdentityProvider):
         if self.auth_enabled and role_of(user) not in self.role_keys:
             return None
         return user
+
+
+class KeyRequired:
+    """Mixed into a handler that does not check the key itself (static files, themes, extensions, logout):
+    without a role key (in the URL or the login cookie) the answer is 403 before the handler runs."""
+
+    async def prepare(self) -> None:
+        handler: Any = self
+        provider = handler.settings.get("identity_provider")
+        if provider is not None and provider.auth_enabled:
+            user = provider.get_user(handler)
+            if inspect.isawaitable(user):
+                user = await user
+            if user is None:
+                raise tornado.web.HTTPError(403)
+        done = super().prepare()  # type: ignore[misc]
+        if inspect.isawaitable(done):
+            await done
+
+
+def key_required(cls: type) -> type:
+    """``cls`` with :class:`KeyRequired` in front (its name kept, prefixed ``Keyed``)."""
+    return type(f"Keyed{cls.__name__}", (KeyRequired, cls), {})
 
 
 class LoginPage(tornado.web.RequestHandler):

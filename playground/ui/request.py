@@ -51,13 +51,14 @@ ROLES = ("student", "instructor", "observer")
 def role(environ: dict[str, str] | None = None) -> str:
     """The page's role: ``PLAYGROUND_ROLE`` as ``playground serve`` set it for this kernel.
 
-    Outside ``playground serve`` (a notebook in Jupyter, a script) there is no server to ask and the person
-    is the machine's own user: ``instructor``.  Under the server an unknown value counts as ``student``
+    Outside Voila (a notebook in Jupyter, a script: no ``VOILA_PREHEAT`` in the environment) there is no
+    server to ask and the person is the machine's own user: ``instructor``.  Under Voila a kernel without
+    a role yet (a preheated kernel before its request) or with an unknown value counts as ``student``
     (the least power).
     """
     env = os.environ if environ is None else environ
     if ROLE_ENV not in env:
-        return "instructor"
+        return "student" if "VOILA_PREHEAT" in env else "instructor"
     value = env[ROLE_ENV].strip()
     return value if value in ROLES else "student"
 

@@ -565,15 +565,19 @@ def _open_store(db: str | None) -> tuple[Any, str]:
 def open_room(root: str | None = None, db: str | None = None, dataset: str | None = None) -> tuple[Room, str]:
     """A :class:`Room` over the store and dataset, and a note for the page ("" when all is well)."""
     from ..calibrate import key_from_dataset
+    from .request import can_write_room
 
     store, note = _open_store(db)
+    may_write = can_write_room()  # serve engineer, issue 29: the page's role, set by the server
+    if not may_write:
+        note = "This is the observer's view: adjudication and assignment need the instructor's link."
     try:
         name, ds, catalog = _open_dataset(dataset, root, store)
         try:
             key = key_from_dataset(ds)
         except Exception:  # a dataset without an authored key (e.g. an import): accuracy says so
             key = None
-        return Room(RoomStore(store, catalog, name), key), note
+        return Room(RoomStore(store, catalog, name, may_write=may_write), key), note
     except BaseException:
         store.close()
         raise

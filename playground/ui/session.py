@@ -107,6 +107,7 @@ __all__ = [
     "env_flag",
     "format_weights",
     "hits_of",
+    "may_export_everyone",
     "parse_weights",
     "session_for_dataset",
     "session_from_env",
@@ -1331,6 +1332,8 @@ class LabelSession:
             raise SessionError(f"unknown export scope {scope!r} (mine, all, consensus)")
         if scope == "mine" and self.annotator is None:
             raise SessionError("Type your name first (or choose an annotator) to export their labels.")
+        if scope == "all" and not may_export_everyone(self.read_only):  # serve engineer, issue 29: roles
+            raise SessionError("Every annotator's labels are for the instructor's link; export your own labels.")
         self._build_labelled(everyone=scope != "mine")
         return export_table(self.store, self._units, annotator=self.annotator if scope == "mine" else None,
                             consensus=scope == "consensus")
@@ -1413,6 +1416,15 @@ def session_for_dataset(opened: Any, store: Any, *, reveal_all: bool = False, co
                            dataset_name=opened.name, harness=harness, unit_counts=counts)
     session.harness_source = harness.describe()
     return session
+
+
+def may_export_everyone(read_only: bool) -> bool:
+    """Whether this page may export every annotator's labels and comments (serve engineer, issue 29): the
+    instructor's or an observer's page (the room's roles, :func:`playground.ui.request.role`), or a read-only
+    dashboard; never a student's page, where it would show other students' answers and comments."""
+    from .request import role
+
+    return read_only or role() in ("instructor", "observer")
 
 
 def session_from_env(root: str | os.PathLike | None = None, db: str | None = None, read_only: bool | None = None,
