@@ -32,6 +32,12 @@ printed.  ``--at-once`` is the "everyone at once, right after start" scenario:
 the students arrive within one second of the server answering, while its pool
 is still filling.
 
+With ``playground serve``'s waiting line (``--open-slots``, default 2) a
+student who finds no kernel ready gets a page that says its place in words
+("you are 12th in line; about 40 s"); the client waits as that page does
+(asking ``/playground/api/queue``) and the report gives, per place, the
+seconds to interactive.
+
 A label is *acknowledged* when the page's kernel reported idle after the
 toggle and did not set the toggle back (a refused write — the store busy
 beyond its retries — sets it back to what is stored and says "not saved" on
@@ -88,12 +94,19 @@ class Student:
     toggles_ms: list[float] = field(default_factory=list)
     last: dict[str, int] = field(default_factory=dict)  # toggle model id -> index set (0 yes, 1 no)
     error: str | None = None
-    blank: bool = False  # the page's HTML came without its widget view
+    blank: bool = False  # the page's HTML came without its widget view, and the retries did not help
+    sent_blank: int = 0  # answers without the widget view (the page then says so and reloads, as here)
     refused: int = 0  # toggles the kernel set back (not saved, and the page said so)
+    place: int | None = None  # the place the waiting line gave (None: opened at once)
+    said_s: float | None = None  # seconds until the first answer (the page, or the line's words)
 
 
 #: The page's widget view in its HTML (the cell output Voila embeds; model ids are hex).
 WIDGET_VIEW = re.compile(r'application/vnd\.jupyter\.widget-view\+json"\s*:\s*\{[^}]*"model_id"\s*:\s*"([0-9a-f]+)"')
+
+
+#: Reloads of a page sent without its widgets, as the page's guard script makes them (playground.serving.page).
+RETRIES = 3
 
 
 def page_view(html: str) -> str | None:
@@ -106,14 +119,21 @@ def _run_student(base: str, st: Student, until: float, every: float) -> None:
     from serve_clients import kernel_socket, open_page, v1_frame
 
     t0 = time.monotonic()
-    page = open_page(base, f"annotator={st.name}", timeout=300)
-    if page.status != 200 or not page.kernel_id:
-        st.error = f"page answered {page.status}"
-        return
-    view = page_view(page.html)
+    for attempt in range(RETRIES + 1):  # as the page's guard does: a page sent without widgets reloads itself
+        page = open_page(base, f"annotator={st.name}", timeout=600)
+        if attempt == 0:
+            st.place, st.said_s = page.place, page.said_s
+        if page.status != 200 or not page.kernel_id:
+            st.error = f"page answered {page.status}"
+            return
+        view = page_view(page.html)
+        if view is not None:
+            break
+        st.sent_blank += 1
+        time.sleep(min(60, 5 * 2**attempt))
     if view is None:
         st.blank = True
-        st.error = "blank page: its HTML came without the widget view"
+        st.error = "blank page: its HTML came without the widget view, after every retry"
         return
     ws = kernel_socket(page, timeout=120)
     session = uuid.uuid4().hex
@@ -236,6 +256,9 @@ def main() -> int:
     ap.add_argument("--at-once", action="store_true",
                     help="everyone at once, right after start: the students arrive within one second of the server "
                          "answering, without waiting for its pool to fill (--ramp is then 1)")
+    ap.add_argument("--open-slots", type=int, default=2,
+                    help="playground serve --open-slots: cold pages opened at once before the line (default 2, "
+                         "serve's; 0: no line)")
     ap.add_argument("--keep-log", default=None, metavar="FILE", help="copy the server's log to FILE")
     args = ap.parse_args()
     if args.at_once:
@@ -249,7 +272,8 @@ def main() -> int:
         from playground.serving.sizing import plan
 
         pool_size = plan().pool if args.preheat is None else args.preheat  # playground serve's default
-        srv = start_server(Path(tmp), "--preheat", str(pool_size), "--unconnected-timeout", "120", shipped=True)
+        srv = start_server(Path(tmp), "--preheat", str(pool_size), "--unconnected-timeout", "120",
+                           "--open-slots", str(args.open_slots), shipped=True)
         stop, peak = threading.Event(), [0.0, 0.0]
         sampler = threading.Thread(target=_memory_sampler, args=(srv.proc.pid, stop, peak), daemon=True)
         sampler.start()
@@ -302,8 +326,17 @@ def main() -> int:
           f"(n={len(toggles)}; goal p95 ≤ 100 ms)")
     print(f"server log: {log.count('Timeout waiting for IOPub output')} × 'Timeout waiting for IOPub output', "
           f"{log.count('a page was sent without its widgets')} × 'a page was sent without its widgets'")
+    said = [s.said_s for s in students if s.said_s is not None]
+    queued = [s for s in students if s.place is not None]
+    print(f"first answer (the page, or its place in line in words): p50 {_pct(said, 0.5):.2f} s, "
+          f"p95 {_pct(said, 0.95):.2f} s; {len(queued)} waited in line")
+    if queued:
+        print("  waiting line, place given → seconds to interactive: " + " ".join(
+            f"{s.place}→{s.open_s:.0f}" if s.open_s else f"{s.place}→-" for s in queued))
+    print(f"pages sent without their widgets (then reloaded, as the page does): {sum(s.sent_blank for s in students)}")
     blank = sum(1 for s in students if s.blank)
-    print(f"blank pages (HTML without the page's widget view): {blank} of {args.students} (must be 0)")
+    print(f"pages that stayed blank (HTML without the widget view after {RETRIES} reloads): {blank} of "
+          f"{args.students} (must be 0)")
     print(f"peak memory: {peak[0]:.2f} GiB (server + kernels), {peak[1]:.0f} kernels at most")
     print(f"labels lost: {lost} (must be 0); toggles refused and shown as not saved: "
           f"{sum(s.refused for s in students)}")

@@ -35,6 +35,8 @@ class Page:
     cookies: http.cookiejar.CookieJar
     seconds: float
     status: int
+    place: int | None = None  # the place in the waiting line the first answer gave (None: no line)
+    said_s: float | None = None  # seconds until the first answer (the page, or the waiting page's words)
 
     def cookie_header(self) -> str:
         return "; ".join(f"{c.name}={c.value}" for c in self.cookies)
@@ -43,20 +45,42 @@ class Page:
         return next((c.value for c in self.cookies if c.name == "_xsrf"), None)
 
 
-def open_page(base: str, query: str = "", timeout: float = 120.0, headers: dict[str, str] | None = None) -> Page:
-    """GET the page (reading it to the end) and return it; a 503 (class full) is returned, not raised."""
+WAITING = re.compile(r'id="pg-queue-line"[^>]*>You are (\d+)')
+
+
+def _get(opener, url: str, timeout: float, headers: dict[str, str] | None) -> tuple[str, int]:
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with opener.open(request, timeout=timeout) as resp:
+            return resp.read().decode("utf-8", "replace"), resp.status
+    except urllib.error.HTTPError as exc:
+        return exc.read().decode("utf-8", "replace"), exc.code
+
+
+def open_page(base: str, query: str = "", timeout: float = 120.0, headers: dict[str, str] | None = None,
+              queued: bool = True) -> Page:
+    """GET the page (reading it to the end) and return it; a 503 (class full) is returned, not raised.
+
+    Given the waiting page (``playground serve``'s line), wait as it does (``queued``): ask
+    ``/playground/api/queue`` every 2 s until the turn comes, then GET again with the ticket's cookie.
+    """
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     t0 = time.monotonic()
-    request = urllib.request.Request(base + (("?" + query) if query else ""), headers=headers or {})
-    try:
-        with opener.open(request, timeout=timeout) as resp:
-            html, code = resp.read().decode("utf-8", "replace"), resp.status
-    except urllib.error.HTTPError as exc:
-        html, code = exc.read().decode("utf-8", "replace"), exc.code
+    url = base + (("?" + query) if query else "")
+    html, code = _get(opener, url, timeout, headers)
+    said = time.monotonic() - t0
+    waiting = WAITING.search(html)
+    place = int(waiting.group(1)) if waiting else None
+    while waiting and queued and time.monotonic() - t0 < timeout:
+        time.sleep(2.0)
+        answer = json.loads(_get(opener, base + "playground/api/queue", timeout, headers)[0])
+        if answer.get("turn") or not answer.get("known"):
+            html, code = _get(opener, url, timeout, headers)
+            waiting = WAITING.search(html)
     seconds = time.monotonic() - t0
     m = re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', html)
-    return Page(base, html, m.group(1) if m else None, jar, seconds, code)
+    return Page(base, html, m.group(1) if m else None, jar, seconds, code, place, said)
 
 
 def status(base: str, timeout: float = 10.0) -> dict:

@@ -28,8 +28,8 @@ from pathlib import Path
 from .options import add_db, add_root
 
 __all__ = ["INSTRUCTOR_TOKEN_ENV", "KEY_ENVS", "LOOPBACK", "NOTEBOOKS", "OBSERVER_TOKEN_ENV", "READ_ONLY_NOTEBOOK",
-           "TOKEN_ENV", "build_command", "join_url", "links", "notebook_path", "open_role", "register", "role_keys",
-           "run_serve"]
+           "TOKEN_ENV", "build_command", "join_url", "links", "notebook_path", "open_role", "per_address", "register",
+           "role_keys", "run_serve"]
 
 NOTEBOOKS = ("playground", "calibrate", "harness")
 #: ``--read-only`` serves the instructor's room (``notebooks/room.ipynb``) when it exists.
@@ -135,6 +135,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-kernels", type=int, default=None, metavar="N",
                    help="most kernels at once, preheated included; beyond it a visitor is told the class is "
                         "full (default: (available memory - 1 GiB) / 256 MiB)")
+    p.add_argument("--max-per-address", type=int, default=None, metavar="N",
+                   help="most pages one network address may hold, so that one holder of the join link cannot take "
+                        "every kernel (default: half the --max-kernels cap, at least 4; none on 127.0.0.1; 0: no "
+                        "limit, e.g. for a class behind one NAT address)")
+    p.add_argument("--open-slots", type=int, default=2, metavar="N",
+                   help="most pages opened from a cold kernel at once (default 2: one per core); beyond, pages "
+                        "wait in line, in arrival order, and say their place (0: no line)")
+    p.add_argument("--max-per-visitor", type=int, default=4, metavar="N",
+                   help="most pages one browser (one login cookie) may hold (default 4; 0: no limit)")
     p.add_argument("--base-url", default="/", help="URL prefix when behind a proxy (default /)")
     p.add_argument("--links-file", default=None, metavar="FILE",
                    help="write the join/instructor/observer links (they hold the keys) to FILE, readable by you "
@@ -186,6 +195,9 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
         f"--GuardedKernelManager.max_kernels={sizing.max_kernels}",
         f"--GuardedKernelManager.unconnected_timeout={float(args.unconnected_timeout)}",
         f"--GuardedKernelManager.disconnected_timeout={float(args.disconnect_grace)}",
+        f"--GuardedKernelManager.max_per_address={per_address(args, sizing.max_kernels)}",
+        f"--GuardedKernelManager.max_per_visitor={max(0, int(args.max_per_visitor))}",
+        f"--GuardedKernelManager.open_slots={max(0, int(args.open_slots))}",
         # The kernels talk to the server over local IPC sockets, not TCP on loopback.
         "--KernelManager.transport=ipc",
     ]
@@ -206,6 +218,14 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
     env["PLAYGROUND_READ_ONLY"] = "1" if args.read_only else "0"
     env["PLAYGROUND_OPEN_ROLE"] = open_role(args)
     return cmd, env
+
+
+def per_address(args: argparse.Namespace, cap: int) -> int:
+    """The share of one network address: ``--max-per-address``, or half the cap (at least 4) beyond loopback,
+    none on loopback (every client is this machine)."""
+    if args.max_per_address is not None:
+        return max(0, int(args.max_per_address))
+    return 0 if is_loopback(args.host) else max(4, cap // 2)
 
 
 #: The room has one viewer or a few: no pool, and a cap of this many kernels unless --max-kernels says otherwise.
@@ -257,6 +277,12 @@ def _check(args: argparse.Namespace) -> list[str]:
         problems.append("--preheat cannot be negative")
     if args.max_kernels is not None and args.max_kernels < 1:
         problems.append("--max-kernels must be at least 1")
+    if args.max_per_address is not None and args.max_per_address < 0:
+        problems.append("--max-per-address cannot be negative (0: no limit)")
+    if args.open_slots < 0:
+        problems.append("--open-slots cannot be negative (0: no line)")
+    if args.max_per_visitor < 0:
+        problems.append("--max-per-visitor cannot be negative (0: no limit)")
     if args.max_kernels is not None and args.preheat is not None and args.preheat >= args.max_kernels:
         problems.append(f"--preheat {args.preheat} leaves no kernel for a page under --max-kernels "
                         f"{args.max_kernels}")

@@ -39,6 +39,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -53,9 +54,10 @@ from . import auth, guards
 from .auth import TOKEN_ENV
 from .kernels import ClassFull, track_request_kernels
 from .page import WIDGET_VIEW, guard_script, plain_widget_text
+from .queue import QUEUE_URL, TICKET_COOKIE, waiting_page
 
 __all__ = ["CDN_PREFIX", "CLASS_FULL_HTML", "ICONS_URL", "IOPUB_TIMEOUT", "KEYED_HANDLERS", "STATUS_URL", "TOKEN_ENV",
-           "PageHandler", "PlaygroundVoila", "StatusHandler", "icons_dir", "main"]
+           "PageHandler", "PlaygroundVoila", "QueueHandler", "StatusHandler", "icons_dir", "main"]
 
 #: Voila's handlers that answer without checking the key themselves: they get :class:`.auth.KeyRequired`.
 KEYED_HANDLERS = ("TemplateStaticFileHandler", "MultiStaticFileHandler", "ThemesHandler", "FileFindHandler",
@@ -82,6 +84,16 @@ This page reloads itself every minute.</p>
 </body></html>
 """
 
+SHARE_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Too many pages open</title>
+<meta http-equiv="refresh" content="60">
+<style>body{{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;line-height:1.5;color:#222}}</style>
+</head><body>
+<h1>Too many pages open</h1>
+<p>{why}. Close one of them (its place frees at once), or wait: this page tries again every minute.</p>
+</body></html>
+"""
+
 
 def icons_dir() -> Path | None:
     """The folder of the installed Font Awesome 5 (``css/``, ``webfonts/``; PyPI ``fontawesome-free``), or ``None``."""
@@ -99,6 +111,7 @@ class PageHandler(TornadoVoilaHandler):
     """Voila's page handler with the xsrf cookie set, the kernel cap answered, and no CDN link."""
 
     _client_gone = False
+    _cold = False
 
     @tornado.web.authenticated
     async def get(self, path: str | None = None) -> None:
@@ -108,6 +121,44 @@ class PageHandler(TornadoVoilaHandler):
         if guarded and manager.full() and not manager.ready_in_pool():
             self._class_full()
             return
+        owner = (str(self.request.remote_ip), str(getattr(self.current_user, "username", "")))
+        if guarded and (why := manager.over_share(*owner)):
+            self._class_full(why)
+            return
+        if guarded and manager.open_slots > 0 and not self._admitted():
+            return
+        if guarded:
+            manager.serving(owner, +1)
+        started = time.monotonic()
+        try:
+            await self._serve(path, owner)
+        finally:
+            if guarded:
+                manager.serving(owner, -1)
+                if self._cold and not self._client_gone:
+                    manager.line.opened(time.monotonic() - started)
+
+    def _admitted(self) -> bool:
+        """The waiting line (:mod:`playground.serving.queue`): True if this request may open its page now;
+        otherwise it has been answered with the waiting page (a ticket at the back of the line)."""
+        manager, now = self.kernel_manager, time.monotonic()
+        line, pooled, opening = manager.line, manager.ready_in_pool(), manager.pages_waiting()
+        line.admit(pooled, opening, now)
+        ticket = self.get_cookie(TICKET_COOKIE)
+        if (ticket and line.claim(ticket, now)) or line.may_enter(pooled, opening, now):
+            self.clear_cookie(TICKET_COOKIE, path=self.base_url)
+            return True
+        t = line.join(now)
+        place = line.position(t.id, now) or 1
+        self.set_cookie(TICKET_COOKIE, t.id, path=self.base_url, httponly=True, samesite="Strict")
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(waiting_page(place, line.estimate_s(place), self.base_url.rstrip("/") + "/" + QUEUE_URL))
+        return False
+
+    async def _serve(self, path: str | None, owner: tuple[str, str]) -> None:
+        manager = self.kernel_manager
+        guarded = hasattr(manager, "page_served")
         kernels = track_request_kernels()  # a cold kernel started for this page lands here
         auth.current_role.set(auth.role_of(self.current_user))
         widgets = guarded_end = False
@@ -140,6 +191,7 @@ class PageHandler(TornadoVoilaHandler):
         else:
             for kid in kernels:
                 manager.page_served(kid)
+                manager.own(kid, owner)
 
     def should_use_rendered_notebook(self, notebook_data: Any, pool_size: int, template_name: Any, theme: Any,
                                      request_args: Any) -> bool:
@@ -147,9 +199,12 @@ class PageHandler(TornadoVoilaHandler):
         on the project's machine) instead of waiting for a refill that waits its turn (up to a minute)."""
         manager = self.kernel_manager
         if hasattr(manager, "ready_first") and manager.ready_first() == 0:
+            self._cold = True
             return False
-        return bool(super().should_use_rendered_notebook(notebook_data, pool_size, template_name, theme,
-                                                         request_args))
+        pooled = bool(super().should_use_rendered_notebook(notebook_data, pool_size, template_name, theme,
+                                                           request_args))
+        self._cold = not pooled
+        return pooled
 
     def on_connection_close(self) -> None:
         self._client_gone = True
@@ -160,12 +215,15 @@ class PageHandler(TornadoVoilaHandler):
         async for html in self.get_generator(path=path):
             yield plain_widget_text(html.replace(CDN_PREFIX, local) if CDN_PREFIX in html else html)
 
-    def _class_full(self) -> None:
+    def _class_full(self, share: str | None = None) -> None:
         manager = self.kernel_manager
-        self.set_status(503)
+        self.set_status(503 if share is None else 429)
         self.set_header("Retry-After", "60")
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
+        if share is not None:
+            self.finish(SHARE_HTML.format(why=share))
+            return
         self.finish(CLASS_FULL_HTML.format(count=manager.kernel_count(), cap=manager.max_kernels))
 
 
@@ -185,6 +243,23 @@ class StatusHandler(APIHandler):
             "max_kernels": getattr(manager, "max_kernels", 0),
             "culled": dict(getattr(manager, "culled", {})),
         }))
+
+
+class QueueHandler(APIHandler):
+    """``GET /playground/api/queue``: a waiting page's place (its ticket is in its cookie), see
+    :meth:`playground.serving.queue.WaitingLine.answer`."""
+
+    @tornado.web.authenticated
+    def get(self) -> None:
+        manager: Any = self.kernel_manager
+        line = getattr(manager, "line", None)
+        ticket = self.get_cookie(TICKET_COOKIE) or ""
+        if line is None or not ticket:
+            self.finish(json.dumps({"known": False, "turn": False}))
+            return
+        line.admit(manager.ready_in_pool(), manager.pages_waiting(), time.monotonic())
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(line.answer(ticket)))
 
 
 class PlaygroundVoila(Voila):
@@ -224,6 +299,7 @@ class PlaygroundVoila(Voila):
                 spec = (spec[0], auth.key_required(spec[1]), *spec[2:])
             handlers.append(spec)
         handlers.insert(0, (url_path_join(self.server_url, STATUS_URL), StatusHandler))
+        handlers.insert(0, (url_path_join(self.server_url, QUEUE_URL), QueueHandler))
         where = icons_dir()
         if where is not None:
             handlers.insert(0, (url_path_join(self.server_url, ICONS_URL + "(.*)"),

@@ -34,6 +34,7 @@ from tornado.ioloop import PeriodicCallback
 from traitlets import Float, Integer
 
 from . import auth
+from .queue import WaitingLine
 
 __all__ = ["ClassFull", "GuardedKernelManager", "kernel_env", "pooled_kernel_ids", "track_request_kernels"]
 
@@ -100,6 +101,14 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                           help="a sent page that has not connected counts as being opened for this many seconds")
     refill_spacing = Float(2.0, config=True,
                            help="seconds between the starts of two pool refills (one kernel's start-up here)")
+    max_per_address = Integer(0, config=True,
+                              help="most pages (kernels, and requests being served) one network address holds "
+                                   "(0: no limit)")
+    max_per_visitor = Integer(0, config=True,
+                              help="most pages one visitor (one login cookie) holds (0: no limit)")
+    open_slots = Integer(0, config=True,
+                         help="most pages opened from a cold kernel at once; beyond, pages wait in line "
+                              "(playground.serving.queue; 0: no line)")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -117,6 +126,9 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         self._closing = False
         self._watcher: PeriodicCallback | None = None
         self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0, "unsent": 0, "hung_up": 0}
+        self._owners: dict[str, tuple[str, str]] = {}  # kernel id -> (address, visitor) of the page holding it
+        self._serving: dict[tuple[str, str], int] = {}  # (address, visitor) -> page requests being served now
+        self.line = WaitingLine(slots=max(1, self.open_slots))
 
     # --- counting -------------------------------------------------------------------------------------------
 
@@ -142,6 +154,39 @@ class GuardedKernelManager(AsyncMappingKernelManager):
     def full(self) -> bool:
         """True when a page request would need a new kernel and there is no room for one."""
         return bool(self.max_kernels) and self.kernel_count() >= self.max_kernels
+
+    # --- shares ---------------------------------------------------------------------------------------------
+
+    def held(self, address: str | None = None, visitor: str | None = None) -> int:
+        """Pages held by ``address`` or by ``visitor``: live kernels owned, plus requests being served."""
+        alive = set(self.list_kernel_ids())
+
+        def mine(owner: tuple[str, str]) -> bool:
+            return (address is not None and owner[0] == address) or (visitor is not None and owner[1] == visitor)
+
+        owned = sum(1 for kid, owner in self._owners.items() if kid in alive and mine(owner))
+        return owned + sum(n for owner, n in self._serving.items() if mine(owner))
+
+    def over_share(self, address: str, visitor: str) -> str | None:
+        """Why one more page for this client would exceed its share (``max_per_address``, ``max_per_visitor``),
+        or None.  The share keeps one holder of the join link from taking every kernel."""
+        if self.max_per_visitor and self.held(visitor=visitor) >= self.max_per_visitor:
+            return f"this browser already has {self.max_per_visitor} pages open here"
+        if self.max_per_address and self.held(address=address) >= self.max_per_address:
+            return f"your network address already holds {self.max_per_address} pages here"
+        return None
+
+    def serving(self, owner: tuple[str, str], delta: int) -> None:
+        """Count a page request of ``owner`` as being served (+1) or done (-1)."""
+        n = self._serving.get(owner, 0) + delta
+        if n > 0:
+            self._serving[owner] = n
+        else:
+            self._serving.pop(owner, None)
+
+    def own(self, kernel_id: str, owner: tuple[str, str]) -> None:
+        """The page of ``owner`` holds ``kernel_id``."""
+        self._owners[kernel_id] = owner
 
     # --- starting -------------------------------------------------------------------------------------------
 
@@ -297,7 +342,7 @@ class GuardedKernelManager(AsyncMappingKernelManager):
             self.culled[reason] += 1
         alive = set(self.list_kernel_ids())
         for table in (self._started_at, self._last_pooled, self._disconnected_at, self._served_at,
-                      self._pool_started, self._connected_first):
+                      self._pool_started, self._connected_first, self._owners):
             for kid in [k for k in table if k not in alive]:
                 del table[kid]
         self._ever_connected &= alive

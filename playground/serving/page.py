@@ -122,7 +122,7 @@ _GUARD = """<script>
 """
 
 
-def guard_script(widgets_sent: bool) -> str:
+def guard_script(widgets_sent: bool, draw_timeout: int = DRAW_TIMEOUT_S) -> str:
     """The script added to a page whose HTML did (``widgets_sent``) or did not carry its widget views."""
-    return _GUARD % {"sent": "true" if widgets_sent else "false", "draw": DRAW_TIMEOUT_S, "retries": RETRIES,
+    return _GUARD % {"sent": "true" if widgets_sent else "false", "draw": draw_timeout, "retries": RETRIES,
                      "retry_max": RETRY_MAX_S}
