@@ -73,7 +73,7 @@ def test_pages_opened_while_the_pool_fills_become_interactive(tmp_path, browser)
     none shows a Python repr."""
     from playwright.sync_api import expect
 
-    srv = start_server(tmp_path, "--preheat", "3")
+    srv = start_server(tmp_path, "--preheat", "3", "--open-slots", "1")  # serve's waiting line, one cold page at a time
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         assert status(srv.url)["pool_ready"] < 3  # still filling when the pages are asked for

@@ -258,3 +258,19 @@ def test_a_students_page_offers_no_one_elses_labels(keyed):
     (scope,) = teacher.by_class("pg-export-scope")
     assert teacher.states[scope]["state"]["_options_labels"] == ["my labels", "all annotators", "consensus"]
     teacher.ws.close()
+
+
+def test_one_address_holds_no_more_than_its_share(tmp_path):
+    """Issue 29: one holder of the join link cannot take every kernel: --max-per-address 2 on a cap of 6."""
+    srv = start_server(tmp_path, "--max-kernels", "6", "--max-per-address", "2")
+    try:
+        first, second = (open_page(srv.url, f"annotator=a{i}", timeout=180) for i in range(2))
+        assert first.kernel_id and second.kernel_id
+        third = open_page(srv.url, "annotator=a2", timeout=180)
+        assert third.status == 429 and third.kernel_id is None
+        assert "your network address already holds 2 pages here" in third.html
+        http(srv.url + f"voila/api/shutdown/{first.kernel_id}", "POST",
+             {"Cookie": first.cookie_header()}, f"_xsrf={first.xsrf()}".encode())
+        assert wait_until(lambda: open_page(srv.url, "annotator=a3", timeout=180).kernel_id, 60)  # a place freed
+    finally:
+        stop_server(srv.proc)
