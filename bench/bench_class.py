@@ -29,8 +29,8 @@ A page counts as *rendered* only if its HTML carries the page's widget view
 among the kernel's widget states): a page sent without it is what a browser
 shows blank, however well its kernel answers.  Blank pages are counted and
 printed.  ``--at-once`` is the "everyone at once, right after start" scenario:
-the students arrive within one second of the server answering, while its pool
-is still filling.
+the students arrive within one second of ``serve`` giving out its link (it
+prints ``playground: ready`` once its pool is full).
 
 With ``playground serve``'s waiting line (``--open-slots``, default 2) a
 student who finds no kernel ready gets a page that says its place in words
@@ -254,8 +254,8 @@ def main() -> int:
                     help="pool size (default: playground serve's, from the available memory)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--at-once", action="store_true",
-                    help="everyone at once, right after start: the students arrive within one second of the server "
-                         "answering, without waiting for its pool to fill (--ramp is then 1)")
+                    help="everyone at once, right after start: the students arrive within one second of serve "
+                         "giving out its link (--ramp is then 1)")
     ap.add_argument("--open-slots", type=int, default=2,
                     help="playground serve --open-slots: cold pages opened at once before the line (default 2, "
                          "serve's; 0: no line)")
@@ -264,7 +264,7 @@ def main() -> int:
     if args.at_once:
         args.ramp = 1.0
 
-    from browser_fixtures import start_server, stop_server
+    from browser_fixtures import start_server, stop_server, wait_for_log
     from serve_clients import status, wait_until
 
     print(f"machine: {describe()}")
@@ -272,16 +272,18 @@ def main() -> int:
         from playground.serving.sizing import plan
 
         pool_size = plan().pool if args.preheat is None else args.preheat  # playground serve's default
+        t_start = time.monotonic()
         srv = start_server(Path(tmp), "--preheat", str(pool_size), "--unconnected-timeout", "120",
                            "--open-slots", str(args.open_slots), shipped=True)
         stop, peak = threading.Event(), [0.0, 0.0]
         sampler = threading.Thread(target=_memory_sampler, args=(srv.proc.pid, stop, peak), daemon=True)
         sampler.start()
         try:
-            if args.at_once:
+            if args.at_once:  # the moment `serve` gives out its link (it waits for its pool first)
+                wait_for_log(srv.log, "playground: ready", 900)
                 st0 = status(srv.url)
-                print(f"server: answering; pool {st0['pool_ready']} of {pool_size} ready, cap {st0['max_kernels']}: "
-                      "everyone arrives now")
+                print(f"server: link given out {time.monotonic() - t_start:.0f} s after start; pool "
+                      f"{st0['pool_ready']} of {pool_size} ready, cap {st0['max_kernels']}: everyone arrives now")
             else:
                 wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
                 # a pooled kernel is in the pool once started; its page is computed ahead after that

@@ -379,6 +379,10 @@ def _give_links(args: argparse.Namespace, keys: dict[str, str]) -> None:
     """Print the links, or with ``--links-file`` write them there (owner-only) so no log ever holds a key."""
     lines = links(args, keys)
     if not lines:
+        if served_notebook(args) == "playground" and not args.read_only:
+            url = join_url(args.host, args.port, args.base_url)
+            print(f"playground: a bookmark with a name: {url}?annotator=THEIR-NAME (a name, not a login)",
+                  flush=True)
         return
     if args.links_file:
         from ..files import write_atomic
@@ -390,11 +394,52 @@ def _give_links(args: argparse.Namespace, keys: dict[str, str]) -> None:
         return
     for line in lines:
         print(f"playground: {line}", flush=True)
+    token = keys.get("student")
+    if served_notebook(args) == "playground" and not args.read_only and token:
+        url = join_url(args.host, args.port, args.base_url, token)
+        print(f"playground: a bookmark with a name: {url}&annotator=THEIR-NAME (a name, not a login)", flush=True)
+
+
+#: How long ``serve`` waits for its pool before giving out the links anyway (seconds).
+POOL_WAIT_S = 600.0
+
+
+def _wait_for_pool(args: argparse.Namespace, keys: dict[str, str], pool: int, proc: subprocess.Popen) -> bool:
+    """Wait until the server answers and its pool is full (or :data:`POOL_WAIT_S`), saying how far it is.
+
+    The links are given out only then: a class that arrives at once right after the link is shown is served
+    from the pool, instead of starting thirty kernels together on a small machine.  False if the server
+    stopped.
+    """
+    import json
+    import time
+    import urllib.request
+
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "", "localhost") else ("::1" if args.host == "::" else args.host)
+    base = join_url(host, args.port, args.base_url)
+    headers = {"Authorization": f"token {keys['instructor']}"} if "instructor" in keys else {}
+    start, said = time.monotonic(), -1.0
+    while proc.poll() is None:
+        ready = -1
+        try:
+            req = urllib.request.Request(base + "playground/api/status", headers=headers)
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                ready = int(json.loads(resp.read()).get("pool_ready", 0))
+        except (OSError, ValueError):
+            pass
+        waited = time.monotonic() - start
+        if ready >= pool or waited >= POOL_WAIT_S:
+            return True
+        if ready >= 0 and (said < 0 or waited - said >= 10):
+            print(f"playground: preparing: {ready} of {pool} kernels ready (the links follow when all are)",
+                  flush=True)
+            said = waited
+        time.sleep(1.0)
+    return False
 
 
 def _announce(args: argparse.Namespace, where: str, keys: dict[str, str], sizing) -> None:
     name = served_notebook(args)
-    token = keys.get("student")
     print(f"playground: serving {name} at {join_url(args.host, args.port, args.base_url)}", flush=True)
     if args.read_only:  # the room is shown on a projector: no filesystem path on its screen or in its log
         print("playground: labels in the store given (read-only for students' labels)", flush=True)
@@ -403,12 +448,6 @@ def _announce(args: argparse.Namespace, where: str, keys: dict[str, str], sizing
     if args.dataset:
         print(f"playground: dataset {args.dataset}", flush=True)
     print(f"playground: {sizing.describe()}", flush=True)
-    _give_links(args, keys)
-    if name == "playground" and not args.read_only and not args.links_file:
-        url = join_url(args.host, args.port, args.base_url, token)
-        sep = "&" if token else "?"
-        print(f"playground: a bookmark with a name: {url}{sep}annotator=THEIR-NAME (a name, not a login)",
-              flush=True)
     if not is_loopback(args.host) and not keys:
         print("playground: WARNING: --no-auth: listening beyond this machine WITHOUT a token; anyone who can "
               "reach it can open the page and label under any name", file=sys.stderr, flush=True)
@@ -454,6 +493,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
+        if _wait_for_pool(args, keys, sizing.pool, proc):
+            _give_links(args, keys)
+            print("playground: ready: give out the link now", flush=True)
         return proc.wait()
     except KeyboardInterrupt:
         proc.send_signal(signal.SIGINT)
