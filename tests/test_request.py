@@ -97,13 +97,19 @@ def test_the_address_is_voilas(monkeypatch):
     assert request_url({}) == "ws://127.0.0.1:8866/voila/query/"
 
 
-def test_a_kernel_claimed_after_it_connected_gets_the_request(server):
+def _waiting(server: _Server) -> tuple[list[bool], threading.Thread]:
+    """A kernel waiting for its request in a thread, once the server has it among its waiters."""
     got: list[bool] = []
     waiter = threading.Thread(target=lambda: got.append(wait_for_request()))
     waiter.start()
     deadline = time.monotonic() + 10
     while not server.waiting() and time.monotonic() < deadline:
         time.sleep(0.01)
+    return got, waiter
+
+
+def test_a_kernel_claimed_after_it_connected_gets_the_request(server):
+    got, waiter = _waiting(server)
     assert server.waiting() and waiter.is_alive()  # blocked until the request comes
     server.send(REQUEST)
     waiter.join(10)
@@ -179,12 +185,7 @@ def test_a_listener_without_the_key_neither_hears_nor_stalls_the_page(server):
     for kernel in (OTHER, OTHER, KERNEL):
         with pytest.raises(InvalidStatus):
             _connect(server, kernel, None)
-    got: list[bool] = []
-    waiter = threading.Thread(target=lambda: got.append(wait_for_request()))
-    waiter.start()
-    deadline = time.monotonic() + 10
-    while not server.waiting() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    got, waiter = _waiting(server)
     with pytest.raises(InvalidStatus) as second:  # a second listener, even with the key, is not let in
         _connect(server, KERNEL, kernel_key(KERNEL))
     assert second.value.response.status_code == 409

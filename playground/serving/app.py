@@ -72,27 +72,27 @@ KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]{36})"')
 #: The kernel counts (:class:`StatusHandler`).
 STATUS_URL = "playground/api/status"
 
-CLASS_FULL_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>The class is full</title>
+_NOTICE_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <meta http-equiv="refresh" content="60">
 <style>body{{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;line-height:1.5;color:#222}}</style>
 </head><body>
-<h1>The class is full</h1>
-<p>Every place on this server is taken ({count} of {cap} kernels are running).
-Try again in a minute: a place frees up when someone closes their page.
-This page reloads itself every minute.</p>
+<h1>{title}</h1>
+<p>{text}</p>
 </body></html>
 """
 
-SHARE_HTML = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Too many pages open</title>
-<meta http-equiv="refresh" content="60">
-<style>body{{font-family:system-ui,sans-serif;max-width:36em;margin:4em auto;line-height:1.5;color:#222}}</style>
-</head><body>
-<h1>Too many pages open</h1>
-<p>{why}. Close one of them (its place frees at once), or wait: this page tries again every minute.</p>
-</body></html>
-"""
+
+def _notice(title: str, text: str) -> str:
+    """A notice page (its ``{{``/``}}`` kept for a later ``format``)."""
+    return _NOTICE_HTML.replace("{title}", title).replace("{text}", text)
+
+
+CLASS_FULL_HTML = _notice("The class is full", "Every place on this server is taken ({count} of {cap} kernels are "
+                          "running).\nTry again in a minute: a place frees up when someone closes their page.\n"
+                          "This page reloads itself every minute.")
+SHARE_HTML = _notice("Too many pages open", "{why}. Close one of them (its place frees at once), or wait: this "
+                     "page tries again every minute.")
 
 
 def icons_dir() -> Path | None:
