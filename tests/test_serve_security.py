@@ -70,6 +70,7 @@ def served_routes() -> list[tuple[str, str]]:
 PROBES = {
     "/playground/icons/(.*)": ["playground/icons/css/all.min.css"],
     "/playground/api/status": ["playground/api/status"],
+    "/playground/api/queue": ["playground/api/queue"],
     r"/api/kernels/(?P<kernel_id>\w+-\w+-\w+-\w+-\w+)": ["api/kernels/{kid}"],
     r"/api/kernels/(?P<kernel_id>\w+-\w+-\w+-\w+-\w+)/channels": ["ws:api/kernels/{kid}/channels"],
     "/voila/templates/(.*)": ["voila/templates/lab/static/index.css"],
