@@ -306,7 +306,6 @@ class PlaygroundVoila(Voila):
                                 auth.key_required(tornado.web.StaticFileHandler), {"path": str(where)}))
         return handlers
 
-
     def listen(self) -> None:
         self.app.transforms.append(auth.SecurityHeaders)
         super().listen()
@@ -320,8 +319,7 @@ def main(argv: list[str] | None = None) -> None:
     kwargs: dict[str, Any] = {}
     if any(role in keys for role in auth.ROLES):
         kwargs["token"] = next(keys[role] for role in auth.ROLES if role in keys)
-    settings = {"websocket_max_message_size": guards.MAX_MESSAGE_BYTES,
-                "headers": {"Referrer-Policy": auth.REFERRER_POLICY}}
+    settings = {"websocket_max_message_size": guards.MAX_MESSAGE_BYTES}
     args = list(sys.argv[1:] if argv is None else argv)
     args.append("--VoilaConfiguration.multi_kernel_manager_class="
                 "playground.serving.kernels.GuardedKernelManager")
