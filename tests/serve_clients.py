@@ -8,6 +8,7 @@ or none for the legacy JSON protocol).
 """
 from __future__ import annotations
 
+import dataclasses
 import http.cookiejar
 import json
 import re
@@ -156,6 +157,7 @@ class Widgets:
     ws: object
     session: str
     states: dict[str, dict]
+    frames: list[bytes] = dataclasses.field(default_factory=list)  # every frame received since the states
 
     def by_class(self, dom_class: str) -> list[str]:
         """Model ids of the widgets carrying ``dom_class``."""
@@ -172,6 +174,7 @@ class Widgets:
             frame = self.ws.recv()  # type: ignore[attr-defined]
             if not isinstance(frame, bytes):
                 continue
+            self.frames.append(frame)
             _ch, header, parent, content = read_v1(frame)
             if header["msg_type"] == "comm_msg":
                 seen.append(content.get("data", {}))

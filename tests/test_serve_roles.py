@@ -101,3 +101,28 @@ def test_a_widget_never_shows_as_a_python_repr():
     inner = out.split('json">', 1)[1].split("</script>", 1)[0]
     view = json.loads(inner)["data"]["application/vnd.jupyter.widget-view+json"]
     assert "<" not in inner and view["model_id"] == "ab12"  # '<' escaped as in Jinja's tojson
+
+
+def test_the_kernel_websocket_sends_no_server_paths():
+    from jupyter_client.session import Session
+
+    from playground.serving.guards import quieted
+
+    session = Session(key=b"k")
+
+    def frames(msg_type, content):
+        return session.serialize(session.msg(msg_type, content), ident=[b"iopub"])
+
+    def content_of(msg_list):
+        _idents, fed = session.feed_identities(msg_list)
+        return session.deserialize(fed, content=True)["content"]
+
+    assert quieted(session, frames("stream", {"name": "stderr", "text": "File /srv/x.py, line 1"})) is None
+    out = frames("stream", {"name": "stdout", "text": "hello"})
+    assert quieted(session, out) is out
+    error = quieted(session, frames("error", {"ename": "TraitError", "evalue": "in /srv/venv/traitlets.py",
+                                              "traceback": ["File /srv/venv/traitlets.py"]}))
+    assert content_of(error) == {"ename": "TraitError", "traceback": [],
+                                 "evalue": "an error in the page's kernel (details in the server's log)"}
+    other = frames("comm_msg", {"comm_id": "c", "data": {"method": "update"}})
+    assert quieted(session, other) is other

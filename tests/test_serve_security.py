@@ -275,3 +275,19 @@ def test_one_address_holds_no_more_than_its_share(tmp_path):
         assert wait_until(lambda: open_page(srv.url, "annotator=a3", timeout=180).kernel_id, 60)  # a place freed
     finally:
         stop_server(srv.proc)
+
+
+def test_a_bad_widget_message_sends_back_no_server_path(keyed):
+    """Issue 29: a message with an index out of range is refused, and nothing sent back names a server file."""
+    import sys
+
+    page = open_page(keyed.url, f"token={STUDENT}&annotator=probe", timeout=180)
+    w = widgets(page)
+    toggle = w.by_class("pg-toggle")[0]
+    w.update(toggle, {"index": 99})
+    w.send(toggle, {"method": "update", "state": {"index": "not a number"}, "buffer_paths": []})
+    w.ws.close()
+    sent = b"".join(w.frames)
+    for path in {str(REPO), sys.prefix, str(Path(pytest.__file__).parents[1])}:
+        assert path.encode() not in sent, path
+    assert b"Traceback" not in sent

@@ -324,6 +324,8 @@ def main(argv: list[str] | None = None) -> None:
     args.append("--VoilaConfiguration.multi_kernel_manager_class="
                 "playground.serving.kernels.GuardedKernelManager")
     args.append("--Voila.identity_provider_class=playground.serving.auth.RoleIdentityProvider")
+    if not any(a in ("--debug", "--show_tracebacks=True") for a in args):  # no server paths to the browser
+        args.append("--Voila.kernel_websocket_connection_class=playground.serving.guards.QuietConnection")
     if not any(a.startswith("--VoilaExecutor.iopub_timeout") for a in args):
         args.append(f"--VoilaExecutor.iopub_timeout={IOPUB_TIMEOUT}")
     PlaygroundVoila.launch_instance(args, tornado_settings=settings, **kwargs)
