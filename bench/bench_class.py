@@ -58,6 +58,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 for p in (ROOT, ROOT / "tests"):
@@ -115,50 +116,91 @@ def page_view(html: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _run_student(base: str, st: Student, until: float, every: float) -> None:
-    from serve_clients import kernel_socket, open_page, v1_frame
+def _open(base: str, st: Student) -> tuple[Any, str] | None:
+    """GET the page as a browser would (reloading a page sent without widgets, as its guard does); the page and
+    its widget view's model id, or None with ``st.error`` set."""
+    from serve_clients import open_page
 
-    t0 = time.monotonic()
-    for attempt in range(RETRIES + 1):  # as the page's guard does: a page sent without widgets reloads itself
+    for attempt in range(RETRIES + 1):
         page = open_page(base, f"annotator={st.name}", timeout=600)
         if attempt == 0:
             st.place, st.said_s = page.place, page.said_s
         if page.status != 200 or not page.kernel_id:
             st.error = f"page answered {page.status}"
-            return
+            return None
         view = page_view(page.html)
         if view is not None:
-            break
+            return page, view
         st.sent_blank += 1
         time.sleep(min(60, 5 * 2**attempt))
-    if view is None:
-        st.blank = True
-        st.error = "blank page: its HTML came without the widget view, after every retry"
-        return
-    ws = kernel_socket(page, timeout=120)
-    session = uuid.uuid4().hex
+    st.blank = True
+    st.error = "blank page: its HTML came without the widget view, after every retry"
+    return None
+
+
+def _toggles(ws: Any, session: str, view: str, st: Student) -> list[str]:
+    """Ask for every widget's state (as the page does); the toggles' model ids ([] with ``st.error`` set)."""
+    from serve_clients import v1_frame
+
     control = uuid.uuid4().hex
     ws.send_binary(v1_frame("shell", _msg("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
                                                         "data": {}}, session, {"version": "1.0.0"})))
     ask = _msg("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}, session)
     ws.send_binary(v1_frame("shell", ask))
-    toggles: list[str] = []
-    while not toggles:
+    while True:
         frame = ws.recv()
         if not isinstance(frame, bytes):
             continue
         _ch, header, _parent, content, _bufs = _read_v1(frame)
         data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
-        if data.get("method") == "update_states":
-            if view not in data["states"]:
-                st.blank = True
-                st.error = "blank page: its widget view is not among the kernel's widgets"
-                return
-            toggles = sorted(mid for mid, s in data["states"].items()
-                             if "pg-toggle" in s.get("state", {}).get("_dom_classes", ()))
-            if not toggles:
-                st.error = "no toggles on the page"
-                return
+        if data.get("method") != "update_states":
+            continue
+        if view not in data["states"]:
+            st.blank = True
+            st.error = "blank page: its widget view is not among the kernel's widgets"
+            return []
+        toggles = sorted(mid for mid, s in data["states"].items()
+                         if "pg-toggle" in s.get("state", {}).get("_dom_classes", ()))
+        if not toggles:
+            st.error = "no toggles on the page"
+        return toggles
+
+
+def _toggle(ws: Any, session: str, model: str, index: int) -> int | None:
+    """Set a toggle as a click does and wait for the kernel to be idle after it; the value the page then shows
+    (``index``, or what is stored when the kernel set it back)."""
+    from serve_clients import v1_frame
+
+    update = _msg("comm_msg", {"comm_id": model, "data": {"method": "update", "state": {"index": index},
+                                                          "buffer_paths": []}}, session)
+    ws.send_binary(v1_frame("shell", update))
+    shown: int | None = index
+    while True:
+        frame = ws.recv()
+        if not isinstance(frame, bytes):
+            continue
+        _ch, header, parent, content, _bufs = _read_v1(frame)
+        data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
+        if content.get("comm_id") == model and data.get("method") == "update" and "index" in data.get("state", {}):
+            shown = data["state"]["index"]  # the kernel set the toggle to what is stored
+        if (header["msg_type"] == "status" and parent.get("msg_id") == update["header"]["msg_id"]
+                and content.get("execution_state") == "idle"):
+            return shown
+
+
+def _run_student(base: str, st: Student, until: float, every: float) -> None:
+    from serve_clients import kernel_socket
+
+    t0 = time.monotonic()
+    opened = _open(base, st)
+    if opened is None:
+        return
+    page, view = opened
+    ws = kernel_socket(page, timeout=120)
+    session = uuid.uuid4().hex
+    toggles = _toggles(ws, session, view, st)
+    if not toggles:
+        return
     st.open_s = time.monotonic() - t0
     i = 0
     while time.monotonic() < until:
@@ -167,25 +209,10 @@ def _run_student(base: str, st: Student, until: float, every: float) -> None:
             break
         model = toggles[int(uniform(st.seed, f"{st.name}-which-{i}") * len(toggles))]
         index = 0 if uniform(st.seed, f"{st.name}-value-{i}") < 0.6 else 1
-        update = _msg("comm_msg", {"comm_id": model, "data": {"method": "update", "state": {"index": index},
-                                                              "buffer_paths": []}}, session)
         sent = time.monotonic()
-        ws.send_binary(v1_frame("shell", update))
-        shown: int | None = index
-        while True:
-            frame = ws.recv()
-            if not isinstance(frame, bytes):
-                continue
-            _ch, header, parent, content, _bufs = _read_v1(frame)
-            data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
-            if content.get("comm_id") == model and data.get("method") == "update" and "index" in data.get("state", {}):
-                shown = data["state"]["index"]  # the kernel set the toggle to what is stored
-            if (header["msg_type"] == "status" and parent.get("msg_id") == update["header"]["msg_id"]
-                    and content.get("execution_state") == "idle"):
-                break
+        shown = _toggle(ws, session, model, index)
         st.toggles_ms.append(1000 * (time.monotonic() - sent))
-        if shown != index:
-            st.refused += 1
+        st.refused += shown != index
         if shown is None:
             st.last.pop(model, None)
         else:
@@ -243,7 +270,7 @@ def lost_labels(db: Path, students: list[Student]) -> int:
     return lost
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--students", type=int, default=30, help="simulated students (default 30)")
     ap.add_argument("--minutes", type=float, default=2.0, help="how long they label (default 2)")
@@ -263,7 +290,11 @@ def main() -> int:
     args = ap.parse_args()
     if args.at_once:
         args.ramp = 1.0
+    return args
 
+
+def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
+    """Start the server, let the class label, stop it; the students and what was measured around them."""
     from browser_fixtures import start_server, stop_server, wait_for_log
     from serve_clients import status, wait_until
 
@@ -314,6 +345,13 @@ def main() -> int:
             if args.keep_log:
                 Path(args.keep_log).write_text(log, encoding="utf-8")
         lost = lost_labels(srv.db, students)
+    return students, {"pool": pool_size, "peak": peak, "log": log, "back": back, "left": left, "settle": settle,
+                      "lost": lost}
+
+
+def _report(args: argparse.Namespace, students: list[Student], run: dict[str, Any]) -> int:
+    """Print the figures; 0 when no label was lost, no page stayed blank, every student got on, the pool came back."""
+    pool_size, peak, log, lost = run["pool"], run["peak"], run["log"], run["lost"]
     opens = [s.open_s for s in students if s.open_s is not None]
     toggles = [ms for s in students for ms in s.toggles_ms]
     errors = [f"{s.name}: {s.error}" for s in students if s.error]
@@ -342,12 +380,20 @@ def main() -> int:
     print(f"peak memory: {peak[0]:.2f} GiB (server + kernels), {peak[1]:.0f} kernels at most")
     print(f"labels lost: {lost} (must be 0); toggles refused and shown as not saved: "
           f"{sum(s.refused for s in students)}")
-    print(f"kernels left after they went: {left} (pool {pool_size}; {'back' if back else 'NOT back'} "
-          f"in {settle:.0f} s)")
+    print(f"kernels left after they went: {run['left']} (pool {pool_size}; {'back' if run['back'] else 'NOT back'} "
+          f"in {run['settle']:.0f} s)")
     if errors:
         print("errors:\n  " + "\n  ".join(errors))
     print(f"toggles per student: median {statistics.median([len(s.toggles_ms) for s in students]):.0f}")
-    return 0 if lost == 0 and blank == 0 and back and not errors else 1
+    return 0 if lost == 0 and blank == 0 and run["back"] and not errors else 1
+
+
+
+
+def main() -> int:
+    args = _arguments()
+    students, run = _run(args)
+    return _report(args, students, run)
 
 
 if __name__ == "__main__":
