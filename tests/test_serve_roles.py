@@ -126,3 +126,23 @@ def test_the_kernel_websocket_sends_no_server_paths():
                                  "evalue": "an error in the page's kernel (details in the server's log)"}
     other = frames("comm_msg", {"comm_id": "c", "data": {"method": "update"}})
     assert quieted(session, other) is other
+
+
+def test_the_rooms_writes_check_the_role(tmp_path):
+    """Issue 29: RoomStore refuses both of its writes to a page without the instructor's role, whatever the page
+    shows; nothing reaches the store."""
+    from playground.assign import make_assignment
+    from playground.calibrate.room import RoomStore
+    from playground.store import open_store
+
+    with open_store(str(tmp_path / "labels.db"), create=True) as store:
+        observer = RoomStore(store, {}, "golden", may_write=False)
+        assert observer.writable is False
+        with pytest.raises(PermissionError, match="only the instructor's link"):
+            observer.adjudicate("GC-0001-R1:claim:0", "supported", 1, "mallory")
+        queue = make_assignment(["u1", "u2"], ["alice"], 1, 1, name="q", dataset="golden")
+        with pytest.raises(PermissionError):
+            observer.save_assignment(queue)
+        assert list(store.assignments()) == []
+        RoomStore(store, {}, "golden").save_assignment(queue)  # the instructor's page (the default)
+        assert [a.name for a in store.assignments()] == ["q"]
