@@ -96,6 +96,7 @@ def keyed(tmp_path_factory):
     mp.undo()
     srv.links = links  # type: ignore[attr-defined]
     assert wait_until(lambda: status_with_key(srv.url)["pool_ready"] == 1, 120)
+    assert wait_for_log(srv.log, "playground: ready", 120)  # the links are written once the pool is full
     yield srv
     stop_server(srv.proc)
 
