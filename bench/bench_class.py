@@ -24,12 +24,32 @@ left once everyone has gone (must come back to the pool size).
 Students arrive over ``--ramp`` seconds (default 60); choices (which toggle, which value,
 when) come from ``playground.sampling.uniform`` with ``--seed``.
 
-Run ``python bench/bench_class.py [--students 30] [--minutes 2] [--every 5]``.
+A page counts as *rendered* only if its HTML carries the page's widget view
+(the ``application/vnd.jupyter.widget-view+json`` output, whose model is then
+among the kernel's widget states): a page sent without it is what a browser
+shows blank, however well its kernel answers.  Blank pages are counted and
+printed.  ``--at-once`` is the "everyone at once, right after start" scenario:
+the students arrive within one second of ``serve`` giving out its link (it
+prints ``playground: ready`` once its pool is full).
+
+With ``playground serve``'s waiting line (``--open-slots``, default 2) a
+student who finds no kernel ready gets a page that says its place in words
+("you are 12th in line; about 40 s"); the client waits as that page does
+(asking ``/playground/api/queue``) and the report gives, per place, the
+seconds to interactive.
+
+A label is *acknowledged* when the page's kernel reported idle after the
+toggle and did not set the toggle back (a refused write — the store busy
+beyond its retries — sets it back to what is stored and says "not saved" on
+the page; those are counted as refused, not as lost).
+
+Run ``python bench/bench_class.py [--students 30] [--minutes 2] [--every 5] [--at-once]``.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -38,6 +58,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 for p in (ROOT, ROOT / "tests"):
@@ -74,36 +95,112 @@ class Student:
     toggles_ms: list[float] = field(default_factory=list)
     last: dict[str, int] = field(default_factory=dict)  # toggle model id -> index set (0 yes, 1 no)
     error: str | None = None
+    blank: bool = False  # the page's HTML came without its widget view, and the retries did not help
+    sent_blank: int = 0  # answers without the widget view (the page then says so and reloads, as here)
+    refused: int = 0  # toggles the kernel set back (not saved, and the page said so)
+    place: int | None = None  # the place the waiting line gave (None: opened at once)
+    said_s: float | None = None  # seconds until the first answer (the page, or the line's words)
 
 
-def _run_student(base: str, st: Student, until: float, every: float) -> None:
-    from serve_clients import kernel_socket, open_page, v1_frame
+#: The page's widget view in its HTML (the cell output Voila embeds; model ids are hex).
+WIDGET_VIEW = re.compile(r'application/vnd\.jupyter\.widget-view\+json"\s*:\s*\{[^}]*"model_id"\s*:\s*"([0-9a-f]+)"')
 
-    t0 = time.monotonic()
-    page = open_page(base, f"annotator={st.name}", timeout=300)
-    if page.status != 200 or not page.kernel_id:
-        st.error = f"page answered {page.status}"
-        return
-    ws = kernel_socket(page, timeout=120)
-    session = uuid.uuid4().hex
+
+#: Reloads of a page sent without its widgets, as the page's guard script makes them (playground.serving.page).
+RETRIES = 3
+
+
+def page_view(html: str) -> str | None:
+    """The model id of the widget view a page's HTML carries, or None (the page would show blank)."""
+    m = WIDGET_VIEW.search(html)
+    return m.group(1) if m else None
+
+
+def _open(base: str, st: Student) -> tuple[Any, str] | None:
+    """GET the page as a browser would (reloading a page sent without widgets, as its guard does); the page and
+    its widget view's model id, or None with ``st.error`` set."""
+    from serve_clients import open_page
+
+    for attempt in range(RETRIES + 1):
+        page = open_page(base, f"annotator={st.name}", timeout=600)
+        if attempt == 0:
+            st.place, st.said_s = page.place, page.said_s
+        if page.status != 200 or not page.kernel_id:
+            st.error = f"page answered {page.status}"
+            return None
+        view = page_view(page.html)
+        if view is not None:
+            return page, view
+        st.sent_blank += 1
+        time.sleep(min(60, 5 * 2**attempt))
+    st.blank = True
+    st.error = "blank page: its HTML came without the widget view, after every retry"
+    return None
+
+
+def _toggles(ws: Any, session: str, view: str, st: Student) -> list[str]:
+    """Ask for every widget's state (as the page does); the toggles' model ids ([] with ``st.error`` set)."""
+    from serve_clients import v1_frame
+
     control = uuid.uuid4().hex
     ws.send_binary(v1_frame("shell", _msg("comm_open", {"comm_id": control, "target_name": "jupyter.widget.control",
                                                         "data": {}}, session, {"version": "1.0.0"})))
     ask = _msg("comm_msg", {"comm_id": control, "data": {"method": "request_states"}}, session)
     ws.send_binary(v1_frame("shell", ask))
-    toggles: list[str] = []
-    while not toggles:
+    while True:
         frame = ws.recv()
         if not isinstance(frame, bytes):
             continue
         _ch, header, _parent, content, _bufs = _read_v1(frame)
         data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
-        if data.get("method") == "update_states":
-            toggles = sorted(mid for mid, s in data["states"].items()
-                             if "pg-toggle" in s.get("state", {}).get("_dom_classes", ()))
-            if not toggles:
-                st.error = "no toggles on the page"
-                return
+        if data.get("method") != "update_states":
+            continue
+        if view not in data["states"]:
+            st.blank = True
+            st.error = "blank page: its widget view is not among the kernel's widgets"
+            return []
+        toggles = sorted(mid for mid, s in data["states"].items()
+                         if "pg-toggle" in s.get("state", {}).get("_dom_classes", ()))
+        if not toggles:
+            st.error = "no toggles on the page"
+        return toggles
+
+
+def _toggle(ws: Any, session: str, model: str, index: int) -> int | None:
+    """Set a toggle as a click does and wait for the kernel to be idle after it; the value the page then shows
+    (``index``, or what is stored when the kernel set it back)."""
+    from serve_clients import v1_frame
+
+    update = _msg("comm_msg", {"comm_id": model, "data": {"method": "update", "state": {"index": index},
+                                                          "buffer_paths": []}}, session)
+    ws.send_binary(v1_frame("shell", update))
+    shown: int | None = index
+    while True:
+        frame = ws.recv()
+        if not isinstance(frame, bytes):
+            continue
+        _ch, header, parent, content, _bufs = _read_v1(frame)
+        data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
+        if content.get("comm_id") == model and data.get("method") == "update" and "index" in data.get("state", {}):
+            shown = data["state"]["index"]  # the kernel set the toggle to what is stored
+        if (header["msg_type"] == "status" and parent.get("msg_id") == update["header"]["msg_id"]
+                and content.get("execution_state") == "idle"):
+            return shown
+
+
+def _run_student(base: str, st: Student, until: float, every: float) -> None:
+    from serve_clients import kernel_socket
+
+    t0 = time.monotonic()
+    opened = _open(base, st)
+    if opened is None:
+        return
+    page, view = opened
+    ws = kernel_socket(page, timeout=120)
+    session = uuid.uuid4().hex
+    toggles = _toggles(ws, session, view, st)
+    if not toggles:
+        return
     st.open_s = time.monotonic() - t0
     i = 0
     while time.monotonic() < until:
@@ -112,20 +209,14 @@ def _run_student(base: str, st: Student, until: float, every: float) -> None:
             break
         model = toggles[int(uniform(st.seed, f"{st.name}-which-{i}") * len(toggles))]
         index = 0 if uniform(st.seed, f"{st.name}-value-{i}") < 0.6 else 1
-        update = _msg("comm_msg", {"comm_id": model, "data": {"method": "update", "state": {"index": index},
-                                                              "buffer_paths": []}}, session)
         sent = time.monotonic()
-        ws.send_binary(v1_frame("shell", update))
-        while True:
-            frame = ws.recv()
-            if not isinstance(frame, bytes):
-                continue
-            _ch, header, parent, content, _bufs = _read_v1(frame)
-            if (header["msg_type"] == "status" and parent.get("msg_id") == update["header"]["msg_id"]
-                    and content.get("execution_state") == "idle"):
-                break
+        shown = _toggle(ws, session, model, index)
         st.toggles_ms.append(1000 * (time.monotonic() - sent))
-        st.last[model] = index
+        st.refused += shown != index
+        if shown is None:
+            st.last.pop(model, None)
+        else:
+            st.last[model] = shown
         i += 1
     ws.close()
     import urllib.parse
@@ -179,7 +270,7 @@ def lost_labels(db: Path, students: list[Student]) -> int:
     return lost
 
 
-def main() -> int:
+def _arguments() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--students", type=int, default=30, help="simulated students (default 30)")
     ap.add_argument("--minutes", type=float, default=2.0, help="how long they label (default 2)")
@@ -189,9 +280,22 @@ def main() -> int:
     ap.add_argument("--preheat", type=int, default=None,
                     help="pool size (default: playground serve's, from the available memory)")
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--at-once", action="store_true",
+                    help="everyone at once, right after start: the students arrive within one second of serve "
+                         "giving out its link (--ramp is then 1)")
+    ap.add_argument("--open-slots", type=int, default=2,
+                    help="playground serve --open-slots: cold pages opened at once before the line (default 2, "
+                         "serve's; 0: no line)")
+    ap.add_argument("--keep-log", default=None, metavar="FILE", help="copy the server's log to FILE")
     args = ap.parse_args()
+    if args.at_once:
+        args.ramp = 1.0
+    return args
 
-    from browser_fixtures import start_server, stop_server
+
+def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
+    """Start the server, let the class label, stop it; the students and what was measured around them."""
+    from browser_fixtures import start_server, stop_server, wait_for_log
     from serve_clients import status, wait_until
 
     print(f"machine: {describe()}")
@@ -199,15 +303,23 @@ def main() -> int:
         from playground.serving.sizing import plan
 
         pool_size = plan().pool if args.preheat is None else args.preheat  # playground serve's default
-        srv = start_server(Path(tmp), "--preheat", str(pool_size), "--unconnected-timeout", "120", shipped=True)
+        t_start = time.monotonic()
+        srv = start_server(Path(tmp), "--preheat", str(pool_size), "--unconnected-timeout", "120",
+                           "--open-slots", str(args.open_slots), shipped=True)
         stop, peak = threading.Event(), [0.0, 0.0]
         sampler = threading.Thread(target=_memory_sampler, args=(srv.proc.pid, stop, peak), daemon=True)
         sampler.start()
         try:
-            wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
-            # a pooled kernel is in the pool once started; its page is computed ahead after that
-            wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool_size, 600, 2.0)
-            print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
+            if args.at_once:  # the moment `serve` gives out its link (it waits for its pool first)
+                wait_for_log(srv.log, "playground: ready", 900)
+                st0 = status(srv.url)
+                print(f"server: link given out {time.monotonic() - t_start:.0f} s after start; pool "
+                      f"{st0['pool_ready']} of {pool_size} ready, cap {st0['max_kernels']}: everyone arrives now")
+            else:
+                wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
+                # a pooled kernel is in the pool once started; its page is computed ahead after that
+                wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool_size, 600, 2.0)
+                print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
             students = [Student(f"student-{i:02d}", args.seed) for i in range(args.students)]
             start = time.monotonic()
             until = start + args.ramp + 60 * args.minutes
@@ -229,7 +341,17 @@ def main() -> int:
         finally:
             stop.set()
             stop_server(srv.proc)
+            log = srv.log_tail(10**8)
+            if args.keep_log:
+                Path(args.keep_log).write_text(log, encoding="utf-8")
         lost = lost_labels(srv.db, students)
+    return students, {"pool": pool_size, "peak": peak, "log": log, "back": back, "left": left, "settle": settle,
+                      "lost": lost}
+
+
+def _report(args: argparse.Namespace, students: list[Student], run: dict[str, Any]) -> int:
+    """Print the figures; 0 when no label was lost, no page stayed blank, every student got on, the pool came back."""
+    pool_size, peak, log, lost = run["pool"], run["peak"], run["log"], run["lost"]
     opens = [s.open_s for s in students if s.open_s is not None]
     toggles = [ms for s in students for ms in s.toggles_ms]
     errors = [f"{s.name}: {s.error}" for s in students if s.error]
@@ -242,14 +364,36 @@ def main() -> int:
           f"every student in arrival order: {' '.join(f'{s.open_s:.0f}' if s.open_s else '-' for s in students)}")
     print(f"toggle → new figures: p50 {_pct(toggles, 0.5):.0f} ms, p95 {_pct(toggles, 0.95):.0f} ms "
           f"(n={len(toggles)}; goal p95 ≤ 100 ms)")
+    print(f"server log: {log.count('Timeout waiting for IOPub output')} × 'Timeout waiting for IOPub output', "
+          f"{log.count('a page was sent without its widgets')} × 'a page was sent without its widgets'")
+    said = [s.said_s for s in students if s.said_s is not None]
+    queued = [s for s in students if s.place is not None]
+    print(f"first answer (the page, or its place in line in words): p50 {_pct(said, 0.5):.2f} s, "
+          f"p95 {_pct(said, 0.95):.2f} s; {len(queued)} waited in line")
+    if queued:
+        print("  waiting line, place given → seconds to interactive: " + " ".join(
+            f"{s.place}→{s.open_s:.0f}" if s.open_s else f"{s.place}→-" for s in queued))
+    print(f"pages sent without their widgets (then reloaded, as the page does): {sum(s.sent_blank for s in students)}")
+    blank = sum(1 for s in students if s.blank)
+    print(f"pages that stayed blank (HTML without the widget view after {RETRIES} reloads): {blank} of "
+          f"{args.students} (must be 0)")
     print(f"peak memory: {peak[0]:.2f} GiB (server + kernels), {peak[1]:.0f} kernels at most")
-    print(f"labels lost: {lost} (must be 0)")
-    print(f"kernels left after they went: {left} (pool {pool_size}; {'back' if back else 'NOT back'} "
-          f"in {settle:.0f} s)")
+    print(f"labels lost: {lost} (must be 0); toggles refused and shown as not saved: "
+          f"{sum(s.refused for s in students)}")
+    print(f"kernels left after they went: {run['left']} (pool {pool_size}; {'back' if run['back'] else 'NOT back'} "
+          f"in {run['settle']:.0f} s)")
     if errors:
         print("errors:\n  " + "\n  ".join(errors))
     print(f"toggles per student: median {statistics.median([len(s.toggles_ms) for s in students]):.0f}")
-    return 0 if lost == 0 and back and not errors else 1
+    return 0 if lost == 0 and blank == 0 and run["back"] and not errors else 1
+
+
+
+
+def main() -> int:
+    args = _arguments()
+    students, run = _run(args)
+    return _report(args, students, run)
 
 
 if __name__ == "__main__":

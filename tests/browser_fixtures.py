@@ -155,6 +155,8 @@ def start_server(workdir: Path, *extra: str, db: Path | None = None, shipped: bo
            *([] if shipped else ["--root", str(root)]), *extra]
     if "--preheat" not in extra:  # the default pool follows free memory; tests start no pool unless they ask
         cmd += ["--preheat", "0"]
+    if "--open-slots" not in extra:  # no waiting line unless a test asks for one (tests/test_serve_queue.py)
+        cmd += ["--open-slots", "0"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("PLAYGROUND_READ_ONLY", None)
     t0 = time.monotonic()

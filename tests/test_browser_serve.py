@@ -1,4 +1,5 @@
-"""``playground serve`` in Chromium: no kernel outlives its page, and the page asks nothing of the internet."""
+"""``playground serve`` in Chromium: no kernel outlives its page, the page asks nothing of the internet, pages
+opened while the pool fills draw, and a page without its widgets says so and retries."""
 from __future__ import annotations
 
 from urllib.parse import urlparse
@@ -65,3 +66,60 @@ def test_the_icons_come_from_this_server(pooled, page):
     assert all(urlparse(u).hostname == "127.0.0.1" and s in (200, 304) for u, s in css), css
     weight = page.evaluate("getComputedStyle(document.querySelector('.fa, .fas') || document.body).fontFamily")
     assert "Font Awesome" in weight or "FontAwesome" in weight
+
+
+def test_pages_opened_while_the_pool_fills_become_interactive(tmp_path, browser):
+    """Issue 23: a class arriving right after start, the pool still filling: every page draws, none stays blank,
+    none shows a Python repr."""
+    from playwright.sync_api import expect
+
+    srv = start_server(tmp_path, "--preheat", "3", "--open-slots", "1")  # serve's waiting line, one cold page at a time
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        assert status(srv.url)["pool_ready"] < 3  # still filling when the pages are asked for
+        pages = [context.new_page() for _ in range(3)]
+        for i, pg in enumerate(pages):
+            pg.set_default_timeout(browser_fixtures.PAGE_TIMEOUT_MS)
+            pg.goto(f"{srv.url}?annotator=early-{i}", wait_until="commit")
+        for pg in pages:
+            pg.locator(".pg-app .pg-rates").wait_for(state="visible", timeout=180_000)
+            pg.locator(".pg-claim-0-supported").first.wait_for(state="visible", timeout=180_000)
+            body = pg.inner_text("body")
+            assert "VBox(" not in body and "children=" not in body
+            assert pg.locator("#pg-serve-notice").count() == 0
+        pages[0].locator(".pg-claim-0-supported button[data-value='yes']").click()  # interactive: a click is saved
+        expect(pages[0].locator(".pg-status")).to_contain_text("Saved", timeout=60_000)
+    finally:
+        context.close()
+        stop_server(srv.proc)
+    assert "Timeout waiting for IOPub output" not in srv.log_tail(10**7)
+
+
+def test_a_page_without_its_widgets_says_so_and_retries(page):
+    """The guard the server adds to every page, run in Chromium on a page whose HTML came without widgets."""
+    from playground.serving.page import guard_script
+
+    page.route("http://playground.test/**", lambda route: route.fulfill(
+        status=200, content_type="text/html",
+        body="<!doctype html><html><body><div id='rendered_cells'></div>" + guard_script(False) + "</body></html>"))
+    page.goto("http://playground.test/?token=abc&annotator=zoe")
+    notice = page.locator("#pg-serve-notice")
+    notice.wait_for(state="visible", timeout=10_000)
+    assert "arrived without its content" in notice.inner_text()
+    assert "Trying again by itself in 5 s" in notice.inner_text()
+    assert page.evaluate("window.location.search") == "?annotator=zoe"  # the key left the address bar
+    with page.expect_navigation(timeout=15_000):  # it reloads by itself
+        pass
+    page.locator("#pg-serve-notice").wait_for(state="visible", timeout=10_000)
+    assert "attempt 2 of" in page.locator("#pg-serve-notice").inner_text()
+
+
+def test_a_page_whose_widgets_cannot_be_drawn_says_so(page):
+    from playground.serving.page import guard_script
+
+    page.route("http://playground.test/**", lambda route: route.fulfill(
+        status=200, content_type="text/html",
+        body="<!doctype html><html><body>" + guard_script(True, draw_timeout=1) + "</body></html>"))
+    page.goto("http://playground.test/")
+    page.locator("#pg-serve-notice").wait_for(state="visible", timeout=10_000)
+    assert "could not be drawn" in page.locator("#pg-serve-notice").inner_text()

@@ -476,13 +476,24 @@ class RoomStore:
     assignments (there is no method that sets a person's label).  Events on
     units outside ``catalog`` (another dataset's) are skipped; a label whose
     unit text changed since it was set is stale and does not count.
+
+    ``may_write`` (serve engineer, issue 29: roles) is whether the person holding the page may write at all —
+    the instructor, not an observer; the caller decides it from the page's role
+    (:func:`playground.ui.request.can_write_room`).  Every write checks it, whatever the page shows.
     """
 
-    def __init__(self, store: LabelStore, catalog: Mapping[str, Unit], dataset: str = "golden"):
+    def __init__(self, store: LabelStore, catalog: Mapping[str, Unit], dataset: str = "golden", *,
+                 may_write: bool = True):
         self._store = store
         self.catalog = catalog
         self.dataset = dataset
+        self.may_write = may_write
         self._file = self._identity()
+
+    def _check_writer(self) -> None:
+        """Refuse a write from a page whose role may not write (issue 29: checked here, not by the page)."""
+        if not self.may_write:
+            raise PermissionError("only the instructor's link can adjudicate or assign; this page is read-only")
 
     def _identity(self) -> tuple[int, int] | None:
         """(device, inode) of a SQLite store's file, None for other backends or when it is missing."""
@@ -507,7 +518,7 @@ class RoomStore:
 
     @property
     def writable(self) -> bool:
-        return not self._store.read_only
+        return self.may_write and not self._store.read_only
 
     def load(self) -> RoomState:
         """A fresh picture: every event replayed, then adjudications and comments read once."""
@@ -567,6 +578,7 @@ class RoomStore:
         :meth:`playground.store.LabelStore.adjudicate`: the name follows
         :func:`playground.store.check_annotator` (a reserved name is refused).
         """
+        self._check_writer()
         if not isinstance(adjudicator, str) or not adjudicator.strip():
             raise ValueError("give your name to adjudicate")
         unit = self.catalog.get(unit_id)
@@ -578,10 +590,12 @@ class RoomStore:
         return list(self._store.assignments())
 
     def save_assignment(self, assignment: Assignment) -> None:
+        self._check_writer()
         self._store.save_assignment(assignment)
 
     def save_lesson(self, lesson: Lesson) -> Lesson:
-        """Write path: a new lesson (a lesson of that name already there is refused)."""
+        """Write path: a new lesson (a lesson of that name already there is refused); the instructor's only."""
+        self._check_writer()
         saved: Lesson = self._store.save_lesson(lesson)
         return saved
 

@@ -10,8 +10,9 @@ from the free memory, :mod:`playground.serving.sizing`) answers the first
 pages at once and refills in the background.  A kernel is shut down when its
 page closes (Voila's beacon), when no page connects to it within a minute, or
 when its page has been gone ``--disconnect-grace`` seconds; ``--cull-idle``
-is the backstop.  Beyond loopback a token is required (``--no-auth`` to go
-without, loudly).
+is the backstop.  Beyond loopback keys are required (``--no-auth`` to go
+without, loudly): the class token for students, the instructor's key, and for
+the room an observer's key (:func:`role_keys`, :mod:`playground.serving.auth`).
 """
 from __future__ import annotations
 
@@ -26,14 +27,18 @@ from pathlib import Path
 
 from .options import add_db, add_root
 
-__all__ = ["LOOPBACK", "NOTEBOOKS", "READ_ONLY_NOTEBOOK", "TOKEN_ENV", "build_command", "join_url", "notebook_path",
-           "register", "run_serve"]
+__all__ = ["INSTRUCTOR_TOKEN_ENV", "KEY_ENVS", "LOOPBACK", "NOTEBOOKS", "OBSERVER_TOKEN_ENV", "READ_ONLY_NOTEBOOK",
+           "TOKEN_ENV", "build_command", "join_url", "links", "notebook_path", "open_role", "per_address", "register",
+           "role_keys", "run_serve"]
 
 NOTEBOOKS = ("playground", "calibrate", "harness")
 #: ``--read-only`` serves the instructor's room (``notebooks/room.ipynb``) when it exists.
 READ_ONLY_NOTEBOOK = "room"
-#: The access token reaches the server through this environment variable, never its command line.
+#: The access keys reach the server through these environment variables, never its command line.
 TOKEN_ENV = "PLAYGROUND_SERVE_TOKEN"
+INSTRUCTOR_TOKEN_ENV = "PLAYGROUND_INSTRUCTOR_TOKEN"
+OBSERVER_TOKEN_ENV = "PLAYGROUND_OBSERVER_TOKEN"
+KEY_ENVS = {"student": TOKEN_ENV, "instructor": INSTRUCTOR_TOKEN_ENV, "observer": OBSERVER_TOKEN_ENV}
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 DESCRIPTION = """\
@@ -42,12 +47,16 @@ shipped corpus and golden set (or --root), labels in the label store (--db).
 
 People give a name on the page (or open the URL with ?annotator=NAME, which a
 bookmark keeps); every toggle is saved at once. A name is an identity, NOT
-authentication: anyone who can open the page can label under any name. Keep
+authentication: anyone with the join link can label under any name. Keep
 the default bind address 127.0.0.1 for yourself. For a class, --host 0.0.0.0
-asks for an access token: the server prints a join link with it
-(http://HOST:PORT/?token=...), and only people given the link reach the page.
-The token keeps strangers out; it does not tell students apart. --no-auth
-turns the token off (anyone who can reach the host can label).
+asks for keys: the server prints a join link for students
+(http://HOST:PORT/?token=...) and a separate instructor link (a second key
+students never see). The room (--read-only) takes the instructor's link
+(adjudicate, assign) and an observer's link (read-only), never the students'.
+The key leaves the address bar once the page has loaded; no response sends
+it on (Referrer-Policy: no-referrer). --no-auth turns the keys off (anyone
+who can reach the host can label; the room is then read-only).
+See docs/security.md and docs/classroom-server.md.
 
 A class on one machine is planned from its free memory: a pool of preheated
 kernels (one per GiB available, at most 30) so pages open at once, and a
@@ -126,7 +135,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-kernels", type=int, default=None, metavar="N",
                    help="most kernels at once, preheated included; beyond it a visitor is told the class is "
                         "full (default: (available memory - 1 GiB) / 256 MiB)")
+    p.add_argument("--max-per-address", type=int, default=None, metavar="N",
+                   help="most pages one network address may hold, so that one holder of the join link cannot take "
+                        "every kernel (default: half the --max-kernels cap, at least 4; none on 127.0.0.1; 0: no "
+                        "limit, e.g. for a class behind one NAT address)")
+    p.add_argument("--open-slots", type=int, default=2, metavar="N",
+                   help="most pages opened from a cold kernel at once (default 2: one per core); beyond, pages "
+                        "wait in line, in arrival order, and say their place (0: no line)")
+    p.add_argument("--max-per-visitor", type=int, default=4, metavar="N",
+                   help="most pages one browser (one login cookie) may hold (default 4; 0: no limit)")
     p.add_argument("--base-url", default="/", help="URL prefix when behind a proxy (default /)")
+    p.add_argument("--links-file", default=None, metavar="FILE",
+                   help="write the join/instructor/observer links (they hold the keys) to FILE, readable by you "
+                        "only, instead of printing them (for a server whose output goes to a log)")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on the page and log verbosely")
     p.add_argument("--print-command", action="store_true",
                    help="print the server command and environment, and exit without starting it")
@@ -156,10 +177,8 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
     ``sizing`` (a :class:`playground.serving.sizing.Sizing`) fixes the pool and the cap; without it they
     come from ``--preheat``/``--max-kernels`` or the available memory now.
     """
-    from ..serving.sizing import plan
-
     nb = notebook_path(served_notebook(args))
-    sizing = sizing or plan(pool=args.preheat, max_kernels=args.max_kernels)
+    sizing = sizing or plan_for(args)
     cull = max(0, int(args.cull_idle))
     interval = args.cull_interval if args.cull_interval is not None else (min(60, cull) if cull else 300)
     base = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
@@ -176,6 +195,9 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
         f"--GuardedKernelManager.max_kernels={sizing.max_kernels}",
         f"--GuardedKernelManager.unconnected_timeout={float(args.unconnected_timeout)}",
         f"--GuardedKernelManager.disconnected_timeout={float(args.disconnect_grace)}",
+        f"--GuardedKernelManager.max_per_address={per_address(args, sizing.max_kernels)}",
+        f"--GuardedKernelManager.max_per_visitor={max(0, int(args.max_per_visitor))}",
+        f"--GuardedKernelManager.open_slots={max(0, int(args.open_slots))}",
         # The kernels talk to the server over local IPC sockets, not TCP on loopback.
         "--KernelManager.transport=ipc",
     ]
@@ -194,7 +216,31 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
     if args.dataset:
         env["PLAYGROUND_DATASET"] = str(args.dataset)
     env["PLAYGROUND_READ_ONLY"] = "1" if args.read_only else "0"
+    env["PLAYGROUND_OPEN_ROLE"] = open_role(args)
     return cmd, env
+
+
+def per_address(args: argparse.Namespace, cap: int) -> int:
+    """The share of one network address: ``--max-per-address``, or half the cap (at least 4) beyond loopback,
+    none on loopback (every client is this machine)."""
+    if args.max_per_address is not None:
+        return max(0, int(args.max_per_address))
+    return 0 if is_loopback(args.host) else max(4, cap // 2)
+
+
+#: The room has one viewer or a few: no pool, and a cap of this many kernels unless --max-kernels says otherwise.
+ROOM_MAX_KERNELS = 4
+
+
+def plan_for(args: argparse.Namespace):
+    """The pool and cap: from the free memory (:func:`playground.serving.sizing.plan`) for the labelling page;
+    for the room (``--read-only``) no pool and :data:`ROOM_MAX_KERNELS` unless ``--preheat``/``--max-kernels``."""
+    from ..serving.sizing import plan
+
+    if args.read_only:
+        pool = args.preheat or 0
+        return plan(pool=pool, max_kernels=args.max_kernels or max(ROOM_MAX_KERNELS, pool + 1))
+    return plan(pool=args.preheat, max_kernels=args.max_kernels)
 
 
 def join_url(host: str, port: int, base_url: str = "/", token: str | None = None) -> str:
@@ -231,6 +277,12 @@ def _check(args: argparse.Namespace) -> list[str]:
         problems.append("--preheat cannot be negative")
     if args.max_kernels is not None and args.max_kernels < 1:
         problems.append("--max-kernels must be at least 1")
+    if args.max_per_address is not None and args.max_per_address < 0:
+        problems.append("--max-per-address cannot be negative (0: no limit)")
+    if args.open_slots < 0:
+        problems.append("--open-slots cannot be negative (0: no line)")
+    if args.max_per_visitor < 0:
+        problems.append("--max-per-visitor cannot be negative (0: no limit)")
     if args.max_kernels is not None and args.preheat is not None and args.preheat >= args.max_kernels:
         problems.append(f"--preheat {args.preheat} leaves no kernel for a page under --max-kernels "
                         f"{args.max_kernels}")
@@ -279,41 +331,142 @@ def _token(args: argparse.Namespace) -> str | None:
     return secrets.token_urlsafe(16)
 
 
-def _announce(args: argparse.Namespace, where: str, token: str | None, sizing) -> None:
+def role_keys(args: argparse.Namespace) -> dict[str, str]:
+    """The keys the server accepts, by role (``docs/security.md``).
+
+    The labelling page: the class token (students) and the instructor's key.  The room (``--read-only``):
+    the instructor's key and an observer's key, never the class token (a student must not read everyone's
+    labels or adjudicate).  A key not given in the environment is drawn at random when the server needs
+    keys at all (beyond loopback, or a class token given); none with ``--no-auth``.
+    """
+    student = _token(args)
+    if student is None and not os.environ.get(INSTRUCTOR_TOKEN_ENV, "").strip():
+        return {}
+
+    def key(env: str) -> str:
+        return os.environ.get(env, "").strip() or secrets.token_urlsafe(16)
+
+    keys = {"instructor": key(INSTRUCTOR_TOKEN_ENV)}
+    if args.read_only:
+        keys["observer"] = key(OBSERVER_TOKEN_ENV)
+    elif student:
+        keys["student"] = student
+    return keys
+
+
+def open_role(args: argparse.Namespace) -> str:
+    """The role of every visitor when the server has no keys: this machine's own user on loopback, else the
+    least power the app allows (``--no-auth``: student on the page, observer in the room)."""
+    if is_loopback(args.host) and not args.no_auth:
+        return "instructor"
+    return "observer" if args.read_only else "student"
+
+
+LINK_TEXT = {
+    "student": "join link (give it to the class; it holds the class key)",
+    "instructor": "instructor link (keep it to yourself: it adjudicates and assigns)",
+    "observer": "observer link (the room, read-only: for a projector or a colleague)",
+}
+
+
+def links(args: argparse.Namespace, keys: dict[str, str]) -> list[str]:
+    """The lines that give out the links, one per role with a key, students first."""
+    return [f"{LINK_TEXT[role]}: {join_url(args.host, args.port, args.base_url, keys[role])}"
+            for role in ("student", "instructor", "observer") if role in keys]
+
+
+def _give_links(args: argparse.Namespace, keys: dict[str, str]) -> None:
+    """Print the links, or with ``--links-file`` write them there (owner-only) so no log ever holds a key."""
+    lines = links(args, keys)
+    if not lines:
+        if served_notebook(args) == "playground" and not args.read_only:
+            url = join_url(args.host, args.port, args.base_url)
+            print(f"playground: a bookmark with a name: {url}?annotator=THEIR-NAME (a name, not a login)",
+                  flush=True)
+        return
+    if args.links_file:
+        from ..files import write_atomic
+
+        target = Path(args.links_file)
+        write_atomic(target, "".join(line + "\n" for line in lines))
+        target.chmod(0o600)
+        print("playground: the links (with their keys) are in the file given with --links-file", flush=True)
+        return
+    for line in lines:
+        print(f"playground: {line}", flush=True)
+    token = keys.get("student")
+    if served_notebook(args) == "playground" and not args.read_only and token:
+        url = join_url(args.host, args.port, args.base_url, token)
+        print(f"playground: a bookmark with a name: {url}&annotator=THEIR-NAME (a name, not a login)", flush=True)
+
+
+#: How long ``serve`` waits for its pool before giving out the links anyway (seconds).
+POOL_WAIT_S = 600.0
+
+
+def _wait_for_pool(args: argparse.Namespace, keys: dict[str, str], pool: int, proc: subprocess.Popen) -> bool:
+    """Wait until the server answers and its pool is full (or :data:`POOL_WAIT_S`), saying how far it is.
+
+    The links are given out only then: a class that arrives at once right after the link is shown is served
+    from the pool, instead of starting thirty kernels together on a small machine.  False if the server
+    stopped.
+    """
+    import json
+    import time
+    import urllib.request
+
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "", "localhost") else ("::1" if args.host == "::" else args.host)
+    base = join_url(host, args.port, args.base_url)
+    headers = {"Authorization": f"token {keys['instructor']}"} if "instructor" in keys else {}
+    start, said = time.monotonic(), -1.0
+    while proc.poll() is None:
+        ready = -1
+        try:
+            req = urllib.request.Request(base + "playground/api/status", headers=headers)
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                ready = int(json.loads(resp.read()).get("pool_ready", 0))
+        except (OSError, ValueError):
+            pass
+        waited = time.monotonic() - start
+        if ready >= pool or waited >= POOL_WAIT_S:
+            return True
+        if ready >= 0 and (said < 0 or waited - said >= 10):
+            print(f"playground: preparing: {ready} of {pool} kernels ready (the links follow when all are)",
+                  flush=True)
+            said = waited
+        time.sleep(1.0)
+    return False
+
+
+def _announce(args: argparse.Namespace, where: str, keys: dict[str, str], sizing) -> None:
     name = served_notebook(args)
-    url = join_url(args.host, args.port, args.base_url, token)
     print(f"playground: serving {name} at {join_url(args.host, args.port, args.base_url)}", flush=True)
-    print(f"playground: labels in {where}{' (read-only)' if args.read_only else ''}", flush=True)
+    if args.read_only:  # the room is shown on a projector: no filesystem path on its screen or in its log
+        print("playground: labels in the store given (read-only for students' labels)", flush=True)
+    else:
+        print(f"playground: labels in {where}", flush=True)
     if args.dataset:
         print(f"playground: dataset {args.dataset}", flush=True)
     print(f"playground: {sizing.describe()}", flush=True)
-    if token:
-        print(f"playground: join link (give it to the class; it holds the access token): {url}", flush=True)
-    if name == "playground" and not args.read_only:
-        sep = "&" if token else "?"
-        print(f"playground: a bookmark with a name: {url}{sep}annotator=THEIR-NAME (a name, not a login)",
-              flush=True)
-    if not is_loopback(args.host) and not token:
+    if not is_loopback(args.host) and not keys:
         print("playground: WARNING: --no-auth: listening beyond this machine WITHOUT a token; anyone who can "
               "reach it can open the page and label under any name", file=sys.stderr, flush=True)
     print("playground: Ctrl-C stops the server", flush=True)
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from ..serving.sizing import plan
-
     problems = _check(args)
     if problems:
         print("playground serve: cannot start:\n" + "\n".join(f"  {p}" for p in problems), file=sys.stderr)
         return 1
-    sizing = plan(pool=args.preheat, max_kernels=args.max_kernels)
+    sizing = plan_for(args)
     cmd, env = build_command(args, sizing)
-    token = _token(args)
+    keys = role_keys(args)
     if args.print_command:
         for k, v in sorted(env.items()):
             print(f"{k}={v}")
-        if token:
-            print(f"{TOKEN_ENV}=(set: the join link's token)")
+        for role in sorted(keys):
+            print(f"{KEY_ENVS[role]}=(set: the {role} link's key)")
         print(" ".join(cmd))
         return 0
     if not _port_free(args.host, args.port):
@@ -327,11 +480,12 @@ def run_serve(args: argparse.Namespace) -> int:
     except (StoreError, ValueError) as exc:
         print(f"playground serve: label store: {exc}", file=sys.stderr)
         return 1
-    _announce(args, where, token, sizing)
+    _announce(args, where, keys, sizing)
     child_env = {**os.environ, **env}
-    child_env.pop(TOKEN_ENV, None)
-    if token:
-        child_env[TOKEN_ENV] = token
+    for role, name in KEY_ENVS.items():
+        child_env.pop(name, None)
+        if role in keys:
+            child_env[name] = keys[role]
     proc = subprocess.Popen(cmd, env=child_env)
 
     def on_term(signum, frame):  # a service manager's stop: shut Voila (and its kernels) down cleanly
@@ -339,6 +493,9 @@ def run_serve(args: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
+        if _wait_for_pool(args, keys, sizing.pool, proc):
+            _give_links(args, keys)
+            print("playground: ready: give out the link now", flush=True)
         return proc.wait()
     except KeyboardInterrupt:
         proc.send_signal(signal.SIGINT)

@@ -32,8 +32,11 @@ import logging
 import struct
 from typing import Any
 
-__all__ = ["MAX_MESSAGE_BYTES", "MAX_PARTS", "MalformedFrame", "deserialize_legacy", "deserialize_v1", "install",
-           "installed", "legacy_offsets", "read_header", "v1_offsets"]
+from jupyter_client.session import DELIM
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+
+__all__ = ["MAX_MESSAGE_BYTES", "MAX_PARTS", "MalformedFrame", "QuietConnection", "deserialize_legacy",
+           "deserialize_v1", "install", "installed", "legacy_offsets", "quieted", "read_header", "v1_offsets"]
 
 #: At most this many parts in one frame: a kernel message has 4 (header, parent header, metadata,
 #: content) plus its buffers; a widget message carries a handful of buffers.
@@ -182,3 +185,46 @@ def install() -> None:
 
     channels.ZMQChannelsWebsocketConnection.handle_incoming_message = handle_incoming_message  # type: ignore[method-assign]
     _installed = True
+
+
+class QuietConnection(ZMQChannelsWebsocketConnection):
+    """The kernel websocket, with what would show the server's files to the browser taken out.
+
+    A kernel's ``stderr`` stream and the traceback of an ``error`` message name files of the server (the
+    project's checkout, the virtualenv).  The page shows neither, but anyone speaking the websocket sees
+    them: here ``stderr`` messages are not sent on, and an ``error`` message keeps its ``ename`` with a
+    generic ``evalue`` and no traceback.  The server log keeps the details (the kernel's own stderr).
+    ``playground serve --debug`` does not use this class.
+    """
+
+    def handle_outgoing_message(self, stream: str, outgoing_msg: list[Any]) -> None:
+        quiet = quieted(self.session, outgoing_msg)
+        if quiet is not None:
+            super().handle_outgoing_message(stream, quiet)
+
+
+def quieted(session: Any, msg_list: list[Any]) -> list[Any] | None:
+    """``msg_list`` (a kernel message as ZMQ frames) without server paths: None to drop it (``stderr``), the
+    frames with a scrubbed content for an ``error``, else the frames unchanged."""
+    idents, fed = session.feed_identities(msg_list)
+    if len(fed) < 5:
+        return msg_list
+    try:
+        header = session.unpack(_raw(fed[1]))
+        kind = header.get("msg_type")
+        if kind not in ("stream", "error"):
+            return msg_list
+        content = session.unpack(_raw(fed[4]))
+    except Exception:
+        return msg_list
+    if kind == "stream":
+        return None if content.get("name") == "stderr" else msg_list
+    scrubbed = {"ename": str(content.get("ename", "Error")),
+                "evalue": "an error in the page's kernel (details in the server's log)", "traceback": []}
+    parts = [_raw(f) for f in fed[1:4]] + [session.pack(scrubbed)]
+    return [*idents, DELIM, session.sign(parts), *parts, *fed[5:]]  # signed again: the legacy protocol checks
+
+
+def _raw(frame: Any) -> bytes:
+    """A ZMQ frame's bytes (a ``zmq.Frame`` or bytes already)."""
+    return bytes(frame.bytes) if hasattr(frame, "bytes") else bytes(frame)

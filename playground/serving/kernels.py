@@ -33,7 +33,10 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from tornado.ioloop import PeriodicCallback
 from traitlets import Float, Integer
 
-__all__ = ["ClassFull", "GuardedKernelManager", "pooled_kernel_ids", "track_request_kernels"]
+from . import auth
+from .queue import WaitingLine
+
+__all__ = ["ClassFull", "GuardedKernelManager", "kernel_env", "pooled_kernel_ids", "track_request_kernels"]
 
 _request_kernels: ContextVar[list[str] | None] = ContextVar("playground_request_kernels", default=None)
 
@@ -43,6 +46,21 @@ def track_request_kernels() -> list[str]:
     started: list[str] = []
     _request_kernels.set(started)
     return started
+
+
+def kernel_env(env: dict[str, str], kernel_id: str, for_pool: bool) -> dict[str, str]:
+    """The environment a kernel starts with: a pooled kernel gets its request-handshake key; a page's own
+    kernel gets the page's role and a ``QUERY_STRING`` without the access key (:mod:`playground.serving.auth`)."""
+    out = {k: v for k, v in env.items() if k not in (auth.KERNEL_KEY_ENV, auth.ROLE_ENV)}
+    if "VOILA_REQUEST_URL" in out:
+        out["VOILA_REQUEST_URL"] = auth.scrub_url(out["VOILA_REQUEST_URL"])
+    if for_pool:
+        out[auth.KERNEL_KEY_ENV] = auth.kernel_key(kernel_id)
+    else:
+        if "QUERY_STRING" in out:
+            out["QUERY_STRING"] = auth.scrub_query(out["QUERY_STRING"])
+        out[auth.ROLE_ENV] = auth.current_role.get() or "student"
+    return out
 
 
 class ClassFull(RuntimeError):
@@ -83,6 +101,14 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                           help="a sent page that has not connected counts as being opened for this many seconds")
     refill_spacing = Float(2.0, config=True,
                            help="seconds between the starts of two pool refills (one kernel's start-up here)")
+    max_per_address = Integer(0, config=True,
+                              help="most pages (kernels, and requests being served) one network address holds "
+                                   "(0: no limit)")
+    max_per_visitor = Integer(0, config=True,
+                              help="most pages one visitor (one login cookie) holds (0: no limit)")
+    open_slots = Integer(0, config=True,
+                         help="most pages opened from a cold kernel at once; beyond, pages wait in line "
+                              "(playground.serving.queue; 0: no line)")
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -100,6 +126,9 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         self._closing = False
         self._watcher: PeriodicCallback | None = None
         self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0, "unsent": 0, "hung_up": 0}
+        self._owners: dict[str, tuple[str, str]] = {}  # kernel id -> (address, visitor) of the page holding it
+        self._serving: dict[tuple[str, str], int] = {}  # (address, visitor) -> page requests being served now
+        self.line = WaitingLine(slots=max(1, self.open_slots))
 
     # --- counting -------------------------------------------------------------------------------------------
 
@@ -126,6 +155,39 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         """True when a page request would need a new kernel and there is no room for one."""
         return bool(self.max_kernels) and self.kernel_count() >= self.max_kernels
 
+    # --- shares ---------------------------------------------------------------------------------------------
+
+    def held(self, address: str | None = None, visitor: str | None = None) -> int:
+        """Pages held by ``address`` or by ``visitor``: live kernels owned, plus requests being served."""
+        alive = set(self.list_kernel_ids())
+
+        def mine(owner: tuple[str, str]) -> bool:
+            return (address is not None and owner[0] == address) or (visitor is not None and owner[1] == visitor)
+
+        owned = sum(1 for kid, owner in self._owners.items() if kid in alive and mine(owner))
+        return owned + sum(n for owner, n in self._serving.items() if mine(owner))
+
+    def over_share(self, address: str, visitor: str) -> str | None:
+        """Why one more page for this client would exceed its share (``max_per_address``, ``max_per_visitor``),
+        or None.  The share keeps one holder of the join link from taking every kernel."""
+        if self.max_per_visitor and self.held(visitor=visitor) >= self.max_per_visitor:
+            return f"this browser already has {self.max_per_visitor} pages open here"
+        if self.max_per_address and self.held(address=address) >= self.max_per_address:
+            return f"your network address already holds {self.max_per_address} pages here"
+        return None
+
+    def serving(self, owner: tuple[str, str], delta: int) -> None:
+        """Count a page request of ``owner`` as being served (+1) or done (-1)."""
+        n = self._serving.get(owner, 0) + delta
+        if n > 0:
+            self._serving[owner] = n
+        else:
+            self._serving.pop(owner, None)
+
+    def own(self, kernel_id: str, owner: tuple[str, str]) -> None:
+        """The page of ``owner`` holds ``kernel_id``."""
+        self._owners[kernel_id] = owner
+
     # --- starting -------------------------------------------------------------------------------------------
 
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
@@ -138,6 +200,7 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         # the id is chosen here so that a starting kernel is counted once, whatever stage it is in
         reserved = kwargs.get("kernel_id") or str(uuid.uuid4())
         kwargs["kernel_id"] = reserved
+        kwargs["env"] = kernel_env(env, reserved, for_pool)
         self._starting.add(reserved)
         (self._starting_pool if for_pool else self._starting_pages).add(reserved)
         try:
@@ -279,10 +342,12 @@ class GuardedKernelManager(AsyncMappingKernelManager):
             self.culled[reason] += 1
         alive = set(self.list_kernel_ids())
         for table in (self._started_at, self._last_pooled, self._disconnected_at, self._served_at,
-                      self._pool_started, self._connected_first):
+                      self._pool_started, self._connected_first, self._owners):
             for kid in [k for k in table if k not in alive]:
                 del table[kid]
         self._ever_connected &= alive
+        for kid in [k for k in auth.RequestInfoHandler._cache if k not in alive]:
+            auth.RequestInfoHandler.forget(kid)
 
     async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         self._closing = True

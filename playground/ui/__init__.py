@@ -133,6 +133,9 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
         app = ahead
         session.reveal_all = session.reveal_all or show
         app.sync_controls()
+        from .panels import export_scopes  # serve engineer, issue 29: a preheated page learns its role only now
+
+        app.export_scope.options = export_scopes(session.read_only)
     drawn = app.renders
     if name and not session.read_only:  # start() draws the page
         here = (session.case_id, session.response_id)

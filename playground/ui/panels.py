@@ -14,14 +14,23 @@ import ipywidgets as W
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER
 from .explain import why_html
 from .rows import html_widget
-from .session import STATUSES, VERDICTS
+from .session import STATUSES, VERDICTS, may_export_everyone
 
 if TYPE_CHECKING:
     from .views import PlaygroundApp
 
-__all__ = ["ALL", "build_case", "build_header", "build_nav", "build_scores", "button", "on_click"]
+__all__ = ["ALL", "build_case", "build_header", "build_nav", "build_scores", "button", "export_scopes", "on_click"]
 
 ALL = "__all__"
+
+
+def export_scopes(read_only: bool) -> list[tuple[str, str]]:
+    """The export choices: every annotator's labels only where the role may see them (serve engineer, issue 29:
+    :func:`playground.ui.session.may_export_everyone`); a read-only dashboard lists them first."""
+    scopes = [("my labels", "mine"), ("all annotators", "all"), ("consensus", "consensus")]
+    if not may_export_everyone(read_only):
+        scopes = [sc for sc in scopes if sc[1] != "all"]
+    return scopes[1:] + scopes[:1] if read_only else scopes
 
 
 def button(text: str, cls: str, tooltip: str = "", style: str = "", width: str = "auto", icon: str = "") -> W.Button:
@@ -130,10 +139,7 @@ def build_nav(app: PlaygroundApp) -> W.VBox:
     on_click(app.prev_b, app, app.move, "prev")
     on_click(app.next_b, app, app.move, "next")
     on_click(app.next_u, app, app.move, "unlabelled")
-    scopes = [("my labels", "mine"), ("all annotators", "all"), ("consensus", "consensus")]
-    if s.read_only:
-        scopes = scopes[1:] + scopes[:1]
-    app.export_scope = W.Dropdown(options=scopes, layout=W.Layout(width="100%"))
+    app.export_scope = W.Dropdown(options=export_scopes(s.read_only), layout=W.Layout(width="100%"))
     app.export_scope.add_class("pg-export-scope")
     app.export_csv = button("CSV", "pg-export-csv", "prepare a CSV download", width="48%", icon="download")
     app.export_jsonl = button("JSONL", "pg-export-jsonl", "prepare a JSONL download", width="48%", icon="download")

@@ -18,6 +18,14 @@ the kernel, 1.35 s of CPU and 47 MiB per kernel (measured on the project's
 machine, 2026-12-01).  A pooled kernel still importing it when its page is
 requested makes the page wait those seconds, and the pool's refill competes
 with every page being opened.  ``websockets`` costs 0.06 s.
+
+The handshake is refused without the kernel's own key: ``playground serve``
+gives each preheated kernel ``PLAYGROUND_KERNEL_KEY`` and :func:`wait_for_request`
+sends it in the ``X-Playground-Kernel-Key`` header (see
+:mod:`playground.serving.auth`; this module does not import it, to stay light).
+
+:func:`role` is the page's role as the server decided it from the key in the
+page's link: ``student``, ``instructor`` or ``observer``.
 """
 from __future__ import annotations
 
@@ -28,10 +36,36 @@ import warnings
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
-__all__ = ["REQUEST_TIMEOUT", "request_url", "wait_for_request"]
+__all__ = ["KERNEL_KEY_ENV", "KERNEL_KEY_HEADER", "REQUEST_TIMEOUT", "ROLES", "ROLE_ENV", "can_write_room",
+           "request_url", "role", "wait_for_request"]
 
 #: Seconds to wait for the websocket to open (Voila's own client waits 5).
 REQUEST_TIMEOUT = 5.0
+#: Same names as :mod:`playground.serving.auth` (tests/test_request.py checks they agree).
+KERNEL_KEY_ENV = "PLAYGROUND_KERNEL_KEY"
+KERNEL_KEY_HEADER = "X-Playground-Kernel-Key"
+ROLE_ENV = "PLAYGROUND_ROLE"
+ROLES = ("student", "instructor", "observer")
+
+
+def role(environ: dict[str, str] | None = None) -> str:
+    """The page's role: ``PLAYGROUND_ROLE`` as ``playground serve`` set it for this kernel.
+
+    Outside Voila (a notebook in Jupyter, a script: no ``VOILA_PREHEAT`` in the environment) there is no
+    server to ask and the person is the machine's own user: ``instructor``.  Under Voila a kernel without
+    a role yet (a preheated kernel before its request) or with an unknown value counts as ``student``
+    (the least power).
+    """
+    env = os.environ if environ is None else environ
+    if ROLE_ENV not in env:
+        return "student" if "VOILA_PREHEAT" in env else "instructor"
+    value = env[ROLE_ENV].strip()
+    return value if value in ROLES else "student"
+
+
+def can_write_room(environ: dict[str, str] | None = None) -> bool:
+    """Whether this page may adjudicate, assign or change lessons: the instructor's role only."""
+    return role(environ) == "instructor"
 
 
 def request_url(environ: dict[str, str] | None = None) -> str:
@@ -54,8 +88,9 @@ def wait_for_request(url: str | None = None, *, timeout: float = REQUEST_TIMEOUT
     """
     if os.environ.get("VOILA_PREHEAT", "False") == "False":
         return False
+    headers = {KERNEL_KEY_HEADER: os.environ.get(KERNEL_KEY_ENV, "")}
     try:
-        with connect(url or request_url(), open_timeout=timeout, max_size=2**20) as ws:
+        with connect(url or request_url(), open_timeout=timeout, max_size=2**20, additional_headers=headers) as ws:
             message = ws.recv()
     except (OSError, TimeoutError, WebSocketException) as exc:
         warnings.warn(f"no request info from Voila at {url or request_url()}: {exc}", stacklevel=2)

@@ -497,8 +497,12 @@ def open_room(root: str | None = None, db: str | None = None, dataset: str | Non
     from ..calibrate.room_grid import answer_key_values
     from ..datasets import open_dataset
     from ..lessons import lesson_catalog
+    from .request import can_write_room
 
     store, note = _open_store(db)
+    may_write = can_write_room()  # serve engineer, issue 29: the page's role, set by the server
+    if not may_write:
+        note = "This is the observer's view: adjudication and assignment need the instructor's link."
     try:
         od = open_dataset(dataset, store=store, root=root)
         catalog = od.catalog()
@@ -509,9 +513,9 @@ def open_room(root: str | None = None, db: str | None = None, dataset: str | Non
             key = key_from_dataset(od.dataset)
         except Exception:  # a dataset without an authored key (e.g. an import): accuracy says so
             key = None
-        return Room(RoomStore(store, catalog, od.name), key, moments=8 if chosen is not None else 20,
-                    lesson=chosen, key_values=answer_key_values(od, list(catalog.values())),
-                    open_dataset=od), note
+        return Room(RoomStore(store, catalog, od.name, may_write=may_write), key,
+                    moments=8 if chosen is not None else 20, lesson=chosen,
+                    key_values=answer_key_values(od, list(catalog.values())), open_dataset=od), note
     except BaseException:
         store.close()
         raise

@@ -75,7 +75,7 @@ from .search import CaseSearch
 from .session_catalog import Catalog, CatalogPart, unit_counts
 from .session_labels import LabelsPart
 from .session_navigation import NavigationPart
-from .session_rates import RatesPart, agreement_from_table
+from .session_rates import RatesPart, agreement_from_table, may_export_everyone
 from .session_reveal import RevealPart
 from .session_types import (
     DEFAULT_WEIGHTS,
@@ -119,6 +119,7 @@ __all__ = [
     "env_flag",
     "format_weights",
     "hits_of",
+    "may_export_everyone",
     "open_session_dataset",
     "parse_weights",
     "session_for_dataset",

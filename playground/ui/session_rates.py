@@ -27,7 +27,7 @@ from .session_types import (
     format_weights,
 )
 
-__all__ = ["RatesPart", "agreement_from_table"]
+__all__ = ["RatesPart", "agreement_from_table", "may_export_everyone"]
 
 
 def agreement_from_table(table: Sequence[int], confidence: float = 0.95) -> Agreement:
@@ -193,6 +193,8 @@ class RatesPart(SessionBase):
             raise SessionError(f"unknown export scope {scope!r} (mine, all, consensus)")
         if scope == "mine" and self.annotator is None:
             raise SessionError("Type your name first (or choose an annotator) to export their labels.")
+        if scope == "all" and not may_export_everyone(self.read_only):  # issue 29: roles, checked in the kernel
+            raise SessionError("Every annotator's labels are for the instructor's link; export your own labels.")
         self._build_labelled(everyone=scope != "mine")
         return export_table(self.store, self._units, annotator=self.annotator if scope == "mine" else None,
                             consensus=scope == "consensus")
@@ -217,3 +219,12 @@ class RatesPart(SessionBase):
             raise SessionError("parquet is binary: use export_file")
         name, content, n = self.export_file(fmt, scope)
         return name, content.decode("utf-8"), n
+
+
+def may_export_everyone(read_only: bool) -> bool:
+    """Whether this page may export every annotator's labels and comments (issue 29): the instructor's or an
+    observer's page (the room's roles, :func:`playground.ui.request.role`), or a read-only dashboard; never a
+    student's page, where it would show other students' answers and comments."""
+    from .request import role
+
+    return read_only or role() in ("instructor", "observer")
