@@ -66,7 +66,7 @@ def kind_items(part: str = "tuning") -> dict[str, tuple[str, list[Item]]]:
     out: dict[str, tuple[str, list[Item]]] = {}
     for task, kind in _RAGTRUTH_KIND.items():
         out[f"RAGTruth {task}"] = (kind, items_of([r for r in rt if r.task_type == task]))
-    out["BEGIN"] = ("dialogue", items_of(bg))
+    out["BEGIN"] = ("dialogue", items_of(bg, "dialogue"))
     return out
 
 

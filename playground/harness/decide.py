@@ -81,6 +81,9 @@ RULES: tuple[Rule, ...] = (
          "REVIEW", "uncertain", "human review"),
     Rule("poor_retrieval", "context_quality < min_context_quality",
          "REJECT", "poor_retrieval", "retrieve more documents"),
+    Rule("off_topic_grounded", "answer_relevance < min_answer_relevance, but groundedness >= accept_groundedness "
+         "and no sentence below support_floor (a paraphrase of the passages that shares few words with the question)",
+         "REVIEW", "off_topic", "human review"),
     Rule("off_topic", "answer_relevance < min_answer_relevance",
          "REJECT", "off_topic", "retry with a specific prompt"),
     Rule("confident_hallucination",
@@ -219,7 +222,16 @@ class _Rules:
                 f"context quality {_f(s.context_quality)} is below {_f(t['min_context_quality'])}: "
                 f"the retrieved passages do not address the question",
             )
-        # 4: relevance
+        # 4: relevance; an answer the passages fully support is sent to a person, not rejected: answer
+        # relevance counts the question's words, and a correct paraphrase may share few of them
+        if s.answer_relevance < t["min_answer_relevance"] and s.groundedness >= t["accept_groundedness"] \
+                and not self.low:
+            return self.result(
+                "off_topic_grounded",
+                f"answer relevance {_f(s.answer_relevance)} is below {_f(t['min_answer_relevance'])}, but the "
+                f"answer is grounded (groundedness {_f(s.groundedness)} >= {_f(t['accept_groundedness'])}, no "
+                f"sentence below the support floor {_f(self.floor)}): a person should check it answers the question",
+            )
         if s.answer_relevance < t["min_answer_relevance"]:
             return self.result(
                 "off_topic",
@@ -350,6 +362,11 @@ def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: flo
                                  relevant
     3   poor_retrieval           context_quality <           REJECT   poor_retrieval  retrieve more documents
                                  min_context_quality
+    4a  off_topic_grounded       answer_relevance <          REVIEW   off_topic       human review
+                                 min_answer_relevance, but
+                                 groundedness >=
+                                 accept_groundedness and no
+                                 sentence below the floor
     4   off_topic                answer_relevance <          REJECT   off_topic       retry with a specific prompt
                                  min_answer_relevance
     5   confident_hallucination  a sentence below the floor  REJECT   hallucination   regenerate with a grounding prompt

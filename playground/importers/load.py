@@ -44,9 +44,11 @@ def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] |
     return prepare_units(path, kind, name, mapping=mapping)[0]
 
 
-def prepare_units(path: str | Path, kind: str, name: str, *,
-                  mapping: dict[str, str] | None = None) -> tuple[dict[str, Any], list[Unit]]:
-    """``(payload, units)`` of ``path`` (see :func:`prepare`)."""
+def prepare_units(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None,
+                  text_kind: str = "qa") -> tuple[dict[str, Any], list[Unit]]:
+    """``(payload, units)`` of ``path`` (see :func:`prepare`); ``text_kind``: the kind of text
+    (qa, summary, dialogue; ``playground.harness.score.KINDS``), kept as ``payload["text_kind"]``
+    unless it is the default ``qa`` (an absent key means qa)."""
     path = Path(path)
     check_name(name)
     if kind not in KINDS:
@@ -60,6 +62,8 @@ def prepare_units(path: str | Path, kind: str, name: str, *,
         raise DataError(problems, f"{path}: not a valid {kind} file; nothing was imported")
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     payload = build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
+    if text_kind != "qa":
+        payload["text_kind"] = text_kind
     units = payload_units(payload)
     payload["summary"]["units"] = len(units)
     return payload, units
@@ -135,9 +139,9 @@ class DatasetImport:
 
 
 def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mapping: dict[str, str] | None = None,
-                   labels: str | Path | None = None, replace: bool = False) -> DatasetImport:
+                   labels: str | Path | None = None, replace: bool = False, text_kind: str = "qa") -> DatasetImport:
     """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction."""
-    payload, units = prepare_units(path, kind, name, mapping=mapping)
+    payload, units = prepare_units(path, kind, name, mapping=mapping, text_kind=text_kind)
     catalog = {u.unit_id: u for u in units}
     rows = read_label_rows(labels, catalog) if labels is not None else []
     before = store.dataset(name)
