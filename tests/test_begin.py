@@ -204,7 +204,9 @@ def test_calibrate_golden_key_on_a_run(tmp_path, capsys):
     rc, out, err = _cli(capsys, "calibrate", "golden-key", "--run", str(tmp_path), "--boot", "100",
                         "--save-floors", str(floors))
     assert rc == 0, err
-    assert json.loads(floors.read_text(encoding="utf-8"))["floors"] == {"correctness": 0.35, "context_relevance": 0.6}
+    # correctness 0.70 since names are not exact items in qa text (score.RULE_KINDS): a claim with a wrong name
+    # keeps part of its coverage instead of 0.0, and the floor chosen on the tuning cases rises (0.35 before)
+    assert json.loads(floors.read_text(encoding="utf-8"))["floors"] == {"correctness": 0.7, "context_relevance": 0.6}
     assert "golden key: correctness of claims: floors chosen on the tuning part (257 units)" in out
     assert "figures on the frozen part only: 152 units, 53 no (34.9%), 25 cases" in out
     assert "reference-aware" in out and "query only" in out
