@@ -48,18 +48,14 @@ Support (faithfulness of a claim to the retrieved context)
    scores 0 whatever its other tokens, so it is unsupported at every floor in
    :data:`SUPPORT_FLOOR_GRID` (all > 0).
 
-The automatic label is ``score >= floor``.  :data:`DEFAULT_SUPPORT_FLOOR`
-(0.55) is the floor chosen by cross-validation grouped by source on the shared
-RAGTruth sample ``claims.jsonl`` (334 claims), the file the rules were written
-on, so its figures there are not evidence.  On the *frozen* parts of the real
-data (``playground calibrate ragtruth --frozen`` / ``calibrate begin``; floors
-chosen on the tuning parts; :mod:`playground.calibrate.splits`): RAGTruth at
-the natural rate, floor 0.60, kappa 0.258 [0.139, 0.381], balanced accuracy
-0.763; BEGIN dialogue attribution, floor 0.80, kappa 0.772 [0.688, 0.847],
-balanced accuracy 0.895 (plain token coverage: 0.081 and 0.642).  The best
-floor depends on the text (the golden set's authored keys agree best near
-0.70, which ``configs/default.yaml`` sets), so a harness configuration sets
-its own floor or names a calibration result (``--save-floors``).
+The automatic label is ``score >= floor``.  Rules and floors depend on the
+*kind of text* (:data:`KINDS`: ``qa``, ``summary``, ``dialogue``): each rule
+states its kinds (:data:`RULE_KINDS`; ``support(..., kind=...)``), and each kind
+has a shipped floor (:data:`DEFAULT_SUPPORT_FLOORS`: qa 0.55, summary 0.45,
+dialogue 0.80), chosen on the tuning parts of RAGTruth and BEGIN
+(docs/scorers.md); :data:`DEFAULT_SUPPORT_FLOOR` is the qa floor and the harness
+configuration's default (one source of truth).  A dataset with enough labels of
+its own gets its floors from them (:mod:`playground.harness.dataset_floors`).
 
 Other signals
 =============
@@ -485,9 +481,11 @@ KINDS: tuple[str, ...] = ("qa", "summary", "dialogue")
 DEFAULT_KIND = "qa"
 _ALL_KINDS = frozenset(KINDS)
 #: The kinds of text each rule of :data:`SUPPORT_RULES` is for.  A rule is switched off for a kind
-#: when switching it off raised ROC AUC or cross-validated kappa on that kind's tuning data
-#: (``playground calibrate ablation --tuning-cv``; figures in docs/scorers.md): *speaker* is for
-#: dialogue only (on RAGTruth QA it turned "Sure, I can help you with that!" into 0.5).
+#: when switching it off raises both ROC AUC and 5-fold cross-validated kappa on that kind's tuning
+#: data by at least 0.005 (``playground calibrate ablation --tuning-cv``; figures in docs/scorers.md):
+#: *speaker* is for dialogue only, *names* is off for qa.  *markers* is kept for qa although switching it
+#: off scores better there: the gain comes from list ordinals ("7.") demanded as exact numbers, which
+#: would score correct numbered answers 0 on other data (docs/scorers.md).
 RULE_KINDS: dict[str, frozenset[str]] = {
     **dict.fromkeys(SUPPORT_RULES, _ALL_KINDS),
     "speaker": frozenset({"dialogue"}),
