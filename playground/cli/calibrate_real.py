@@ -114,7 +114,11 @@ def register_real(sub: argparse._SubParsersAction) -> None:
                    "(no frozen claim is scored): the table that decides which rules a kind keeps")
     _opts(p, 1000)
     p.set_defaults(func=run_ablation)
+    _register_goals(sub)
 
+
+def _register_goals(sub: argparse._SubParsersAction) -> None:
+    """Add ``calibrate goals``."""
     p = sub.add_parser(
         "goals", help="the support scorer's threshold-free goals per kind of text (tuning part, or --frozen)",
         description="Per data set and kind of text: ROC AUC of the support scorer, plain token coverage and "
