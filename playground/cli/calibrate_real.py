@@ -101,6 +101,12 @@ def register_real(sub: argparse._SubParsersAction) -> None:
                    "query-only relevance) as a floor file (JSON) a harness configuration can name")
     p.set_defaults(func=run_golden_key)
 
+    _register_ablation(sub)
+    _register_goals(sub)
+
+
+def _register_ablation(sub: argparse._SubParsersAction) -> None:
+    """Add ``calibrate ablation``."""
     p = sub.add_parser(
         "ablation", help="each rule of the support scorer switched off in turn, on the frozen parts",
         description="For RAGTruth and BEGIN: the support scorer with all rules on and with each rule off in turn; "
@@ -114,7 +120,6 @@ def register_real(sub: argparse._SubParsersAction) -> None:
                    "(no frozen claim is scored): the table that decides which rules a kind keeps")
     _opts(p, 1000)
     p.set_defaults(func=run_ablation)
-    _register_goals(sub)
 
 
 def _register_goals(sub: argparse._SubParsersAction) -> None:
