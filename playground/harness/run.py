@@ -182,7 +182,7 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
             # Only an abstention is correct on a case that must abstain.
             corr = 1.0 if S.is_abstention(claim.text) else 0.0
         else:
-            corr = S.correctness(claim.text, case.reference_answer, fact_texts)
+            corr = S.correctness(claim.text, case.reference_answer, fact_texts, kind=kind)
         k = key.get(claim.text)
         claim_rows.append({
             "unit_id": claim.claim_id, "index": claim.index, "text": claim.text,

@@ -18,7 +18,12 @@ works on it.  What differs from a shipped run:
   against the reference), since an imported fact has no hand-written
   ``accept`` strings; ``answer_correct`` is "every reference fact covered"
   (False without a reference);
-* there is no answer key: ``key_agreement_*`` are ``None``.
+* there is no answer key: ``key_agreement_*`` are ``None``;
+* the dataset's kind of text (:func:`text_kind`: qa, summary or dialogue, recorded
+  at import) sets ``scoring.kind``, and each floor comes from a floor file, the
+  configuration, the dataset's own labels (grouped cross-validation) or the kind's
+  shipped default (:mod:`playground.harness.dataset_floors`), recorded in the
+  report as ``floor_source``.
 
 Each case's ``score_case`` result (before the fact coverage above) is also
 what the labelling page shows for it: a run on the default configuration
