@@ -628,12 +628,23 @@ def _coverage(v: _ClaimView, hits: int) -> float:
     return hits / n
 
 
+def _hits(v: _ClaimView, ctx: Context) -> int:
+    """How many of the claim's content tokens are present in the context (``sum(_present(v, ctx))``,
+    without the list)."""
+    keys = ctx.keys
+    hit = 0
+    for t, k in zip(v.content, v.content_keys, strict=False):
+        if (k in keys) if k is not None else ctx.has(t, True):
+            hit += 1
+    return hit
+
+
 def _score(v: _ClaimView, ctx: Context) -> float:
     """Steps 3-5 of support for a claim view: the one computation behind :func:`support` and
     :func:`support_detail`."""
     if not _exact_ok(v, ctx):
         return EXACT_MISS_SCORE
-    return _coverage(v, sum(_present(v, ctx)))
+    return _coverage(v, _hits(v, ctx))
 
 
 def _view(claim: str, off: Iterable[str], kind: str | None) -> _ClaimView:
@@ -668,7 +679,7 @@ def support_detail(claim: str, context: str | Sequence[str] | Context, *,
     names = tuple(n for n, k in v.name_keys if k not in keys)
     best, best_cov = None, 0.0
     for i in range(len(ctx.passages)):
-        c = _coverage(v, sum(_present(v, ctx._single(i))))
+        c = _coverage(v, _hits(v, ctx._single(i)))
         if best is None or c > best_cov:
             best, best_cov = i, c
     a = v.analysis
@@ -1004,7 +1015,8 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
     # abstention and answer relevance over the sentences (the same as over the
     # response when the sentences partition it)
-    abstained = _abstains([_claim_view(s, off) for s in sents])
+    views = [_claim_view(s, off) for s in sents]
+    abstained = _abstains(views)
     if abstained:
         ar = 0.0
     else:
@@ -1015,5 +1027,6 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     return Signals(
         groundedness=g, attribution=att, specificity=spec, hedging=hed, answer_relevance=ar,
         context_quality=cq, top_retrieval_similarity=top_retrieval_similarity, sentence_support=claim_support,
-        sentences=tuple(sents), abstained=abstained or any(map(is_abstention, sents)),
+        # any one sentence abstaining: is_abstention's rule on each sentence's view
+        sentences=tuple(sents), abstained=abstained or any(_abstains((v,)) for v in views),
     )

@@ -43,7 +43,7 @@ words (:func:`playground.harness.tokens._is_identifier`), as are
 ``-``-joined words (unless written in capitals, ``TW-ENT-HIPAA``).
 
 Text without any trigger of these rules (:func:`_may_need`: ASCII, and none of
-``< [ * _ # > | ~ & :// www.`` in it) is returned unchanged without running a
+``< INST] ]( * _ # > | ~ & :// www.`` in it) is returned unchanged without running a
 regular expression: the cost on clean text is a few substring searches.
 """
 from __future__ import annotations
@@ -85,7 +85,7 @@ _MD_LINK_RE = re.compile(r"!?\[([^\]\n]*)\]\(\s*[^)\s]*\s*\)")
 _MD_EMPH_RE = re.compile(r"(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=\S)\*(?![\w*])")
 _MD_LINE_RE = re.compile(r"(?m)^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|(?:[-*_][ \t]*){3,}$)")
 _MD_TABLE_RE = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*(?::?-{3,}:?)?[ \t]*$|\|")
-_TRIGGERS = ("<", "[", "*", "_", "#", ">", "|", "~", "&", "://", "www.")
+_TRIGGERS = ("<", "INST]", "](", "*", "_", "#", ">", "|", "~", "&", "://", "www.")
 
 
 def _may_need(text: str) -> bool:
@@ -118,7 +118,7 @@ def normalise_output(text: str) -> str:
     if not _may_need(text):
         return text
     text = _unicode(text)
-    if "<" in text or "[" in text:
+    if "<" in text or "INST]" in text:  # every chat token has one of these
         text = CHAT_TOKEN_RE.sub("\n", text)
     text = _markdown(text)
     if "://" in text or "www." in text:
