@@ -163,8 +163,9 @@ def make_responses(n: int, seed: int = SEED, *, workload: str = "corpus",
 
 def score_response(r: dict) -> float:
     ctx = score.Context(r["passages"])
-    sig = score.response_signals(r["query"], r["response"], r["claims"], ctx)
     rel = [score.relevance(r["query"], p) for p in r["passages"]]
+    # as the harness does: the top retrieval similarity is the best passage's relevance, computed once
+    sig = score.response_signals(r["query"], r["response"], r["claims"], ctx, top_retrieval_similarity=max(rel))
     ref = score.Context([r["reference"]])
     corr = [score.support(c, ref) for c in r["claims"]]
     cov = score.fact_covered(r["response"], r["accept"])

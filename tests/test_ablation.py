@@ -10,8 +10,11 @@ from playground.harness.score import SUPPORT_RULES, support
 
 DATA = Path(os.environ.get("PLAYGROUND_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
-# (rule, claim, context, score with every rule on, score with the rule off), computed by hand:
+# (rule, claim, context, score with every rule on, score with the rule off), computed by hand, with
+# every rule on (kind=None; the kinds' own rule sets are tested in tests/test_score_kinds.py):
 CASES = [
+    # '</s>' removed as a chat-template token; off, it is the path '/s>', an identifier the context lacks
+    ("artefacts", "The sky is blue.</s>", "the sky is blue", 1.0, 0.0),
     # content tokens retry, limit, 9, attempt; 9 is missing: exact miss 0.0, else coverage 3/4
     ("numbers", "Retries are limited to 9 attempts.", "Retries are limited to 5 attempts.", 0.0, 0.75),
     # chang, approv, marcus: the name is missing; off, 2 of 3 content tokens present
@@ -37,8 +40,8 @@ def test_every_rule_is_covered_by_a_case():
 
 @pytest.mark.parametrize(("rule", "claim", "context", "on", "off"), CASES)
 def test_switching_one_rule_off(rule, claim, context, on, off):
-    assert support(claim, context) == pytest.approx(on, abs=1e-15)
-    assert support(claim, context, off=[rule]) == pytest.approx(off, abs=1e-15)
+    assert support(claim, context, kind=None) == pytest.approx(on, abs=1e-15)
+    assert support(claim, context, off=[rule], kind=None) == pytest.approx(off, abs=1e-15)
 
 
 def test_preamble_and_discourse_off_together():
@@ -48,15 +51,17 @@ def test_preamble_and_discourse_off_together():
 def test_speaker_items():
     from playground.harness.score import support_detail
 
-    assert support("Is the sky blue?", "the sky is blue") == pytest.approx(2 / 3, abs=1e-15)  # sky, blue, '?'
-    assert support("Do you?", "x") == 0.0  # nothing but a question: nothing attributable
-    assert support("Do you?", "x", off=["speaker"]) == 1.0
-    assert support_detail("My dog and me, I've seen it", "x").speaker_items == ("my", "me", "i've")
-    assert support_detail("Use a hammer, i.e. a tool.", "use a hammer tool").speaker_items == ()
+    d = "dialogue"  # the speaker rule is for dialogue only
+    assert support("Is the sky blue?", "the sky is blue", kind=d) == pytest.approx(2 / 3, abs=1e-15)  # sky, blue, ?
+    assert support("Do you?", "x", kind=d) == 0.0  # nothing but a question: nothing attributable
+    assert support("Do you?", "x", off=["speaker"], kind=d) == 1.0
+    assert support_detail("My dog and me, I've seen it", "x", kind=d).speaker_items == ("my", "me", "i've")
+    assert support_detail("Use a hammer, i.e. a tool.", "use a hammer tool", kind=d).speaker_items == ()
+    assert support("Is the sky blue?", "the sky is blue") == 1.0  # qa: no speaker items
 
 
 def test_unknown_rule_is_an_error_naming_the_known_ones():
-    with pytest.raises(ValueError, match="unknown support rule\\(s\\) stemming \\(known: preamble, clauses"):
+    with pytest.raises(ValueError, match="unknown support rule\\(s\\) stemming \\(known: artefacts, preamble, clauses"):
         support("x", "x", off=["stemming"])
 
 
@@ -72,7 +77,7 @@ def test_ablation_table_on_both_frozen_parts(monkeypatch):
     reps = [ablation("ragtruth", n_boot=50), ablation("begin", n_boot=50)]
     t = ablation_table(reps)
     assert list(t["support"][: 1 + len(SUPPORT_RULES)]) == ["all rules"] + [f"without {r}" for r in SUPPORT_RULES]
-    assert len(t) == 2 * (1 + len(SUPPORT_RULES)) == 18
+    assert len(t) == 2 * (1 + len(SUPPORT_RULES)) == 20
     base = t[t["support"] == "all rules"]
     assert list(base["delta_balanced_accuracy"]) == [0.0, 0.0]
     # the exact-number rule is the one that carries RAGTruth out of sample (README ablation table)

@@ -205,8 +205,10 @@ def test_calibrate_golden_key_on_a_run(tmp_path, capsys):
                         "--save-floors", str(floors))
     assert rc == 0, err
     # relevance floor 0.55 (was 0.6 with the "from an expected source" key): GC-0013's superseded copy of the
-    # answering section is relevant by the authored key (issue 23) and scores 0.571 query-only
-    assert json.loads(floors.read_text(encoding="utf-8"))["floors"] == {"correctness": 0.35, "context_relevance": 0.55}
+    # answering section is relevant by the authored key (issue 23) and scores 0.571 query-only; correctness 0.70
+    # since names are not exact items in qa text (score.RULE_KINDS): a claim with a wrong name keeps part of its
+    # coverage instead of 0.0, and the floor chosen on the tuning cases rises (0.35 before)
+    assert json.loads(floors.read_text(encoding="utf-8"))["floors"] == {"correctness": 0.7, "context_relevance": 0.55}
     assert "golden key: correctness of claims: floors chosen on the tuning part (257 units)" in out
     # frozen part: + GC-0034-R4 (3 claims, 2 incorrect) and -R5 (3 claims, all correct): 152 + 6 = 158 units,
     # 53 + 2 = 55 no (34.8%)

@@ -133,10 +133,21 @@ def test_rule_3_poor_retrieval():
 
 
 def test_rule_4_off_topic():
-    d = run(sig(answer_relevance=0.10))
+    d = run(sig(answer_relevance=0.10, groundedness=0.60))
     assert (d.rule, d.verdict, d.failure_type, d.next_action) == (
         "off_topic", "REJECT", "off_topic", "retry with a specific prompt")
     assert "answer relevance 0.10 is below 0.25" in d.reason
+
+
+def test_rule_4a_a_grounded_answer_with_few_question_words_goes_to_review_not_reject():
+    # boundary: groundedness exactly at accept_groundedness (0.80) with every sentence above the floor
+    d = run(sig(answer_relevance=0.10, groundedness=0.80))
+    assert (d.rule, d.verdict, d.failure_type, d.next_action) == (
+        "off_topic_grounded", "REVIEW", "off_topic", "human review")
+    assert "answer relevance 0.10 is below 0.25, but the answer is grounded (groundedness 0.80 >= 0.80" in d.reason
+    # just below accept_groundedness, or a sentence below the floor: rejected as off topic
+    assert run(sig(answer_relevance=0.10, groundedness=0.79)).rule == "off_topic"
+    assert run(sig((0.90, 0.69), answer_relevance=0.10, groundedness=0.90)).rule == "off_topic"
 
 
 def test_rule_5_confident_hallucination_names_the_numbers():
@@ -391,7 +402,9 @@ def test_flags_reject_misaligned_labels():
 @pytest.mark.parametrize("changes,at_rule,beyond,beyond_rule", [
     # "<" rules do not fire exactly at the threshold, and fire just below it
     ({"context_quality": 0.30}, "accept", {"context_quality": 0.2999}, "poor_retrieval"),
-    ({"answer_relevance": 0.25}, "accept", {"answer_relevance": 0.2499}, "off_topic"),
+    ({"answer_relevance": 0.25}, "accept", {"answer_relevance": 0.2499}, "off_topic_grounded"),
+    ({"answer_relevance": 0.25, "groundedness": 0.70}, "otherwise", {"answer_relevance": 0.2499, "groundedness": 0.70},
+     "off_topic"),
     ({"specificity": 0.12}, "signals_disagree", {"specificity": 0.1199}, "unspecific"),
     ({"groundedness": 0.45}, "low_confidence", {"groundedness": 0.4499}, "ungrounded"),
     # ">=" rules fire exactly at the threshold, not just below it

@@ -100,8 +100,12 @@ def test_missing_identifier_or_name_flips_support():
     assert S.support("A call without a key fails with TW-4010.", ctx) == 1.0
     assert S.support("A call without a key fails with TW-4011.", ctx) == 0.0
     assert S.support("Marcus Oyelaran holds the admin key.", ctx) == 1.0
-    d = S.support_detail("The admin key is held by Priya Natarajan.", ctx)
+    # the names rule is for summaries and dialogue (switched off for qa: RULE_KINDS)
+    d = S.support_detail("The admin key is held by Priya Natarajan.", ctx, kind="summary")
     assert d.score == 0.0 and set(d.missing_names) == {"priya", "natarajan"}
+    # qa: admin, key, held, priya, natarajan -> admin and key present, 2 of 5 (below every shipped floor)
+    q = S.support_detail("The admin key is held by Priya Natarajan.", ctx)
+    assert q.missing_names == () and q.score == pytest.approx(2 / 5)
 
 
 def test_paraphrase_with_stemming_is_supported():
@@ -263,8 +267,8 @@ def test_response_signals_show_a_confident_hallucination():
     g = S.response_signals(q, " ".join(good), good, passages)
     v = S.response_signals(q, " ".join(vague), vague, passages)
     b = S.response_signals(q, " ".join(bad), bad, passages)
-    assert g.groundedness == 1.0 and g.attribution == 1.0 and not g.abstention
-    assert g.claim_support == (1.0,)
+    assert g.groundedness == 1.0 and g.attribution == 1.0 and not g.abstained
+    assert g.sentence_support == (1.0,) and g.sentences == tuple(good)
     # confident hallucination: the most specific answer, attributed to nothing
     assert b.attribution == 0.0 and b.groundedness == 0.0
     assert b.specificity == pytest.approx(3 / 7) and b.specificity > g.specificity > v.specificity
@@ -272,7 +276,7 @@ def test_response_signals_show_a_confident_hallucination():
     assert b.disagreement > g.disagreement
     assert S.specificity(" ".join(good)) == pytest.approx(g.specificity)
     a = S.response_signals(q, "I don't know.", ["I don't know."], passages)
-    assert a.abstention and a.answer_relevance == 0.0
+    assert a.abstained and a.answer_relevance == 0.0
 
 
 # --------------------------------------------------------------------------- RAGTruth regression
@@ -324,10 +328,15 @@ _CLAUSE_EXAMPLES = (
     "this cannot be determined.",
     "that is outside the scope of this guide.",
     "we don't have any data on it.",
+    "therefore, i cannot provide an answer to this question.",
+    "it is not possible to determine the cause.",
+    "there is insufficient information in the passages.",
     "hope this helps!",
     "feel free to ask.",
     "let me know if it works.",
     "if you have any further questions, write.",
+    "sure, i can help you with that!",
+    "great question!",
 )
 
 

@@ -2,9 +2,11 @@
 
 ``tests/fixtures/score_reference.json`` holds the outputs of the scorers and
 tokeniser as computed by the code of commit d9618ed (main before the speed
-work of issue 18, ``bench/bench_score.py``): that code is the reference
-implementation, and the fixture is its output, not the output of the code
-under test copied back.  The speed work may change how a score is computed,
+work of issue 18, ``bench/bench_score.py``), regenerated once at the commit
+that changed the rules deliberately for issue 26 (the artefacts rule, refusal
+patterns, word lists, rules per kind: docs/scorers.md) before any speed work
+on top: that code is the reference implementation, and the fixture is its
+output, not the output of the code under test copied back.  The speed work may change how a score is computed,
 never what it is; every float is compared exactly (JSON keeps a float's
 ``repr``, which round-trips).
 
@@ -84,7 +86,7 @@ def _detail(claim: str, ctx: S.Context) -> list[Any]:
 def _signals(query: str, response: str, sentences: Sequence[str], ctx: S.Context) -> list[Any]:
     s = S.response_signals(query, response, sentences, ctx)
     return [s.groundedness, s.attribution, s.specificity, s.hedging, s.answer_relevance,
-            s.context_quality, s.abstention, s.disagreement, list(s.claim_support)]
+            s.context_quality, s.abstained, s.disagreement, list(s.sentence_support), s.top_retrieval_similarity]
 
 
 def _golden() -> dict[str, Any]:
@@ -172,6 +174,8 @@ TRICKY: tuple[str, ...] = (
     "  •  Sometimes approximately some somewhat-likely cases I think are not sure.",
     "don't isn't it's TW-ENT-HIPAA events:publish and/or snake_case v2 — fine?",
     "東京 and TWa met McDonald, iPhone, eBay, ÉCOLE and Ünited at Tidewell2 in ΣΟΦΊΑ.",
+    "**Keys** expire after 45 days.</s> See [docs](https://x.example/keys) or www.example.com.<|im_end|>",
+    "## Retries\n> pants/jeans/shorts | 5 |\n[/INST] I can't provide an answer; great question! ―\u00a0done",
 )
 
 

@@ -135,3 +135,51 @@ def test_save_floors_without_frozen_runs_the_calibration_once(tmp_path, capsys, 
     doc = json.loads(floors.read_text(encoding="utf-8"))
     best = next(ln for ln in out.splitlines() if ln.startswith("support scorer: default floor"))
     assert f"best floor in-sample by balanced accuracy {doc['floors']['faithfulness']:g}," in best
+
+
+# --------------------------------------------------------------------------- per kind of text (tuning_kinds)
+
+
+def test_roc_auc_equals_sklearn_and_counts_ties_one_half():
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+
+    from playground.calibrate.tuning_kinds import roc_auc
+
+    # by hand: supported {0.9, 0.5}, hallucinated {0.5, 0.1}: pairs (0.9>0.5) (0.9>0.1) (0.5=0.5: 1/2) (0.5>0.1)
+    assert roc_auc([0.9, 0.5, 0.5, 0.1], [True, True, False, False]) == 3.5 / 4
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        s = np.round(rng.random(60), 1)  # many ties
+        y = rng.random(60) < 0.4
+        assert roc_auc(s, y.tolist()) == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    assert roc_auc([0.1, 0.2], [True, True]) is None
+
+
+@pytest.mark.slow
+def test_goals_and_kind_ablation_read_the_tuning_part_only(capsys, shared_env, monkeypatch):
+    from playground.calibrate import splits, tuning_kinds
+
+    frozen = splits.frozen_sources("ragtruth") | splits.frozen_sources("begin")
+    seen: set[str] = set()
+    real = tuning_kinds.kind_items
+
+    def spy(part="tuning"):
+        out = real(part)
+        for _, items in out.values():
+            seen.update(i.source for i in items)
+        return out
+
+    monkeypatch.setattr(tuning_kinds, "kind_items", spy)
+    rc, out, err = _cli(capsys, "calibrate", "goals")
+    assert rc == 0, err
+    assert seen and not (seen & frozen)
+    lines = {line.split("  ")[0].strip(): line for line in out.splitlines()}
+    # n and hallucinated per data set: the tuning part's counts (RAGTruth 1,204 claims, 113 hallucinated)
+    assert lines["RAGTruth QA"].split()[4:6] == ["583", "62"]
+    assert lines["RAGTruth Summary"].split()[4:6] == ["621", "51"]
+    assert lines["BEGIN"].split()[3:5] == ["357", "236"]
+    rc, out, err = _cli(capsys, "calibrate", "ablation", "--tuning-cv")
+    assert rc == 0, err
+    assert seen and not (seen & frozen)
+    assert "RAGTruth QA       qa        with speaker" in out and "BEGIN             dialogue  without speaker" in out

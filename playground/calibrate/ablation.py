@@ -1,7 +1,9 @@
 """Ablation of the support scorer: each rule switched off in turn, on the frozen parts.
 
-For each rule of :data:`playground.harness.score.SUPPORT_RULES` (and "none", all
-rules on) the support scorer runs with that rule off; its floor is chosen on the
+For each rule of :data:`playground.harness.score.SUPPORT_RULES` (and "all rules", the
+rules of each claim's kind of text) the support scorer runs with that rule off as well
+(a rule already off for a kind changes nothing there; ``calibrate ablation --tuning-cv``
+is the per-kind table on the tuning parts, :mod:`playground.calibrate.tuning_kinds`); its floor is chosen on the
 tuning part, exactly as in :mod:`playground.calibrate.frozen`, and the frozen
 part is reported (kappa, balanced accuracy, hallucination recall and precision,
 with cluster-bootstrap intervals).  ``delta_*`` is the figure with the rule off
@@ -21,12 +23,14 @@ __all__ = ["ablation", "ablation_table"]
 
 
 def _support(off: tuple[str, ...]) -> Any:
+    """Support with each item's kind of text and the rules ``off`` switched off as well."""
     from ..harness import score as S
+    from .frozen import KindScorer
 
-    def fn(claim: str, context: Sequence[str]) -> float:
-        return S.support(claim, context, off=off)
+    def fn(claim: str, context: Sequence[str], kind: str) -> float:
+        return S.support(claim, context, off=off, kind=kind)
 
-    return fn
+    return KindScorer(fn)
 
 
 def ablation(dataset: str, *, n_boot: int = 1000, seed: int = 0, criterion: str = "balanced_accuracy",

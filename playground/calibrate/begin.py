@@ -36,7 +36,8 @@ def frozen_begin(path: str | Path | None = None, *, criterion: str = "balanced_a
     from ..harness import score as S
 
     tuning, frozen = begin_split(path)
-    return evaluate_frozen("BEGIN", items_of(tuning), items_of(only_sources(frozen, sources)),
+    return evaluate_frozen("BEGIN", items_of(tuning, "dialogue"),
+                           items_of(only_sources(frozen, sources), "dialogue"),
                            scorers or real_scorers(), grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR,
                            criterion=criterion, n_boot=n_boot, seed=seed, confidence=confidence, subset=subset)
 
@@ -52,6 +53,6 @@ def tuning_cv_begin(path: str | Path | None = None, *, folds: int = 5, criterion
     from .frozen import tuning_cv
 
     tuning, _ = begin_split(path)
-    return tuning_cv("BEGIN", items_of(only_sources(tuning, sources)), scorers or real_scorers(),
+    return tuning_cv("BEGIN", items_of(only_sources(tuning, sources), "dialogue"), scorers or real_scorers(),
                      grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_SUPPORT_FLOOR, folds=folds, criterion=criterion,
                      n_boot=n_boot, seed=seed, confidence=confidence, subset=subset)

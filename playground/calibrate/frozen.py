@@ -48,11 +48,13 @@ import pandas as pd
 from ..sampling import stable_hash
 
 __all__ = [
+    "TASK_KINDS",
     "YES_NO",
     "AnyScorer",
     "FrozenReport",
     "GivenScores",
     "Item",
+    "KindScorer",
     "Scorer",
     "ScorerCV",
     "ScorerOnFrozen",
@@ -102,13 +104,32 @@ class Item:
     source: str
     task: str
     item_id: str = ""
+    #: The kind of text (:data:`playground.harness.score.KINDS`): which support rules apply.
+    kind: str = "qa"
 
 
-def items_of(records: Iterable[Any]) -> list[Item]:
+#: Kind of text of a RAGTruth task type or BEGIN corpus (any other task type is ``qa``, the default kind).
+TASK_KINDS: dict[str, str] = {"QA": "qa", "Summary": "summary", "Data2txt": "summary", "wow": "dialogue",
+                              "cmu_dog": "dialogue", "topicalchat": "dialogue"}
+
+
+def items_of(records: Iterable[Any], kind: str | None = None) -> list[Item]:
     """Items of RAGTruth or BEGIN records (``claim``, ``context``, ``supported``,
-    ``source_id``, ``task_type``, ``example_id``)."""
-    return [Item(r.claim, tuple(r.context), bool(r.supported), r.source_id, r.task_type, r.example_id)
+    ``source_id``, ``task_type``, ``example_id``); ``kind``: the kind of every item (BEGIN:
+    ``dialogue``), else the kind of its task type (:data:`TASK_KINDS`)."""
+    return [Item(r.claim, tuple(r.context), bool(r.supported), r.source_id, r.task_type, r.example_id,
+                 kind or TASK_KINDS.get(r.task_type, "qa"))
             for r in records]
+
+
+class KindScorer:
+    """A scorer that reads each item's kind of text: ``fn(claim, context, kind)``."""
+
+    def __init__(self, fn: Callable[[str, Sequence[str], str], float]):
+        self.fn = fn
+
+    def __call__(self, claim: str, context: Sequence[str], kind: str = "qa") -> float:
+        return self.fn(claim, context, kind)
 
 
 def only_sources(records: Sequence[Any], sources: Collection[str] | None) -> list[Any]:
@@ -125,6 +146,8 @@ def score_items(scorer: AnyScorer, items: Sequence[Item]) -> np.ndarray:
             raise ValueError(f"no given score for {len(missing)} item(s): {', '.join(missing[:10])}"
                              + (" …" if len(missing) > 10 else ""))
         return np.round(np.array([float(scorer.scores[i.item_id]) for i in items], dtype=float), 6)
+    if isinstance(scorer, KindScorer):
+        return np.round(np.array([float(scorer(i.claim, i.context, i.kind)) for i in items], dtype=float), 6)
     return np.round(np.array([float(scorer(i.claim, i.context)) for i in items], dtype=float), 6)
 
 

@@ -315,16 +315,18 @@ def ragtruth_split(files: Sequence[Any] | None = None) -> tuple[list[Any], list[
     return [r for r in records if r.source_id not in fs], [r for r in records if r.source_id in fs]
 
 
-def real_scorers(off: Sequence[str] = ()) -> list[tuple[str, Callable[[str, Sequence[str]], float]]]:
-    """The scorers reported on the real data sets: the support scorer (with the rules
-    ``off`` switched off, if any), plain token coverage and ROUGE-1 precision."""
+def real_scorers(off: Sequence[str] = ()) -> list[tuple[str, Callable[..., float]]]:
+    """The scorers reported on the real data sets: the support scorer with the rules of each item's
+    kind of text (:class:`playground.calibrate.frozen.KindScorer`; with the rules ``off`` switched off
+    too, if any), plain token coverage and ROUGE-1 precision."""
     from ..harness import score as S
-    from .frozen import rouge1_precision
+    from .frozen import KindScorer, rouge1_precision
 
-    def support(claim: str, context: Sequence[str]) -> float:
-        return S.support(claim, context, off=off)
+    def support(claim: str, context: Sequence[str], kind: str) -> float:
+        return S.support(claim, context, off=off, kind=kind)
 
-    return [("support", support), ("plain coverage", plain_coverage), ("ROUGE-1 precision", rouge1_precision)]
+    return [("support", KindScorer(support)), ("plain coverage", plain_coverage),
+            ("ROUGE-1 precision", rouge1_precision)]
 
 
 def frozen_ragtruth(files: Sequence[Any] | None = None, *, criterion: str = "balanced_accuracy",

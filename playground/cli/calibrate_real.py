@@ -20,7 +20,7 @@ from typing import Any
 from ..files import write_atomic
 
 __all__ = ["BEGIN_CAVEAT", "err", "finish_report", "out_problem", "part_problem", "register_real", "run_ablation",
-           "run_begin", "run_golden_key", "run_ragtruth_real", "save_floors", "write_out"]
+           "run_begin", "run_goals", "run_golden_key", "run_ragtruth_real", "save_floors", "write_out"]
 
 _COLUMNS = ["scorer", "task_type", "n", "hallucinated", "sources", "floor", "kappa", "kappa_low", "kappa_high",
             "balanced_accuracy", "balanced_accuracy_low", "balanced_accuracy_high", "recall_hallucinated",
@@ -101,6 +101,12 @@ def register_real(sub: argparse._SubParsersAction) -> None:
                    "query-only relevance) as a floor file (JSON) a harness configuration can name")
     p.set_defaults(func=run_golden_key)
 
+    _register_ablation(sub)
+    _register_goals(sub)
+
+
+def _register_ablation(sub: argparse._SubParsersAction) -> None:
+    """Add ``calibrate ablation``."""
     p = sub.add_parser(
         "ablation", help="each rule of the support scorer switched off in turn, on the frozen parts",
         description="For RAGTruth and BEGIN: the support scorer with all rules on and with each rule off in turn; "
@@ -108,8 +114,25 @@ def register_real(sub: argparse._SubParsersAction) -> None:
         "(a rule pays for itself when switching it off lowers balanced accuracy).",
     )
     p.add_argument("--dataset", choices=("ragtruth", "begin", "both"), default="both")
+    p.add_argument("--tuning-cv", action="store_true",
+                   help="instead: per kind of text (RAGTruth QA, RAGTruth Summary, BEGIN dialogue), on the tuning "
+                   "parts only: each rule toggled for the kind, ROC AUC and 5-fold grouped cross-validated kappa "
+                   "(no frozen claim is scored): the table that decides which rules a kind keeps")
     _opts(p, 1000)
     p.set_defaults(func=run_ablation)
+
+
+def _register_goals(sub: argparse._SubParsersAction) -> None:
+    """Add ``calibrate goals``."""
+    p = sub.add_parser(
+        "goals", help="the support scorer's threshold-free goals per kind of text (tuning part, or --frozen)",
+        description="Per data set and kind of text: ROC AUC of the support scorer, plain token coverage and "
+        "ROUGE-1 precision, and the support scorer's hallucination precision and recall at the shipped floor "
+        "of the kind (playground.harness.score.DEFAULT_SUPPORT_FLOORS). The tuning part by default; --frozen "
+        "reads the frozen part (to be read once, at the end).",
+    )
+    p.add_argument("--frozen", action="store_true", help="the frozen part instead of the tuning part")
+    p.set_defaults(func=run_goals)
 
 
 def err(message: str) -> int:
@@ -373,9 +396,34 @@ def run_golden_key(args: argparse.Namespace) -> int:
 
 
 @_guarded
+def run_goals(args: argparse.Namespace) -> int:
+    """``calibrate goals [--frozen]``: ROC AUC per kind and precision / recall at the shipped floors."""
+    from ..calibrate.tuning_kinds import goals_table
+
+    part = "frozen" if args.frozen else "tuning"
+    print(f"support scorer per kind of text, {part} part: ROC AUC (threshold-free) of support, plain token "
+          "coverage and ROUGE-1 precision; hallucination precision and recall at the shipped floor of the kind")
+    _print_table(goals_table(part), ["data", "part", "kind", "n", "hallucinated", "auc support",
+                                     "auc plain coverage", "auc ROUGE-1 precision", "floor",
+                                     "precision_hallucinated", "recall_hallucinated", "kappa", "balanced_accuracy"])
+    return 0
+
+
 def run_ablation(args: argparse.Namespace) -> int:
-    """``calibrate ablation``: each support rule switched off in turn."""
+    """``calibrate ablation``: each support rule switched off in turn (``--tuning-cv``: per kind, tuning part)."""
     from ..calibrate.ablation import ablation, ablation_table
+
+    if args.tuning_cv:
+        from ..calibrate.tuning_kinds import kind_ablation
+
+        print("support scorer per kind of text, tuning parts only: each rule toggled for the kind (without R: on "
+              "for the kind, switched off; with R: off for the kind, switched on); ROC AUC, and kappa, balanced "
+              f"accuracy, recall and precision pooled over 5 folds grouped by source (seed {args.seed}, floor chosen "
+              "inside each fold); delta = toggled minus shipped rules")
+        _print_table(kind_ablation(seed=args.seed, criterion=args.criterion),
+                     ["data", "kind", "support", "auc", "delta_auc", "kappa", "delta_kappa", "balanced_accuracy",
+                      "recall_hallucinated", "precision_hallucinated", "floors"])
+        return 0
 
     names = ["ragtruth", "begin"] if args.dataset == "both" else [args.dataset]
     reps = [ablation(n, n_boot=_boot(args, 1000), seed=args.seed, criterion=args.criterion) for n in names]

@@ -168,10 +168,14 @@ def _run_dataset(args: argparse.Namespace, config) -> int:
     try:
         with open_store(args.db, create=False, read_only=True) as store:
             opened = open_dataset(args.dataset, store, args.root)
-        report = run_dataset(config, opened, args.out, progress=not args.quiet)
+            labels = store.current_labels(opened.catalog())  # the floors are calibrated on them when they suffice
+        report = run_dataset(config, opened, args.out, progress=not args.quiet, labels=labels)
     except (DatasetNotFound, RunError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    from ..harness.dataset_floors import floor_note
+
+    print(floor_note(report))
     return _finished(report, args.out)
 
 

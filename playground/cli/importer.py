@@ -57,6 +57,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("--replace", action="store_true",
                        help="replace an existing dataset of that name (labels are kept; changed ones become stale)")
         p.add_argument("--dry-run", action="store_true", help="validate and report; write nothing")
+        p.add_argument("--text-kind", choices=("qa", "summary", "dialogue"), default="qa",
+                       help="the kind of text (default qa): which support rules and default floors the harness uses")
         p.set_defaults(func=run_import, kind=kind)
 
     from .traces import add_import
@@ -143,7 +145,7 @@ def run_import(args: argparse.Namespace) -> int:
             return 0
         with open_store(args.db) as store:
             result = import_dataset(args.file, args.kind, args.dataset, store, mapping=mapping, labels=args.labels,
-                                    replace=args.replace)
+                                    replace=args.replace, text_kind=args.text_kind)
     except DataError as exc:
         print(exc.report(), file=sys.stderr)
         return 1

@@ -46,6 +46,7 @@ from typing import Any
 
 from .. import safeyaml
 from ..errors import DataError, Problem, read_text
+from .score import DEFAULT_CORRECTNESS_FLOOR, DEFAULT_KIND, DEFAULT_SUPPORT_FLOOR, KINDS
 
 __all__ = [
     "CHOICES", "DEFAULTS", "FLOOR_KEYS", "RANGES", "Config", "config_from_dict", "load_config", "load_floors",
@@ -58,8 +59,11 @@ DEFAULTS: dict[str, Any] = {
     "retrieval": {"method": "bm25", "k": 5, "use_history": True, "rrf_k": 60, "legs": ["bm25"]},
     "responses": {"source": "authored"},
     "scoring": {
-        "support_floor": 0.70,
-        "correctness_floor": 0.70,
+        # The one source of truth of the shipped support floor: playground.harness.score.DEFAULT_SUPPORT_FLOOR.
+        "support_floor": DEFAULT_SUPPORT_FLOOR,
+        "correctness_floor": DEFAULT_CORRECTNESS_FLOOR,
+        # The kind of text scored (qa, summary, dialogue): which support rules apply (score.RULE_KINDS).
+        "kind": DEFAULT_KIND,
         "relevance_threshold": 0.50,
         # A JSON file of floors from `playground calibrate ... --save-floors` (relative to this file).
         "floor_source": None,
@@ -93,6 +97,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 CHOICES: dict[str, tuple[str, ...]] = {
+    "scoring.kind": KINDS,
     "chunking.method": ("heading", "fixed"),
     "retrieval.method": ("bm25", "hybrid"),
     "responses.source": ("authored", "generated"),

@@ -25,11 +25,11 @@ computable in production.  :func:`flags` separates the two worlds explicitly.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .config import DEFAULTS
+from .signals import DISAGREEMENT_SIGNALS, Signals
 
 __all__ = [
     "DISAGREEMENT_SIGNALS", "FAILURE_TYPES", "NEXT_ACTIONS", "RULES", "THRESHOLD_KEYS", "VERDICTS", "Decision",
@@ -62,12 +62,6 @@ THRESHOLD_KEYS: tuple[str, ...] = (
     "borderline_margin",
 )
 
-#: The five signals whose population standard deviation is :attr:`Signals.disagreement`.
-DISAGREEMENT_SIGNALS: tuple[str, ...] = (
-    "groundedness", "attribution", "specificity", "answer_relevance", "context_quality",
-)
-
-
 @dataclass(frozen=True)
 class Rule:
     """One row of the decision table."""
@@ -87,6 +81,9 @@ RULES: tuple[Rule, ...] = (
          "REVIEW", "uncertain", "human review"),
     Rule("poor_retrieval", "context_quality < min_context_quality",
          "REJECT", "poor_retrieval", "retrieve more documents"),
+    Rule("off_topic_grounded", "answer_relevance < min_answer_relevance, but groundedness >= accept_groundedness "
+         "and no sentence below support_floor (a paraphrase of the passages that shares few words with the question)",
+         "REVIEW", "off_topic", "human review"),
     Rule("off_topic", "answer_relevance < min_answer_relevance",
          "REJECT", "off_topic", "retry with a specific prompt"),
     Rule("confident_hallucination",
@@ -115,69 +112,6 @@ RULES: tuple[Rule, ...] = (
 _RULES = {rule.name: rule for rule in RULES}
 #: Float slack for "within the margin" (0.80 - 0.75 is 0.05000000000000004 in binary).
 _EPS = 1e-9
-
-
-def _check_unit(name: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-
-
-@dataclass(frozen=True)
-class Signals:
-    """Response-level signals, all production-available (see module docstring).
-
-    ``sentence_support`` holds one support score per claim (sentence), in claim
-    order, aligned with ``sentences``.  ``abstained`` says whether the response
-    declines to answer (a production-side detection, not the case's gold type).
-    """
-
-    groundedness: float
-    attribution: float
-    specificity: float
-    hedging: float
-    answer_relevance: float
-    context_quality: float
-    top_retrieval_similarity: float
-    sentence_support: tuple[float, ...]
-    sentences: tuple[str, ...]
-    abstained: bool = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sentence_support", tuple(self.sentence_support))
-        object.__setattr__(self, "sentences", tuple(self.sentences))
-        for name in ("groundedness", "attribution", "specificity", "hedging", "answer_relevance",
-                     "context_quality", "top_retrieval_similarity"):
-            _check_unit(name, getattr(self, name))
-        for i, value in enumerate(self.sentence_support):
-            _check_unit(f"sentence_support[{i}]", value)
-        if len(self.sentence_support) != len(self.sentences):
-            raise ValueError(
-                f"sentence_support has {len(self.sentence_support)} scores for {len(self.sentences)} sentences"
-            )
-
-    @property
-    def disagreement(self) -> float:
-        """Population standard deviation of (groundedness, attribution, specificity,
-        answer_relevance, context_quality).
-
-        Hedging is left out (it is already folded into specificity), and so is
-        top retrieval similarity (a property of the retriever, not of the
-        answer).  0 when the signals agree; at most 0.5 for values in [0, 1].
-        """
-        return statistics.pstdev(float(getattr(self, name)) for name in DISAGREEMENT_SIGNALS)
-
-    @property
-    def confidence(self) -> float:
-        """``min(top_retrieval_similarity, groundedness)``."""
-        return min(self.top_retrieval_similarity, self.groundedness)
-
-    def below_floor(self, support_floor: float) -> tuple[tuple[int, str, float], ...]:
-        """(index, sentence, support) of every sentence with support < ``support_floor``, by index."""
-        return tuple(
-            (i, sentence, support)
-            for i, (sentence, support) in enumerate(zip(self.sentences, self.sentence_support, strict=True))
-            if support < support_floor
-        )
 
 
 @dataclass(frozen=True)
@@ -288,7 +222,16 @@ class _Rules:
                 f"context quality {_f(s.context_quality)} is below {_f(t['min_context_quality'])}: "
                 f"the retrieved passages do not address the question",
             )
-        # 4: relevance
+        # 4: relevance; an answer the passages fully support is sent to a person, not rejected: answer
+        # relevance counts the question's words, and a correct paraphrase may share few of them
+        if s.answer_relevance < t["min_answer_relevance"] and s.groundedness >= t["accept_groundedness"] \
+                and not self.low:
+            return self.result(
+                "off_topic_grounded",
+                f"answer relevance {_f(s.answer_relevance)} is below {_f(t['min_answer_relevance'])}, but the "
+                f"answer is grounded (groundedness {_f(s.groundedness)} >= {_f(t['accept_groundedness'])}, no "
+                f"sentence below the support floor {_f(self.floor)}): a person should check it answers the question",
+            )
         if s.answer_relevance < t["min_answer_relevance"]:
             return self.result(
                 "off_topic",
@@ -419,6 +362,11 @@ def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: flo
                                  relevant
     3   poor_retrieval           context_quality <           REJECT   poor_retrieval  retrieve more documents
                                  min_context_quality
+    4a  off_topic_grounded       answer_relevance <          REVIEW   off_topic       human review
+                                 min_answer_relevance, but
+                                 groundedness >=
+                                 accept_groundedness and no
+                                 sentence below the floor
     4   off_topic                answer_relevance <          REJECT   off_topic       retry with a specific prompt
                                  min_answer_relevance
     5   confident_hallucination  a sentence below the floor  REJECT   hallucination   regenerate with a grounding prompt

@@ -47,7 +47,7 @@ from ..model import Case, Label, Passage, Response
 from . import score as S
 from .assertions import AssertionResult, check_assertions, summarise
 from .config import Config
-from .decide import Signals, decide, flags
+from .decide import decide, flags
 from .retrieve import Hit, Leg, build_retriever, case_query, retrieve_cases
 
 __all__ = [
@@ -169,22 +169,23 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
     context = context if context is not None else S.Context([p.text for p in passages])
     floor = config["scoring.support_floor"]
     cfloor = config["scoring.correctness_floor"]
+    kind = config["scoring.kind"]
     query = case_query(case, config["retrieval.use_history"])
     claims = split_claims(response.text, response.response_id)
     sentences = [c.text for c in claims]
-    signals_raw = S.response_signals(query, response.text, sentences, context, floor)
-    # A response abstains when it, or any one of its sentences, is an abstention: a good
-    # refusal may go on to say what the tenant's knowledge base does cover.
-    abstained = signals_raw.abstention or any(S.is_abstention(s) for s in sentences)
+    top_similarity = max((p["relevance"] for p in passage_rows), default=0.0)
+    signals = S.response_signals(query, response.text, sentences, context, floor, kind=kind,
+                                 top_retrieval_similarity=top_similarity)
+    abstained = signals.abstained
     fact_texts = [f.statement for f in case.reference_facts]
     key = {k.text: k for k in response.key_claims}
     claim_rows: list[dict[str, Any]] = []
-    for claim, sup in zip(claims, signals_raw.claim_support, strict=True):
+    for claim, sup in zip(claims, signals.sentence_support, strict=True):
         if case.must_abstain:
             # Only an abstention is correct on a case that must abstain.
             corr = 1.0 if S.is_abstention(claim.text) else 0.0
         else:
-            corr = S.correctness(claim.text, case.reference_answer, fact_texts)
+            corr = S.correctness(claim.text, case.reference_answer, fact_texts, kind=kind)
         k = key.get(claim.text)
         claim_rows.append({
             "unit_id": claim.claim_id, "index": claim.index, "text": claim.text,
@@ -209,14 +210,6 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
     answer_ok = S.answer_correct(response.text, accepted, must_abstain=case.must_abstain)
     if abstained and not case.must_abstain:
         answer_ok = False
-    top_similarity = max((p["relevance"] for p in passage_rows), default=0.0)
-    signals = Signals(
-        groundedness=signals_raw.groundedness, attribution=signals_raw.attribution,
-        specificity=signals_raw.specificity, hedging=signals_raw.hedging,
-        answer_relevance=signals_raw.answer_relevance, context_quality=signals_raw.context_quality,
-        top_retrieval_similarity=top_similarity, sentence_support=tuple(signals_raw.claim_support),
-        sentences=tuple(sentences), abstained=abstained,
-    )
     decision = decide(signals, config["decision"], floor)
     flag = flags(
         signals, decision, claim_supported=[bool(c["supported"]) for c in claim_rows],

@@ -5,8 +5,14 @@ No models, no network, no randomness; tokenisation rules are in
 
 Support (faithfulness of a claim to the retrieved context)
 ==========================================================
-:func:`support` / :func:`support_detail`, computed in five steps:
+:func:`support` / :func:`support_detail`, computed in six steps:
 
+0. **Normalise model output** (:mod:`playground.harness.textnorm`, rule
+   ``artefacts``): chat-template special tokens (``</s>``, ``<|im_end|>``,
+   ``[/INST]`` ...) become sentence breaks; markdown emphasis, headings,
+   quotes, rules and tables lose their syntax; URLs are removed (excluded from
+   the exact-item rules); curly quotes, dashes, odd spaces and HTML
+   entities are mapped to plain ASCII and the text is NFKC-normalised.
 1. **Clean the claim.**  Remove a leading answer preamble (:data:`PREAMBLE_RE`:
    "Based on the provided passages, ...", "Here are the steps ...:",
    "Sure!"), every clause that is an abstention or a pleasantry
@@ -42,18 +48,14 @@ Support (faithfulness of a claim to the retrieved context)
    scores 0 whatever its other tokens, so it is unsupported at every floor in
    :data:`SUPPORT_FLOOR_GRID` (all > 0).
 
-The automatic label is ``score >= floor``.  :data:`DEFAULT_SUPPORT_FLOOR`
-(0.55) is the floor chosen by cross-validation grouped by source on the shared
-RAGTruth sample ``claims.jsonl`` (334 claims), the file the rules were written
-on, so its figures there are not evidence.  On the *frozen* parts of the real
-data (``playground calibrate ragtruth --frozen`` / ``calibrate begin``; floors
-chosen on the tuning parts; :mod:`playground.calibrate.splits`): RAGTruth at
-the natural rate, floor 0.60, kappa 0.258 [0.139, 0.381], balanced accuracy
-0.763; BEGIN dialogue attribution, floor 0.80, kappa 0.772 [0.688, 0.847],
-balanced accuracy 0.895 (plain token coverage: 0.081 and 0.642).  The best
-floor depends on the text (the golden set's authored keys agree best near
-0.70, which ``configs/default.yaml`` sets), so a harness configuration sets
-its own floor or names a calibration result (``--save-floors``).
+The automatic label is ``score >= floor``.  Rules and floors depend on the
+*kind of text* (:data:`KINDS`: ``qa``, ``summary``, ``dialogue``): each rule
+states its kinds (:data:`RULE_KINDS`; ``support(..., kind=...)``), and each kind
+has a shipped floor (:data:`DEFAULT_SUPPORT_FLOORS`: qa 0.55, summary 0.45,
+dialogue 0.80), chosen on the tuning parts of RAGTruth and BEGIN
+(docs/scorers.md); :data:`DEFAULT_SUPPORT_FLOOR` is the qa floor and the harness
+configuration's default (one source of truth).  A dataset with enough labels of
+its own gets its floors from them (:mod:`playground.harness.dataset_floors`).
 
 Other signals
 =============
@@ -79,11 +81,13 @@ import math
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
+from playground.harness.signals import Signals
+from playground.harness.textnorm import normalise_output
 from playground.harness.tokens import (
     Analysis,
     KeySet,
@@ -102,20 +106,26 @@ __all__ = [
     "ABSTENTION_MAX_CONTENT",
     "ABSTENTION_PATTERNS",
     "CLAUSE_FIRST_LETTERS",
+    "DEFAULT_CORRECTNESS_FLOOR",
+    "DEFAULT_KIND",
     "DEFAULT_RELEVANCE_THRESHOLD",
     "DEFAULT_SUPPORT_FLOOR",
+    "DEFAULT_SUPPORT_FLOORS",
     "DISCOURSE_WORDS",
     "EXACT_MISS_SCORE",
     "HEDGE_HINTS",
     "HEDGE_KEY_WORDS",
     "HEDGE_PATTERNS",
+    "KINDS",
+    "KIND_OFF",
     "PLEASANTRY_PATTERNS",
     "PREAMBLE_RE",
+    "RULE_KINDS",
     "SPEAKER_WORDS",
     "SUPPORT_FLOOR_GRID",
     "SUPPORT_RULES",
     "Context",
-    "ResponseSignals",
+    "Signals",
     "SupportDetail",
     "answer_correct",
     "answer_relevance",
@@ -128,6 +138,7 @@ __all__ = [
     "groundedness",
     "hedging",
     "is_abstention",
+    "kind_off",
     "relevance",
     "response_signals",
     "signal_disagreement",
@@ -136,9 +147,17 @@ __all__ = [
     "support_detail",
 ]
 
-#: Default support floor: chosen by grouped cross-validation on RAGTruth for
-#: balanced accuracy (module docstring).  The automatic label is ``support(...) >= floor``.
-DEFAULT_SUPPORT_FLOOR: float = 0.55
+#: The shipped support floor of each kind of text (:data:`KINDS`), used when a dataset's own labels are
+#: too few to calibrate one: chosen out of fold on the tuning parts of the real data
+#: (``playground calibrate ablation --tuning-cv``; docs/scorers.md).  The automatic label is
+#: ``support(...) >= floor``.
+DEFAULT_SUPPORT_FLOORS: dict[str, float] = {"qa": 0.55, "summary": 0.45, "dialogue": 0.80}
+#: The shipped support floor of the default kind (qa): the harness configuration's default
+#: ``scoring.support_floor`` (one source of truth; ``configs/*.yaml`` do not repeat it).
+DEFAULT_SUPPORT_FLOOR: float = DEFAULT_SUPPORT_FLOORS["qa"]
+#: The shipped correctness floor (``scoring.correctness_floor``): correctness is support against the
+#: reference answer and facts, on the golden set's authored keys best near 0.70.
+DEFAULT_CORRECTNESS_FLOOR: float = 0.70
 #: Candidate floors for calibrating the support score: 0.05 .. 0.95 step 0.05
 #: (all above :data:`EXACT_MISS_SCORE`, so a missing exact item is never
 #: supported at any candidate; a coarse grid keeps the choice stable).
@@ -157,7 +176,9 @@ DISCOURSE_WORDS: frozenset[str] = frozenset(
         "passage", "passages", "context", "provided", "given", "based", "according", "mentioned", "mention",
         "states", "stated", "summary", "article", "text", "source", "sources", "document", "documents",
         "excerpt", "excerpts", "answer", "question", "following", "below", "above", "here", "word", "words",
-        "tip", "tips", "step", "steps", "way", "ways", "information"
+        "tip", "tips", "step", "steps", "way", "ways", "information",
+        # discourse markers of model answers (what is left of a refusal or pleasantry clause's sentence)
+        "unfortunately", "sorry", "sure", "certainly", "overall",
     ]
 )
 
@@ -201,6 +222,11 @@ ABSTENTION_PATTERNS: tuple[str, ...] = (
     r"\bcannot\s+be\s+(?:determined|answered|found)\b",
     r"\b(?:outside|beyond)\s+(?:the\s+)?(?:scope|knowledge\s+base)\b",
     r"\b(?:i|we)\s+(?:do\s*(?:not|n't)|don't)\s+have\s+(?:any\s+)?(?:information|access|data|details)\b",
+    # refusals as models phrase them: "I cannot provide an answer", "unable to give a definitive response"
+    r"\b(?:can\s*not|can't|could\s*(?:not|n't)|unable\s+to|not\s+able\s+to)\s+(?:provide|give|offer)\s+"
+    r"(?:you\s+(?:with\s+)?)?(?:an?\s+|any\s+|the\s+)?(?:\w+\s+){0,2}?(?:answer|response|information|details?)\b",
+    r"\b(?:not|n't)\s+(?:possible|enough\s+information)\s+to\s+(?:answer|determine|say|tell|know)\b",
+    r"\b(?:not\s+enough|insufficient|no\s+sufficient)\s+(?:information|context|details?|data)\b",
 )
 #: Conversational pleasantries removed (whole clause) from claims.
 PLEASANTRY_PATTERNS: tuple[str, ...] = (
@@ -208,6 +234,10 @@ PLEASANTRY_PATTERNS: tuple[str, ...] = (
     r"\bfeel\s+free\s+to\b",
     r"\blet\s+me\s+know\b",
     r"\bif\s+you\s+have\s+any\s+(?:further\s+|other\s+|more\s+|additional\s+)?questions\b",
+    # "Sure, I can help you with that!", "I'd be happy to help", "Great question"
+    r"\b(?:i\s+can|i'd\s+be\s+(?:happy|glad)\s+to|i\s+am\s+(?:happy|glad)\s+to|happy\s+to|glad\s+to)\s+"
+    r"(?:help|assist)(?:\s+you)?(?:\s+with\s+(?:that|this|it|your\s+question))?(?=\s*[!.,;:]|\s*$)",
+    r"\bgreat\s+question\b",
 )
 #: Every pattern of :data:`ABSTENTION_PATTERNS` and :data:`PLEASANTRY_PATTERNS`
 #: starts with ``\b`` and then one of these letters (a test matches each pattern
@@ -234,7 +264,8 @@ _REMOVABLE_RE_I = re.compile(_REMOVABLE_RE.pattern, re.I)
 # Every abstention or pleasantry pattern contains one of these substrings: a
 # text without any of them cannot match (a cheap pre-check).
 _TRIGGERS: tuple[str, ...] = ("not", "n't", "unable", "lack", "no ", "no\n", "unclear",
-                              "outside", "beyond", "hope", "free", "let me", "question")
+                              "outside", "beyond", "hope", "free", "let me", "question", "insufficient",
+                              "help", "assist")
 # Clause boundaries: sentence punctuation, a comma, colon or semicolon
 # followed by space or the end, line breaks, brackets.
 _DELIM_RE = re.compile(r"[.!?:;,](?=\s|$)|[\n()\[\]]")
@@ -426,14 +457,16 @@ class _ClaimView(NamedTuple):
 
 
 #: The rules of :func:`support`, each switchable off (``off=``) for the ablation
-#: (``playground calibrate ablation``): ``preamble`` (step 1, leading answer
+#: (``playground calibrate ablation``): ``artefacts`` (step 0, chat-template
+#: tokens, markdown, URLs and unicode variants normalised:
+#: :mod:`playground.harness.textnorm`), ``preamble`` (step 1, leading answer
 #: preamble removed), ``clauses`` (step 1, abstention and pleasantry clauses
 #: removed), ``markers`` (step 1, citation and list markers removed),
 #: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``speaker`` (step 3,
 #: first-person pronouns and a question mark count as missing content),
 #: ``numbers``, ``identifiers``, ``names`` (step 4, each kind of exact item must
 #: be present).
-SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse", "speaker", "numbers",
+SUPPORT_RULES: tuple[str, ...] = ("artefacts", "preamble", "clauses", "markers", "discourse", "speaker", "numbers",
                                   "identifiers", "names")
 #: Speaker items of step 3: first-person pronouns, as lower-cased word tokens of
 #: the cleaned claim (so ``i.e.`` is not one); a question mark is counted
@@ -441,18 +474,52 @@ SUPPORT_RULES: tuple[str, ...] = ("preamble", "clauses", "markers", "discourse",
 SPEAKER_WORDS: frozenset[str] = frozenset({"i", "i'm", "i've", "i'd", "i'll", "me", "my", "myself"})
 _NO_RULES_OFF: frozenset[str] = frozenset()
 
+#: The kinds of text a dataset can hold: ``qa`` (answers to questions over retrieved passages; the
+#: default of an imported dataset and of the golden set), ``summary`` (summaries of a given text) and
+#: ``dialogue`` (conversational turns grounded in a knowledge snippet).
+KINDS: tuple[str, ...] = ("qa", "summary", "dialogue")
+DEFAULT_KIND = "qa"
+_ALL_KINDS = frozenset(KINDS)
+#: The kinds of text each rule of :data:`SUPPORT_RULES` is for.  A rule is switched off for a kind
+#: when switching it off raises both ROC AUC and 5-fold cross-validated kappa on that kind's tuning
+#: data by at least 0.005 (``playground calibrate ablation --tuning-cv``; figures in docs/scorers.md):
+#: *speaker* is for dialogue only, *names* is off for qa.  *markers* is kept for qa although switching it
+#: off scores better there: the gain comes from list ordinals ("7.") demanded as exact numbers, which
+#: would score correct numbered answers 0 on other data (docs/scorers.md).
+RULE_KINDS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(SUPPORT_RULES, _ALL_KINDS),
+    "speaker": frozenset({"dialogue"}),
+    "names": frozenset({"summary", "dialogue"}),
+}
+#: The rules switched off for each kind (the complement of :data:`RULE_KINDS`).
+KIND_OFF: dict[str, frozenset[str]] = {
+    kind: frozenset(r for r in SUPPORT_RULES if kind not in RULE_KINDS[r]) for kind in KINDS
+}
 
-def _rules_off(off: Iterable[str]) -> frozenset[str]:
+
+def _rules_off(off: Iterable[str], kind: str | None = DEFAULT_KIND) -> frozenset[str]:
     out = frozenset(off)
     bad = sorted(out - set(SUPPORT_RULES))
     if bad:
         raise ValueError(f"unknown support rule(s) {', '.join(bad)} (known: {', '.join(SUPPORT_RULES)})")
-    return out
+    return out | kind_off(kind)
+
+
+def kind_off(kind: str | None) -> frozenset[str]:
+    """The rules switched off for ``kind`` (:data:`KIND_OFF`; none for ``None``, which the ablation uses
+    to switch rules on and off by hand); a ``ValueError`` names an unknown kind."""
+    if kind is None:
+        return _NO_RULES_OFF
+    off = KIND_OFF.get(kind)
+    if off is None:
+        raise ValueError(f"unknown kind of text {kind!r} (known: {', '.join(KINDS)})")
+    return off
 
 
 @lru_cache(maxsize=8_192)
 def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
-    text = claim.replace("’", "'").replace("‘", "'")
+    text = normalise_output(claim) if "artefacts" not in off else claim
+    text = text.replace("’", "'").replace("‘", "'")
     removed: list[str] = []
     m = PREAMBLE_RE.match(text) if "preamble" not in off else None
     if m and m.end() > 0 and text[: m.end()].strip():
@@ -476,6 +543,7 @@ def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
                       abstained, len(all_content), _speaker(text, a.words) if "speaker" not in off else ())
 
 
+_QA_OFF = KIND_OFF[DEFAULT_KIND]
 _NO_SPEAKER: tuple[str, ...] = ()
 _QUESTION: tuple[str, ...] = ("?",)
 
@@ -490,7 +558,7 @@ def _speaker(text: str, words: tuple[str, ...]) -> tuple[str, ...]:
 def clean_claim(claim: str) -> str:
     """The claim after step 1 of support (preamble, abstention and pleasantry
     clauses removed; markers are removed later, by tokenisation)."""
-    return _claim_view(claim).cleaned
+    return _claim_view(claim, _QA_OFF).cleaned
 
 
 @dataclass(frozen=True)
@@ -551,52 +619,74 @@ def _exact_ok(v: _ClaimView, ctx: Context) -> bool:
     return all(ctx.has(x, True) for x in v.identifiers)
 
 
-def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable[str] = ()) -> float:
-    """Support score of ``claim`` by ``context`` in [0, 1] (module docstring):
-    content-token coverage, or 0.0 when a number, identifier or capitalised
-    name of the claim is missing from the context.  Supported when
-    ``>= floor`` (default :data:`DEFAULT_SUPPORT_FLOOR`).  ``off`` names
-    rules of :data:`SUPPORT_RULES` to switch off (for the ablation; default
-    all on)."""
-    ctx = Context.of(context)
-    v = _claim_view(claim, _rules_off(off)) if off else _claim_view(claim)
-    if not _exact_ok(v, ctx):
-        return EXACT_MISS_SCORE
-    if not v.content:
-        return 0.0 if v.speaker else 1.0
+def _coverage(v: _ClaimView, hits: int) -> float:
+    """Step 3: ``hits / (content tokens + speaker items)``; 1.0 when nothing is checked (0.0 when only
+    speaker items are)."""
+    n = len(v.content) + len(v.speaker)
+    if not n:
+        return 1.0
+    return hits / n
+
+
+def _hits(v: _ClaimView, ctx: Context) -> int:
+    """How many of the claim's content tokens are present in the context (``sum(_present(v, ctx))``,
+    without the list)."""
     keys = ctx.keys
     hit = 0
     for t, k in zip(v.content, v.content_keys, strict=False):
         if (k in keys) if k is not None else ctx.has(t, True):
             hit += 1
-    return hit / (len(v.content) + len(v.speaker))
+    return hit
 
 
-def support_detail(claim: str, context: str | Sequence[str] | Context) -> SupportDetail:
-    """:func:`support` with its evidence (:class:`SupportDetail`)."""
+def _score(v: _ClaimView, ctx: Context) -> float:
+    """Steps 3-5 of support for a claim view: the one computation behind :func:`support` and
+    :func:`support_detail`."""
+    if not _exact_ok(v, ctx):
+        return EXACT_MISS_SCORE
+    return _coverage(v, _hits(v, ctx))
+
+
+def _view(claim: str, off: Iterable[str], kind: str | None) -> _ClaimView:
+    if not off and kind == DEFAULT_KIND:
+        return _claim_view(claim, _QA_OFF)
+    return _claim_view(claim, _rules_off(off, kind))
+
+
+def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable[str] = (),
+            kind: str | None = DEFAULT_KIND) -> float:
+    """Support score of ``claim`` by ``context`` in [0, 1] (module docstring):
+    content-token coverage, or 0.0 when a number, identifier or capitalised
+    name of the claim is missing from the context.  Supported when
+    ``>= floor`` (default :data:`DEFAULT_SUPPORT_FLOOR`).  ``kind``: the kind of
+    text (:data:`KINDS`), which switches off the rules not for it
+    (:data:`RULE_KINDS`; ``None``: every rule on); ``off`` names further rules of
+    :data:`SUPPORT_RULES` to switch off (for the ablation)."""
+    return _score(_view(claim, off, kind), Context.of(context))
+
+
+def support_detail(claim: str, context: str | Sequence[str] | Context, *,
+                   kind: str = DEFAULT_KIND) -> SupportDetail:
+    """:func:`support` with its evidence (:class:`SupportDetail`); ``score`` is :func:`support`'s."""
     ctx = Context.of(context)
-    v = _claim_view(claim)
+    v = _view(claim, (), kind)
     present = _present(v, ctx)
     matched = tuple(t for t, p in zip(v.content, present, strict=False) if p)
     missing = tuple(t for t, p in zip(v.content, present, strict=False) if not p)
-    n_checked = len(v.content) + len(v.speaker)
-    coverage = len(matched) / n_checked if n_checked else 1.0
     keys = ctx.keys
     nums = tuple(x for x in v.number_keys if x not in keys)
     ids = tuple(x for x in v.identifiers if not ctx.has(x, True))
     names = tuple(n for n, k in v.name_keys if k not in keys)
-    score = EXACT_MISS_SCORE if (nums or ids or names) else coverage
     best, best_cov = None, 0.0
-    for i, p in enumerate(ctx.passages):
-        pres = _present(v, Context(p))
-        c = sum(pres) / n_checked if n_checked else 1.0
+    for i in range(len(ctx.passages)):
+        c = _coverage(v, _hits(v, ctx._single(i)))
         if best is None or c > best_cov:
             best, best_cov = i, c
     a = v.analysis
     exact = tuple(sorted(a.numbers)) + tuple(sorted(a.identifiers)) + tuple(sorted(a.names))
     return SupportDetail(
-        score=score, coverage=coverage, content_tokens=v.content, matched_tokens=matched,
-        missing_tokens=missing, exact_items=exact, missing_numbers=nums,
+        score=_score(v, ctx), coverage=_coverage(v, len(matched)), content_tokens=v.content,
+        matched_tokens=matched, missing_tokens=missing, exact_items=exact, missing_numbers=nums,
         missing_identifiers=ids, missing_names=names, removed=v.removed, best_passage=best,
         best_passage_coverage=best_cov, negations=a.negations, speaker_items=v.speaker,
     )
@@ -605,10 +695,11 @@ def support_detail(claim: str, context: str | Sequence[str] | Context) -> Suppor
 # --------------------------------------------------------------------------- correctness
 
 
-def correctness(claim: str, reference_answer: str, facts_texts: Sequence[str] = ()) -> float:
+def correctness(claim: str, reference_answer: str, facts_texts: Sequence[str] = (), *,
+                kind: str = DEFAULT_KIND) -> float:
     """Support of ``claim`` against the reference answer and the reference facts
-    taken as passages (same rules and floor as :func:`support`)."""
-    return support(claim, [reference_answer, *facts_texts])
+    taken as passages (same rules as :func:`support` for ``kind``)."""
+    return support(claim, [reference_answer, *facts_texts], kind=kind)
 
 
 def _norm(text: str) -> str:
@@ -649,7 +740,7 @@ def _is_abstention(text: str) -> bool:
     low = text.lower()
     if not _may_trigger(low.replace("’", "'")):
         return False
-    return _abstains([_claim_view(text)])
+    return _abstains([_claim_view(text, _QA_OFF)])
 
 
 def fact_covered(response_text: str, accept: Sequence[str]) -> bool:
@@ -827,18 +918,19 @@ def specificity(text: str) -> float:
 # --------------------------------------------------------------------------- response level
 
 
-def groundedness(sentences: Sequence[str], context: str | Sequence[str] | Context) -> float:
+def groundedness(sentences: Sequence[str], context: str | Sequence[str] | Context, *,
+                 kind: str = DEFAULT_KIND) -> float:
     """Mean :func:`support` of the response's sentences by the whole context
     (0.0 when there are no sentences)."""
     sents = [s for s in sentences if s and s.strip()]
     if not sents:
         return 0.0
     ctx = Context.of(context)
-    return sum(support(s, ctx) for s in sents) / len(sents)
+    return sum(support(s, ctx, kind=kind) for s in sents) / len(sents)
 
 
 def attribution(sentences: Sequence[str], passages: Sequence[str] | Context,
-                floor: float = DEFAULT_SUPPORT_FLOOR) -> float:
+                floor: float = DEFAULT_SUPPORT_FLOOR, *, kind: str = DEFAULT_KIND) -> float:
     """Share of sentences supported by a *single* passage (0.0 without sentences).
 
     A sentence with citation markers ``[n]`` (1-based) is attributed when one
@@ -852,10 +944,11 @@ def attribution(sentences: Sequence[str], passages: Sequence[str] | Context,
     if not sents:
         return 0.0
     ctx = Context.of(passages)
-    return _attribution(sents, ctx, floor, [support(s, ctx) for s in sents])
+    return _attribution(sents, ctx, floor, [support(s, ctx, kind=kind) for s in sents], kind)
 
 
-def _attribution(sents: Sequence[str], ctx: Context, floor: float, supports: Sequence[float]) -> float:
+def _attribution(sents: Sequence[str], ctx: Context, floor: float, supports: Sequence[float],
+                 kind: str = DEFAULT_KIND) -> float:
     """:func:`attribution` of non-empty ``sents`` whose support by the whole
     context is ``supports``."""
     singles: list[Context | None] = [None] * len(ctx.passages)
@@ -871,7 +964,7 @@ def _attribution(sents: Sequence[str], ctx: Context, floor: float, supports: Seq
             single = singles[i]
             if single is None:
                 single = singles[i] = ctx._single(i)
-            if support(s, single) >= floor:
+            if support(s, single, kind=kind) >= floor:
                 hit += 1
                 break
     return hit / len(sents)
@@ -887,38 +980,27 @@ def signal_disagreement(values: Iterable[float | None]) -> float:
     return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs))
 
 
-@dataclass(frozen=True)
-class ResponseSignals:
-    """Response-level signals (each in [0, 1]); ``disagreement`` is the
-    population standard deviation of groundedness, attribution, specificity,
-    answer relevance and context quality.  High specificity with low
-    attribution is the signature of a confident hallucination."""
-
-    groundedness: float
-    attribution: float
-    specificity: float
-    hedging: float
-    answer_relevance: float
-    context_quality: float
-    abstention: bool
-    disagreement: float
-    claim_support: tuple[float, ...] = field(default=())
-
-
 def response_signals(query: str, response: str, sentences: Sequence[str],
                      passages: Sequence[str] | Context,
-                     floor: float = DEFAULT_SUPPORT_FLOOR) -> ResponseSignals:
-    """All response-level signals at once, tokenising the context once.
+                     floor: float = DEFAULT_SUPPORT_FLOOR, *, kind: str = DEFAULT_KIND,
+                     top_retrieval_similarity: float | None = None) -> Signals:
+    """All response-level signals at once (:class:`playground.harness.signals.Signals`), tokenising the
+    context once.
 
     ``sentences`` are the response's claims (e.g. from
-    :func:`playground.claims.split_claims`); specificity and hedging are
-    computed over them (the same as over ``response`` when they partition it).
+    :func:`playground.claims.split_claims`; blank ones are dropped); specificity and hedging are
+    computed over them (the same as over ``response`` when they partition it).  ``kind``: the kind of
+    text, as for :func:`support`.  ``top_retrieval_similarity``: the best passage's retrieval
+    similarity; by default the highest :func:`relevance` of a passage to the query.  ``abstained``:
+    the sentences together abstain (:func:`is_abstention`'s rule), or any one of them does -- a good
+    refusal may go on to say what the knowledge base does cover.
     """
     ctx = Context.of(passages)
+    off = kind_off(kind)
     sents = [s for s in sentences if s and s.strip()]
-    claim_support = tuple(support(s, ctx) for s in sents)
+    claim_support = tuple(support(s, ctx, kind=kind) for s in sents)
     g = sum(claim_support) / len(claim_support) if claim_support else 0.0
-    att = _attribution(sents, ctx, floor, claim_support) if sents else 0.0
+    att = _attribution(sents, ctx, floor, claim_support, kind) if sents else 0.0
     # specificity and hedging over the sentences (equal to specificity(response)
     # and hedging(response) when the sentences partition the response)
     exact = content = hedged = n_sent = 0
@@ -933,14 +1015,18 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
     # abstention and answer relevance over the sentences (the same as over the
     # response when the sentences partition it)
-    abstained = _abstains([_claim_view(s) for s in sents])
+    views = [_claim_view(s, off) for s in sents]
+    abstained = _abstains(views)
     if abstained:
         ar = 0.0
     else:
         ar = _answer_relevance(query, frozenset(match_keys(chain.from_iterable(analyze(s).content for s in sents))))
     cq = context_quality(query, ctx)
-    return ResponseSignals(
+    if top_retrieval_similarity is None:
+        top_retrieval_similarity = max((relevance(query, p) for p in ctx.passages), default=0.0)
+    return Signals(
         groundedness=g, attribution=att, specificity=spec, hedging=hed, answer_relevance=ar,
-        context_quality=cq, abstention=abstained,
-        disagreement=signal_disagreement([g, att, spec, ar, cq]), claim_support=claim_support,
+        context_quality=cq, top_retrieval_similarity=top_retrieval_similarity, sentence_support=claim_support,
+        # any one sentence abstaining: is_abstention's rule on each sentence's view
+        sentences=tuple(sents), abstained=abstained or any(_abstains((v,)) for v in views),
     )

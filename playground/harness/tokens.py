@@ -30,7 +30,8 @@ randomness.  The rules:
    underscore, ``:`` or a digit (``snake_case``, ``events:publish``,
    ``TW-4291``, ``v2``); dotted words unless every part is one letter
    (``delivery.retry.max_attempts`` but not ``U.S``); ``/``-joined words with
-   more than two parts or a non-letter part (``and/or`` is split); camelCase
+   a non-letter part (a word list, ``and/or``, ``pants/jeans/shorts``, is
+   split into its words); camelCase
    words (a capital right after a lower-case letter, ``maxAttempts``);
    hyphenated words written in capitals (``TW-ENT-HIPAA``); and every token
    that occurs inside a backtick code span (wherever else it occurs in the
@@ -316,9 +317,8 @@ def _is_identifier(tok: str) -> bool:
         return True
     if "." in tok:
         return not all(len(p) == 1 for p in tok.split("."))
-    if "/" in tok:
-        parts = tok.split("/")
-        return len(parts) > 2 or not all(p.isalpha() for p in parts)
+    if "/" in tok:  # a word list ("pants/jeans/shorts", "and/or") is split; "tcp/ip.v4" is kept
+        return not all(p.isalpha() for p in tok.split("/"))
     if any(a.islower() and b.isupper() for a, b in pairwise(tok)):
         return True
     if "-" in tok:

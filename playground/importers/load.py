@@ -46,10 +46,12 @@ def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] |
     return prepare_units(path, kind, name, mapping=mapping)[0]
 
 
-def prepare_units(path: str | Path, kind: str, name: str, *,
-                  mapping: dict[str, str] | None = None) -> tuple[dict[str, Any], list[Unit]]:
-    """``(payload, units)`` of ``path`` (see :func:`prepare`)."""
-    payload, units, _events = _prepare(path, kind, name, mapping)
+def prepare_units(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None,
+                  text_kind: str = "qa") -> tuple[dict[str, Any], list[Unit]]:
+    """``(payload, units)`` of ``path`` (see :func:`prepare`); ``text_kind``: the kind of text
+    (qa, summary, dialogue; ``playground.harness.score.KINDS``), kept as ``payload["text_kind"]``
+    unless it is the default ``qa`` (an absent key means qa)."""
+    payload, units, _events = _prepare(path, kind, name, mapping, text_kind)
     return payload, units
 
 
@@ -71,7 +73,7 @@ def _history(samples: list[Sample], name: str, problems: list[Problem]) -> list[
     return events
 
 
-def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | None
+def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | None, text_kind: str = "qa"
              ) -> tuple[dict[str, Any], list[Unit], list[dict[str, Any]]]:
     """``(payload, units, label events)`` of ``path``; DataError listing every problem."""
     path = Path(path)
@@ -88,6 +90,8 @@ def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | N
         raise DataError(problems, f"{path}: not a valid {kind} file; nothing was imported")
     digest = hf_disk.digest(path)  # a file, or a save_to_disk folder
     payload = build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
+    if text_kind != "qa":
+        payload["text_kind"] = text_kind
     units = payload_units(payload)
     payload["summary"]["units"] = len(units)
     return payload, units, events
@@ -183,9 +187,9 @@ class DatasetImport:
 
 
 def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mapping: dict[str, str] | None = None,
-                   labels: str | Path | None = None, replace: bool = False) -> DatasetImport:
+                   labels: str | Path | None = None, replace: bool = False, text_kind: str = "qa") -> DatasetImport:
     """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction."""
-    payload, units, events = _prepare(path, kind, name, mapping)
+    payload, units, events = _prepare(path, kind, name, mapping, text_kind)
     catalog = {u.unit_id: u for u in units}
     rows = read_label_rows(labels, catalog, derived=bool(events)) if labels is not None else []
     before = store.dataset(name)
