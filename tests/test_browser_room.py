@@ -48,8 +48,10 @@ def start_room_on(db: Path, root: Path, workdir: Path, **env_extra: str) -> Serv
     cmd = [sys.executable, "-m", "voila", str(REPO / "notebooks" / "room.ipynb"), f"--port={port}",
            "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--no-browser",
            "--MappingKernelManager.cull_idle_timeout=0"]
+    # Bare Voila, not `playground serve`: no key decides the role, so the kernels inherit the instructor's
+    # (tests/test_serve_roles.py checks what `serve` gives each key, students and observers included).
     env = {**os.environ, "PYTHONPATH": str(REPO), "PLAYGROUND_DB": str(db), "PLAYGROUND_ROOT": str(root),
-           **env_extra}
+           "PLAYGROUND_ROLE": "instructor", **env_extra}
     t0 = time.monotonic()
     with open(log, "wb") as fh:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=str(REPO),
