@@ -179,7 +179,8 @@ def test_the_module_examples_run():
 def test_score_and_calibrate_on_a_ragas_file():
     ds = pg.load_dataset(FIXTURES / "ragas_single.jsonl", name="demo")
     scores = pg.score(ds)
-    assert scores.attrs["thresholds"] == {"supported": 0.7, "correct": 0.7, "relevant": 0.5, "covered": 0.5}
+    # supported: the shipped floor of qa text (harness.score.DEFAULT_SUPPORT_FLOORS), issue 26
+    assert scores.attrs["thresholds"] == {"supported": 0.55, "correct": 0.7, "relevant": 0.5, "covered": 0.5}
     assert len(scores) == 19 and set(scores["dimension"]) == {"relevant", "supported", "correct", "covered"}
     human = pd.read_csv(FIXTURES / "ragas_single.labels.csv")
     a = pg.agreement(human, scores)

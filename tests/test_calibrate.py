@@ -468,7 +468,7 @@ def test_key_and_harness_from_a_run(mini_run):
         sorted(zip(key_ds.frame["unit_id"], key_ds.frame["dimension"], key_ds.frame["value"], strict=True))
     assert set(key_ds.frame["variant"]) and key_ds.kind == "key"
     a = C.auto_from_run(mini_run)
-    assert a.name == "harness:default" and a.thresholds["supported"] == 0.7
+    assert a.name == "harness:default" and a.thresholds["supported"] == 0.55  # the shipped qa floor (issue 26)
     report = C.calibrate(key_run, a, n_boot=50)
     assert set(report.dimensions) <= {"relevant", "supported", "correct", "covered"}
     assert report.comparisons["supported"].n == len(key_ds.labels("supported"))

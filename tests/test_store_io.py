@@ -395,7 +395,9 @@ def test_migrate_refuses_missing_source_and_non_empty_target(tmp_path):
 
 # --- property: any names and labels round-trip -------------------------------------------------------------
 
-names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1,
+# Drawn from the characters a name may hold (annotator_problem refuses Cc, Cf, Zl, Zp, Cs), so that the filter
+# drops only the rare blank or reserved name: filtering most draws away failed Hypothesis' health check at random.
+names = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Zl", "Zp", "Cs")), min_size=1,
                 max_size=12).filter(lambda s: annotator_problem(s) is None)
 
 
