@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from playground.datasets import open_dataset
+from playground.golden import load_dataset
 from playground.importers.load import import_dataset
 from playground.store import open_store
 from playground.ui.panels import ALL
@@ -166,3 +167,18 @@ def test_the_same_file_imported_again_changes_nothing_and_the_page_goes_on(impor
     session.set_annotator("ann")
     uid = session.view_units("claim")[0].unit.unit_id
     assert session.set_label(uid, "supported", 1) is not None
+
+
+def test_an_imported_dataset_has_no_passage_key_and_the_shipped_set_has_one(imported, store):
+    """An import has no expected sources: its passages have no answer key (None), not a key of "no" that would
+    mark every "yes" as "≠ key" (found walking the traces journey); the shipped set keeps its authored key."""
+    session = session_for_dataset(open_dataset("mine", store), store)
+    session.go_to(session.case_id, None)
+    keyed = [session.key[(u.unit_id, "relevant")] for u in session.catalog.values()
+             if u.unit_kind == "passage" and (u.unit_id, "relevant") in session.key]
+    assert keyed and set(keyed) == {None}
+    shipped = LabelSession(load_dataset(), store)
+    shipped.go_to("GC-0036", None)
+    keys = [shipped.key[(u.unit_id, "relevant")] for u in shipped.catalog.values()
+            if u.unit_kind == "passage" and (u.unit_id, "relevant") in shipped.key]
+    assert keys and set(keys) <= {0, 1} and 1 in keys

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..claims import split_claims
+from ..datasets import SHIPPED
 from ..golden import Dataset, passage_unit, response_units
 from ..model import UNIT_DIMENSIONS, Case, Passage, Response, Unit
 from .session_types import (
@@ -181,9 +182,11 @@ class CatalogPart(SessionBase):
             self._add(unit, cid, "")
             self.auto[(unit.unit_id, "relevant")] = int(row.get("relevant", 0))
             self.auto_score[(unit.unit_id, "relevant")] = row.get("relevance")
-            # the key of "relevant?" is the authored passage key (golden.passage_key); older runs: the source
+            # the key of "relevant?" is the authored passage key (golden.passage_key); older runs: the source.
+            # Only the shipped set has one: an import has no expected sources, so its "no" would be no key at all.
             key_field = "key_relevant" if "key_relevant" in row else "from_expected_source"
-            self.key[(unit.unit_id, "relevant")] = None if key_field not in row else int(bool(row[key_field]))
+            authored = self.dataset_name == SHIPPED and key_field in row
+            self.key[(unit.unit_id, "relevant")] = int(bool(row[key_field])) if authored else None
             loc = hit.passage.locator
             title = hit.passage.title or loc.slug
             case_units.append(ViewUnit(
