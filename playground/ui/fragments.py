@@ -6,13 +6,13 @@ that comes from the corpus, the cases, the responses or a person goes through
 """
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER, Agreement, Composite, Diagnosis, DimensionRate
+from .html_tables import esc
 from .session import Scores
 
 __all__ = [
@@ -106,11 +106,6 @@ def evidence_html(ev: Any) -> str:
             f"(support {ev.score:.2f}{best})</div>"
             f"<div>matched in the passages: {words(ev.matched_tokens, 'pg-ev-hit')}</div>"
             f"<div>not found: {words(ev.missing_tokens, 'pg-ev-miss')}</div>{missing}</div>")
-
-
-def esc(text: Any) -> str:
-    """Text as HTML text: markup shown literally, never interpreted."""
-    return html.escape("" if text is None else str(text), quote=True)
 
 
 def pct(x: float | None, digits: int = 0) -> str:

@@ -10,7 +10,7 @@ __all__ = ["cell", "esc", "table_html"]
 
 
 def esc(x: Any) -> str:
-    """``x`` as HTML-escaped text (``None`` as empty)."""
+    """``x`` as HTML text (``None`` as empty): markup shown literally, never interpreted (quotes escaped too)."""
     return html.escape("" if x is None else str(x))
 
 

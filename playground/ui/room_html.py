@@ -5,7 +5,6 @@ re-exports every name here.
 """
 from __future__ import annotations
 
-import html
 from typing import Any
 from urllib.parse import quote
 
@@ -14,6 +13,7 @@ from ..calibrate.room_grid import AgreementSummary, GridCell
 from ..metrics import DIMENSION_LABELS
 from ..model import DIMENSION_NAMES, DIMENSIONS, Unit
 from ..store import UNSURE
+from .html_tables import esc
 
 __all__ = ["ANSWER", "CSS", "accuracy_html", "agreement_html", "assignment_html", "case_html", "dim_name", "esc",
            "grid_html", "join_html", "join_url", "moment_html", "notes_html", "progress_html", "progress_summary_html",
@@ -59,10 +59,6 @@ CSS = """
 .pr-summary td { font-size: 14px; }
 </style>
 """
-
-
-def esc(text: Any) -> str:
-    return html.escape("" if text is None else str(text), quote=True)
 
 
 def _pct(x: float | None) -> str:
