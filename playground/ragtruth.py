@@ -1,5 +1,4 @@
-"""Load and validate RAGTruth claim files (``claims.jsonl``), and evaluate the
-support scorer on them.
+"""Load and validate RAGTruth claim files (``claims.jsonl``).
 
 A claim file holds one JSON object per line (see
 ``shared/data/ragtruth/README.md``).  :func:`load_ragtruth` validates every
@@ -24,29 +23,21 @@ the playground's "supported" label is ``not label``.
 """
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .jsonl import LineProblems, json_lines, read_lines
-
-if TYPE_CHECKING:  # the sweep module is imported lazily where it is used
-    from .sweep import CVResult, SweepRow
 
 __all__ = [
     "FIELD_TYPES",
     "RagTruthError",
     "RagTruthRecord",
     "RagTruthSample",
-    "SupportEvaluation",
-    "evaluate_support",
     "group_by_response",
     "load_ragtruth",
     "parse_ragtruth_lines",
-    "plain_token_coverage",
 ]
 
 #: Required fields and their JSON types (``float`` accepts ints too).
@@ -287,106 +278,3 @@ def load_ragtruth(path: str | Path) -> RagTruthSample:
     ``(line_number, message)``; ``FileNotFoundError`` if the file is absent.
     """
     return parse_ragtruth_lines(read_lines(path, RagTruthError), str(Path(path)))
-
-
-# --------------------------------------------------------------------------- evaluation
-
-
-_PLAIN_WORD_RE = re.compile(r"[a-z0-9]+")
-
-
-def plain_token_coverage(claim: str, context: Sequence[str] | str) -> float:
-    """The calibration issue's *baseline*: the share of the claim's distinct
-    lower-cased ``[a-z0-9]+`` words that are not stopwords
-    (:data:`playground.harness.tokens.STOPWORDS`) and occur as words in the
-    evidence; 1.0 for a claim without such words.  No stemming, no exact
-    items.  Kept to reproduce the baseline figures (kappa about 0.15 at 0.70)."""
-    from playground.harness.tokens import STOPWORDS
-
-    words = {w for w in _PLAIN_WORD_RE.findall(claim.lower()) if w not in STOPWORDS}
-    if not words:
-        return 1.0
-    text = context if isinstance(context, str) else " ".join(context)
-    ctx = set(_PLAIN_WORD_RE.findall(text.lower()))
-    return len(words & ctx) / len(words)
-
-
-@dataclass(frozen=True)
-class SupportEvaluation:
-    """The support scorer against RAGTruth human labels.
-
-    Orientation: positive = supported (human: ``not label``; automatic:
-    ``score >= floor``).  Balanced accuracy is symmetric; ``f1``,
-    ``precision``, ``recall`` are for the *hallucinated* class.
-    ``at_floor`` is the in-sample row of the given ``floor``; ``cv`` the
-    grouped cross-validation (by ``source_id``) that picks the floor out of
-    sample; ``scores`` the score of each record (file order).
-    """
-
-    n: int
-    positives: int
-    floor: float
-    at_floor: SweepRow
-    cv: CVResult
-    scores: tuple[float, ...]
-
-    def summary(self) -> str:
-        r = self.at_floor
-        return (f"n={self.n} (hallucinated {self.positives}); at floor {self.floor:.2f} "
-                f"in-sample kappa {r.kappa:.3f}, balanced accuracy {r.balanced_accuracy:.3f}, "
-                f"F1(hallucinated) {r.f1 if r.f1 is not None else float('nan'):.3f}\n"
-                + self.cv.summary())
-
-
-def evaluate_support(records: Sequence[RagTruthRecord], floor: float | None = None, *,
-                     scorer: Callable[[str, Sequence[str]], float] | None = None,
-                     folds: int = 5, seed: int = 0, n_boot: int = 2000,
-                     thresholds: Sequence[float] | None = None,
-                     criterion: str = "balanced_accuracy") -> SupportEvaluation:
-    """Score every claim against its non-empty evidence and compare with people.
-
-    ``scorer(claim, context)`` defaults to
-    :func:`playground.harness.score.support`; ``floor`` defaults to its
-    ``DEFAULT_SUPPORT_FLOOR``.  Out-of-sample figures come from
-    :func:`playground.sweep.grouped_cv` grouped by ``source_id`` (``folds``,
-    ``seed``, ``n_boot`` passed on; candidate floors ``thresholds``, default
-    :data:`playground.harness.score.SUPPORT_FLOOR_GRID`).
-
-    The floor is chosen for ``criterion``: balanced accuracy by default (the
-    job is to spot hallucinated claims, the minority class), or ``"kappa"``.
-    On the shared sample (334 claims, 63 hallucinated, 23 sources), 5 folds,
-    seed 0, 2,000 cluster-bootstrap resamples (``playground calibrate ragtruth``
-    prints the full table).  The support rules were written on this file, so
-    these figures are not out-of-sample evidence; the frozen-part figures are
-    ``playground calibrate ragtruth --frozen`` (:mod:`playground.calibrate.splits`):
-
-    ===============================  =====================  =====================
-    out of sample, floor chosen by   balanced accuracy      kappa
-    ===============================  =====================  =====================
-    plain token coverage: kappa      0.173 [0.072, 0.277]   0.208 [0.089, 0.320]
-    plain token coverage: bal. acc.  0.635                  0.643
-    support: kappa                   0.393 [0.294, 0.520]   0.417 [0.241, 0.542]
-    support: balanced accuracy       0.766                  0.696
-    support: hallucination recall    0.794                  0.476
-    support: fold floors             0.6 0.55 0.55 0.55     0.3 0.3 0.3 0.3 0.1
-                                     0.55
-    ===============================  =====================  =====================
-    """
-    from playground.harness import score as _score
-    from playground.sweep import grouped_cv, metrics_at
-
-    if scorer is None:
-        scorer = _score.support
-    if floor is None:
-        floor = _score.DEFAULT_SUPPORT_FLOOR
-    if thresholds is None:
-        thresholds = _score.SUPPORT_FLOOR_GRID
-    recs = list(records)
-    scores = [float(scorer(r.claim, r.context)) for r in recs]
-    human = [r.supported for r in recs]
-    groups = [r.source_id for r in recs]
-    at = metrics_at(scores, human, floor, f1_class=False)
-    cv = grouped_cv(scores, human, groups, folds=folds, thresholds=thresholds,
-                    default=floor, seed=seed, f1_class=False, n_boot=n_boot, criterion=criterion)
-    return SupportEvaluation(n=len(recs), positives=sum(r.label for r in recs), floor=floor,
-                             at_floor=at, cv=cv, scores=tuple(scores))

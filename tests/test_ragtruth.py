@@ -11,10 +11,8 @@ import pytest
 from playground.ragtruth import (
     RagTruthError,
     RagTruthRecord,
-    evaluate_support,
     group_by_response,
     load_ragtruth,
-    plain_token_coverage,
 )
 
 # The shared data are required, never skipped: $PLAYGROUND_SHARED_DATA or ../shared/data beside the repository.
@@ -215,8 +213,9 @@ def test_broken_copies_of_the_shared_sample(tmp_path, breakage, fragment):
 
 
 def test_baseline_reproduces_the_issue_figures():
-    s = load_ragtruth(SHARED)
-    ev = evaluate_support(s.records, 0.70, scorer=plain_token_coverage, n_boot=0, criterion="kappa")
-    assert ev.at_floor.kappa == pytest.approx(0.1629, abs=5e-5)  # issue 15: "0.1629", not a range
-    assert ev.at_floor.balanced_accuracy == pytest.approx(0.6494, abs=5e-5)
-    assert ev.cv.in_sample.kappa == pytest.approx(0.2269, abs=5e-5)  # best in-sample, README's 0.227
+    from playground.calibrate.ragtruth import calibrate_ragtruth
+
+    plain = calibrate_ragtruth(SHARED, floor=0.70, n_boot=0, criterion="kappa").scorer("plain coverage")
+    assert plain.default.kappa == pytest.approx(0.1629, abs=5e-5)  # issue 15: "0.1629", not a range
+    assert plain.default.balanced_accuracy == pytest.approx(0.6494, abs=5e-5)
+    assert plain.best.kappa == pytest.approx(0.2269, abs=5e-5)  # best in-sample, README's 0.227

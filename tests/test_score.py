@@ -290,18 +290,20 @@ RAGTRUTH_CV_BALANCED_ACCURACY = 0.719
 
 
 def test_ragtruth_out_of_sample_kappa_does_not_regress():
-    from playground.ragtruth import evaluate_support, load_ragtruth
+    from playground.calibrate.ragtruth import calibrate_ragtruth
 
-    ev = evaluate_support(load_ragtruth(SHARED).records, n_boot=0)
-    assert ev.floor == S.DEFAULT_SUPPORT_FLOOR
-    assert ev.cv.criterion == "balanced_accuracy"
-    assert ev.cv.kappa >= RAGTRUTH_CV_KAPPA - 0.03
-    assert ev.cv.balanced_accuracy >= RAGTRUTH_CV_BALANCED_ACCURACY - 0.02
-    assert ev.cv.recommended == S.DEFAULT_SUPPORT_FLOOR  # the default is the CV-chosen floor
-    assert ev.at_floor.kappa >= 0.40 and ev.at_floor.balanced_accuracy >= 0.75
+    sup = calibrate_ragtruth(SHARED, n_boot=0).scorer("support scorer")
+    assert sup.default_floor == S.DEFAULT_SUPPORT_FLOOR
+    assert sup.cv is not None and sup.alternative is not None and sup.alternative.cv is not None
+    assert sup.cv.criterion == "balanced_accuracy"
+    assert sup.cv.kappa >= RAGTRUTH_CV_KAPPA - 0.03
+    assert sup.cv.balanced_accuracy >= RAGTRUTH_CV_BALANCED_ACCURACY - 0.02
+    assert sup.cv.recommended == S.DEFAULT_SUPPORT_FLOOR  # the default is the CV-chosen floor
+    assert sup.default.kappa >= 0.40 and sup.default.balanced_accuracy >= 0.75
     # the kappa-maximising floor, reported beside it, trades hallucination recall for kappa
-    by_kappa = evaluate_support(load_ragtruth(SHARED).records, n_boot=0, criterion="kappa")
-    assert by_kappa.cv.kappa >= 0.38 and by_kappa.cv.recall < ev.cv.recall
+    by_kappa = sup.alternative.cv
+    assert by_kappa.criterion == "kappa"
+    assert by_kappa.kappa >= 0.38 and by_kappa.recall < sup.cv.recall
 
 
 def test_contracted_refusals_are_abstentions():

@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..ragtruth import plain_token_coverage
 from ..stats import balanced_accuracy, cohens_kappa, f1_score
 from ..sweep import CRITERIA, CVResult, SweepRow
 from .comparison import paired
@@ -50,9 +50,23 @@ __all__ = [
 if TYPE_CHECKING:
     from ..ragtruth import RagTruthRecord
 
-#: The baseline support score (the calibration issue's plain token coverage): one
-#: definition, in :mod:`playground.ragtruth`, serves the loader's evaluation and this module.
-plain_coverage = plain_token_coverage
+_PLAIN_WORD_RE = re.compile(r"[a-z0-9]+")
+
+
+def plain_coverage(claim: str, context: Sequence[str] | str) -> float:
+    """The calibration issue's *baseline* support score: the share of the claim's distinct
+    lower-cased ``[a-z0-9]+`` words that are not stopwords
+    (:data:`playground.harness.tokens.STOPWORDS`) and occur as words in the
+    evidence; 1.0 for a claim without such words.  No stemming, no exact
+    items.  Kept to reproduce the baseline figures (kappa 0.1629 at floor 0.70)."""
+    from ..harness.tokens import STOPWORDS
+
+    words = {w for w in _PLAIN_WORD_RE.findall(claim.lower()) if w not in STOPWORDS}
+    if not words:
+        return 1.0
+    text = context if isinstance(context, str) else " ".join(context)
+    ctx = set(_PLAIN_WORD_RE.findall(text.lower()))
+    return len(words & ctx) / len(words)
 
 
 def default_ragtruth_path() -> Path:
