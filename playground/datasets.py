@@ -120,7 +120,7 @@ def dataset_names(store: Any = None) -> list[str]:
 
 def _ragtruth(name: str, payload: dict[str, Any], root: Path, revision: str) -> OpenDataset:
     from .corpus import Corpus
-    from .importers.ragtruth import imported_from_payload
+    from .importers.claim_dataset import imported_from_payload
 
     imported = imported_from_payload(payload)
     return OpenDataset(name, "ragtruth", Dataset(root, Corpus(()), {}, {}), {}, payload, tuple(imported.units),

@@ -35,7 +35,7 @@ def load_catalog(root: str | Path | None = None, config: Any = None, store: Any 
     dataset = load_dataset(root)
     catalog = {u.unit_id: u for u in dataset_units(dataset, config)}
     for path in sorted((Path(root) if root is not None else REPO_ROOT).glob("imported/*.dataset.json")):
-        from .importers.ragtruth import load_imported
+        from .importers.claim_dataset import load_imported
 
         catalog.update(load_imported(path).catalog())
     if store is not None:

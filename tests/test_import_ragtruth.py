@@ -10,7 +10,8 @@ import pytest
 
 from playground.calibrate import default_ragtruth_path
 from playground.importers import ragtruth as RT
-from playground.ragtruth import RagTruthError, load_ragtruth
+from playground.importers.claim_dataset import load_imported
+from playground.importers.ragtruth import RagTruthError, load_ragtruth
 from playground.store import ReadOnlyStoreError, open_store
 
 # RAGTRUTH_SAMPLE points at the shared sample from a worktree that has no ../shared beside it.
@@ -98,7 +99,7 @@ def test_the_older_data_set_file_still_writes_and_reads(tmp_path):
     again = RT.import_ragtruth(SAMPLE, tmp_path / "out2", None)
     assert first.path == tmp_path / "out" / RT.DATASET_FILE
     assert first.path.read_bytes() == again.path.read_bytes()
-    loaded = RT.load_imported(first.path)
+    loaded = load_imported(first.path)
     assert loaded.to_json() == first.dataset.to_json() and loaded.catalog() == first.dataset.catalog()
     assert not list((tmp_path / "out").glob(".*.tmp"))
     with pytest.raises(ValueError, match="exactly one"):
@@ -204,16 +205,14 @@ def test_cli_import(tmp_path, capsys):
 
 def test_cli_import_parses_the_file_once(tmp_path, monkeypatch):
     import playground.importers.ragtruth as importer
-    import playground.ragtruth as loader
 
     calls: list[Path] = []
-    real = loader.load_ragtruth
+    real = importer.load_ragtruth
 
     def counting(path, *args, **kwargs):
         calls.append(Path(path))
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(loader, "load_ragtruth", counting)
     monkeypatch.setattr(importer, "load_ragtruth", counting)
     assert cli("import", "ragtruth", str(SAMPLE), "--db", str(tmp_path / "labels.db")) == 0
     assert calls == [SAMPLE]

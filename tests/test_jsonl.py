@@ -6,8 +6,8 @@ import json
 import pytest
 
 from playground.begin import BeginError, load_begin
+from playground.importers.ragtruth import RagTruthError, load_ragtruth
 from playground.jsonl import LineProblems, json_lines, read_lines, split_lines
-from playground.ragtruth import RagTruthError, load_ragtruth
 
 
 def test_lines_split_on_newline_only():

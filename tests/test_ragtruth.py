@@ -1,4 +1,4 @@
-"""Loading and validating RAGTruth claim files (playground.ragtruth)."""
+"""Loading and validating RAGTruth claim files (playground.importers.ragtruth)."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.ragtruth import (
+from playground.importers.ragtruth import (
     RagTruthError,
     RagTruthRecord,
     group_by_response,

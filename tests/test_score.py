@@ -364,7 +364,7 @@ def test_combined_clause_expressions_find_the_spans_of_a_plain_alternation():
     patterns on every example, on the examples joined, on the RAGTruth claims and on upper-cased text (re.I)."""
     import re
 
-    from playground.ragtruth import load_ragtruth
+    from playground.importers.ragtruth import load_ragtruth
 
     removable = S.ABSTENTION_PATTERNS + S.PLEASANTRY_PATTERNS
     texts = [*_CLAUSE_EXAMPLES, " ".join(_CLAUSE_EXAMPLES), " and ".join(reversed(_CLAUSE_EXAMPLES))]
@@ -405,7 +405,7 @@ def test_the_hedge_word_shortcut_counts_as_the_expressions_do():
     capitals, non-ASCII), and equal counts on the golden set's response claims and the RAGTruth claims."""
     from playground.claims import split_claims
     from playground.golden import load_dataset
-    from playground.ragtruth import load_ragtruth
+    from playground.importers.ragtruth import load_ragtruth
 
     for text, by_hand in _HEDGE_EDGES:
         assert S._hedge_counts(text) == by_hand, text

@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ..ragtruth import RagTruthRecord
+    from ..importers.ragtruth import RagTruthRecord
 
 _PLAIN_WORD_RE = re.compile(r"[a-z0-9]+")
 
@@ -77,7 +77,7 @@ def default_ragtruth_path() -> Path:
 
 
 def _records(sample_or_path: Any) -> list[RagTruthRecord]:
-    from ..ragtruth import RagTruthSample, load_ragtruth
+    from ..importers.ragtruth import RagTruthSample, load_ragtruth
 
     if isinstance(sample_or_path, (str, Path)):
         return list(load_ragtruth(sample_or_path).records)

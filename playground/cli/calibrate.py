@@ -231,7 +231,7 @@ def _guard(fn):
     def wrapper(args: argparse.Namespace) -> int:
         from ..calibrate import CalibrationInputError
         from ..datasets import DatasetNotFound
-        from ..ragtruth import RagTruthError
+        from ..importers.ragtruth import RagTruthError
         from ..store import LabelImportError, StoreError
 
         out = getattr(args, "out", None)
@@ -463,8 +463,7 @@ def run_external(args: argparse.Namespace) -> int:
     )
 
     if args.human == "ragtruth":
-        from ..importers.ragtruth import claim_unit
-        from ..ragtruth import load_ragtruth
+        from ..importers.ragtruth import claim_unit, load_ragtruth
 
         sample = load_ragtruth(args.ragtruth or default_ragtruth_path())
         human = ragtruth_human(sample)

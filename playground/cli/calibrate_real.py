@@ -296,7 +296,7 @@ def _boot(args: argparse.Namespace, default: int) -> int:
 def _guarded(fn: Any) -> Any:
     def wrapper(args: argparse.Namespace) -> int:
         from ..begin import BeginError
-        from ..ragtruth import RagTruthError
+        from ..importers.ragtruth import RagTruthError
 
         try:
             return int(fn(args))

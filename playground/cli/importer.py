@@ -156,8 +156,7 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_ragtruth(args: argparse.Namespace) -> int:
-    from ..importers.ragtruth import HUMAN_ANNOTATOR, build_dataset, import_ragtruth
-    from ..ragtruth import RagTruthError, load_ragtruth
+    from ..importers.ragtruth import HUMAN_ANNOTATOR, RagTruthError, build_dataset, import_ragtruth, load_ragtruth
     from ..store import StoreError
 
     if _absent(args.file):

@@ -6,8 +6,9 @@ beside the golden set, not in it: their cases and responses have their own id
 prefixes (``RT-`` for RAGTruth) and case types, so the golden set's
 validation and the harness never see them.
 
-* :mod:`playground.importers.ragtruth` — RAGTruth claim files
-  (``playground import ragtruth FILE``).
+* :mod:`playground.importers.ragtruth` — the RAGTruth claim format: reading and
+  validating a claim file, and importing it (``playground import ragtruth FILE``)
+  as an :mod:`~playground.importers.claim_dataset`.
 * :mod:`playground.importers.ragas`, :mod:`~playground.importers.deepeval`,
   :mod:`~playground.importers.table` — RAG samples from RAGAS, DeepEval or any
   table (``playground import ragas|deepeval|table FILE --dataset NAME``), on
@@ -22,4 +23,4 @@ transaction with their labels; :mod:`playground.datasets` opens them.
 """
 from __future__ import annotations
 
-__all__ = ["core", "deepeval", "export", "load", "ragas", "ragtruth", "table"]
+__all__ = ["claim_dataset", "core", "deepeval", "export", "load", "ragas", "ragtruth", "table"]

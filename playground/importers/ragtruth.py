@@ -2,10 +2,10 @@
 
 ``playground import ragtruth FILE [--db STORE]`` (or ``--out DIR`` for a data set file, no store).
 
-The file is read and validated by :func:`playground.ragtruth.load_ragtruth`
-(every malformed line is reported with its line number; a bad file imports
-nothing: no data set file, no label).  A good file becomes an
-:class:`ImportedDataset`:
+The file is read and validated by :func:`load_ragtruth` (every malformed
+line is reported with its line number; a bad file imports nothing: no data
+set file, no label; the checks are below).  A good file becomes an
+:class:`~playground.importers.claim_dataset.ImportedDataset`:
 
 =============  ==========================================  ====================================
 what           id                                          from
@@ -37,48 +37,311 @@ is the golden set's list); they exist only in the label store (the dataset
 file ``DIR/ragtruth.dataset.json``, written with deterministic bytes (sorted keys,
 stable orders, no timestamps, no absolute paths) so that importing the same
 file twice gives the same bytes.
+
+Reading a claim file (``claims.jsonl``).
+
+A claim file holds one JSON object per line (see
+``shared/data/ragtruth/README.md``).  :func:`load_ragtruth` validates every
+line strictly and collects *all* problems as ``(line_number, message)``
+(1-based line numbers); if there is any, it raises one :class:`RagTruthError`
+listing them, so a bad file imports nothing.
+
+Checks, per line: valid JSON object; every required field present with the
+right type (:data:`FIELD_TYPES`; ``bool`` is not accepted as a number and
+numbers are not accepted as ``bool``); ``claim_index``/``claim_start`` >= 0;
+``claim`` not blank; ``example_id == f"{response_id}:{claim_index}"``;
+``claim_end - claim_start == len(claim)``; ``evidence`` a list of exactly 4
+strings with at least one non-empty; ``evidence_mask`` a list of 4 booleans
+equal to "evidence string non-empty"; ``label == bool(label_types)``.
+Across lines: no duplicate ``example_id``; all claims of a response share
+``source_id``, ``task_type``, ``source_name``, ``generator_model`` and
+``temperature``; within a response ``claim_index`` increases and spans do not
+overlap.  Unknown extra fields are allowed.
+
+Orientation: RAGTruth's ``label`` is True when the claim is *hallucinated*;
+the playground's "supported" label is ``not label``.
 """
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..files import write_atomic
+from ..jsonl import LineProblems, json_lines, read_lines
 from ..model import Claim, Label, Unit, short_hash
-from ..ragtruth import RagTruthError, RagTruthRecord, RagTruthSample, load_ragtruth
+from .claim_dataset import HUMAN_ANNOTATOR, ImportedDataset, payload_of
 
 __all__ = [
     "CASE_TYPES",
     "DATASET_FILE",
-    "FORMAT",
+    "FIELD_TYPES",
     "HUMAN_ANNOTATOR",
     "ImportResult",
-    "ImportedDataset",
     "RagTruthError",
+    "RagTruthRecord",
+    "RagTruthSample",
     "build_dataset",
     "case_id_of",
     "claim_unit",
     "claim_unit_id",
+    "group_by_response",
     "import_ragtruth",
-    "imported_from_payload",
-    "load_imported",
+    "load_ragtruth",
+    "parse_ragtruth_lines",
     "passage_id_of",
-    "payload_of",
     "response_id_of",
 ]
 
-#: Annotator name of RAGTruth's human labels in the label store.
-HUMAN_ANNOTATOR = "ragtruth-human"
+#: Required fields and their JSON types (``float`` accepts ints too).
+FIELD_TYPES: dict[str, type] = {
+    "example_id": str,
+    "source_id": str,
+    "response_id": str,
+    "claim_index": int,
+    "claim_start": int,
+    "claim_end": int,
+    "claim": str,
+    "label": bool,
+    "evidence": list,
+    "evidence_mask": list,
+    "task_type": str,
+    "source_name": str,
+    "generator_model": str,
+    "temperature": float,
+    "granularity": str,
+    "label_types": list,
+    "implicit_true": bool,
+    "due_to_null": bool,
+}
+
+_RESPONSE_SHARED = ("source_id", "task_type", "source_name", "generator_model", "temperature")
+
+
+class RagTruthError(LineProblems):
+    """A claim file failed validation; ``problems`` lists every
+    ``(line_number, message)`` found (line 0 = the file as a whole)."""
+
+    WHAT = "RAGTruth claims"
+
+
+@dataclass(frozen=True)
+class RagTruthRecord:
+    """One RAGTruth claim.  ``label`` True = hallucinated (human); see
+    :attr:`supported` for the playground orientation.  ``line`` is the 1-based
+    line number in the file it came from."""
+
+    example_id: str
+    source_id: str
+    response_id: str
+    claim_index: int
+    claim_start: int
+    claim_end: int
+    claim: str
+    label: bool
+    label_types: tuple[str, ...]
+    evidence: tuple[str, ...]
+    evidence_mask: tuple[bool, ...]
+    task_type: str
+    source_name: str
+    generator_model: str
+    temperature: float
+    granularity: str
+    implicit_true: bool
+    due_to_null: bool
+    line: int = 0
+
+    @property
+    def supported(self) -> bool:
+        """Human "supported" label: not hallucinated."""
+        return not self.label
+
+    @property
+    def context(self) -> tuple[str, ...]:
+        """The non-empty evidence strings (the claim's retrieved context)."""
+        return tuple(e for e in self.evidence if e)
+
+
+@dataclass(frozen=True)
+class RagTruthSample:
+    """A validated claim file."""
+
+    path: str
+    records: tuple[RagTruthRecord, ...]
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self) -> Iterator[RagTruthRecord]:
+        return iter(self.records)
+
+    @property
+    def responses(self) -> dict[str, tuple[RagTruthRecord, ...]]:
+        """Records grouped by ``response_id`` (file order)."""
+        return group_by_response(self.records)
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Distinct ``source_id`` values in file order."""
+        return tuple(OrderedDict.fromkeys(r.source_id for r in self.records))
+
+    @property
+    def positives(self) -> int:
+        """Number of hallucinated claims."""
+        return sum(r.label for r in self.records)
+
+
+def group_by_response(records: Iterable[RagTruthRecord]) -> dict[str, tuple[RagTruthRecord, ...]]:
+    """``{response_id: records}`` in first-appearance order, records sorted by
+    ``claim_index``."""
+    out: dict[str, list[RagTruthRecord]] = OrderedDict()
+    for r in records:
+        out.setdefault(r.response_id, []).append(r)
+    return OrderedDict((k, tuple(sorted(v, key=lambda r: r.claim_index))) for k, v in out.items())
+
+
+def _type_ok(value: object, want: type) -> bool:
+    if want is bool:
+        return isinstance(value, bool)
+    if want is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if want is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, want)
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "a list",
+               float: "a number"}
+
+
+def _check_line(obj: object, ln: int, problems: list[tuple[int, str]]) -> RagTruthRecord | None:
+    if not isinstance(obj, dict):
+        problems.append((ln, f"expected a JSON object, got {type(obj).__name__}"))
+        return None
+    bad = False
+    for name, want in FIELD_TYPES.items():
+        if name not in obj:
+            problems.append((ln, f"missing field {name!r}"))
+            bad = True
+        elif not _type_ok(obj[name], want):
+            problems.append((ln, f"field {name!r} must be {_TYPE_NAMES[want]}, "
+                                 f"got {type(obj[name]).__name__} {obj[name]!r:.60}"))
+            bad = True
+    if bad:
+        return None
+    ok = True
+
+    def fail(msg: str) -> None:
+        nonlocal ok
+        problems.append((ln, msg))
+        ok = False
+
+    if obj["claim_index"] < 0:
+        fail(f"claim_index must be >= 0, got {obj['claim_index']}")
+    if obj["claim_start"] < 0:
+        fail(f"claim_start must be >= 0, got {obj['claim_start']}")
+    if not obj["claim"].strip():
+        fail("claim is blank")
+    want_id = f"{obj['response_id']}:{obj['claim_index']}"
+    if obj["example_id"] != want_id:
+        fail(f"example_id {obj['example_id']!r} != response_id:claim_index {want_id!r}")
+    span = obj["claim_end"] - obj["claim_start"]
+    if span != len(obj["claim"]):
+        fail(f"claim_end - claim_start = {span} but len(claim) = {len(obj['claim'])}")
+    ev = obj["evidence"]
+    if len(ev) != 4 or not all(isinstance(e, str) for e in ev):
+        fail(f"evidence must be a list of 4 strings, got {len(ev)} item(s)"
+             + ("" if all(isinstance(e, str) for e in ev) else " with non-strings"))
+    elif not any(e.strip() for e in ev):
+        fail("evidence has no non-empty string")
+    mask = obj["evidence_mask"]
+    if len(mask) != 4 or not all(isinstance(m, bool) for m in mask):
+        fail("evidence_mask must be a list of 4 booleans")
+    elif len(ev) == 4 and all(isinstance(e, str) for e in ev) \
+            and list(mask) != [bool(e) for e in ev]:
+        fail(f"evidence_mask {mask} does not match the non-empty evidence strings")
+    lt = obj["label_types"]
+    if not all(isinstance(x, str) for x in lt):
+        fail("label_types must be a list of strings")
+    elif obj["label"] != bool(lt):
+        fail(f"label is {obj['label']} but label_types is {lt!r}")
+    if not ok:
+        return None
+    return RagTruthRecord(
+        example_id=obj["example_id"], source_id=obj["source_id"], response_id=obj["response_id"],
+        claim_index=obj["claim_index"], claim_start=obj["claim_start"],
+        claim_end=obj["claim_end"], claim=obj["claim"], label=obj["label"],
+        label_types=tuple(lt), evidence=tuple(ev), evidence_mask=tuple(mask),
+        task_type=obj["task_type"], source_name=obj["source_name"],
+        generator_model=obj["generator_model"], temperature=float(obj["temperature"]),
+        granularity=obj["granularity"], implicit_true=obj["implicit_true"],
+        due_to_null=obj["due_to_null"], line=ln,
+    )
+
+
+def parse_ragtruth_lines(lines: Sequence[str], path: str = "") -> RagTruthSample:
+    """Validate already-read lines (see the module docstring); raise
+    :class:`RagTruthError` with every problem, or return the sample."""
+    problems: list[tuple[int, str]] = []
+    records: list[RagTruthRecord] = []
+    for ln, obj in json_lines(lines, problems):
+        rec = _check_line(obj, ln, problems)
+        if rec is not None:
+            records.append(rec)
+    # cross-line checks
+    first_line: dict[str, int] = {}
+    by_resp: dict[str, RagTruthRecord] = {}
+    last_in_resp: dict[str, RagTruthRecord] = {}
+    for r in records:
+        if r.example_id in first_line:
+            problems.append((r.line, f"duplicate example_id {r.example_id!r} "
+                                     f"(first on line {first_line[r.example_id]})"))
+            continue
+        first_line[r.example_id] = r.line
+        head = by_resp.get(r.response_id)
+        if head is None:
+            by_resp[r.response_id] = r
+        else:
+            for f in _RESPONSE_SHARED:
+                if getattr(r, f) != getattr(head, f):
+                    problems.append((r.line, f"{f} {getattr(r, f)!r} differs from "
+                                             f"{getattr(head, f)!r} on line {head.line} "
+                                             f"(same response {r.response_id!r})"))
+        prev = last_in_resp.get(r.response_id)
+        if prev is not None:
+            if r.claim_index <= prev.claim_index:
+                problems.append((r.line, f"claim_index {r.claim_index} does not increase "
+                                         f"(line {prev.line} has {prev.claim_index})"))
+            if r.claim_start < prev.claim_end:
+                problems.append((r.line, f"span {r.claim_start}-{r.claim_end} overlaps or "
+                                         f"precedes span {prev.claim_start}-{prev.claim_end} "
+                                         f"on line {prev.line}"))
+        last_in_resp[r.response_id] = r
+    if not records and not problems:
+        problems.append((0, "no records"))
+    if problems:
+        raise RagTruthError(problems, path)
+    return RagTruthSample(path=path, records=tuple(records))
+
+
+def load_ragtruth(path: str | Path) -> RagTruthSample:
+    """Read and validate a RAGTruth claim file (UTF-8 JSON lines).
+
+    Raises :class:`RagTruthError` (a ``ValueError``) listing every problem as
+    ``(line_number, message)``; ``FileNotFoundError`` if the file is absent.
+    """
+    return parse_ragtruth_lines(read_lines(path, RagTruthError), str(Path(path)))
+
+
+# --------------------------------------------------------------------------- import
+
+
 #: File name of the imported data set inside ``--out``.
 DATASET_FILE = "ragtruth.dataset.json"
-#: Format tag written into the data set file.
-FORMAT = "rag-label-playground/imported-dataset"
-FORMAT_VERSION = 1
 #: Case type per RAGTruth task type.
 CASE_TYPES: dict[str, str] = {"QA": "ragtruth_qa", "Summary": "ragtruth_summary", "Data2txt": "ragtruth_data2txt"}
 
@@ -113,104 +376,6 @@ def claim_unit(record: RagTruthRecord) -> Unit:
     """The claim as a labellable unit (dimension ``supported`` only)."""
     return Unit("claim", claim_unit_id(record), case_id_of(record.source_id), response_id_of(record.response_id),
                 ("supported",), record.claim, claim_text_hash(record))
-
-
-@dataclass(frozen=True)
-class ImportedDataset:
-    """An imported data set: cases, responses, passages, claim units and human labels.
-
-    ``cases``/``responses``/``passages`` are plain dicts keyed by id (JSON
-    ready); ``units`` the claim units in file order; ``labels`` the human
-    labels (one per unit); ``claims`` per-unit RAGTruth detail (example id,
-    span, evidence passage ids, hallucination types, line).
-    """
-
-    name: str
-    source_file: str
-    source_sha256: str
-    cases: dict[str, dict[str, Any]]
-    responses: dict[str, dict[str, Any]]
-    passages: dict[str, str]
-    units: tuple[Unit, ...]
-    labels: tuple[Label, ...]
-    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
-    human_annotator: str = HUMAN_ANNOTATOR
-
-    def catalog(self) -> dict[str, Unit]:
-        """``unit_id -> Unit`` (for the label store's imports and stale checks)."""
-        return {u.unit_id: u for u in self.units}
-
-    def counts(self) -> dict[str, int]:
-        return {
-            "cases": len(self.cases), "responses": len(self.responses), "passages": len(self.passages),
-            "claims": len(self.units), "labels": len(self.labels),
-            "supported": sum(lab.value for lab in self.labels),
-            "hallucinated": sum(1 - lab.value for lab in self.labels),
-        }
-
-    def evidence(self, unit_id: str) -> list[str]:
-        """The evidence passages' texts of one claim unit."""
-        return [self.passages[p] for p in self.claims[unit_id]["evidence"]]
-
-    def to_json(self) -> str:
-        """Deterministic JSON text (sorted keys, 1-space indent, UTF-8, trailing newline)."""
-        data = {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "name": self.name,
-            "source": {"file": self.source_file, "sha256": self.source_sha256},
-            "human_annotator": self.human_annotator,
-            "counts": self.counts(),
-            "cases": [self.cases[k] for k in sorted(self.cases)],
-            "responses": [self.responses[k] for k in sorted(self.responses)],
-            "passages": [{"passage_id": k, "text": self.passages[k]} for k in sorted(self.passages)],
-            "units": [
-                {"unit_kind": u.unit_kind, "unit_id": u.unit_id, "case_id": u.case_id, "response_id": u.response_id,
-                 "dimensions": list(u.dimensions), "text": u.text, "text_hash": u.text_hash,
-                 **self.claims.get(u.unit_id, {})}
-                for u in self.units
-            ],
-            "labels": [{"annotator": lab.annotator, "unit_kind": lab.unit_kind, "unit_id": lab.unit_id,
-                        "dimension": lab.dimension, "value": lab.value} for lab in self.labels],
-        }
-        return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
-
-
-_UNIT_KEYS = {"unit_kind", "unit_id", "case_id", "response_id", "dimensions", "text", "text_hash"}
-
-
-def imported_from_payload(data: Any, where: str = "the stored dataset") -> ImportedDataset:
-    """An :class:`ImportedDataset` from its JSON form (a data set file's content, or a stored payload)."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{where}: not an imported data set (format {FORMAT!r} expected)")
-    if data.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{where}: data set format version {data.get('version')!r}, "
-                         f"this playground reads {FORMAT_VERSION}")
-    units, claims = [], {}
-    for u in data["units"]:
-        units.append(Unit(u["unit_kind"], u["unit_id"], u["case_id"], u["response_id"], tuple(u["dimensions"]),
-                          u["text"], u["text_hash"]))
-        claims[u["unit_id"]] = {k: v for k, v in u.items() if k not in _UNIT_KEYS}
-    labels = tuple(Label(lab["annotator"], lab["unit_kind"], lab["unit_id"], lab["dimension"], int(lab["value"]))
-                   for lab in data["labels"])
-    return ImportedDataset(
-        name=data["name"], source_file=data["source"]["file"], source_sha256=data["source"]["sha256"],
-        cases={c["case_id"]: c for c in data["cases"]}, responses={r["response_id"]: r for r in data["responses"]},
-        passages={p["passage_id"]: p["text"] for p in data["passages"]}, units=tuple(units), labels=labels,
-        claims=claims, human_annotator=data.get("human_annotator", HUMAN_ANNOTATOR),
-    )
-
-
-def load_imported(path: str | os.PathLike[str]) -> ImportedDataset:
-    """Read a data set file written by earlier versions of :func:`import_ragtruth` (``ragtruth.dataset.json``)."""
-    return imported_from_payload(json.loads(Path(path).read_text(encoding="utf-8")), str(path))
-
-
-def payload_of(dataset: ImportedDataset) -> dict[str, Any]:
-    """The stored form: the data set file's JSON plus ``summary`` (cases, units) for the store's catalog."""
-    data: dict[str, Any] = json.loads(dataset.to_json())
-    data["summary"] = {"cases": len(dataset.cases), "units": len(dataset.units)}
-    return data
 
 
 def build_dataset(sample: RagTruthSample | Sequence[RagTruthRecord], *, source_file: str = "",
@@ -301,14 +466,14 @@ def import_ragtruth(path: str | os.PathLike[str], out_dir: str | os.PathLike[str
     """Validate ``path`` and import it: into ``store`` (the dataset and its labels), or as a file in ``out_dir``.
 
     All or nothing whatever step fails: the file is validated completely first
-    (:class:`~playground.ragtruth.RagTruthError` lists every bad line, and
+    (:class:`RagTruthError` lists every bad line, and
     nothing is written); into a store, the dataset (:func:`payload_of`) and
     its human labels go in ONE transaction
     (:meth:`playground.store.LabelStore.put_dataset`); into ``out_dir`` the
     data set file (the older layout, still read by
     :func:`playground.units.load_catalog`) is written to a temporary file and
     renamed.  Exactly one of ``store`` and ``out_dir`` is given.  ``sample``: what
-    :func:`~playground.ragtruth.load_ragtruth` returned for ``path``, when the
+    :func:`load_ragtruth` returned for ``path``, when the
     caller has validated it already (the file is then parsed once).
     """
 
