@@ -41,7 +41,7 @@ from machine import describe, pin_one_core  # noqa: E402  (bench/machine.py)
 
 from playground.metrics import RateCounter, rates_by_group, rates_from_labels  # noqa: E402
 from playground.model import CASE_TYPES, Label  # noqa: E402
-from playground.stats import _wilson_cached  # noqa: E402
+from playground.stats.intervals import _wilson_cached  # noqa: E402
 
 PASSAGES, CLAIMS, FACTS = 8, 7, 5
 UNITS_PER_CASE = PASSAGES + CLAIMS + FACTS
