@@ -394,6 +394,29 @@ class TuningCVReport:
         return next(s for s in self.scorers if s.name == name)
 
 
+def _held_out(s: np.ndarray, sup: np.ndarray, fold: np.ndarray, folds: int, yes_no: bool, grid: Sequence[float],
+              default: float, criterion: str) -> tuple[np.ndarray, np.ndarray, list[float | None], list[str]]:
+    """:func:`tuning_cv` for one scorer's scores ``s``: ``(predicted, used, fold floors, reasons)``.
+
+    A yes/no scorer (``folds`` 0) predicts ``s >= 0.5`` on every item; otherwise each fold ``k`` gets the
+    floor chosen on the other folds, and its items are used only when a floor was found."""
+    pred = s >= 0.5 if yes_no else np.zeros(len(s), dtype=bool)
+    used = np.full(len(s), yes_no, dtype=bool)
+    floors: list[float | None] = []
+    reasons = []
+    for k in range(folds):
+        train, test = fold != k, fold == k
+        f, why = choose_floor(s[train].tolist(), sup[train].tolist(), grid, default=default, criterion=criterion)
+        floors.append(f)
+        if f is None:
+            if test.any():
+                reasons.append(f"fold {k}: {why}")
+            continue
+        pred[test] = s[test] >= f
+        used |= test
+    return pred, used, floors, reasons
+
+
 def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str, AnyScorer]], *,
               grid: Sequence[float], default: float, folds: int = 5, criterion: str = "balanced_accuracy",
               n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
@@ -430,23 +453,9 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
     part = np.array(list(parts) if parts is not None else [""] * len(tuning), dtype=object)
     out = []
     for name, fn in scorers:
-        s = score_items(fn, tuning)
         yes_no = isinstance(fn, GivenScores) and fn.yes_no
-        pred = s >= 0.5 if yes_no else np.zeros(len(tuning), dtype=bool)
-        used = np.full(len(tuning), yes_no, dtype=bool)
-        floors: list[float | None] = []
-        reasons = []
-        for k in range(0 if yes_no else folds):
-            train, test = fold != k, fold == k
-            f, why = choose_floor(s[train].tolist(), sup[train].tolist(), grid, default=default,
-                                  criterion=criterion)
-            floors.append(f)
-            if f is None:
-                if test.any():
-                    reasons.append(f"fold {k}: {why}")
-                continue
-            pred[test] = s[test] >= f
-            used |= test
+        pred, used, floors, reasons = _held_out(score_items(fn, tuning), sup, fold, 0 if yes_no else folds,
+                                                yes_no, grid, default, criterion)
         if not used.any():
             out.append(ScorerCV(name, tuple(floors), (), "; ".join(reasons) or "no tuning items"))
             continue

@@ -218,64 +218,67 @@ _TYPE_NAMES = {str: "a string", int: "an integer", bool: "a boolean", list: "a l
                float: "a number"}
 
 
+def _type_problems(obj: dict[str, Any]) -> list[str]:
+    """A missing field or a field of the wrong type (:data:`FIELD_TYPES`), one message each."""
+    out = []
+    for name, want in FIELD_TYPES.items():
+        if name not in obj:
+            out.append(f"missing field {name!r}")
+        elif not _type_ok(obj[name], want):
+            out.append(f"field {name!r} must be {_TYPE_NAMES[want]}, "
+                       f"got {type(obj[name]).__name__} {obj[name]!r:.60}")
+    return out
+
+
+def _rule_problems(obj: dict[str, Any]) -> list[str]:
+    """The per-line rules of the module docstring on a line whose fields have the right types."""
+    out = []
+    if obj["claim_index"] < 0:
+        out.append(f"claim_index must be >= 0, got {obj['claim_index']}")
+    if obj["claim_start"] < 0:
+        out.append(f"claim_start must be >= 0, got {obj['claim_start']}")
+    if not obj["claim"].strip():
+        out.append("claim is blank")
+    want_id = f"{obj['response_id']}:{obj['claim_index']}"
+    if obj["example_id"] != want_id:
+        out.append(f"example_id {obj['example_id']!r} != response_id:claim_index {want_id!r}")
+    span = obj["claim_end"] - obj["claim_start"]
+    if span != len(obj["claim"]):
+        out.append(f"claim_end - claim_start = {span} but len(claim) = {len(obj['claim'])}")
+    ev = obj["evidence"]
+    if len(ev) != 4 or not all(isinstance(e, str) for e in ev):
+        out.append(f"evidence must be a list of 4 strings, got {len(ev)} item(s)"
+                   + ("" if all(isinstance(e, str) for e in ev) else " with non-strings"))
+    elif not any(e.strip() for e in ev):
+        out.append("evidence has no non-empty string")
+    mask = obj["evidence_mask"]
+    if len(mask) != 4 or not all(isinstance(m, bool) for m in mask):
+        out.append("evidence_mask must be a list of 4 booleans")
+    elif len(ev) == 4 and all(isinstance(e, str) for e in ev) \
+            and list(mask) != [bool(e) for e in ev]:
+        out.append(f"evidence_mask {mask} does not match the non-empty evidence strings")
+    lt = obj["label_types"]
+    if not all(isinstance(x, str) for x in lt):
+        out.append("label_types must be a list of strings")
+    elif obj["label"] != bool(lt):
+        out.append(f"label is {obj['label']} but label_types is {lt!r}")
+    return out
+
+
 def _check_line(obj: object, ln: int, problems: list[tuple[int, str]]) -> RagTruthRecord | None:
     if not isinstance(obj, dict):
         problems.append((ln, f"expected a JSON object, got {type(obj).__name__}"))
         return None
-    bad = False
-    for name, want in FIELD_TYPES.items():
-        if name not in obj:
-            problems.append((ln, f"missing field {name!r}"))
-            bad = True
-        elif not _type_ok(obj[name], want):
-            problems.append((ln, f"field {name!r} must be {_TYPE_NAMES[want]}, "
-                                 f"got {type(obj[name]).__name__} {obj[name]!r:.60}"))
-            bad = True
-    if bad:
-        return None
-    ok = True
-
-    def fail(msg: str) -> None:
-        nonlocal ok
-        problems.append((ln, msg))
-        ok = False
-
-    if obj["claim_index"] < 0:
-        fail(f"claim_index must be >= 0, got {obj['claim_index']}")
-    if obj["claim_start"] < 0:
-        fail(f"claim_start must be >= 0, got {obj['claim_start']}")
-    if not obj["claim"].strip():
-        fail("claim is blank")
-    want_id = f"{obj['response_id']}:{obj['claim_index']}"
-    if obj["example_id"] != want_id:
-        fail(f"example_id {obj['example_id']!r} != response_id:claim_index {want_id!r}")
-    span = obj["claim_end"] - obj["claim_start"]
-    if span != len(obj["claim"]):
-        fail(f"claim_end - claim_start = {span} but len(claim) = {len(obj['claim'])}")
-    ev = obj["evidence"]
-    if len(ev) != 4 or not all(isinstance(e, str) for e in ev):
-        fail(f"evidence must be a list of 4 strings, got {len(ev)} item(s)"
-             + ("" if all(isinstance(e, str) for e in ev) else " with non-strings"))
-    elif not any(e.strip() for e in ev):
-        fail("evidence has no non-empty string")
-    mask = obj["evidence_mask"]
-    if len(mask) != 4 or not all(isinstance(m, bool) for m in mask):
-        fail("evidence_mask must be a list of 4 booleans")
-    elif len(ev) == 4 and all(isinstance(e, str) for e in ev) \
-            and list(mask) != [bool(e) for e in ev]:
-        fail(f"evidence_mask {mask} does not match the non-empty evidence strings")
-    lt = obj["label_types"]
-    if not all(isinstance(x, str) for x in lt):
-        fail("label_types must be a list of strings")
-    elif obj["label"] != bool(lt):
-        fail(f"label is {obj['label']} but label_types is {lt!r}")
-    if not ok:
+    found = _type_problems(obj) or _rule_problems(obj)
+    if found:
+        problems.extend((ln, msg) for msg in found)
         return None
     return RagTruthRecord(
         example_id=obj["example_id"], source_id=obj["source_id"], response_id=obj["response_id"],
         claim_index=obj["claim_index"], claim_start=obj["claim_start"],
         claim_end=obj["claim_end"], claim=obj["claim"], label=obj["label"],
-        label_types=tuple(lt), evidence=tuple(ev), evidence_mask=tuple(mask),
+        label_types=tuple(obj["label_types"]), evidence=tuple(obj["evidence"]),
+        evidence_mask=tuple(obj["evidence_mask"]),
         task_type=obj["task_type"], source_name=obj["source_name"],
         generator_model=obj["generator_model"], temperature=float(obj["temperature"]),
         granularity=obj["granularity"], implicit_true=obj["implicit_true"],

@@ -164,17 +164,25 @@ def ppi_mean(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any], human
         return PPIResult(estimate, None, None, rectifier=rectifier, lam=used, tuned=tuned,
                          reason="an interval needs at least 2 labelled and 2 unlabelled units",
                          **common)
-    var = float(np.var(used * f_u)) / big_n + float(np.var(diff)) / n
+    low, high, se, note = _ppi_bounds(f_u, f_l, y, used, raw, c)
+    return PPIResult(estimate, low, high, rectifier=rectifier, std_error=se, note=note,
+                     lam=used, tuned=tuned, **common)
+
+
+def _ppi_bounds(f_u: np.ndarray, f_l: np.ndarray, y: np.ndarray, lam: float, raw: float,
+                confidence: float) -> tuple[float, float, float, str]:
+    """``(low, high, std_error, note)`` of :func:`ppi_mean`'s interval around the unclipped ``raw``
+    estimate (formula in its docstring); ``note`` warns when the rectifier variance is 0."""
+    var = float(np.var(lam * f_u)) / len(f_u) + float(np.var(y - lam * f_l)) / len(y)
     se = math.sqrt(max(var, 0.0))
-    z = z_value(c)
+    z = z_value(confidence)
     low = min(1.0, max(0.0, raw - z * se))
     high = min(1.0, max(0.0, raw + z * se))
     note = ""
     if float(np.var(y - f_l)) <= _VAR_EPS:
         note = ("the automatic labels agree with every human label, so the rectifier "
                 "variance is 0 and the interval may be too narrow; label more units")
-    return PPIResult(estimate, low, high, rectifier=rectifier, std_error=se, note=note,
-                     lam=used, tuned=tuned, **common)
+    return low, high, se, note
 
 
 def ppi_labels_needed(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any],

@@ -165,7 +165,27 @@ class CalibrationApp:
         # RAGTruth headline
         self.ragtruth_box = W.VBox([])
         self.ragtruth_box.add_class("pc-ragtruth")
-        # explorer controls
+        self._make_controls(share)
+        self._make_tabs()
+        # annotators
+        self.annotators_box = W.VBox([])
+        self.annotators_box.add_class("pc-annotators")
+        self.adjudicator = W.Text(description="adjudicator", placeholder="your name",
+                                  layout=W.Layout(width="280px"))
+        self.queue_box = W.VBox([])
+        self.queue_box.add_class("pc-queue")
+        self._busy = False
+        from .calibration_result import ResultSection  # section 4: an imported dataset's result table
+
+        self.result = ResultSection(self.sources.store(), self.sources.root, self.link_base, self._say, self._guard,
+                                    width)
+        self._lay_out()
+        self._wire()
+        self._first_view()
+
+    def _make_controls(self, share: float) -> None:
+        """The explorer's controls: data set, human and automatic labelling, dimension, PPI share and seed, upload."""
+        W = self.W
         datasets = [("golden set", "golden")]
         if self.sources.ragtruth_path.is_file():
             datasets.append(("RAGTruth sample", "ragtruth"))
@@ -185,6 +205,10 @@ class CalibrationApp:
         self.sample_seed.add_class("pc-sample-seed")
         self.upload = W.FileUpload(accept=".csv", multiple=False, description="scores CSV")
         self.upload.add_class("pc-upload")
+
+    def _make_tabs(self) -> None:
+        """The explorer's tabs: comparison, threshold sweep, reliability, PPI, disagreements."""
+        W = self.W
         self.summary = W.HTML()
         self.summary.add_class("pc-summary")
         self.confusion_img = W.Image(format="png")
@@ -206,18 +230,10 @@ class CalibrationApp:
                                     self.ppi_box, self.dis_html])
         for i, t in enumerate(("comparison", "threshold", "reliability", "PPI", "disagreements")):
             self.tabs.set_title(i, t)
-        # annotators
-        self.annotators_box = W.VBox([])
-        self.annotators_box.add_class("pc-annotators")
-        self.adjudicator = W.Text(description="adjudicator", placeholder="your name",
-                                  layout=W.Layout(width="280px"))
-        self.queue_box = W.VBox([])
-        self.queue_box.add_class("pc-queue")
-        self._busy = False
-        from .calibration_result import ResultSection  # section 4: an imported dataset's result table
 
-        self.result = ResultSection(self.sources.store(), self.sources.root, self.link_base, self._say, self._guard,
-                                    width)
+    def _lay_out(self) -> None:
+        """The page: the four numbered sections under the title and the status line."""
+        W = self.W
         controls = W.VBox(
             [
                 self.dataset,
@@ -248,12 +264,18 @@ class CalibrationApp:
             self.result.widget,
         ])
         self.widget.add_class("pc-app")
+
+    def _wire(self) -> None:
+        """Each control redraws what depends on it."""
         self.dataset.observe(lambda ch: self._guard(self._on_dataset), names="value")
         for w in (self.human, self.auto, self.dimension):
             w.observe(lambda ch: self._guard(self.refresh), names="value")
         self.share.observe(lambda ch: self._guard(self._refresh_ppi), names="value")
         self.sample_seed.observe(lambda ch: self._guard(self._refresh_ppi), names="value")
         self.upload.observe(lambda ch: self._guard(self._on_upload), names="value")
+
+    def _first_view(self) -> None:
+        """Build the three sections once, timing each (``timings``)."""
         t0 = time.perf_counter()
         self._guard(self._build_ragtruth)
         self.timings["ragtruth"] = time.perf_counter() - t0
