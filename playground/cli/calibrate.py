@@ -12,7 +12,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .calibrate_output import _boot, _ci, _fmt, _open_store, _print_ppi, _print_report, _table, _write
+from .calibrate_output import (
+    boot_count,
+    fmt_interval,
+    fmt_value,
+    open_label_store,
+    print_ppi,
+    print_report,
+    print_table,
+    write_outputs,
+)
 from .calibrate_real import err
 from .options import add_dataset, add_db, add_root
 
@@ -295,7 +304,7 @@ def run_ragtruth(args: argparse.Namespace) -> int:
     path = args.file or default_ragtruth_path()
     if not Path(path).is_file():
         return err(f"no RAGTruth claim file at {path}: pass FILE (see shared/data/ragtruth/README.md)")
-    rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=_boot(args, 2000), floor=args.floor,
+    rt = calibrate_ragtruth(path, folds=args.folds, seed=args.seed, n_boot=boot_count(args, 2000), floor=args.floor,
                             criterion=args.criterion)
     args.ragtruth_calibration = rt  # --save-floors (cli/calibrate_real.py) takes the floor from this one run
     print(f"RAGTruth: {rt.n} claims ({rt.hallucinated} hallucinated, {rt.hallucinated / rt.n:.1%}) in "
@@ -304,10 +313,10 @@ def run_ragtruth(args: argparse.Namespace) -> int:
           f"kappa intervals: in-sample asymptotic 95%, out-of-sample cluster bootstrap over sources "
           f"({rt.n_boot} resamples, seed {rt.seed})")
     print()
-    _table(rt.table(), ["scorer", "evaluation", "floor", "kappa", "kappa_low", "kappa_high", "balanced_accuracy",
+    print_table(rt.table(), ["scorer", "evaluation", "floor", "kappa", "kappa_low", "kappa_high", "balanced_accuracy",
                         "f1_hallucinated", "precision_hallucinated", "recall_hallucinated"])
     print()
-    _table(rt.by_task(), None, "out of sample, by task type (pooled held-out predictions; asymptotic intervals):")
+    print_table(rt.by_task(), None, "out of sample, by task type (pooled held-out predictions; asymptotic intervals):")
     sup = rt.scorer("support scorer")
     print()
     if sup.cv is None:
@@ -316,8 +325,9 @@ def run_ragtruth(args: argparse.Namespace) -> int:
     print(f"support scorer: default floor {sup.default_floor:g}, best floor in-sample by "
           f"{args.criterion.replace('_', ' ')} {sup.best.threshold:g}, floors chosen per fold "
           f"{' '.join(f'{t:g}' for t in sup.cv.fold_thresholds)}; out-of-sample kappa "
-          f"{_fmt(sup.cv.kappa)}{_ci(sup.cv.kappa_low, sup.cv.kappa_high)}, balanced accuracy "
-          f"{_fmt(sup.cv.balanced_accuracy)}{_ci(sup.cv.balanced_accuracy_low, sup.cv.balanced_accuracy_high)}")
+          f"{fmt_value(sup.cv.kappa)}{fmt_interval(sup.cv.kappa_low, sup.cv.kappa_high)}, balanced accuracy "
+          f"{fmt_value(sup.cv.balanced_accuracy)}"
+          f"{fmt_interval(sup.cv.balanced_accuracy_low, sup.cv.balanced_accuracy_high)}")
     print("caveat: the shared sample is not random and is enriched for hallucinations (see its README): read "
           "agreement off it, not prevalence or per-model error rates.")
     if args.out is not None:
@@ -337,8 +347,8 @@ def run_golden(args: argparse.Namespace) -> int:
     run = _harness_run(args)
     key = key_from_run(run)
     auto = auto_from_run(run)
-    report = calibrate(key, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000))
-    _print_report(report, ppi_title="")
+    report = calibrate(key, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=boot_count(args, 1000))
+    print_report(report, ppi_title="")
     share = args.ppi_share
     sample_seed = 0 if args.sample_seed is None else args.sample_seed
     # the key labels every unit, so its seeded subsample is exactly a calibration sample of that seed
@@ -347,9 +357,9 @@ def run_golden(args: argparse.Namespace) -> int:
     truth = {d: report.comparisons[d].human_rate.rate for d in report.dimensions}
     whatif.insert(len(whatif.columns) - 1, "key_rate", [_round4(truth[d]) for d in whatif["dimension"]])
     print()
-    _print_ppi(whatif, f"PPI what-if: only {share:.0%} of the key labelled (the calibration sample of seed "
+    print_ppi(whatif, f"PPI what-if: only {share:.0%} of the key labelled (the calibration sample of seed "
                f"{sample_seed}); key_rate = the full key's rate:", ("key_rate",))
-    _write(report, args.out, {"ppi_whatif": whatif})
+    write_outputs(report, args.out, {"ppi_whatif": whatif})
     return 0
 
 
@@ -368,7 +378,7 @@ def _dataset_catalog(args: argparse.Namespace, *, any_dataset: bool = False) -> 
         return _catalog(args.root)
     from ..units import load_catalog
 
-    with _open_store(args.db, create=False, read_only=True) as store:
+    with open_label_store(args.db, create=False, read_only=True) as store:
         if name is None:
             return load_catalog(args.root, None, store)
         return open_dataset(name, store, args.root).catalog()
@@ -400,7 +410,7 @@ def run_store(args: argparse.Namespace) -> int:
         from ..harness.run_dataset import run_dataset
 
         try:
-            with _open_store(args.db, create=False, read_only=True) as store:
+            with open_label_store(args.db, create=False, read_only=True) as store:
                 opened = open_dataset(args.dataset, store, args.root)
         except DatasetNotFound as exc:
             return err(str(exc))
@@ -415,7 +425,7 @@ def run_store(args: argparse.Namespace) -> int:
     if auto is None:
         return err(f"the run {run} has no judge verdicts (enable the judge in its configuration)")
     catalog = dataset_catalog if getattr(args, "dataset", None) is not None else _catalog(args.root)
-    with _open_store(args.db, create=False, read_only=True) as store:
+    with open_label_store(args.db, create=False, read_only=True) as store:
         if args.annotator is not None and args.annotator not in store.annotators():
             known = ", ".join(store.annotators()) or "-"
             return err(f"no annotator {args.annotator!r} in {store.url} (known: {known})")
@@ -423,15 +433,15 @@ def run_store(args: argparse.Namespace) -> int:
         samples = _calibration_samples(store, getattr(args, "dataset", None))
     if len(human) == 0:
         return err("no current human labels to compare with (label some units in the playground first)")
-    report = calibrate(human, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=_boot(args, 1000),
+    report = calibrate(human, auto, folds=args.folds, seed=args.seed, width=args.width, n_boot=boot_count(args, 1000),
                        sample_seed=args.sample_seed)
     _with_dataset_links(report, getattr(args, "dataset", None))
-    _print_report(report, dataset=getattr(args, "dataset", None))
+    print_report(report, dataset=getattr(args, "dataset", None))
     if args.sample_seed is None and samples:
         print("the store holds calibration sample(s) drawn on the labelling page: "
               + ", ".join(f"{name} (seed {seed})" for name, seed in samples)
               + "; pass --sample-seed SEED to use one for PPI")
-    _write(report, args.out)
+    write_outputs(report, args.out)
     return 0
 
 
@@ -475,7 +485,7 @@ def run_external(args: argparse.Namespace) -> int:
         catalog = _catalog(args.root)
     else:
         catalog = _catalog(args.root)
-        with _open_store(args.db, create=False, read_only=True) as store:
+        with open_label_store(args.db, create=False, read_only=True) as store:
             human = (human_from_store(store, args.annotator, catalog) if args.annotator
                      else human_consensus(store, catalog))
     auto = auto_from_csv(args.file, dimension=args.dimension, name=args.name, catalog=catalog, threshold=args.threshold)
@@ -483,13 +493,13 @@ def run_external(args: argparse.Namespace) -> int:
     if not dims:
         return err(f"the scores' dimension(s) {', '.join(auto.dimensions())} have no {args.human} labels")
     report = calibrate(human, auto, dims, folds=args.folds, seed=args.seed, width=args.width,
-                       n_boot=_boot(args, 1000), link_base=None if args.human == "ragtruth" else "",
+                       n_boot=boot_count(args, 1000), link_base=None if args.human == "ragtruth" else "",
                        sample_seed=args.sample_seed)
     if all(report.comparisons[d].n == 0 for d in dims):
         return err("no unit of the scores file has a human label: do the unit ids match "
                     f"({'playground import ragtruth' if args.human == 'ragtruth' else 'playground units'})?")
-    _print_report(report)
-    _write(report, args.out)
+    print_report(report)
+    write_outputs(report, args.out)
     return 0
 
 
@@ -506,7 +516,7 @@ def _key_accuracy(args: argparse.Namespace, labels: list) -> dict:
     key = key_from_dataset(load_dataset(args.root))
     people_labels = [lab for lab in labels if lab.annotator != CONSENSUS]
     acc = accuracy_against_key(people_labels, key)
-    _table(acc, None, "accuracy against the golden answer key (teaching; per authored variant with --out):")
+    print_table(acc, None, "accuracy against the golden answer key (teaching; per authored variant with --out):")
     return {"accuracy_against_key": acc,
             "accuracy_by_variant": accuracy_against_key(people_labels, key, by="variant")}
 
@@ -517,7 +527,7 @@ def _elsewhere(args: argparse.Namespace, people: list[str]) -> None:
         return
     from ..datasets import dataset_names, open_dataset
 
-    with _open_store(args.db, create=False, read_only=True) as store:
+    with open_label_store(args.db, create=False, read_only=True) as store:
         names = [n for n in dataset_names(store)[1:]
                  if store.labels(unit_ids=open_dataset(n, store, args.root).catalog())]
     if names:
@@ -533,7 +543,7 @@ def run_annotators(args: argparse.Namespace) -> int:
     from ..datasets import with_dataset
 
     catalog = _dataset_catalog(args)
-    with _open_store(args.db, create=False, read_only=True) as store:
+    with open_label_store(args.db, create=False, read_only=True) as store:
         labels = store.current_labels(catalog)
         queue = adjudication_queue(store, catalog, dataset=args.dataset)
     people = sorted({lab.annotator for lab in labels if lab.annotator != CONSENSUS})
@@ -546,21 +556,21 @@ def run_annotators(args: argparse.Namespace) -> int:
     results = [annotator_agreement(labels, d) for d in dims] + [annotator_agreement(labels)]
     summary = pd.DataFrame([r.summary() for r in results])
     print()
-    _table(summary, None, "agreement over shared units (items = unit and dimension):")
+    print_table(summary, None, "agreement over shared units (items = unit and dimension):")
     pairs = pd.concat([r.pairwise.assign(dimension=r.dimension or "all") for r in results], ignore_index=True)
     majority = pd.concat([r.vs_majority.assign(dimension=r.dimension or "all") for r in results], ignore_index=True)
     print()
-    _table(pairs, ["dimension", "annotator_a", "annotator_b", "n_shared", "agreement", "kappa", "kappa_low",
+    print_table(pairs, ["dimension", "annotator_a", "annotator_b", "n_shared", "agreement", "kappa", "kappa_low",
                    "kappa_high", "pabak"], "pairwise Cohen's kappa:")
     print()
-    _table(majority, ["dimension", "annotator", "n", "agreement", "kappa", "kappa_low", "kappa_high"],
+    print_table(majority, ["dimension", "annotator", "n", "agreement", "kappa", "kappa_low", "kappa_high"],
            "each annotator against the majority of the others:")
     print()
     open_q = queue[queue["adjudicated"].isna()] if len(queue) else queue
     print(f"adjudication queue: {len(queue)} disagreement(s), {len(open_q)} not yet adjudicated (settle with: "
           f"{with_dataset('playground calibrate adjudicate', args.dataset)} UNIT_ID DIMENSION 1|0 --adjudicator NAME)")
     if len(queue):
-        _table(queue.head(args.limit), ["unit_id", "dimension", "status", "votes", "adjudicated", "link"])
+        print_table(queue.head(args.limit), ["unit_id", "dimension", "status", "votes", "adjudicated", "link"])
     accuracy = _key_accuracy(args, labels)
     if args.out is not None:
         written = write_tables({"annotators": summary, "pairwise": pairs, "vs_majority": majority,
@@ -583,7 +593,7 @@ def run_adjudicate(args: argparse.Namespace) -> int:
         return err(f"unknown unit {args.unit_id!r}: not in {where} (see '{hint}')")
     value = None if args.value == "clear" else int(args.value)
     try:
-        with _open_store(args.db) as store:
+        with open_label_store(args.db) as store:
             event = adjudicate(store, unit, args.dimension, value, args.adjudicator)
     except ValueError as exc:
         return err(str(exc))

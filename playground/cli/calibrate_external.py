@@ -56,7 +56,7 @@ def run_result_table(args: argparse.Namespace) -> int:
     from ..datasets import DatasetNotFound, open_dataset
     from ..errors import DataError
     from ..importers.export import label_rows
-    from .calibrate_output import _boot, _open_store
+    from .calibrate_output import boot_count, open_label_store
     from .calibrate_real import err
 
     problem = refused(args, UNITS_ONLY, "apply to a per-unit scores file, not to a --dataset result table "
@@ -66,7 +66,7 @@ def run_result_table(args: argparse.Namespace) -> int:
     try:
         table = read_result(args.file, scale=args.scale, extra_metrics=metric_map(args.metric),
                             ignore=tuple(args.ignore))
-        with _open_store(args.db, create=False, read_only=True) as store:
+        with open_label_store(args.db, create=False, read_only=True) as store:
             opened = open_dataset(args.dataset, store, args.root)
             labels, who, _ties = label_rows(store, opened.catalog(), args.annotator)
     except (DatasetNotFound, ValueError) as exc:
@@ -81,7 +81,7 @@ def run_result_table(args: argparse.Namespace) -> int:
             raise
         return err(str(exc))
     result = calibrate_result(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold,
-                              folds=args.folds, seed=args.seed, n_boot=_boot(args, 1000), width=args.width,
+                              folds=args.folds, seed=args.seed, n_boot=boot_count(args, 1000), width=args.width,
                               sample_seed=args.sample_seed, name=args.name,
                               extra=harness_scorers(args.run) if args.run is not None else ())
     scored = calibrate_samples(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold)
@@ -129,7 +129,7 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
     """Print the report of :func:`playground.calibrate.external_report.calibrate_result` (and ``correlations``,
     the :class:`~playground.calibrate.external_samples.RateComparison` of each column); write --out, --record."""
     from ..calibrate.external_report import side_by_side, slug
-    from .calibrate_output import _print_report, _table, _write
+    from .calibrate_output import print_report, print_table, write_outputs
 
     print(f"dataset {result.dataset}: {result.matched} of {result.rows} result rows matched to samples; "
           f"human side: {result.who} (a sample passes for people when its human rate >= {result.human_threshold:g}; "
@@ -149,7 +149,7 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
                   f"{_f(c.spearman.high)}], mean absolute error {_f(c.mae)}")
     print()
     table = side_by_side(result.metrics)
-    _table(table, ["scorer", "dimension", "n", "tpr", "tpr_low", "tpr_high", "tnr", "tnr_low", "tnr_high", "kappa",
+    print_table(table, ["scorer", "dimension", "n", "tpr", "tpr_low", "tpr_high", "tnr", "tnr_low", "tnr_high", "kappa",
                    "kappa_low", "kappa_high", "base_rate", "balanced_accuracy", "threshold", "best_threshold",
                    "cv_kappa", "cv_balanced_accuracy"],
            "every metric on the same samples (TPR, TNR: Wilson 95%; cv_: the best threshold chosen inside grouped "
@@ -159,7 +159,7 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
         print(f"=== {m.column} -> {m.rate} ({m.dimension}; {m.missing} sample(s) without a score"
               + (f"; calibration sample {m.sample_size}, {m.outside_sample} labelled beyond it not used"
                  if result.sample_seed is not None else "") + ")")
-        _print_report(m.report)
+        print_report(m.report)
         print(f"labels for a {args.width:g}-wide TPR and TNR interval: {_needed(m, result.sample_seed, args.width)}")
     if result.unmatched_rows:
         print(f"\nunmatched result rows ({len(result.unmatched_rows)}): {', '.join(result.unmatched_rows)}")
@@ -176,7 +176,7 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
 
         write_tables({"scorers": table}, args.out)
         for m in result.metrics:
-            _write(m.report, Path(args.out) / slug(m.column))
+            write_outputs(m.report, Path(args.out) / slug(m.column))
     if args.record is not None:
         _write_record(result, args, revision)
     return 0
