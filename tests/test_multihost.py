@@ -197,6 +197,55 @@ def test_render_puts_every_address_of_the_shipped_file_in_place():
     assert "playground-1" not in code and "room:" not in code
 
 
+# --- the compose file: not run here (no container engine), checked against the nginx file and the CLI ----------
+
+COMPOSE = REPO / "deploy" / "compose.yaml"
+
+
+def _compose() -> dict:
+    import yaml
+
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def _nginx_upstreams() -> list[tuple[str, int]]:
+    code = "\n".join(line.split("#")[0] for line in CONF.read_text().splitlines())
+    return [(name, int(port)) for name, port in re.findall(r"^\s*server ([\w.-]+):(\d+);", code, flags=re.M)]
+
+
+def test_every_upstream_of_the_nginx_file_is_a_compose_service_on_that_port():
+    services = _compose()["services"]
+    upstreams = _nginx_upstreams()
+    assert upstreams == [("playground-1", 8866), ("playground-2", 8866), ("room", 8867)]
+    for name, port in upstreams:
+        command = services[name]["command"]
+        assert command[command.index("--port") + 1] == str(port), name
+    assert "--read-only" in services["room"]["command"]
+    nginx_service = services["nginx"]
+    assert "./nginx/playground.conf:/etc/nginx/conf.d/default.conf:ro" in nginx_service["volumes"]
+    listens = re.findall(r"^\s*listen (\d+);", CONF.read_text(), flags=re.M)
+    assert [p.split(":")[0] for p in nginx_service["ports"]] == listens == ["80", "8867"]
+
+
+def test_every_compose_serve_command_is_one_the_cli_accepts(monkeypatch, capsys):
+    """Each service's ``playground serve ...`` with ``--print-command`` (parses, plans, starts nothing)."""
+    from store_fixtures import run_cli
+
+    from playground.cli import serve
+
+    services = _compose()["services"]
+    commands = {name: svc["command"] for name, svc in services.items() if svc.get("command", [""])[0] == "playground"}
+    assert sorted(commands) == ["playground-1", "playground-2", "room"]
+    for key in ("PLAYGROUND_SERVE_TOKEN", "PLAYGROUND_INSTRUCTOR_TOKEN", "PLAYGROUND_OBSERVER_TOKEN"):
+        assert key in services["playground-1"]["environment"]
+        monkeypatch.setenv(key, f"key-of-{key}")
+    monkeypatch.setenv("PLAYGROUND_DB", "postgresql://playground@postgres/playground")
+    for name, command in commands.items():
+        code, out, err = run_cli(serve, [*command[1:], "--print-command"], capsys)
+        assert code == 0, (name, err)
+        assert f"--port={command[command.index('--port') + 1]}" in out and "--Voila.ip=0.0.0.0" in out, name
+
+
 # --- a class on two hosts, one store, the room on a third process (slow) ----------------------------------------
 
 
