@@ -181,7 +181,8 @@ class PostgresBackend(Backend):
             finally:
                 self._held.release()
 
-    def _attempts(self, fn: Callable[[Cursor], T], read: bool, what: str, retryable: tuple[type[BaseException], ...]) -> T:
+    def _attempts(self, fn: Callable[[Cursor], T], read: bool, what: str,
+                  retryable: tuple[type[BaseException], ...]) -> T:
         """One transaction, retried bounded on lock contention and once on a connection that died idle."""
         errors = self._psycopg.errors
         start = time.monotonic()
