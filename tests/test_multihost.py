@@ -249,7 +249,9 @@ def test_every_compose_serve_command_is_one_the_cli_accepts(monkeypatch, capsys)
 # --- a class on two hosts, one store, the room on a third process (slow) ----------------------------------------
 
 
-def _serve(tmp: Path, name: str, url: str, *extra: str) -> tuple[subprocess.Popen, int, Path]:
+def serve_host(tmp: Path, name: str, url: str, *extra: str) -> tuple[subprocess.Popen, int, Path]:
+    """``playground serve`` on a free loopback port on the store ``url`` (as the recipe's hosts: no share per
+    address behind the proxy); the process, its port and its log (``tmp/NAME.log``)."""
     port = free_port()
     log = tmp / f"{name}.log"
     cmd = [sys.executable, "-m", "playground", "serve", "--port", str(port), "--db", url, "--cull-idle", "0",
@@ -267,7 +269,7 @@ def _serve(tmp: Path, name: str, url: str, *extra: str) -> tuple[subprocess.Pope
     return proc, port, log
 
 
-def _room_names(room_base: str) -> str:
+def room_text(room_base: str) -> str:
     """Every text the room's page shows (its widgets' state, as its kernel sends it to the browser)."""
     import uuid
 
@@ -308,11 +310,11 @@ def test_a_class_through_the_proxy_on_two_hosts(tmp_path, pg_server):
     schema, url = new_pg_schema(pg_server)
     procs: list[subprocess.Popen] = []
     try:
-        one, p1, log1 = _serve(tmp_path, "host-1", url, "--preheat", "3", "--open-slots", "2")
+        one, p1, log1 = serve_host(tmp_path, "host-1", url, "--preheat", "3", "--open-slots", "2")
         procs.append(one)
-        two, p2, log2 = _serve(tmp_path, "host-2", url, "--preheat", "3", "--open-slots", "2")
+        two, p2, log2 = serve_host(tmp_path, "host-2", url, "--preheat", "3", "--open-slots", "2")
         procs.append(two)
-        room, p3, _log3 = _serve(tmp_path, "room", url, "--read-only", "--preheat", "0")
+        room, p3, _log3 = serve_host(tmp_path, "room", url, "--read-only", "--preheat", "0")
         procs.append(room)
         with nginx([p1, p2], p3, tmp_path / "nginx") as (base, room_base):
             students = [Student(f"student-{i:02d}", 30) for i in range(6)]
@@ -332,7 +334,7 @@ def test_a_class_through_the_proxy_on_two_hosts(tmp_path, pg_server):
                       for name, log in (("host-1", log1), ("host-2", log2))}
             print(f"\n[multihost] pages built per host: {served}")
             assert sorted(served["host-1"] + served["host-2"]) == [s.name for s in students]  # each on one host
-            shown = _room_names(room_base)
+            shown = room_text(room_base)
             assert [s.name for s in students if s.name not in shown] == []
     finally:
         for proc in reversed(procs):
