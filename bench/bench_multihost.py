@@ -129,15 +129,15 @@ def main() -> int:
     print(f"pages built per host: {per_host}")
     print(f"labels lost: {lost} (must be 0); toggles refused and shown as not saved: "
           f"{sum(s.refused for s in students)}")
-    named = {s.name for s in students}
-    print(f"annotators in the one store: {len(annotators & named)} of {len(named)}; the room on its own process "
-          f"lists {sum(1 for n in named if n in shown)} of them")
+    named = {s.name for s in students if s.last}  # the students who set a label (late pages may set none)
+    print(f"students who set a label: {len(named)}; annotators in the one store among them: "
+          f"{len(annotators & named)}; the room on its own process lists {sum(1 for n in named if n in shown)}")
     print(f"PostgreSQL connections held by the class at most (sampled every 0.5 s): {peak[0]}")
     print(f"toggles per student: median {statistics.median([len(s.toggles_ms) for s in students]):.0f}")
     print(f"machine after: {describe()}")
     if errors:
         print("errors:\n  " + "\n  ".join(errors))
-    return 0 if lost == 0 and not errors and annotators >= named else 1
+    return 0 if lost == 0 and not errors and annotators >= named and all(n in shown for n in named) else 1
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ times, in two ways, interleaved click by click:
   does, without waiting 2 s per click.
 
 Printed: per way, the save's wall time (median, p95, range) in ms, and the
-sessions each opened.
+sessions each opened; and, apart, what opening and closing a bare session
+(``psycopg.connect`` and ``close``, no statement) takes.
 
 Run ``python bench/bench_store_connections.py [--clicks 200]``.
 """
@@ -67,6 +68,15 @@ def main() -> int:
                 t0 = time.perf_counter()
                 store.set_label(f"bench-{name}", claim(i), "supported", i % 2)
                 times[name].append(1000 * (time.perf_counter() - t0))
+        import psycopg
+
+        bare = []
+        for _ in range(args.clicks):
+            t0 = time.perf_counter()
+            psycopg.connect(cluster.url, autocommit=True, connect_timeout=10).close()
+            bare.append(1000 * (time.perf_counter() - t0))
+        print(f"bare session open + close: median {statistics.median(bare):.2f} ms, p95 {_pct(bare, 0.95):.2f} ms "
+              f"({len(bare)} sessions)")
         for name, store in (("kept open", kept), ("reopened", reopened)):
             xs = times[name]
             print(f"{name:>9}: save median {statistics.median(xs):.2f} ms, p95 {_pct(xs, 0.95):.2f} ms, "
