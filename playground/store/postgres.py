@@ -1,7 +1,18 @@
 """PostgreSQL backend (psycopg 3, plain SQL).
 
-* One connection per store object, autocommit off by ``conn.transaction()``
-  blocks: one transaction per user action.  Session time zone UTC.
+* At most one connection per store object and process, opened when a
+  transaction needs it and closed after ``idle_close`` seconds without one
+  (default :data:`IDLE_CLOSE` = 2 s, ``$PLAYGROUND_PG_IDLE_CLOSE``; ``0``
+  keeps it open) — :class:`~.connection.HeldConnection`, shared with the
+  SQLite backend.  A page's kernel holds a connection only around its saves
+  and reads, so a class holds about as many connections as it has students
+  clicking within two seconds of each other (docs/many-hosts.md: the formula
+  against ``max_connections``).  One transaction per user action
+  (``conn.transaction()`` blocks); session time zone UTC.
+* A server with no free connection (``max_connections`` reached, SQLSTATE
+  53300) is asked again with backoff for up to ``busy_timeout`` seconds; then
+  :class:`StoreError` says so in words (nothing was saved) instead of a
+  driver message.
 * Writers of the same annotator are serialised with a transaction-scoped
   advisory lock on the annotator id (two browser tabs of one person), so the
   event chain of every label stays exact and the later writer — by server
@@ -19,21 +30,21 @@
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import re
-import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
 
 from .base import Backend, Cursor
+from .connection import HeldConnection
 from .errors import StoreBusyError, StoreError
 from .schema import canonical_timestamp
 
-__all__ = ["PostgresBackend", "redact"]
+__all__ = ["ENV_IDLE_CLOSE", "IDLE_CLOSE", "PostgresBackend", "idle_close_from_env", "is_too_many_connections",
+           "redact"]
 
 T = TypeVar("T")
 
@@ -51,11 +62,42 @@ def _translate(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
+#: Seconds a connection stays open with no transaction before it is closed (issue 30: connections that scale).
+IDLE_CLOSE = 2.0
+ENV_IDLE_CLOSE = "PLAYGROUND_PG_IDLE_CLOSE"
+#: SQLSTATE too_many_connections: also "remaining connection slots are reserved for ..." (superuser slots).
+_TOO_MANY = "53300"
+
+
+def idle_close_from_env() -> float | None:
+    """``$PLAYGROUND_PG_IDLE_CLOSE`` in seconds (``0``: never close), else :data:`IDLE_CLOSE`."""
+    raw = os.environ.get(ENV_IDLE_CLOSE, "").strip()
+    if not raw:
+        return IDLE_CLOSE
+    try:
+        value = float(raw)
+    except ValueError:
+        raise StoreError(f"${ENV_IDLE_CLOSE} must be a number of seconds (0: keep connections open), "
+                         f"not {raw!r}") from None
+    if value < 0:
+        raise StoreError(f"${ENV_IDLE_CLOSE} must be 0 or more seconds, not {raw!r}")
+    return value or None
+
+
+def is_too_many_connections(exc: BaseException) -> bool:
+    """Whether a failed connect was the server refusing for lack of a free connection slot."""
+    if getattr(exc, "sqlstate", None) == _TOO_MANY:
+        return True
+    text = str(exc).lower()
+    return "too many clients" in text or "remaining connection slots are reserved" in text
+
+
 class PostgresBackend(Backend):
     dialect = "postgresql"
 
     def __init__(self, url: str, *, read_only: bool = False, create: bool = True,
-                 busy_timeout: float = 10.0, retries: int = 4, connect_timeout: int = 10):
+                 busy_timeout: float = 10.0, retries: int = 4, connect_timeout: int = 10,
+                 idle_close: float | None = None):
         try:
             import psycopg
         except ImportError as exc:  # pragma: no cover - psycopg is a dependency
@@ -68,99 +110,128 @@ class PostgresBackend(Backend):
         self.busy_timeout = busy_timeout
         self.retries = retries
         self.connect_timeout = connect_timeout
-        self._lock = threading.RLock()
-        self._conn = None
-        self._pid = -1
-        self._connect()
+        idle = idle_close_from_env() if idle_close is None else (idle_close or None)  # 0: keep it open
+        self._held: HeldConnection[Any] = HeldConnection(self._connect, lambda conn: conn.close(),
+                                                         usable=lambda conn: not (conn.closed or conn.broken),
+                                                         idle=idle)
+        self._lock = self._held.lock
+        self._held.get()  # fail now, with the reason, when the store cannot be reached
+        self._held.release()
 
     # --- connection ----------------------------------------------------------------------------
     def _connect(self) -> Any:
+        """A new session (UTC, ``lock_timeout``, read-only when asked), waiting while the server has no free slot."""
         psycopg = self._psycopg
+        start, delay = time.monotonic(), 0.05
+        while True:
+            try:
+                conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout,
+                                       application_name="rag-label-playground")
+                break
+            except psycopg.Error as exc:
+                waited = time.monotonic() - start
+                if is_too_many_connections(exc) and waited < self.busy_timeout:
+                    time.sleep(delay * (0.5 + random.random()))
+                    delay = min(delay * 2, 1.0)
+                    continue
+                if is_too_many_connections(exc):
+                    raise StoreError(
+                        f"the PostgreSQL label store {self.display} has no free connection: every one of the "
+                        f"server's connections (its max_connections) stayed in use for {waited:.1f} s; nothing was "
+                        "saved — try again in a moment (whoever runs the class: docs/many-hosts.md, "
+                        "'Connections')") from exc
+                raise StoreError(f"cannot connect to the PostgreSQL label store {self.display}: "
+                                 f"{str(exc).strip()}") from exc
+        setup = f"SET TIME ZONE 'UTC'; SET lock_timeout = {int(self.busy_timeout * 1000)}"
+        if self.read_only:
+            setup += "; SET default_transaction_read_only = on"
         try:
-            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout,
-                                   application_name="rag-label-playground")
-        except psycopg.Error as exc:
-            raise StoreError(f"cannot connect to the PostgreSQL label store {self.display}: "
-                             f"{str(exc).strip()}") from exc
-        try:
-            conn.execute("SET TIME ZONE 'UTC'")
-            conn.execute(f"SET lock_timeout = {int(self.busy_timeout * 1000)}")
-            if self.read_only:
-                conn.execute("SET default_transaction_read_only = on")
+            conn.execute(setup)  # one round trip: no parameters, so several statements are allowed
         except psycopg.Error as exc:
             conn.close()
             raise StoreError(f"cannot set up the PostgreSQL session {self.display}: {exc}") from exc
-        self._conn, self._pid = conn, os.getpid()
         return conn
 
     def connection(self) -> Any:
-        if self._conn is None or self._pid != os.getpid() or self._conn.closed or self._conn.broken:
-            if self._conn is not None and self._pid == os.getpid():
-                with contextlib.suppress(Exception):
-                    self._conn.close()
-            self._conn = None
-            return self._connect()
-        return self._conn
+        """This process's open session (opened now if there is none, it broke, or it was closed while idle)."""
+        return self._held.get()
+
+    @property
+    def connections_opened(self) -> int:
+        """Sessions this store object opened in this process (tests and the docs' connection figures)."""
+        return self._held.opened
+
+    @property
+    def holds_connection(self) -> bool:
+        """Whether a session is open now (False once it was closed after ``idle_close`` seconds unused)."""
+        conn = self._held.current
+        return conn is not None and not conn.closed
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None and self._pid == os.getpid():
-                self._conn.close()
-            self._conn = None
+        self._held.close()
 
     # --- transactions ---------------------------------------------------------------------------------
     def _run(self, fn: Callable[[Cursor], T], read: bool) -> T:
         errors = self._psycopg.errors
         retryable = (errors.SerializationFailure, errors.DeadlockDetected, errors.LockNotAvailable)
         what = "reading" if read else "writing"
+        with self._lock:
+            try:
+                return self._attempts(fn, read, what, retryable)
+            finally:
+                self._held.release()
+
+    def _attempts(self, fn: Callable[[Cursor], T], read: bool, what: str,
+                  retryable: tuple[type[BaseException], ...]) -> T:
+        """One transaction, retried bounded on lock contention and once on a connection that died idle."""
+        errors = self._psycopg.errors
         start = time.monotonic()
         delay = 0.05
         reconnected = False
-        with self._lock:
-            n = 0
-            while True:
-                conn = self.connection()
-                began = False
-                try:
-                    with conn.transaction():
-                        began = True
-                        with conn.cursor() as raw:
-                            if read:
-                                raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                            return fn(Cursor(raw, _translate))
-                except retryable as exc:
-                    if n == self.retries:
-                        raise StoreBusyError(
-                            f"the PostgreSQL label store {self.display} stayed busy for "
-                            f"{time.monotonic() - start:.1f} s "
-                            f"through {self.retries + 1} attempts while {what} ({type(exc).__name__}); "
-                            "nothing was saved — try again"
-                        ) from exc
-                    n += 1
-                    time.sleep(delay * (0.5 + random.random()))
-                    delay = min(delay * 2, 1.0)
-                except errors.ReadOnlySqlTransaction as exc:
-                    from .errors import ReadOnlyStoreError
+        n = 0
+        while True:
+            conn = self.connection()
+            began = False
+            try:
+                with conn.transaction():
+                    began = True
+                    with conn.cursor() as raw:
+                        if read:
+                            raw.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                        return fn(Cursor(raw, _translate))
+            except retryable as exc:
+                if n == self.retries:
+                    raise StoreBusyError(
+                        f"the PostgreSQL label store {self.display} stayed busy for "
+                        f"{time.monotonic() - start:.1f} s "
+                        f"through {self.retries + 1} attempts while {what} ({type(exc).__name__}); "
+                        "nothing was saved — try again"
+                    ) from exc
+                n += 1
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 1.0)
+            except errors.ReadOnlySqlTransaction as exc:
+                from .errors import ReadOnlyStoreError
 
-                    raise ReadOnlyStoreError(f"the label store {self.display} is open read-only") from exc
-                except self._psycopg.OperationalError as exc:
-                    if conn.broken or conn.closed:
-                        # A connection that died while idle (server restart, idle timeout) fails at BEGIN:
-                        # nothing was sent, so one fresh connection and one more try are safe.  Reads are
-                        # always safe to repeat.  A write that died after BEGIN may or may not be committed.
-                        if (read or not began) and not reconnected:
-                            reconnected = True
-                            continue
-                        raise StoreError(
-                            f"lost the connection to the PostgreSQL label store {self.display} while {what}: "
-                            f"{str(exc).strip()}" + ("; the change may or may not have been saved — check the "
-                                                     "label's history" if not read else "")
-                        ) from exc
-                    raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: "
-                                     f"{str(exc).strip()}") from exc
-                except self._psycopg.Error as exc:
-                    raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: "
-                                     f"{str(exc).strip()}") from exc
+                raise ReadOnlyStoreError(f"the label store {self.display} is open read-only") from exc
+            except self._psycopg.OperationalError as exc:
+                if conn.broken or conn.closed:
+                    # A connection that died while idle (server restart, idle timeout) fails at BEGIN:
+                    # nothing was sent, so one fresh connection and one more try are safe.  Reads are
+                    # always safe to repeat.  A write that died after BEGIN may or may not be committed.
+                    if (read or not began) and not reconnected:
+                        reconnected = True
+                        continue
+                    raise StoreError(
+                        f"lost the connection to the PostgreSQL label store {self.display} while {what}: "
+                        f"{str(exc).strip()}" + ("; the change may or may not have been saved — check the "
+                                                 "label's history" if not read else "")
+                    ) from exc
+                raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: "
+                                 f"{str(exc).strip()}") from exc
+            except self._psycopg.Error as exc:
+                raise StoreError(f"PostgreSQL label store {self.display}: {what} failed: "
+                                 f"{str(exc).strip()}") from exc
 
     def write(self, fn: Callable[[Cursor], T]) -> T:
         return self._run(fn, read=False)

@@ -7,8 +7,10 @@
   for it, and an outer loop retries a bounded number of times with jittered
   backoff; then :class:`StoreBusyError` says so plainly.  Nothing is written by
   a failed attempt.
-* One connection per store object; a store used after ``fork()`` opens its own
-  connection in the child instead of sharing the parent's.
+* One connection per store object and process (:class:`~.connection.HeldConnection`,
+  shared with the PostgreSQL backend): a store used after ``fork()`` opens its
+  own connection in the child instead of sharing the parent's.  It stays open
+  (a file handle: no server counts it).
 * Read-only stores open the file with ``mode=ro`` and ``PRAGMA query_only``;
   so does a file on read-only media (or one this user may not write), for
   reading, instead of failing to switch it to WAL.
@@ -26,7 +28,6 @@ import contextlib
 import os
 import random
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -35,6 +36,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from .base import Backend, Cursor
+from .connection import HeldConnection
 from .errors import StoreBusyError, StoreError, StoreGoneError
 
 __all__ = ["SQLiteBackend"]
@@ -67,10 +69,9 @@ class SQLiteBackend(Backend):
         self.read_only = read_only
         self.busy_timeout = busy_timeout
         self.retries = retries
-        self._lock = threading.RLock()
         self.create = create
-        self._conn: sqlite3.Connection | None = None
-        self._pid = -1
+        self._held: HeldConnection[sqlite3.Connection] = HeldConnection(self._connect, sqlite3.Connection.close)
+        self._lock = self._held.lock
         self._file_id: tuple[int, int] | None = None
         if not self.path.exists():
             if read_only or not create:
@@ -83,7 +84,7 @@ class SQLiteBackend(Backend):
             raise StoreError(f"{self.path} is a directory, not a label store file")
         elif not read_only and not self._writable():
             self.read_only = True  # read-only media or permissions: open for reading instead of failing
-        self._connect()
+        self._held.get()
         st = os.stat(self.path)
         self._file_id = (st.st_dev, st.st_ino)
 
@@ -147,7 +148,6 @@ class SQLiteBackend(Backend):
         except BaseException:
             conn.close()
             raise
-        self._conn, self._pid = conn, os.getpid()
         return conn
 
     def _set_wal(self, conn: sqlite3.Connection) -> None:
@@ -156,17 +156,10 @@ class SQLiteBackend(Backend):
             raise StoreError(f"cannot put the label store {self.path} in WAL mode (journal mode stays {mode!r})")
 
     def connection(self) -> sqlite3.Connection:
-        if self._conn is None or self._pid != os.getpid():
-            # After fork() the parent's connection must not be used (nor closed) here.
-            self._conn = None
-            return self._connect()
-        return self._conn
+        return self._held.get()
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None and self._pid == os.getpid():
-                self._conn.close()
-            self._conn = None
+        self._held.close()
 
     # --- transactions ----------------------------------------------------------------------------
     def _retry(self, attempt: Callable[[], T], what: str) -> T:
@@ -209,6 +202,8 @@ class SQLiteBackend(Backend):
                 raise
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"label store {self.path}: {what} failed: {exc}") from exc
+            finally:
+                self._held.release()
 
     def check_same_file(self) -> None:
         """Raise :class:`StoreGoneError` when the path no longer names the file that was opened."""

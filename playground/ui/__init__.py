@@ -204,6 +204,7 @@ def _show_error(exc: BaseException, display: bool):
     from ..errors import DataError
 
     text = exc.report() if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
+    _log(f"playground: a page cannot start: {text}")  # the server's log says it too (issue 30.3), not only the page
     body = ("<div style='color:#cf222e;font-weight:600'>The playground cannot start.</div>"
             f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>")
     if display:

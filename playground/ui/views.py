@@ -169,7 +169,9 @@ class PlaygroundApp(PageRender):
             else:
                 traceback.print_exc(file=sys.stderr)
                 self.say(f"Something went wrong: {type(exc).__name__}: {exc}", error=True)
-            if isinstance(exc, StoreError):
+            if isinstance(exc, StoreError):  # the server's log says it too (issue 30.3)
+                print(f"playground: a page's label store action failed: {exc}", file=sys.__stderr__ or sys.stderr,
+                      flush=True)
                 try:
                     self.session.refresh()
                     self.render_all()
