@@ -8,7 +8,10 @@ Rules (one place, so every reader agrees):
   ensure_ascii=False)`` leaves raw inside strings; a ``"\\r"`` before it (CRLF)
   is part of no value; the newline that ends the last line starts no line;
 * a line that is not valid JSON is a problem ``(line_number, message)``
-  (1-based), collected with every other problem of the file, never raised alone.
+  (1-based), collected with every other problem of the file, never raised alone;
+  its message is :func:`json_value`'s, the one wording of the project:
+  ``invalid JSON: <why> (column <c>)``, or ``invalid JSON: nested too deep``
+  when the decoder runs out of recursion.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-__all__ = ["LineProblems", "json_lines", "read_lines", "split_lines"]
+__all__ = ["LineProblems", "json_lines", "json_value", "read_lines", "split_lines"]
 
 
 class LineProblems(ValueError):
@@ -56,17 +59,27 @@ def read_lines(path: str | Path, error: type[LineProblems]) -> list[str]:
     return split_lines(text)
 
 
+def json_value(text: str) -> tuple[object, str]:
+    """``(value, "")`` for JSON ``text``, else ``(None, message)`` in the project's one wording
+    (module docstring); a value nested deeper than the decoder's recursion is a message, not a crash."""
+    try:
+        return json.loads(text), ""
+    except json.JSONDecodeError as e:
+        return None, f"invalid JSON: {e.msg} (column {e.colno})"
+    except RecursionError:
+        return None, "invalid JSON: nested too deep"
+
+
 def json_lines(lines: Sequence[str], problems: list[tuple[int, str]]) -> Iterator[tuple[int, object]]:
     """``(line_number, value)`` of every line that holds JSON; an empty line and a line that is not JSON
-    are appended to ``problems`` (``empty line``, ``invalid JSON: <why> (column <c>)``)."""
+    are appended to ``problems`` (``empty line``, or :func:`json_value`'s message)."""
     for ln, raw in enumerate(lines, start=1):
         text = raw.rstrip("\r\n")
         if not text.strip():
             problems.append((ln, "empty line"))
             continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as e:
-            problems.append((ln, f"invalid JSON: {e.msg} (column {e.colno})"))
+        value, problem = json_value(text)
+        if problem:
+            problems.append((ln, problem))
             continue
         yield ln, value

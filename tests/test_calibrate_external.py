@@ -149,7 +149,11 @@ def test_labels_needed_for_a_width_and_when_it_is_reached():
     assert high - low <= 0.1 < high1 - low1
     need = needed_for_rates(66, 72, 40, 48, 0.1)
     # TPR: 121 - 72 = 49 more human-"yes" samples at a share of 72/120 -> ceil(49 / 0.6) = 82
-    assert need.more_for_tpr == 82 and need.more == need.more_for_tnr > 82 and not need.reached
+    assert need.more_for_tpr == 82
+    # TNR: the smallest m with round(40/48 * m) of m at most 0.1 wide is 212 (checked by hand: 177/212 is
+    # 0.0998 wide, 176/211 is 0.1002) -> 212 - 48 = 164 more human-"no" samples at a share of 48/120 -> 164 / 0.4
+    assert need.more_for_tnr == 410 and need.more == 410 and not need.reached
+    assert class_labels_needed(40, 48, 0.1) == 212
     wide = wilson_interval(40, 48)
     exactly = needed_for_rates(66, 72, 40, 48, wide[1] - wide[0])  # TNR exactly at the width: reached for TNR
     assert exactly.more_for_tnr == 0 and exactly.more_for_tpr == 0 and exactly.reached

@@ -38,12 +38,13 @@ def test_generated_run_is_cached_and_reproducible(mini_root, tmp_path):
         calls = len(double.requests)
         assert double.count("/api/chat", "qwen2.5:7b") == 2  # one generated answer per case
         assert double.count("/api/chat", "llama3.1:8b") == 2  # the judge on each (window off)
-        assert double.count("/api/embed") >= 1
+        assert double.count("/api/embed") == 3
         # a second run into a new folder, sharing the cache: zero model calls, same bytes
         second = run_harness(config, tmp_path / "b", root=mini_root, progress=False,
                              cache_path=tmp_path / "a" / ".cache" / "ollama.db")
         model_calls = [r for r in double.requests[calls:] if r.path in ("/api/chat", "/api/embed", "/api/generate")]
         assert model_calls == []
+    assert first["models"]["requests"] == 2 + 2 + 3  # the model requests counted above: generate, judge, embed
     assert first["models"]["cache_misses"] > 0 and second["models"]["cache_misses"] == 0
     assert second["models"]["cache_hits"] == first["models"]["cache_hits"] + first["models"]["cache_misses"]
     a, b = _bytes(tmp_path / "a"), _bytes(tmp_path / "b")

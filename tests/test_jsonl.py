@@ -7,7 +7,7 @@ import pytest
 
 from playground.begin import BeginError, load_begin
 from playground.importers.ragtruth import RagTruthError, load_ragtruth
-from playground.jsonl import LineProblems, json_lines, read_lines, split_lines
+from playground.jsonl import LineProblems, json_lines, json_value, read_lines, split_lines
 
 
 def test_lines_split_on_newline_only():
@@ -54,3 +54,14 @@ def test_a_ragas_file_with_a_raw_line_separator_in_a_string_imports(tmp_path):
     problems: list = []
     fmt, rows = read_rows(f, problems)
     assert (fmt, problems, [r.data for r in rows]) == ("jsonl", [], [row])
+
+
+def test_a_line_nested_too_deep_is_a_problem_not_a_crash(tmp_path):
+    assert json_value("[" * 100_000) == (None, "invalid JSON: nested too deep")
+    assert json_value("[1, 2") == (None, "invalid JSON: Expecting ',' delimiter (column 6)")
+    assert json_value('{"a": [1]}') == ({"a": [1]}, "")
+    path = tmp_path / "claims.jsonl"
+    path.write_text("[" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(RagTruthError) as info:
+        load_ragtruth(path)
+    assert info.value.problems == [(1, "invalid JSON: nested too deep")]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import write_atomic
+from .calibrate_output import boot_count
 
 __all__ = ["BEGIN_CAVEAT", "err", "finish_report", "out_problem", "part_problem", "register_real", "run_ablation",
            "run_begin", "run_goals", "run_golden_key", "run_ragtruth_real", "save_floors", "write_out"]
@@ -289,10 +290,6 @@ def finish_report(args: argparse.Namespace, report: Any, records: Any = None, sc
     return _finish_floors(args, report, command, data)
 
 
-def _boot(args: argparse.Namespace, default: int) -> int:
-    return default if getattr(args, "boot", None) is None else int(args.boot)
-
-
 def _guarded(fn: Any) -> Any:
     def wrapper(args: argparse.Namespace) -> int:
         from ..begin import BeginError
@@ -319,7 +316,7 @@ def run_ragtruth_real(args: argparse.Namespace) -> int:
     if args.tuning_cv:
         from ..calibrate.ragtruth import tuning_cv_ragtruth
 
-        cv = tuning_cv_ragtruth(folds=args.folds, criterion=args.criterion, n_boot=_boot(args, 1000),
+        cv = tuning_cv_ragtruth(folds=args.folds, criterion=args.criterion, n_boot=boot_count(args, 1000),
                                 seed=args.seed)
         _print_tuning_cv(cv)
         return finish_report(args, cv)
@@ -338,7 +335,7 @@ def run_ragtruth_real(args: argparse.Namespace) -> int:
         return rc
     from ..calibrate.ragtruth import frozen_ragtruth
 
-    rep = frozen_ragtruth(criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
+    rep = frozen_ragtruth(criterion=args.criterion, n_boot=boot_count(args, 2000), seed=args.seed)
     _print_frozen(rep)
     return finish_report(args, rep)
 
@@ -351,13 +348,13 @@ def run_begin(args: argparse.Namespace) -> int:
     if args.tuning_cv:
         from ..calibrate.begin import tuning_cv_begin
 
-        cv = tuning_cv_begin(args.file, folds=args.folds, criterion=args.criterion, n_boot=_boot(args, 1000),
+        cv = tuning_cv_begin(args.file, folds=args.folds, criterion=args.criterion, n_boot=boot_count(args, 1000),
                              seed=args.seed)
         _print_tuning_cv(cv)
         return finish_report(args, cv)
     from ..calibrate.begin import frozen_begin
 
-    rep = frozen_begin(args.file, criterion=args.criterion, n_boot=_boot(args, 2000), seed=args.seed)
+    rep = frozen_begin(args.file, criterion=args.criterion, n_boot=boot_count(args, 2000), seed=args.seed)
     _print_frozen(rep)
     return finish_report(args, rep)
 
@@ -379,7 +376,7 @@ def run_golden_key(args: argparse.Namespace) -> int:
         run_harness(load_config(None), run, progress=False)
     elif not (run / "units.csv").is_file():
         return err(f"no units.csv in {run}: is it a harness run folder? (playground harness run --out DIR)")
-    reps = golden_key_reports(run, n_boot=_boot(args, 2000), seed=args.seed, criterion=args.criterion)
+    reps = golden_key_reports(run, n_boot=boot_count(args, 2000), seed=args.seed, criterion=args.criterion)
     for rep in reps:
         _print_frozen(rep, no_class="no")
         print()
@@ -426,7 +423,7 @@ def run_ablation(args: argparse.Namespace) -> int:
         return 0
 
     names = ["ragtruth", "begin"] if args.dataset == "both" else [args.dataset]
-    reps = [ablation(n, n_boot=_boot(args, 1000), seed=args.seed, criterion=args.criterion) for n in names]
+    reps = [ablation(n, n_boot=boot_count(args, 1000), seed=args.seed, criterion=args.criterion) for n in names]
     print("support scorer, each rule off in turn: floor chosen on the tuning part, figures on the frozen part; "
           f"delta = rule off minus all rules on; intervals: cluster bootstrap over sources ({reps[0].n_boot} "
           f"resamples, seed {reps[0].seed})")

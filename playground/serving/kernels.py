@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -123,6 +124,9 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         self._pool_started: dict[str, float] = {}
         self._connected_first: dict[str, float] = {}
         self._last_refill = float("-inf")
+        #: The clock and the sleep :meth:`_wait_to_refill` polls with (a test puts a simulated pair here).
+        self._clock: Callable[[], float] = time.monotonic
+        self._sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         self._closing = False
         self._watcher: PeriodicCallback | None = None
         self.culled: dict[str, int] = {"unconnected": 0, "disconnected": 0, "unsent": 0, "hung_up": 0}
@@ -258,15 +262,15 @@ class GuardedKernelManager(AsyncMappingKernelManager):
 
     async def _wait_to_refill(self) -> None:
         """Wait until :meth:`may_refill`, polling every half second; then this refill is the last one started."""
-        since = time.monotonic()
+        since = self._clock()
         while True:
             if self._closing:
                 raise ClassFull("the server is stopping")
-            now = time.monotonic()
+            now = self._clock()
             if self.may_refill(now - since, now):
                 self._last_refill = now
                 return
-            await asyncio.sleep(0.5)
+            await self._sleep(0.5)
 
     def page_served(self, kernel_id: str) -> None:
         """The page holding ``kernel_id`` has been sent: its page has ``unconnected_timeout`` to connect."""
