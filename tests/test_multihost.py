@@ -303,6 +303,7 @@ def test_a_class_through_the_proxy_on_two_hosts(tmp_path, pg_server):
     """Six protocol students through nginx onto two hosts: 0 labels lost, one store, the room sees them all."""
     need_nginx()
     from bench_class import Student, lost_labels, student
+    from serve_clients import status, wait_until
     from store_fixtures import drop_pg_schema, new_pg_schema
 
     from playground.store import open_store
@@ -316,9 +317,11 @@ def test_a_class_through_the_proxy_on_two_hosts(tmp_path, pg_server):
         procs.append(two)
         room, p3, _log3 = serve_host(tmp_path, "room", url, "--read-only", "--preheat", "0")
         procs.append(room)
+        for port in (p1, p2):  # the pools full first, as a class is let in (the bench does the same)
+            assert wait_until(lambda port=port: status(f"http://127.0.0.1:{port}/")["pool_ready"] >= 3, 600, 2.0)
         with nginx([p1, p2], p3, tmp_path / "nginx") as (base, room_base):
             students = [Student(f"student-{i:02d}", 30) for i in range(6)]
-            until = time.monotonic() + 90
+            until = time.monotonic() + 150  # time to label even when a loaded machine opens the pages slowly
             threads = [threading.Thread(target=student, args=(base, st, until, 3.0), daemon=True) for st in students]
             for t in threads:
                 t.start()
