@@ -72,8 +72,8 @@ def test_calibrate_external_pass_and_tag_columns(tmp_path, capsys):
     assert "=== judge_pass -> pass" in capsys.readouterr().out
 
 
-def test_bad_verdict_dimensions_are_refused(tmp_path, capsys):
-    db, result = _setup(tmp_path)
+def test_bad_verdict_dimensions_are_refused(tmp_path):
+    _db, result = _setup(tmp_path)
     with pytest.raises(ValueError, match="--dimension with a result table: 'relevant' is not pass or tag:NAME"):
         read_result(result, dimension="relevant")
     with pytest.raises(ValueError, match="a tag name is 1 to 40 characters"):

@@ -21,7 +21,7 @@ store_url = sf.store_url
 
 
 def make_verdicts(store, opened) -> None:
-    """Guidelines (2 versions), verdicts (pass, fail, unsure, a change), notes, tags (typed, renamed, merged, undone)."""
+    """Guidelines (2 versions), verdicts (pass, fail, unsure, a change), notes, tags (renamed, merged, undone)."""
     r = response_units(opened)
     store.set_guidelines(opened.name, "# Rules\n\nFail any invented number.\n", "owner")
     store.set_label("ana", r[0], "pass", 0)
