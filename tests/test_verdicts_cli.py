@@ -131,3 +131,46 @@ def test_help_texts_name_the_rules(capsys):
             assert exc.code == 0
     out = capsys.readouterr().out
     assert "UTF-8 text, at most 256 KiB" in out and "1 to 40 characters" in out and "--guidelines FILE.md" in out
+
+
+def test_labels_export_carries_verdicts_notes_and_tags_and_labels_import_reads_them(tmp_path, capsys):
+    from playground.datasets import open_dataset
+    from playground.importers.load import import_dataset
+    from playground.verdicts import response_units
+
+    db, out = tmp_path / "a.db", tmp_path / "labels.csv"
+    with open_store(db) as s:
+        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", s)
+        r = response_units(open_dataset("demo", s))
+        s.set_label("ana", r[0], "pass", 0)
+        s.set_comment("ana", r[0], "=invented \"30 s\"")
+        s.set_tags("ana", r[0], ["hallucination", "vague"])
+        s.set_tags("ben", r[1], ["tone"])  # a tag set without a verdict
+        s.set_label("ben", r[1], "pass", 2)
+    code, _, err = cli(capsys, "labels", "export", "--dataset", "demo", "--out", out, "--db", db)
+    assert code == 0 and err == "exported 4 row(s) to " + str(out) + "\n"
+    import csv
+
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert [(x["annotator"], x["unit_kind"], x["dimension"], x["value"], x["comment"]) for x in rows] == [
+        ("ana", "response", "pass", "0", "'=invented \"30 s\""),
+        ("ana", "response", "tags", "hallucination vague", "'=invented \"30 s\""),
+        ("ben", "response", "pass", "unsure", ""), ("ben", "response", "tags", "tone", "")]
+    assert rows[0]["text"] == r[0].text and rows[0]["unit_id"] == r[0].unit_id
+    with open_store(tmp_path / "b.db") as s:
+        import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", s)
+    code, got, _ = cli(capsys, "labels", "import", out, "--db", tmp_path / "b.db")
+    assert code == 0 and got.startswith("imported 2 row(s) from ") and ": 5 changed, 0 already so" in got
+    with open_store(tmp_path / "b.db") as s:
+        assert [(t.annotator, t.raw_tags) for t in s.tags()] == [("ana", ("hallucination", "vague")),
+                                                                 ("ben", ("tone",))]
+        assert [(lb.annotator, lb.value) for lb in s.labels(include_unsure=True)] == [("ana", 0), ("ben", 2)]
+        assert [c.text for c in s.comments()] == ["=invented \"30 s\""] and s.verify() == []
+    bad = tmp_path / "bad.csv"
+    bad.write_text(out.read_text().replace("hallucination vague", "Hallucination"))
+    with open_store(tmp_path / "b.db") as s:
+        before = s.dump()
+    code, _, err = cli(capsys, "labels", "import", bad, "--db", tmp_path / "b.db")
+    assert code == 1 and "rejected, nothing was written: 1 problem(s)\n  row 2: bad tag name 'Hallucination'" in err
+    with open_store(tmp_path / "b.db") as s:
+        assert s.dump() == before
