@@ -173,3 +173,17 @@ def test_an_error_in_a_worker_is_raised_and_no_report_is_left(db, tmp_path, monk
     with ThreadPoolExecutor(max_workers=2) as executor, pytest.raises(ValueError, match="scorer broke"):
         run_dataset(load_config(), opened, tmp_path / "r", progress=False, executor=executor)
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == []
+
+
+def test_the_labels_for_the_floors_are_the_stores_current_labels_without_the_whole_catalog(db):
+    from playground.harness.run_dataset import current_labels
+
+    with open_store(db) as store:
+        opened = open_dataset("big", store)
+        catalog = opened.catalog()
+        cases = sorted(opened.dataset.cases)
+        labelled = [u for u in catalog.values() if u.case_id in (cases[2], cases[17])]
+        for i, unit in enumerate(labelled):
+            store.set_label("alice", unit, unit.dimensions[0], i % 2)
+        assert current_labels(opened, store) == store.current_labels(catalog)
+        assert len(current_labels(opened, store)) == len(labelled) > 0

@@ -168,13 +168,13 @@ def run_run(args: argparse.Namespace) -> int:
 def _run_dataset(args: argparse.Namespace, config) -> int:
     from ..datasets import DatasetNotFound, open_dataset
     from ..harness.run import RunError
-    from ..harness.run_dataset import run_dataset
+    from ..harness.run_dataset import current_labels, run_dataset
     from ..store import StoreError, open_store
 
     try:
         with open_store(args.db, create=False, read_only=True) as store:
             opened = open_dataset(args.dataset, store, args.root)
-            labels = store.current_labels(opened.catalog())  # the floors are calibrated on them when they suffice
+            labels = current_labels(opened, store)  # the floors are calibrated on them when they suffice
         report = run_dataset(config, opened, args.out, progress=not args.quiet, labels=labels,
                              jobs=args.jobs)
     except (DatasetNotFound, RunError, StoreError) as exc:

@@ -10,8 +10,9 @@ flight: memory holds a few chunks, never the whole run.
 
 :func:`open_executor` gives the executor of ``--jobs N``: none for 1 (scoring
 in this process, the default), a :class:`~concurrent.futures.ProcessPoolExecutor`
-of N worker processes otherwise (0: one per CPU).  Workers are started by a
-fork server (no copy of the parent's threads or open files).  Any other
+of N worker processes otherwise (0: one per CPU).  Workers are spawned (a
+fresh interpreter: no copy of the parent's threads, open files or store
+connections; on every platform the same), children of this process.  Any other
 executor works the same, e.g. Dask's ``distributed.Client(...).get_executor()``
 to score on a cluster (docs/harness-at-scale.md).
 """
@@ -56,8 +57,7 @@ def open_executor(jobs: int) -> Iterator[Executor | None]:
     if n == 1:
         yield None
         return
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context(method))
+    pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context("spawn"))
     try:
         yield pool
     finally:

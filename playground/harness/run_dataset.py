@@ -68,7 +68,7 @@ from .report_stream import ReportFiles, ReportTally
 from .retrieve import Hit
 from .run import REPORT_FILES, RunError, _atomic_write, _dump, _r, score_case
 
-__all__ = ["CACHE_BATCH", "run_dataset", "score_chunk", "text_kind"]
+__all__ = ["CACHE_BATCH", "current_labels", "run_dataset", "score_chunk", "text_kind"]
 
 #: Configuration key of a floor -> its dimension in a floor file.
 FLOOR_DIMENSIONS: dict[str, str] = {key: dim for dim, key in FLOOR_KEYS.items()}
@@ -233,6 +233,23 @@ def _score_pass(config: Config, opened: Any, ids: Sequence[str], out: Path, exec
         files.abort()
         raise
     return tally, files
+
+
+def current_labels(opened: Any, store: Any) -> list[Any]:
+    """The store's current labels of ``opened`` (``store.current_labels(opened.catalog())``), building the units
+    of only the cases that hold a label: the catalog of 100,000 samples is a million units."""
+    if opened.kind == "ragtruth" or not opened.dataset.cases:
+        return list(store.current_labels(opened.catalog()))
+    from ..golden import passage_unit, response_units
+
+    dataset = opened.dataset
+    units = []
+    for cid in sorted({lb.case_id for lb in store.labels()} & set(dataset.cases)):
+        case = dataset.cases[cid]
+        units += [passage_unit(case, p) for p in opened.passages.get(cid, [])]
+        for response in sorted(dataset.responses_for(cid), key=lambda r: r.response_id):
+            units += response_units(case, response)
+    return list(store.current_labels({u.unit_id: u for u in units}))
 
 
 def _payload_digest(payload: Any) -> str:

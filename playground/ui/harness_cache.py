@@ -53,8 +53,8 @@ if TYPE_CHECKING:
     from ..golden import Dataset
     from ..model import Passage
 
-__all__ = ["FORMAT", "CaseHarness", "CaseResults", "KeptFiles", "KeptHit", "cache_dir", "cached_harness", "compute_harness",
-           "dataset_fingerprint", "fingerprint", "hits_from_json", "hits_of", "hits_to_json"]
+__all__ = ["FORMAT", "CaseHarness", "CaseResults", "KeptFiles", "KeptHit", "cache_dir", "cached_harness",
+           "compute_harness", "dataset_fingerprint", "fingerprint", "hits_from_json", "hits_of", "hits_to_json"]
 
 
 class KeptHit(NamedTuple):
