@@ -164,7 +164,7 @@ def test_kept_results_are_read_and_a_new_revision_is_never_read_stale(imported, 
     assert dataset_fingerprint("other", opened.revision, config) != dataset_fingerprint("big", opened.revision, config)
 
 
-def test_a_damaged_or_misplaced_case_file_is_never_trusted(imported, tmp_path):
+def test_a_damaged_or_misplaced_case_row_is_never_trusted(imported, tmp_path):
     from playground.harness.config import load_config
 
     opened = open_dataset("big", imported)
@@ -174,17 +174,44 @@ def test_a_damaged_or_misplaced_case_file_is_never_trusted(imported, tmp_path):
     a, b = sorted(opened.dataset.cases)[:2]
     right = harness.result(a)
     harness.result(b)
-    folder = harness.files.folder
-    assert folder is not None
-    path_a = folder / f"{CaseHarness.file_name(a)}.json"
-    path_b = folder / f"{CaseHarness.file_name(b)}.json"
-    path_a.write_bytes(path_b.read_bytes())  # b's result under a's name: names the wrong case
+    kept_b = harness.cases.get(b)
+    assert kept_b is not None and harness.cases.path is not None
+    assert harness.cases.path.name == "cases.sqlite" and oct(harness.cases.path.stat().st_mode & 0o777) == "0o600"
+    assert harness.cases.put([(a, kept_b)])  # b's result under a's id: names the wrong case
     fresh = CaseHarness(opened.dataset, opened.passages, config, key)
     assert fresh.result(a) == right and (fresh.read, fresh.computed) == (0, 1)
-    path_a.write_text("{not json", encoding="utf-8")
+    assert harness.cases.put([(a, "{not json")])
     fresh = CaseHarness(opened.dataset, opened.passages, config, key)
     assert fresh.result(a) == right and (fresh.read, fresh.computed) == (0, 1)
     assert CaseHarness(opened.dataset, opened.passages, config, key).result(a) == right  # rewritten, read
+
+
+def test_every_case_of_a_revision_is_in_one_file(imported):
+    from playground.harness.config import load_config
+
+    opened = open_dataset("big", imported)
+    config = load_config()
+    harness = CaseHarness(opened.dataset, opened.passages, config, dataset_fingerprint("big", opened.revision, config))
+    for case_id in sorted(opened.dataset.cases):
+        harness.result(case_id)
+    assert harness.files.folder is not None
+    assert sorted(p.name for p in harness.files.folder.iterdir() if not p.name.startswith("cases.sqlite-")) == [
+        "cases.sqlite"]
+    assert (harness.read, harness.computed) == (0, 12)
+
+
+def test_an_unwritable_cache_folder_still_computes(imported, tmp_path, monkeypatch):
+    from playground.harness.config import load_config
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv("PLAYGROUND_CACHE", str(blocker))
+    opened = open_dataset("big", imported)
+    config = load_config()
+    harness = CaseHarness(opened.dataset, opened.passages, config, dataset_fingerprint("big", opened.revision, config))
+    case_id = sorted(opened.dataset.cases)[0]
+    assert harness.result(case_id) == harness.result(case_id) and (harness.read, harness.computed) == (0, 2)
+    assert harness.describe() == "per case on demand, not kept (cache off): 0 read, 2 computed"
 
 
 def test_cache_off_still_computes(imported, monkeypatch):

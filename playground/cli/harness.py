@@ -51,6 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "else 127.0.0.1:11434)",
     )
     run.add_argument(
+        "--jobs", type=int, default=1, metavar="N",
+        help="score the cases on N worker processes (0: one per CPU; default 1: in this process); the files "
+        "are the same bytes whatever N (docs/harness-at-scale.md)",
+    )
+    run.add_argument(
         "--dataset",
         default=None,
         metavar="NAME",
@@ -143,6 +148,7 @@ def run_run(args: argparse.Namespace) -> int:
             resume=args.resume,
             progress=not args.quiet,
             cache_path=args.cache,
+            jobs=args.jobs,
         )
     except RunError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -162,14 +168,15 @@ def run_run(args: argparse.Namespace) -> int:
 def _run_dataset(args: argparse.Namespace, config) -> int:
     from ..datasets import DatasetNotFound, open_dataset
     from ..harness.run import RunError
-    from ..harness.run_dataset import run_dataset
+    from ..harness.run_dataset import current_labels, run_dataset
     from ..store import StoreError, open_store
 
     try:
         with open_store(args.db, create=False, read_only=True) as store:
             opened = open_dataset(args.dataset, store, args.root)
-            labels = store.current_labels(opened.catalog())  # the floors are calibrated on them when they suffice
-        report = run_dataset(config, opened, args.out, progress=not args.quiet, labels=labels)
+            labels = current_labels(opened, store)  # the floors are calibrated on them when they suffice
+        report = run_dataset(config, opened, args.out, progress=not args.quiet, labels=labels,
+                             jobs=args.jobs)
     except (DatasetNotFound, RunError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -28,12 +28,10 @@ reported as *caught* — and, for every case, the retrieval check
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +40,22 @@ import yaml
 from ..claims import split_claims
 from ..files import write_atomic
 from ..golden import Dataset, load_dataset, passage_key, passage_unit
-from ..metrics import DIMENSION_ORDER, RETRIEVAL_METRICS, rates_from_labels
+from ..metrics import RETRIEVAL_METRICS, rates_from_labels
 from ..model import Case, Label, Passage, Response
 from . import score as S
-from .assertions import AssertionResult, check_assertions, summarise
+from .assertions import check_assertions
 from .config import Config
 from .decide import decide, flags
+from .pool import CHUNK, chunked, open_executor, ordered_map, workers
+from .report_stream import (
+    CASE_COLUMNS,
+    REFERENCE_VARIANTS,
+    RETRIEVAL_ASSERTION,
+    UNIT_COLUMNS,
+    MetricTally,
+    ReportTally,
+    write_all,
+)
 from .retrieve import Hit, Leg, build_retriever, case_query, retrieve_cases
 
 __all__ = [
@@ -65,16 +73,13 @@ __all__ = [
     "data_fingerprint",
     "run_harness",
     "score_case",
+    "score_checkpoints",
     "score_passages",
     "score_response",
     "select_cases",
     "write_reports",
 ]
 
-#: Authored variants that stand for a correct system; hard assertions on them gate CI.
-REFERENCE_VARIANTS = frozenset({"grounded_correct", "proper_abstention"})
-#: The retrieval-level assertion, gated for every case.
-RETRIEVAL_ASSERTION = "no_cross_tenant_passage"
 REPORT_FILES = ("config.yaml", "report.json", "cases.csv", "units.csv", "cases.jsonl")
 
 
@@ -344,10 +349,21 @@ def _dump(obj: Any) -> str:
 def run_harness(
     config: Config, out_dir: str | Path, *, root: str | Path | None = None, dataset: Dataset | None = None,
     sample: int | None = None, resume: bool = False, progress: bool = True, models: Any = None,
-    cache_path: str | Path | None = None,
+    cache_path: str | Path | None = None, jobs: int = 1, executor: Executor | None = None,
 ) -> dict[str, Any]:
-    """Run the harness; return the report (also written to ``out_dir``; see the module docstring)."""
+    """Run the harness; return the report (also written to ``out_dir``; see the module docstring).
+
+    ``jobs``: worker processes that score the cases (1: here, the default; 0: one per CPU); ``executor``:
+    score on it instead (any ``concurrent.futures.Executor``; not shut down here).  Either way the files
+    are the same bytes.  Runs that call models score here (their calls go through one cache).
+    """
     out = Path(out_dir)
+    try:
+        if workers(jobs) > 1 and config.uses_models:
+            raise RunError(f"--jobs {jobs}: a configuration that calls models runs with --jobs 1 "
+                           "(its model calls share one cache)")
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
     dataset = dataset or load_dataset(root)  # all problems, unresolved locators included, before any work
     fingerprint = data_fingerprint(dataset.root)
     case_ids = select_cases(dataset.cases, sample)
@@ -376,7 +392,6 @@ def run_harness(
     legs = None
     if config.uses_models:
         legs = ModelLegs(config, Path(cache_path) if cache_path else out / ".cache" / "ollama.db", models)
-    retriever = build_retriever(dataset.corpus, config)
     todo = [c for c in case_ids if not (checkpoints / f"{c}.json").is_file()]
     bar = None
     if progress:
@@ -385,260 +400,89 @@ def run_harness(
         # disable=None: tqdm draws only when stderr is a terminal (no \r-joined bars in CI logs).
         bar = tqdm(total=len(case_ids), initial=len(case_ids) - len(todo), desc=f"harness {config.name}", unit="case",
                    disable=None)
-    for case_id in todo:
+    _score_todo(config, dataset, todo, checkpoints, legs, bar, jobs, executor)
+    if bar:
+        bar.close()
+    tally = ReportTally()
+    for c in _checkpoints(checkpoints, case_ids):
+        tally.add(c)
+    report = tally.report(config, fingerprint, sample, legs.stats() if legs else None)
+    write_all(out, f"harness:{config.name}", _dump(report), _checkpoints(checkpoints, case_ids))
+    (out / INCOMPLETE).unlink(missing_ok=True)
+    return report
+
+
+def _checkpoints(checkpoints: Path, case_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """Every case's checkpoint, read one at a time in case order."""
+    for c in case_ids:
+        yield json.loads((checkpoints / f"{c}.json").read_text(encoding="utf-8"))
+
+
+def score_checkpoints(chunk: tuple[Config, list[tuple[Case, list[Hit], list[Response]]]]) -> list[tuple[str, str]]:
+    """``(case_id, checkpoint text)`` of every case of a chunk (a top-level function: any executor runs it)."""
+    config, items = chunk
+    return [(case.case_id, _dump(score_case(case, hits, responses, config))) for case, hits, responses in items]
+
+
+def _score_todo(config: Config, dataset: Dataset, todo: Sequence[str], checkpoints: Path, legs: ModelLegs | None,
+                bar: Any, jobs: int, executor: Executor | None) -> None:
+    """Retrieve and score every case of ``todo`` and write its checkpoint: here, or in chunks on a pool."""
+    retriever = build_retriever(dataset.corpus, config)
+
+    def prepared(case_id: str) -> tuple[Case, list[Hit], list[Response]]:
         case = dataset.cases[case_id]
         one = Dataset(dataset.root, dataset.corpus, {case_id: case}, {})
         hits = retrieve_cases(one, config, retriever, legs.legs() if legs else ())[case_id]
         if config["responses.source"] == "generated":
             assert legs is not None, "generated responses use models, so the legs were set up above"
-            responses = [legs.generate(case, [h.passage for h in hits])]
-        else:
-            responses = dataset.responses_for(case_id)
-        result = score_case(case, hits, responses, config)
-        if legs:
-            for scored, response in zip(
-                result["responses"], sorted(responses, key=lambda r: r.response_id), strict=True
-            ):
-                scored["judge"] = legs.judge(case, [h.passage for h in hits], response, scored)
-        _atomic_write(checkpoints / f"{case_id}.json", _dump(result))
-        if bar:
-            bar.update(1)
-    if bar:
-        bar.close()
-    results = [json.loads((checkpoints / f"{c}.json").read_text(encoding="utf-8")) for c in case_ids]
-    report = build_report(config, fingerprint, results, sample, legs.stats() if legs else None)
-    write_reports(out, report, results)
-    (out / INCOMPLETE).unlink(missing_ok=True)
-    return report
+            return case, hits, [legs.generate(case, [h.passage for h in hits])]
+        return case, hits, list(dataset.responses_for(case_id))
+
+    n = workers(jobs)
+    if executor is None and n == 1:
+        for case_id in todo:
+            case, hits, responses = prepared(case_id)
+            result = score_case(case, hits, responses, config)
+            if legs:
+                for scored, response in zip(
+                    result["responses"], sorted(responses, key=lambda r: r.response_id), strict=True
+                ):
+                    scored["judge"] = legs.judge(case, [h.passage for h in hits], response, scored)
+            _atomic_write(checkpoints / f"{case_id}.json", _dump(result))
+            if bar:
+                bar.update(1)
+        return
+    chunks = ((config, [prepared(c) for c in ids]) for ids in chunked(todo, CHUNK))
+    with open_executor(1 if executor is not None else n) as pool:
+        for done in ordered_map(score_checkpoints, chunks, executor or pool, 2 * n if executor is None else 16):
+            for case_id, text in done:
+                _atomic_write(checkpoints / f"{case_id}.json", text)
+            if bar:
+                bar.update(len(done))
 
 
-# --- aggregation and report files -----------------------------------------------------------
+# --- aggregation and report files (case by case: :mod:`.report_stream`) --------------------------------
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return _r(sum(values) / len(values)) if values else None
-
-
-def _share(flags_: Sequence[bool]) -> float | None:
-    return _mean([1.0 if f else 0.0 for f in flags_])
-
-
-def _agreement(pairs: Sequence[tuple[int, int | None]]) -> float | None:
-    judged = [(a, k) for a, k in pairs if k is not None]
-    return _mean([1.0 if a == k else 0.0 for a, k in judged])
-
-
-def aggregate(results: Sequence[dict[str, Any]]) -> dict[str, float | None]:
+def aggregate(results: Iterable[dict[str, Any]]) -> dict[str, float | None]:
     """Quality metrics over a set of case results (all in [0, 1], see README for each)."""
-    responses = [r for c in results for r in c["responses"]]
-    m: dict[str, float | None] = {}
-    for metric in RETRIEVAL_METRICS:
-        name = {"recall": "recall_at_k", "precision": "precision_at_k", "hit": "hit_at_k",
-                "ndcg": "ndcg_at_k", "reciprocal_rank": "mrr"}[metric]
-        # trec_eval's convention: a case with no relevant source (None) is left out of the mean
-        m[name] = _mean([v for c in results if (v := c["retrieval"]["metrics"][metric]) is not None])
-    passages = [p for c in results for p in c["passages"]]
-    claims = [cl for r in responses for cl in r["claims"]]
-    facts = [f for r in responses for f in r["facts"]]
-    m["context_relevance"] = _mean([p["relevant"] for p in passages])
-    m["faithfulness"] = _mean([c["supported"] for c in claims])
-    m["correctness"] = _mean([c["correct"] for c in claims])
-    m["coverage"] = _mean([f["covered"] for f in facts])
-    m["answer_correct"] = _share([r["answer_correct"] for r in responses])
-    m["groundedness"] = _mean([r["signals"]["groundedness"] for r in responses])
-    m["hallucination_rate"] = _share([r["flags"]["hallucination"] for r in responses])
-    m["grounded_but_wrong_rate"] = _share([r["flags"]["grounded_but_wrong"] for r in responses])
-    m["review_queue_rate"] = _share([r["flags"]["review_queue"] for r in responses])
-    m["key_agreement_supported"] = _agreement([(c["supported"], c["key_supported"]) for c in claims])
-    m["key_agreement_correct"] = _agreement([(c["correct"], c["key_correct"]) for c in claims])
-    m["key_agreement_covered"] = _agreement([(f["covered"], f["key_covered"]) for f in facts])
-    m["key_agreement_relevant"] = _agreement([(p["relevant"], int(p["key_relevant"])) for p in passages])
-    return m
-
-
-def _gated(case: dict[str, Any], response: dict[str, Any]) -> bool:
-    return response["origin"] != "authored" or response["variant"] in REFERENCE_VARIANTS
+    tally = MetricTally()
+    for c in results:
+        tally.add(c)
+    return tally.metrics()
 
 
 def build_report(
-    config: Config, fingerprint: str, results: Sequence[dict[str, Any]], sample: int | None,
+    config: Config, fingerprint: str, results: Iterable[dict[str, Any]], sample: int | None,
     model_stats: dict[str, Any] | None
 ) -> dict[str, Any]:
-    from .. import __version__
-
-    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    """The report of ``results`` (:class:`.report_stream.ReportTally` over them, in order)."""
+    tally = ReportTally()
     for c in results:
-        by_type[c["case_type"]].append(c)
-    everything: dict[str, list[AssertionResult]] = {}
-    gated: dict[str, list[AssertionResult]] = {}
-    caught: dict[str, list[AssertionResult]] = {}
-    for c in results:
-        for r in c["responses"]:
-            key = f"{c['case_id']}/{r['response_id']}"
-            res = [AssertionResult(a["name"], a["status"], a["detail"]) for a in r["assertions"]]
-            everything[key] = res
-            if _gated(c, r):
-                gated[key] = res
-            else:
-                gated[key] = [a for a in res if a.name == RETRIEVAL_ASSERTION]
-                caught[key] = [a for a in res if a.name != RETRIEVAL_ASSERTION]
-    gated_summary = summarise(gated)
-    assertions = {
-        "gated": {n: {"failing": s["failing_cases"], "passed": s["passed"], "failed": s["failed"],
-                      "not_applicable": s["not_applicable"]} for n, s in gated_summary.items()},
-        "gated_failures": sum(s["failed"] for s in gated_summary.values()),
-        "all": {n: {"passed": s["passed"], "failed": s["failed"], "not_applicable": s["not_applicable"]}
-                for n, s in summarise(everything).items()},
-        "caught_in_failure_variants": {n: s["failed"] for n, s in summarise(caught).items()},
-        "rule": "gated: generated responses and the reference variants (grounded_correct, proper_abstention), "
-                "plus no_cross_tenant_passage for every response; other authored variants are built to fail",
-    }
-    responses = [r for c in results for r in c["responses"]]
-    variants: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in responses:
-        variants[r["variant"]].append(r)
-    per_variant = {}
-    for v, rs in sorted(variants.items()):
-        claims = [cl for r in rs for cl in r["claims"]]
-        facts = [f for r in rs for f in r["facts"]]
-        per_variant[v] = {
-            "responses": len(rs), "faithfulness": _mean([c["supported"] for c in claims]),
-            "correctness": _mean([c["correct"] for c in claims]), "coverage": _mean([f["covered"] for f in facts]),
-            "answer_correct": _share([r["answer_correct"] for r in rs]),
-            "verdicts": dict(sorted(Counter(r["decision"]["verdict"] for r in rs).items())),
-        }
-    report = {
-        "playground_version": __version__,
-        "config": config.snapshot(),
-        "config_fingerprint": config.fingerprint(),
-        "data_fingerprint": fingerprint,
-        "sample": sample,
-        "counts": {
-            "cases": len(results),
-            "responses": len(responses),
-            "passages": sum(len(c["passages"]) for c in results),
-            "claims": sum(len(r["claims"]) for r in responses),
-            "facts": sum(len(r["facts"]) for r in responses),
-            "cases_without_relevant_source": sum(1 for c in results if not c["expected_sources"]),
-        },
-        "assertions": assertions,
-        "metrics": {
-            "overall": aggregate(results),
-            "by_case_type": {t: aggregate(cs) for t, cs in sorted(by_type.items())},
-        },
-        "decisions": {
-            "verdicts": dict(sorted(Counter(r["decision"]["verdict"] for r in responses).items())),
-            "failure_types": dict(sorted(Counter(str(r["decision"]["failure_type"]) for r in responses).items())),
-        },
-        "by_variant": per_variant,
-    }
-    if model_stats is not None:
-        from .judge import JudgeResult, generation_metrics
-
-        judged = [JudgeResult.from_dict(r["judge"]) for c in results for r in c["responses"] if r.get("judge")]
-        report["models"] = dict(sorted(model_stats.items()))
-        report["judge"] = generation_metrics(judged, len(results))
-    return report
-
-
-def _csv(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buf.getvalue()
-
-
-CASE_COLUMNS = (
-    "case_id", "case_type", "tenant", "response_id", "variant", "origin", "verdict", "failure_type", "next_action",
-    "confidence", "answer_correct", "abstained", "hallucination", "grounded_but_wrong", "review_queue",
-    "context_relevance", "faithfulness", "correctness", "coverage", "groundedness", "attribution", "specificity",
-    "recall_at_k", "mrr", "assertion_failures", "reason",
-)
-UNIT_COLUMNS = ("annotator", "unit_kind", "unit_id", "case_id", "response_id", "dimension", "value", "score", "key")
+        tally.add(c)
+    return tally.report(config, fingerprint, sample, model_stats)
 
 
 def write_reports(out: Path, report: dict[str, Any], results: Sequence[dict[str, Any]]) -> None:
     """Write report.json, cases.csv, units.csv and cases.jsonl (byte-stable)."""
-    annotator = f"harness:{report['config']['name']}"
-    case_rows, unit_rows = [], []
-    for c in results:
-        for p in c["passages"]:
-            unit_rows.append(
-                {
-                    "annotator": annotator,
-                    "unit_kind": "passage",
-                    "unit_id": p["unit_id"],
-                    "case_id": c["case_id"],
-                    "response_id": "",
-                    "dimension": "relevant",
-                    "value": p["relevant"],
-                    "score": p["relevance"],
-                    "key": int(p["key_relevant"]),
-                }
-            )
-        for r in c["responses"]:
-            rates = r["rates"]
-            case_rows.append(
-                {
-                    "case_id": c["case_id"],
-                    "case_type": c["case_type"],
-                    "tenant": c["tenant"],
-                    "response_id": r["response_id"],
-                    "variant": r["variant"],
-                    "origin": r["origin"],
-                    "verdict": r["decision"]["verdict"],
-                    "failure_type": r["decision"]["failure_type"] or "",
-                    "next_action": r["decision"]["next_action"],
-                    "confidence": r["decision"]["confidence"],
-                    "answer_correct": int(r["answer_correct"]),
-                    "abstained": int(r["abstained"]),
-                    "hallucination": int(r["flags"]["hallucination"]),
-                    "grounded_but_wrong": int(r["flags"]["grounded_but_wrong"]),
-                    "review_queue": int(r["flags"]["review_queue"]),
-                    **{d: rates[d]["rate"] if rates[d]["rate"] is not None else "" for d in DIMENSION_ORDER},
-                    "groundedness": r["signals"]["groundedness"],
-                    "attribution": r["signals"]["attribution"],
-                    "specificity": r["signals"]["specificity"],
-                    "recall_at_k": c["retrieval"]["metrics"]["recall"],
-                    "mrr": c["retrieval"]["metrics"]["reciprocal_rank"],
-                    "assertion_failures": " ".join(a["name"] for a in r["assertions"] if a["status"] == "fail"),
-                    "reason": r["decision"]["reason"],
-                }
-            )
-            for cl in r["claims"]:
-                for dim, value, score_key, key in (("supported", cl["supported"], "support", cl["key_supported"]),
-                                                   ("correct", cl["correct"], "correctness", cl["key_correct"])):
-                    unit_rows.append(
-                        {
-                            "annotator": annotator,
-                            "unit_kind": "claim",
-                            "unit_id": cl["unit_id"],
-                            "case_id": c["case_id"],
-                            "response_id": r["response_id"],
-                            "dimension": dim,
-                            "value": value,
-                            "score": cl[score_key],
-                            "key": "" if key is None else key,
-                        }
-                    )
-            for f in r["facts"]:
-                unit_rows.append(
-                    {
-                        "annotator": annotator,
-                        "unit_kind": "fact",
-                        "unit_id": f["unit_id"],
-                        "case_id": c["case_id"],
-                        "response_id": r["response_id"],
-                        "dimension": "covered",
-                        "value": f["covered"],
-                        "score": float(f["covered"]),
-                        "key": "" if f["key_covered"] is None else f["key_covered"],
-                    }
-                )
-    _atomic_write(out / "report.json", _dump(report))
-    _atomic_write(out / "cases.csv", _csv(case_rows, CASE_COLUMNS))
-    _atomic_write(out / "units.csv", _csv(unit_rows, UNIT_COLUMNS))
-    _atomic_write(
-        out / "cases.jsonl", "".join(json.dumps(c, sort_keys=True, ensure_ascii=False) + "\n" for c in results)
-    )
+    write_all(out, f"harness:{report['config']['name']}", _dump(report), results)

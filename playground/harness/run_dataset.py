@@ -27,10 +27,21 @@ works on it.  What differs from a shipped run:
 
 Each case's ``score_case`` result (before the fact coverage above) is also
 what the labelling page shows for it: a run on the default configuration
-keeps it in the page's per-case harness cache
-(:class:`playground.harness.case_cache.CaseHarness`, keyed by the dataset's
-revision), so pages on the dataset, and its verdict filter, read instead of
-scoring.
+keeps it in the page's harness cache (:class:`playground.harness.case_cache.CaseHarness`:
+one SQLite file per dataset revision, written in batches of
+:data:`CACHE_BATCH` cases per transaction), so pages on the dataset, and its
+verdict filter, read instead of scoring.
+
+Streaming and in parallel: cases go in chunks to :func:`score_chunk` — here,
+on a process pool (``jobs``: ``playground harness run --jobs N``) or on any
+``concurrent.futures.Executor`` (``executor``, e.g. Dask's) — and come back
+in case order (:func:`playground.harness.pool.ordered_map`); each result is
+written to the report files and added to the report's totals as it arrives
+(:mod:`playground.harness.report_stream`) and then dropped, so memory does not
+grow with the number of cases, and the files are the same bytes whatever the
+number of workers.  The floors (below) need only the scores of the units people
+labelled; when they differ from the configuration's, the cases are scored a
+second time with them (what a run did before, too).
 
 Same input and configuration, same bytes.  Models (generation, judge,
 embeddings) are not used: a dataset brings its own responses.
@@ -40,7 +51,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -51,17 +63,23 @@ from ..model import Label
 from . import score as S
 from .config import FLOOR_KEYS, Config
 from .dataset_floors import SCORED, FloorSource, calibrate_floor, human_labels
+from .pool import CHUNK, chunked, open_executor, ordered_map, workers
+from .report_stream import ReportFiles, ReportTally
 from .retrieve import Hit
-from .run import REPORT_FILES, RunError, _atomic_write, _dump, _r, build_report, score_case, write_reports
+from .run import REPORT_FILES, RunError, _atomic_write, _dump, _r, score_case
 
-__all__ = ["run_dataset", "text_kind"]
+__all__ = ["CACHE_BATCH", "current_labels", "run_dataset", "score_chunk", "text_kind"]
 
 #: Configuration key of a floor -> its dimension in a floor file.
 FLOOR_DIMENSIONS: dict[str, str] = {key: dim for dim, key in FLOOR_KEYS.items()}
+#: Cases written to the page's harness cache per transaction.
+CACHE_BATCH = 1000
 
 #: Report metrics that need expected sources or an answer key, which an imported dataset has not.
 _NOT_APPLICABLE = ("recall_at_k", "precision_at_k", "hit_at_k", "ndcg_at_k", "mrr", "key_agreement_relevant",
                    "key_agreement_supported", "key_agreement_correct", "key_agreement_covered")
+#: The claim score each floor is compared with.
+_SCORE_OF = {"support_floor": "support", "correctness_floor": "correctness"}
 
 
 def _cover_facts(result: dict[str, Any], case: Any, config: Config) -> None:
@@ -78,6 +96,32 @@ def _cover_facts(result: dict[str, Any], case: Any, config: Config) -> None:
         r["rates"] = {d: {"successes": x.successes, "n": x.n, "rate": _r(x.rate)}
                       for d, x in rates_from_labels(labels).items()}
         r["answer_correct"] = bool(r["facts"]) and all(f["covered"] for f in r["facts"]) and not r["abstained"]
+
+
+#: One chunk of work: the configuration, whether to return the page's kept text, and (case, passages, responses).
+Chunk = tuple[Config, bool, list[tuple[Any, list[Any], list[Any]]]]
+
+
+def score_chunk(chunk: Chunk) -> list[tuple[str, str | None, str]]:
+    """Score a chunk of cases: ``(case_id, the page's kept text or None, the cases.jsonl line)`` for each.
+
+    The line is the case's final result: ``score_case`` on the passages as given
+    (rank in order, score 0), facts covered by token coverage, retrieval metrics
+    None.  A top-level function of plain data, so any executor can run it.
+    """
+    from .case_cache import case_text
+    from .report_stream import jsonl_line
+
+    config, page, items = chunk
+    out = []
+    for case, passages, responses in items:
+        hits = [Hit(p, 0.0, rank) for rank, p in enumerate(passages, 1)]
+        result = score_case(case, hits, responses, config)
+        kept = case_text(case.case_id, result) if page else None
+        _cover_facts(result, case, config)
+        result["retrieval"]["metrics"] = dict.fromkeys(RETRIEVAL_METRICS)
+        out.append((case.case_id, kept, jsonl_line(result)))
+    return out
 
 
 def _page_cache(opened: Any, config: Config) -> Any:
@@ -109,15 +153,33 @@ def _with(config: Config, changes: Mapping[str, Any]) -> Config:
     return Config(data)
 
 
-def _floor_sources(config: Config, kind: str, results: Sequence[dict[str, Any]],
-                   labels: Sequence[Any] | None) -> dict[str, FloorSource]:
+class _FloorInputs:
+    """The scores the floors need: of the claims people labelled (unit -> score, unit -> case), nothing else."""
+
+    def __init__(self, labels: Sequence[Any] | None) -> None:
+        self.labels = {key: human_labels(labels or (), dim) for key, dim in SCORED.items()}
+        self.wanted = set().union(*self.labels.values())
+        self.scores: dict[str, dict[str, float]] = {key: {} for key in SCORED}
+        self.cases: dict[str, str] = {}
+
+    def add(self, c: Mapping[str, Any]) -> None:
+        if not self.wanted:
+            return
+        for resp in c["responses"]:
+            for claim in resp["claims"]:
+                if claim["unit_id"] in self.wanted:
+                    self.cases[claim["unit_id"]] = c["case_id"]
+                    for key, score in _SCORE_OF.items():
+                        self.scores[key][claim["unit_id"]] = claim[score]
+
+
+def _floor_sources(config: Config, kind: str, inputs: _FloorInputs) -> dict[str, FloorSource]:
     """Where each scorer's floor comes from (:mod:`playground.harness.dataset_floors`)."""
-    score_of = {"support_floor": "support", "correctness_floor": "correctness"}
     defaults = {"support_floor": (S.DEFAULT_SUPPORT_FLOOR, S.DEFAULT_SUPPORT_FLOORS[kind]),
                 "correctness_floor": (S.DEFAULT_CORRECTNESS_FLOOR, S.DEFAULT_CORRECTNESS_FLOOR)}
     from_file = (config.data.get("floors_from") or {}).get("floors", {})
     out: dict[str, FloorSource] = {}
-    for key, dim in SCORED.items():
+    for key in SCORED:
         value = config[f"scoring.{key}"]
         shipped, kind_default = defaults[key]
         if FLOOR_DIMENSIONS[key] in from_file:
@@ -127,35 +189,93 @@ def _floor_sources(config: Config, kind: str, results: Sequence[dict[str, Any]],
         if value != shipped:
             out[key] = FloorSource(key, value, "configuration", f"{key} {value:g} set by the configuration", kind)
             continue
-        scores = {c["unit_id"]: c[score_of[key]] for r in results for resp in r["responses"] for c in resp["claims"]}
-        cases = {c["unit_id"]: r["case_id"] for r in results for resp in r["responses"] for c in resp["claims"]}
-        out[key] = calibrate_floor(key, scores, cases, human_labels(labels or (), dim), kind=kind,
+        out[key] = calibrate_floor(key, inputs.scores[key], inputs.cases, inputs.labels[key], kind=kind,
                                    default=kind_default)
     return out
 
 
-def _score_all(config: Config, opened: Any, ids: Sequence[str], bar: Any) -> list[dict[str, Any]]:
+def _chunks(config: Config, opened: Any, ids: Sequence[str], page: bool) -> Iterator[Chunk]:
+    """The work of a run in chunks of :data:`~playground.harness.pool.CHUNK` cases, made as they are sent."""
+    dataset, passages = opened.dataset, opened.passages
+    made = getattr(passages, "_made", None)  # StoredPassages keeps what it made: a run reads each case once
+    for ids_ in chunked(ids, CHUNK):
+        items = [(dataset.cases[c], list(passages.get(c, [])), list(dataset.responses_for(c))) for c in ids_]
+        if isinstance(made, dict):
+            for c in ids_:
+                made.pop(c, None)
+        yield config, page, items
+
+
+def _score_pass(config: Config, opened: Any, ids: Sequence[str], out: Path, executor: Executor | None,
+                window: int, page: Any, bar: Any, floors: _FloorInputs | None) -> tuple[ReportTally, ReportFiles]:
+    """Score every case into the report files and a tally (and the page's cache, and the floors' inputs)."""
+    tally = ReportTally()
+    files = ReportFiles(out, f"harness:{config.name}")
+    batch: list[tuple[str, str]] = []
+    try:
+        for results in ordered_map(score_chunk, _chunks(config, opened, ids, page is not None), executor, window):
+            for case_id, kept, line in results:
+                c = json.loads(line)
+                tally.add(c)
+                files.add(c, line)
+                if floors is not None:
+                    floors.add(c)
+                if kept is not None:
+                    batch.append((case_id, kept))
+            if len(batch) >= CACHE_BATCH:
+                page.keep_texts(batch)
+                batch = []
+            if bar:
+                bar.update(len(results))
+        if batch:
+            page.keep_texts(batch)
+    except BaseException:
+        files.abort()
+        raise
+    return tally, files
+
+
+def current_labels(opened: Any, store: Any) -> list[Any]:
+    """The store's current labels of ``opened`` (``store.current_labels(opened.catalog())``), building the units
+    of only the cases that hold a label: the catalog of 100,000 samples is a million units."""
+    if opened.kind == "ragtruth" or not opened.dataset.cases:
+        return list(store.current_labels(opened.catalog()))
+    from ..golden import passage_unit, response_units
+
     dataset = opened.dataset
-    results = []
-    for case_id in ids:
-        case = dataset.cases[case_id]
-        hits = [Hit(p, 0.0, rank) for rank, p in enumerate(opened.passages.get(case_id, []), 1)]
-        results.append(score_case(case, hits, dataset.responses_for(case_id), config))
-        if bar:
-            bar.update(1)
-    return results
+    units = []
+    for cid in sorted({lb.case_id for lb in store.labels()} & set(dataset.cases)):
+        case = dataset.cases[cid]
+        units += [passage_unit(case, p) for p in opened.passages.get(cid, [])]
+        for response in sorted(dataset.responses_for(cid), key=lambda r: r.response_id):
+            units += response_units(case, response)
+    return list(store.current_labels({u.unit_id: u for u in units}))
+
+
+def _payload_digest(payload: Any) -> str:
+    """SHA-256 (16 hex) of the payload's canonical JSON (``sort_keys``), encoded piece by piece."""
+    h = hashlib.sha256()
+    for piece in json.JSONEncoder(sort_keys=True).iterencode(payload):
+        h.update(piece.encode("utf-8"))
+    return h.hexdigest()[:16]
 
 
 def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: bool = True,
-                labels: Sequence[Any] | None = None) -> dict[str, Any]:
+                labels: Sequence[Any] | None = None, jobs: int = 1, executor: Executor | None = None
+                ) -> dict[str, Any]:
     """Score ``opened`` (an OpenDataset) under ``config``; write and return the report.
 
     The dataset's kind of text (:func:`text_kind`) sets ``scoring.kind``; its floors come from
     :mod:`playground.harness.dataset_floors` (``labels``: the label store's labels of the dataset,
     people's and adjudicated; the harness's own are ignored), recorded as ``report["floor_source"]``.
+    ``jobs``: worker processes (1: here; 0: one per CPU); ``executor``: score on it instead (not shut down).
     """
     if config.uses_models:
         raise RunError("a dataset run uses the deterministic scorers only: choose a configuration without models")
+    try:
+        n = workers(jobs)
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
     out = Path(out_dir)
     if out.exists() and any(out.iterdir()) and not (out / "report.json").is_file():
         raise RunError(f"{out} exists and is not a harness run folder — choose an empty or new --out folder")
@@ -167,36 +287,35 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(ids), desc=f"harness {config.name} on {opened.name}", unit="case")
-    # scores do not depend on floors: score once, choose the floors, relabel with them if they differ
+        bar = tqdm(total=len(ids), desc=f"harness {config.name} on {opened.name}", unit="case", disable=None)
+    # scores do not depend on floors: score once, choose the floors, score again with them if they differ
     page = _page_cache(opened, config) if scoring.data == config.data else None
-    results = _score_all(scoring, opened, ids, bar)
-    sources = _floor_sources(scoring, kind, results, labels)
-    floors = {k: fs.floor for k, fs in sources.items() if fs.floor != scoring[f"scoring.{k}"]}
-    if floors:
-        scoring, page = _with(scoring, floors), None
-        results = _score_all(scoring, opened, ids, None)
-    elif page is not None:
-        for r in results:
-            page.keep(r["case_id"], r)
+    inputs = _FloorInputs(labels)
+    with open_executor(1 if executor is not None else n) as pool:
+        run_on = executor if executor is not None else pool
+        window = 2 * n if executor is None else 16
+        tally, files = _score_pass(scoring, opened, ids, out, run_on, window, page, bar, inputs)
+        sources = _floor_sources(scoring, kind, inputs)
+        floors = {k: fs.floor for k, fs in sources.items() if fs.floor != scoring[f"scoring.{k}"]}
+        if floors:
+            files.abort()
+            scoring = _with(scoring, floors)
+            tally, files = _score_pass(scoring, opened, ids, out, run_on, window, None, None, None)
     if bar:
         bar.close()
-    config = scoring
-    for r in results:
-        _cover_facts(r, opened.dataset.cases[r["case_id"]], config)
-    digest = hashlib.sha256(json.dumps(opened.payload, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-    report = build_report(config, digest, results, None, None)
-    for scope in [report["metrics"]["overall"], *report["metrics"]["by_case_type"].values()]:
-        for name in _NOT_APPLICABLE:
-            scope[name] = None
-    for c in results:
-        c["retrieval"]["metrics"] = dict.fromkeys(RETRIEVAL_METRICS)
-    report["dataset"] = {"name": opened.name, "kind": opened.kind, "text_kind": kind, "payload_sha256_16": digest,
-                         "retrieval": "none: the contexts as given; retrieval metrics not applicable"}
-    report["floor_source"] = {k: fs.record() for k, fs in sources.items()}
-    for stale in [out / f for f in REPORT_FILES]:
-        stale.unlink(missing_ok=True)
-    _atomic_write(out / "config.yaml", yaml.safe_dump(config.snapshot(), sort_keys=True, allow_unicode=True))
-    write_reports(out, report, results)
+    with files:
+        digest = _payload_digest(opened.payload)
+        report = tally.report(scoring, digest, None, None)
+        for scope in [report["metrics"]["overall"], *report["metrics"]["by_case_type"].values()]:
+            for name in _NOT_APPLICABLE:
+                scope[name] = None
+        report["dataset"] = {"name": opened.name, "kind": opened.kind, "text_kind": kind,
+                             "payload_sha256_16": digest,
+                             "retrieval": "none: the contexts as given; retrieval metrics not applicable"}
+        report["floor_source"] = {k: fs.record() for k, fs in sources.items()}
+        for stale in [out / f for f in REPORT_FILES]:
+            stale.unlink(missing_ok=True)
+        _atomic_write(out / "config.yaml", yaml.safe_dump(scoring.snapshot(), sort_keys=True, allow_unicode=True))
+        files.finish(_dump(report))
     _atomic_write(out / "run.json", _dump({"dataset": opened.name, "data_fingerprint": digest, "cases": ids}))
     return report

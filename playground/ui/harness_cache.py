@@ -20,14 +20,14 @@ The directory is ``$PLAYGROUND_CACHE`` or the user cache directory
 
 A dataset imported into the label store (10,000 samples is 7–30 s of
 harness) is not run whole: :class:`CaseHarness` scores a case when the page
-first needs it and keeps one file per case in the folder
-``dataset-<key>/``, where the key (:func:`dataset_fingerprint`) is the
+first needs it and keeps it as a row of one SQLite file per dataset revision,
+``dataset-<key>/cases.sqlite``, where the key (:func:`dataset_fingerprint`) is the
 SHA-256 of the dataset's name, its revision in the store (the SHA-256 of its
 stored payload, so a re-import with other content gets another folder), the
-configuration and the same deciding source code.  A case's file holds the
+configuration and the same deciding source code.  A case's row holds the
 case id it was written for and is used only when that id matches.  That part
 lives in the core, :mod:`playground.harness.case_cache` (``harness run
---dataset`` writes the same files), and is re-exported here.
+--dataset`` fills the same file, in batches), and is re-exported here.
 """
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..harness.case_cache import (  # the per-case files moved to the core (harness run --dataset writes them)
     FORMAT,
     CaseHarness,
+    CaseResults,
     KeptFiles,
     cache_dir,
     dataset_fingerprint,
@@ -52,8 +53,8 @@ if TYPE_CHECKING:
     from ..golden import Dataset
     from ..model import Passage
 
-__all__ = ["FORMAT", "CaseHarness", "KeptFiles", "KeptHit", "cache_dir", "cached_harness", "compute_harness",
-           "dataset_fingerprint", "fingerprint", "hits_from_json", "hits_of", "hits_to_json"]
+__all__ = ["FORMAT", "CaseHarness", "CaseResults", "KeptFiles", "KeptHit", "cache_dir", "cached_harness",
+           "compute_harness", "dataset_fingerprint", "fingerprint", "hits_from_json", "hits_of", "hits_to_json"]
 
 
 class KeptHit(NamedTuple):
