@@ -135,7 +135,7 @@ def test_the_login_cookie_binds_the_name_and_is_checked_again(keys):
     user = keys._user("student", "Zoë: B")
     assert auth.role_of(user) == "student" and auth.bound_name(user) == "Zoë: B"
     assert keys.user_from_cookie(keys.user_to_cookie(user)) == user
-    role, uid, sig, name = user.username.split(":")
+    role, uid, sig, _name = user.username.split(":")
     forged = user.__class__(f"{role}:{uid}:{sig}:bob", *[getattr(user, f) for f in
                                                           ("name", "display_name", "initials", "avatar_url", "color")])
     assert auth.bound_name(forged) is None and keys.user_from_cookie(keys.user_to_cookie(forged)) is None
