@@ -10,6 +10,10 @@ thresholds, the cross-validated figures); then each metric's full report as
 ``calibrate store`` prints it.  ``--out DIR`` writes ``scorers.csv`` and, per
 metric, the tables and charts of ``calibrate store`` in ``DIR/<metric>/``.
 ``--record FILE`` writes the calibration record (:mod:`playground.calibrate.record`).
+
+Every file it reads is checked first with the import bounds (:func:`check_inputs`,
+:mod:`playground.importers.limits`): a regular file (a FIFO is refused without
+waiting for a writer) of at most ``MAX_FILE_BYTES``; one line names the option.
 """
 from __future__ import annotations
 
@@ -17,8 +21,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATASET_ONLY", "UNITS_ONLY", "add_identity_options", "add_record_options", "finish_external",
-           "identity_of", "metric_map", "refused", "run_result_table"]
+__all__ = ["DATASET_ONLY", "UNITS_ONLY", "add_identity_options", "add_record_options", "check_inputs",
+           "finish_external", "identity_of", "input_files", "metric_map", "refused", "run_result_table"]
 
 
 #: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
@@ -36,6 +40,41 @@ def refused(args: argparse.Namespace, options: dict, why: str) -> int | None:
 
     given = [flag for key, (flag, default) in options.items() if getattr(args, key, default) != default]
     return err(f"{', '.join(given)} {why}") if given else None
+
+
+def input_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """``(option, path)`` of every file ``calibrate external`` reads: the scores file or result table, each
+    ``--rerun``, ``--ragtruth`` (the human labels of ``--human ragtruth``), ``--scorer-config`` and
+    ``--judge-prompt`` (hashed for the record), and the ``units.csv`` of ``--run``'s harness run folder.  (The
+    other human sides are the label store and the shipped answer key.)"""
+    files: list[tuple[str, Path]] = [("FILE", Path(args.file))]
+    files += [("--rerun", Path(f)) for f in getattr(args, "rerun", None) or []]
+    if getattr(args, "run", None) is not None:
+        files.append(("--run", Path(args.run) / "units.csv"))
+    for key, flag in (("ragtruth", "--ragtruth"), ("scorer_config", "--scorer-config"),
+                      ("judge_prompt", "--judge-prompt")):
+        if getattr(args, key, None) is not None:
+            files.append((flag, Path(getattr(args, key))))
+    return files
+
+
+def check_inputs(args: argparse.Namespace) -> str | None:
+    """The first input of :func:`input_files` beyond the import bounds, as one line (None when all are within).
+
+    A missing file is left to the reader that opens it (its own message); a FIFO, a device, a folder or a file
+    over ``MAX_FILE_BYTES`` is refused here, before anything is read.
+    """
+    from ..importers.limits import LimitExceeded, check_file
+
+    for flag, path in input_files(args):
+        if not path.exists() and not path.is_symlink():
+            continue
+        try:
+            check_file(path)
+        except (LimitExceeded, OSError) as exc:
+            what = "" if flag == "FILE" else f"{flag} "
+            return f"{what}{path}: {exc}"
+    return None
 
 
 def metric_map(items: list[str]) -> dict[str, str]:
@@ -63,6 +102,9 @@ def run_result_table(args: argparse.Namespace) -> int:
                        "(the human side is the dataset's labels; each metric column names its dimension)")
     if problem is not None:
         return problem
+    beyond = check_inputs(args)
+    if beyond is not None:
+        return err(beyond)
     try:
         table = read_result(args.file, scale=args.scale, extra_metrics=metric_map(args.metric),
                             ignore=tuple(args.ignore))
