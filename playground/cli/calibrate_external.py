@@ -21,8 +21,20 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATASET_ONLY", "UNITS_ONLY", "add_identity_options", "add_record_options", "check_inputs",
-           "finish_external", "identity_of", "input_files", "metric_map", "refused", "run_result_table"]
+__all__ = [
+    "DATASET_ONLY",
+    "UNITS_ONLY",
+    "add_identity_options",
+    "add_record_options",
+    "check_inputs",
+    "finish_external",
+    "identity_of",
+    "input_files",
+    "judge_scorer",
+    "metric_map",
+    "refused",
+    "run_result_table",
+]
 
 
 #: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
@@ -30,7 +42,8 @@ DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore":
                  "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None),
                  "rerun": ("--rerun", []), "run": ("--run", None), "scorer_version": ("--scorer-version", None),
                  "scorer_config": ("--scorer-config", None), "judge_model": ("--judge-model", None),
-                 "judge_prompt": ("--judge-prompt", None)}
+                 "judge_prompt": ("--judge-prompt", None), "judge": ("--judge", None), "repeats": ("--repeats", 1),
+                 "ollama_host": ("--ollama-host", None), "judge_cache": ("--judge-cache", None)}
 UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None), "dimension": ("--dimension", None)}
 
 
@@ -94,6 +107,7 @@ def run_result_table(args: argparse.Namespace) -> int:
     from ..calibrate.external_samples import calibrate_samples, read_result
     from ..datasets import DatasetNotFound, open_dataset
     from ..errors import DataError
+    from ..harness.llm import ModelError
     from ..importers.export import label_rows
     from .calibrate_output import _boot, _open_store
     from .calibrate_real import err
@@ -122,10 +136,16 @@ def run_result_table(args: argparse.Namespace) -> int:
         if isinstance(exc, DataError):
             raise
         return err(str(exc))
+    extra = harness_scorers(args.run) if args.run is not None else []
+    try:
+        extra += judge_scorer(args, opened, labels, threshold)
+    except (ModelError, ValueError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        return err(str(exc))
     result = calibrate_result(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold,
                               folds=args.folds, seed=args.seed, n_boot=_boot(args, 1000), width=args.width,
-                              sample_seed=args.sample_seed, name=args.name,
-                              extra=harness_scorers(args.run) if args.run is not None else ())
+                              sample_seed=args.sample_seed, name=args.name, extra=extra)
     scored = calibrate_samples(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold)
     return finish_external(result, args, getattr(opened, "revision", ""), scored.comparisons)
 
@@ -140,7 +160,51 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", type=Path, default=None, metavar="RUN_DIR",
                    help="--dataset: also put the harness (a 'harness run --dataset NAME' folder) beside the metrics, "
                    "per sample: the share of its units the harness says yes to")
+    p.add_argument("--judge", default=None, metavar="MODEL",
+                   help="--dataset: also calibrate the harness's LLM judge through Ollama ($OLLAMA_HOST or "
+                   "--ollama-host) on the labelled samples: the share of a response's claims it calls supported "
+                   "(column judge:MODEL, rate faithfulness)")
+    p.add_argument("--repeats", type=int, default=1, metavar="K",
+                   help="--judge: run the judge K times (another seed each, each run cached apart): flip rate and "
+                   "per-sample verdict stability, carried in the record (default 1)")
+    p.add_argument("--ollama-host", default=None, metavar="HOST", help="--judge: the Ollama server")
+    p.add_argument("--judge-cache", type=Path, default=None, metavar="DIR",
+                   help="--judge: folder of the model-call cache, DIR/ollama.db (default .cache)")
     add_identity_options(p)
+
+
+def judge_scorer(args: argparse.Namespace, opened: Any, labels: Any,
+                 threshold: float) -> list[tuple[str, str, dict[str, float]]]:
+    """``--judge MODEL [--repeats K]``: the judge as one more per-sample scorer, run on every sample with a
+    human ``supported`` label (the calibration units); with K >= 2 its stability goes to
+    ``args.repeats_figures`` (for the record) and ``args.judge_units`` (per sample, for the report)."""
+    from ..calibrate.repeats import judge_column, judge_runs, stability, unit_stability
+    from ..harness.llm import ModelCache, OllamaModels, resolve_host
+
+    if args.judge is None:
+        if args.repeats != 1:
+            raise ValueError("--repeats reruns the LLM judge: add --judge MODEL "
+                             "(another scorer's reruns: --rerun FILE)")
+        return []
+    if args.repeats < 1:
+        raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
+    catalog = opened.catalog()
+    cases = sorted({catalog[x.unit_id].case_id for x in labels if x.dimension == "supported" and x.unit_id in catalog})
+    if not cases:
+        raise ValueError("--judge: no sample has a human 'supported' label to calibrate the judge on")
+    folder = Path(args.judge_cache) if args.judge_cache is not None else Path(".cache")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--judge-cache {folder} is a file: name the folder that holds (or will hold) ollama.db")
+    folder.mkdir(parents=True, exist_ok=True)
+    with ModelCache(folder / "ollama.db") as cache:
+        runs = judge_runs(opened, cases, OllamaModels(host=resolve_host(args.ollama_host), cache=cache), args.judge,
+                          args.repeats)
+    column = judge_column(args.judge)
+    if args.repeats >= 2:
+        args.repeats_figures = {**(getattr(args, "repeats_figures", None) or {}),
+                                **stability(runs, [column], threshold)}
+        args.judge_units = unit_stability(runs, column, threshold)
+    return [(column, "faithfulness", {c: v for c, s in runs[0].items() if (v := s[column]) is not None})]
 
 
 def add_identity_options(p: argparse.ArgumentParser) -> None:
@@ -158,11 +222,12 @@ def identity_of(args: argparse.Namespace, column: str) -> Any:
     """The scorer identity a record (or a gate) gives the metric ``column``."""
     from ..calibrate.record import Identity, file_sha256
 
+    judge = getattr(args, "judge", None)
     return Identity(
         name=f"{args.name}:{column}" if getattr(args, "name", None) else column,
         version=args.scorer_version,
         config_sha256=file_sha256(args.scorer_config) if args.scorer_config else None,
-        model=args.judge_model,
+        model=args.judge_model or (judge if judge and column == f"judge:{judge}" else None),
         prompt_sha256=file_sha256(args.judge_prompt) if args.judge_prompt else None,
     )
 
@@ -213,15 +278,34 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
         print(f"{column}: {r['k']} runs on {r['n_units']} samples: flip rate {_f(r['flip_rate'])} (chance two runs "
               f"disagree), {r['unstable_units']} sample(s) not the same in every run, mean stability "
               f"{_f(r['mean_stability'])}")
+    _print_units(getattr(args, "judge_units", None))
     if args.out is not None:
         from ..calibrate import write_tables
 
-        write_tables({"scorers": table}, args.out)
+        units = getattr(args, "judge_units", None)
+        write_tables({"scorers": table, **({"repeats": _units_table(units)} if units else {})}, args.out)
         for m in result.metrics:
             _write(m.report, Path(args.out) / slug(m.column))
     if args.record is not None:
         _write_record(result, args, revision)
     return 0
+
+
+def _print_units(units: dict[str, tuple[int, int]] | None) -> None:
+    """The judge's samples whose verdict was not the same in every run: ``case (yes votes/runs)``."""
+    if not units:
+        return
+    shaky = [f"{case} ({m}/{k})" for case, (m, k) in units.items() if 0 < m < k]
+    print(f"judge verdict per sample over the runs (yes/runs): {len(units) - len(shaky)} of {len(units)} the same "
+          "every time" + (f"; not: {', '.join(shaky)}" if shaky else ""))
+
+
+def _units_table(units: dict[str, tuple[int, int]]) -> Any:
+    """``repeats.csv``: per judged sample, its yes votes, runs and stability (the majority verdict's share)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"case_id": c, "yes": m, "runs": k, "stability": max(m, k - m) / k}
+                         for c, (m, k) in units.items()], columns=["case_id", "yes", "runs", "stability"])
 
 
 def _write_record(result: Any, args: argparse.Namespace, revision: str) -> None:
