@@ -175,9 +175,11 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
 
 def judge_scorer(args: argparse.Namespace, opened: Any, labels: Any,
                  threshold: float) -> list[tuple[str, str, dict[str, float]]]:
-    """``--judge MODEL [--repeats K]``: the judge as one more per-sample scorer, run on every sample with a
-    human ``supported`` label (the calibration units); with K >= 2 its stability goes to
-    ``args.repeats_figures`` (for the record) and ``args.judge_units`` (per sample, for the report)."""
+    """``--judge MODEL [--repeats K]``: the judge as one more per-sample scorer, rate ``faithfulness`` (or the one
+    ``--metric judge:MODEL=RATE`` gives), run on every sample with a human label of that rate's dimension (the
+    calibration units); with K >= 2 its stability goes to ``args.repeats_figures`` (for the record) and
+    ``args.judge_units`` (per sample, for the report)."""
+    from ..calibrate.external_samples import DIMENSION_OF_RATE
     from ..calibrate.repeats import judge_column, judge_runs, stability, unit_stability
     from ..harness.llm import ModelCache, OllamaModels, resolve_host
 
@@ -188,10 +190,16 @@ def judge_scorer(args: argparse.Namespace, opened: Any, labels: Any,
         return []
     if args.repeats < 1:
         raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
+    column = judge_column(args.judge)
+    rate = metric_map(args.metric).get(column, "faithfulness")
+    if rate not in DIMENSION_OF_RATE:
+        raise ValueError(f"--metric {column}={rate}: unknown rate (rates: {', '.join(DIMENSION_OF_RATE)})")
+    dim = DIMENSION_OF_RATE[rate]
     catalog = opened.catalog()
-    cases = sorted({catalog[x.unit_id].case_id for x in labels if x.dimension == "supported" and x.unit_id in catalog})
+    cases = sorted({catalog[x.unit_id].case_id for x in labels if x.dimension == dim and x.unit_id in catalog})
     if not cases:
-        raise ValueError("--judge: no sample has a human 'supported' label to calibrate the judge on")
+        raise ValueError(f"--judge: no sample has a human '{dim}' label to calibrate the judge on (another rate: "
+                         f"--metric {column}=RATE)")
     folder = Path(args.judge_cache) if args.judge_cache is not None else Path(".cache")
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"--judge-cache {folder} is a file: name the folder that holds (or will hold) ollama.db")
@@ -199,12 +207,11 @@ def judge_scorer(args: argparse.Namespace, opened: Any, labels: Any,
     with ModelCache(folder / "ollama.db") as cache:
         runs = judge_runs(opened, cases, OllamaModels(host=resolve_host(args.ollama_host), cache=cache), args.judge,
                           args.repeats)
-    column = judge_column(args.judge)
     if args.repeats >= 2:
         args.repeats_figures = {**(getattr(args, "repeats_figures", None) or {}),
                                 **stability(runs, [column], threshold)}
         args.judge_units = unit_stability(runs, column, threshold)
-    return [(column, "faithfulness", {c: v for c, s in runs[0].items() if (v := s[column]) is not None})]
+    return [(column, rate, {c: v for c, s in runs[0].items() if (v := s[column]) is not None})]
 
 
 def add_identity_options(p: argparse.ArgumentParser) -> None:
