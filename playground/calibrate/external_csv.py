@@ -48,9 +48,12 @@ def auto_from_csv(path: str | Path, *, dimension: str | None = None, name: str |
     """
     source = str(path)
     problems: list[tuple[int, str]] = []
+    from ..importers.limits import LimitExceeded, check_file
+
     try:
+        check_file(path)  # a regular file within the import bounds: a FIFO is refused, not waited on
         text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, LimitExceeded) as exc:
         raise CalibrationInputError([(0, f"cannot read the file: {exc}")], source) from None
     reader = csv.DictReader(io.StringIO(text))
     header = [h.strip() for h in (reader.fieldnames or [])]

@@ -67,7 +67,11 @@ class Identity:
 
 
 def file_sha256(path: str | Path) -> str:
-    """SHA-256 hex digest of a file's bytes."""
+    """SHA-256 hex digest of a file's bytes; the file must be a regular file within the import bounds
+    (:func:`playground.importers.limits.check_file`: a FIFO is refused, not waited on)."""
+    from ..importers.limits import check_file
+
+    check_file(path)
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 

@@ -459,11 +459,14 @@ def run_external(args: argparse.Namespace) -> int:
     """An external tool's per-unit scores against human labels."""
     if getattr(args, "dataset", None) is not None:
         return _external_samples(args)
-    from .calibrate_external import DATASET_ONLY, refused
+    from .calibrate_external import DATASET_ONLY, check_inputs, refused
 
     problem = refused(args, DATASET_ONLY, "apply to a --dataset result table only")
     if problem is not None:
         return problem
+    beyond = check_inputs(args)  # every file read: a regular file within the import bounds (issue 29.6)
+    if beyond is not None:
+        return err(beyond)
     args.human = args.human or "key"
     from ..calibrate import (
         auto_from_csv,

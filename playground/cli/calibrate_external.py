@@ -10,6 +10,10 @@ thresholds, the cross-validated figures); then each metric's full report as
 ``calibrate store`` prints it.  ``--out DIR`` writes ``scorers.csv`` and, per
 metric, the tables and charts of ``calibrate store`` in ``DIR/<metric>/``.
 ``--record FILE`` writes the calibration record (:mod:`playground.calibrate.record`).
+
+Every file it reads is checked first with the import bounds (:func:`check_inputs`,
+:mod:`playground.importers.limits`): a regular file (a FIFO is refused without
+waiting for a writer) of at most ``MAX_FILE_BYTES``; one line names the option.
 """
 from __future__ import annotations
 
@@ -17,8 +21,20 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DATASET_ONLY", "UNITS_ONLY", "add_identity_options", "add_record_options", "finish_external",
-           "identity_of", "metric_map", "refused", "run_result_table"]
+__all__ = [
+    "DATASET_ONLY",
+    "UNITS_ONLY",
+    "add_identity_options",
+    "add_record_options",
+    "check_inputs",
+    "finish_external",
+    "identity_of",
+    "input_files",
+    "judge_scorer",
+    "metric_map",
+    "refused",
+    "run_result_table",
+]
 
 
 #: options of `calibrate external` that belong to one of its two forms: used by it, refused by the other
@@ -26,7 +42,8 @@ DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore":
                  "human_threshold": ("--human-threshold", 0.5), "record": ("--record", None),
                  "rerun": ("--rerun", []), "run": ("--run", None), "scorer_version": ("--scorer-version", None),
                  "scorer_config": ("--scorer-config", None), "judge_model": ("--judge-model", None),
-                 "judge_prompt": ("--judge-prompt", None)}
+                 "judge_prompt": ("--judge-prompt", None), "judge": ("--judge", None), "repeats": ("--repeats", 1),
+                 "ollama_host": ("--ollama-host", None), "judge_cache": ("--judge-cache", None)}
 UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None)}
 
 
@@ -36,6 +53,41 @@ def refused(args: argparse.Namespace, options: dict, why: str) -> int | None:
 
     given = [flag for key, (flag, default) in options.items() if getattr(args, key, default) != default]
     return err(f"{', '.join(given)} {why}") if given else None
+
+
+def input_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """``(option, path)`` of every file ``calibrate external`` reads: the scores file or result table, each
+    ``--rerun``, ``--ragtruth`` (the human labels of ``--human ragtruth``), ``--scorer-config`` and
+    ``--judge-prompt`` (hashed for the record), and the ``units.csv`` of ``--run``'s harness run folder.  (The
+    other human sides are the label store and the shipped answer key.)"""
+    files: list[tuple[str, Path]] = [("FILE", Path(args.file))]
+    files += [("--rerun", Path(f)) for f in getattr(args, "rerun", None) or []]
+    if getattr(args, "run", None) is not None:
+        files.append(("--run", Path(args.run) / "units.csv"))
+    for key, flag in (("ragtruth", "--ragtruth"), ("scorer_config", "--scorer-config"),
+                      ("judge_prompt", "--judge-prompt")):
+        if getattr(args, key, None) is not None:
+            files.append((flag, Path(getattr(args, key))))
+    return files
+
+
+def check_inputs(args: argparse.Namespace) -> str | None:
+    """The first input of :func:`input_files` beyond the import bounds, as one line (None when all are within).
+
+    A missing file is left to the reader that opens it (its own message); a FIFO, a device, a folder or a file
+    over ``MAX_FILE_BYTES`` is refused here, before anything is read.
+    """
+    from ..importers.limits import LimitExceeded, check_file
+
+    for flag, path in input_files(args):
+        if not path.exists() and not path.is_symlink():
+            continue
+        try:
+            check_file(path)
+        except (LimitExceeded, OSError) as exc:
+            what = "" if flag == "FILE" else f"{flag} "
+            return f"{what}{path}: {exc}"
+    return None
 
 
 def metric_map(items: list[str]) -> dict[str, str]:
@@ -55,6 +107,7 @@ def run_result_table(args: argparse.Namespace) -> int:
     from ..calibrate.external_samples import calibrate_samples, read_result, verdict_labels, with_verdicts
     from ..datasets import DatasetNotFound, open_dataset
     from ..errors import DataError
+    from ..harness.llm import ModelError
     from ..importers.export import label_rows
     from .calibrate_output import boot_count, open_label_store
     from .calibrate_real import err
@@ -63,6 +116,9 @@ def run_result_table(args: argparse.Namespace) -> int:
                        "(the human side is the dataset's labels; each metric column names its dimension)")
     if problem is not None:
         return problem
+    beyond = check_inputs(args)
+    if beyond is not None:
+        return err(beyond)
     try:
         table = read_result(args.file, scale=args.scale, extra_metrics=metric_map(args.metric),
                             ignore=tuple(args.ignore), dimension=args.dimension)
@@ -81,10 +137,16 @@ def run_result_table(args: argparse.Namespace) -> int:
         if isinstance(exc, DataError):
             raise
         return err(str(exc))
+    extra = harness_scorers(args.run) if args.run is not None else []
+    try:
+        extra += judge_scorer(args, opened, labels, threshold)
+    except (ModelError, ValueError) as exc:
+        if isinstance(exc, DataError):
+            raise
+        return err(str(exc))
     result = calibrate_result(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold,
                               folds=args.folds, seed=args.seed, n_boot=boot_count(args, 1000), width=args.width,
-                              sample_seed=args.sample_seed, name=args.name,
-                              extra=harness_scorers(args.run) if args.run is not None else ())
+                              sample_seed=args.sample_seed, name=args.name, extra=extra)
     scored = calibrate_samples(table, opened, labels, who, threshold=threshold, human_threshold=args.human_threshold)
     return finish_external(result, args, getattr(opened, "revision", ""), scored.comparisons)
 
@@ -99,7 +161,58 @@ def add_record_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--run", type=Path, default=None, metavar="RUN_DIR",
                    help="--dataset: also put the harness (a 'harness run --dataset NAME' folder) beside the metrics, "
                    "per sample: the share of its units the harness says yes to")
+    p.add_argument("--judge", default=None, metavar="MODEL",
+                   help="--dataset: also calibrate the harness's LLM judge through Ollama ($OLLAMA_HOST or "
+                   "--ollama-host) on the labelled samples: the share of a response's claims it calls supported "
+                   "(column judge:MODEL, rate faithfulness)")
+    p.add_argument("--repeats", type=int, default=1, metavar="K",
+                   help="--judge: run the judge K times (another seed each, each run cached apart): flip rate and "
+                   "per-sample verdict stability, carried in the record (default 1)")
+    p.add_argument("--ollama-host", default=None, metavar="HOST", help="--judge: the Ollama server")
+    p.add_argument("--judge-cache", type=Path, default=None, metavar="DIR",
+                   help="--judge: folder of the model-call cache, DIR/ollama.db (default .cache)")
     add_identity_options(p)
+
+
+def judge_scorer(args: argparse.Namespace, opened: Any, labels: Any,
+                 threshold: float) -> list[tuple[str, str, dict[str, float]]]:
+    """``--judge MODEL [--repeats K]``: the judge as one more per-sample scorer, rate ``faithfulness`` (or the one
+    ``--metric judge:MODEL=RATE`` gives), run on every sample with a human label of that rate's dimension (the
+    calibration units); with K >= 2 its stability goes to ``args.repeats_figures`` (for the record) and
+    ``args.judge_units`` (per sample, for the report)."""
+    from ..calibrate.external_samples import DIMENSION_OF_RATE
+    from ..calibrate.repeats import judge_column, judge_runs, stability, unit_stability
+    from ..harness.llm import ModelCache, OllamaModels, resolve_host
+
+    if args.judge is None:
+        if args.repeats != 1:
+            raise ValueError("--repeats reruns the LLM judge: add --judge MODEL "
+                             "(another scorer's reruns: --rerun FILE)")
+        return []
+    if args.repeats < 1:
+        raise ValueError(f"--repeats must be at least 1, got {args.repeats}")
+    column = judge_column(args.judge)
+    rate = metric_map(args.metric).get(column, "faithfulness")
+    if rate not in DIMENSION_OF_RATE:
+        raise ValueError(f"--metric {column}={rate}: unknown rate (rates: {', '.join(DIMENSION_OF_RATE)})")
+    dim = DIMENSION_OF_RATE[rate]
+    catalog = opened.catalog()
+    cases = sorted({catalog[x.unit_id].case_id for x in labels if x.dimension == dim and x.unit_id in catalog})
+    if not cases:
+        raise ValueError(f"--judge: no sample has a human '{dim}' label to calibrate the judge on (another rate: "
+                         f"--metric {column}=RATE)")
+    folder = Path(args.judge_cache) if args.judge_cache is not None else Path(".cache")
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--judge-cache {folder} is a file: name the folder that holds (or will hold) ollama.db")
+    folder.mkdir(parents=True, exist_ok=True)
+    with ModelCache(folder / "ollama.db") as cache:
+        runs = judge_runs(opened, cases, OllamaModels(host=resolve_host(args.ollama_host), cache=cache), args.judge,
+                          args.repeats)
+    if args.repeats >= 2:
+        args.repeats_figures = {**(getattr(args, "repeats_figures", None) or {}),
+                                **stability(runs, [column], threshold)}
+        args.judge_units = unit_stability(runs, column, threshold)
+    return [(column, rate, {c: v for c, s in runs[0].items() if (v := s[column]) is not None})]
 
 
 def add_identity_options(p: argparse.ArgumentParser) -> None:
@@ -117,11 +230,12 @@ def identity_of(args: argparse.Namespace, column: str) -> Any:
     """The scorer identity a record (or a gate) gives the metric ``column``."""
     from ..calibrate.record import Identity, file_sha256
 
+    judge = getattr(args, "judge", None)
     return Identity(
         name=f"{args.name}:{column}" if getattr(args, "name", None) else column,
         version=args.scorer_version,
         config_sha256=file_sha256(args.scorer_config) if args.scorer_config else None,
-        model=args.judge_model,
+        model=args.judge_model or (judge if judge and column == f"judge:{judge}" else None),
         prompt_sha256=file_sha256(args.judge_prompt) if args.judge_prompt else None,
     )
 
@@ -172,15 +286,34 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
         print(f"{column}: {r['k']} runs on {r['n_units']} samples: flip rate {_f(r['flip_rate'])} (chance two runs "
               f"disagree), {r['unstable_units']} sample(s) not the same in every run, mean stability "
               f"{_f(r['mean_stability'])}")
+    _print_units(getattr(args, "judge_units", None))
     if args.out is not None:
         from ..calibrate import write_tables
 
-        write_tables({"scorers": table}, args.out)
+        units = getattr(args, "judge_units", None)
+        write_tables({"scorers": table, **({"repeats": _units_table(units)} if units else {})}, args.out)
         for m in result.metrics:
             write_outputs(m.report, Path(args.out) / slug(m.column))
     if args.record is not None:
         _write_record(result, args, revision)
     return 0
+
+
+def _print_units(units: dict[str, tuple[int, int]] | None) -> None:
+    """The judge's samples whose verdict was not the same in every run: ``case (yes votes/runs)``."""
+    if not units:
+        return
+    shaky = [f"{case} ({m}/{k})" for case, (m, k) in units.items() if 0 < m < k]
+    print(f"judge verdict per sample over the runs (yes/runs): {len(units) - len(shaky)} of {len(units)} the same "
+          "every time" + (f"; not: {', '.join(shaky)}" if shaky else ""))
+
+
+def _units_table(units: dict[str, tuple[int, int]]) -> Any:
+    """``repeats.csv``: per judged sample, its yes votes, runs and stability (the majority verdict's share)."""
+    import pandas as pd
+
+    return pd.DataFrame([{"case_id": c, "yes": m, "runs": k, "stability": max(m, k - m) / k}
+                         for c, (m, k) in units.items()], columns=["case_id", "yes", "runs", "stability"])
 
 
 def _write_record(result: Any, args: argparse.Namespace, revision: str) -> None:

@@ -12,7 +12,9 @@ page closes (Voila's beacon), when no page connects to it within a minute, or
 when its page has been gone ``--disconnect-grace`` seconds; ``--cull-idle``
 is the backstop.  Beyond loopback keys are required (``--no-auth`` to go
 without, loudly): the class token for students, the instructor's key, and for
-the room an observer's key (:func:`role_keys`, :mod:`playground.serving.auth`).
+the room an observer's key (:func:`role_keys`, :mod:`playground.serving.auth`).  ``--roster FILE`` gives
+each student a link of their own, their name signed (:mod:`playground.serving.roster`): written to
+``--links-file`` only, and a student's page labels under its link's name only.
 """
 from __future__ import annotations
 
@@ -28,8 +30,8 @@ from pathlib import Path
 from .options import add_db, add_root
 
 __all__ = ["INSTRUCTOR_TOKEN_ENV", "KEY_ENVS", "LOOPBACK", "NOTEBOOKS", "OBSERVER_TOKEN_ENV", "READ_ONLY_NOTEBOOK",
-           "TOKEN_ENV", "build_command", "join_url", "links", "notebook_path", "open_role", "per_address", "register",
-           "role_keys", "run_serve"]
+           "ROSTER_SECRET_ENV", "TOKEN_ENV", "build_command", "join_url", "links", "notebook_path", "open_role",
+           "per_address", "register", "role_keys", "roster_secret", "run_serve"]
 
 NOTEBOOKS = ("playground", "calibrate", "harness")
 #: ``--read-only`` serves the instructor's room (``notebooks/room.ipynb``) when it exists.
@@ -39,6 +41,8 @@ TOKEN_ENV = "PLAYGROUND_SERVE_TOKEN"
 INSTRUCTOR_TOKEN_ENV = "PLAYGROUND_INSTRUCTOR_TOKEN"
 OBSERVER_TOKEN_ENV = "PLAYGROUND_OBSERVER_TOKEN"
 KEY_ENVS = {"student": TOKEN_ENV, "instructor": INSTRUCTOR_TOKEN_ENV, "observer": OBSERVER_TOKEN_ENV}
+#: The roster secret (``--roster``): set it to keep the students' links valid across restarts.
+ROSTER_SECRET_ENV = "PLAYGROUND_ROSTER_SECRET"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 DESCRIPTION = """\
@@ -148,6 +152,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--links-file", default=None, metavar="FILE",
                    help="write the join/instructor/observer links (they hold the keys) to FILE, readable by you "
                         "only, instead of printing them (for a server whose output goes to a log)")
+    p.add_argument("--roster", type=Path, default=None, metavar="FILE",
+                   help="one link per student: FILE holds one name per line; each student's link carries their name "
+                        "signed with a server secret ($PLAYGROUND_ROSTER_SECRET, else drawn at random: the links then "
+                        "change at each start), and their page labels under that name only; needs --links-file")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on the page and log verbosely")
     p.add_argument("--print-command", action="store_true",
                    help="print the server command and environment, and exit without starting it")
@@ -217,6 +225,8 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
         env["PLAYGROUND_DATASET"] = str(args.dataset)
     env["PLAYGROUND_READ_ONLY"] = "1" if args.read_only else "0"
     env["PLAYGROUND_OPEN_ROLE"] = open_role(args)
+    if getattr(args, "roster", None) is not None:
+        env["PLAYGROUND_ROSTER"] = "1"  # every kernel: a student's page labels under its link's name only
     return cmd, env
 
 
@@ -293,12 +303,42 @@ def _check(args: argparse.Namespace) -> list[str]:
     nb = notebook_path(served_notebook(args))
     if not nb.is_file():
         problems.append(f"the {served_notebook(args)} notebook is not in this installation ({nb} is missing)")
+    problems += _check_roster(args)
     if args.root is not None:
         root = Path(args.root)
         for sub in ("corpus", "golden"):
             if not (root / sub).is_dir():
                 problems.append(f"--root {root}: no {sub}/ folder there")
     return problems
+
+
+def _check_roster(args: argparse.Namespace) -> list[str]:
+    """``--roster``: its names (kept in ``args.roster_names``), and the options it needs or excludes."""
+    args.roster_names = []
+    if getattr(args, "roster", None) is None:
+        return []
+    from ..serving.roster import RosterError, read_roster
+
+    problems = []
+    if args.no_auth:
+        problems.append("--roster binds each student's link to a name with a key: it cannot go with --no-auth")
+    if args.read_only:
+        problems.append("--roster is for the labelling page; the room (--read-only) takes the instructor's and "
+                        "observer's links")
+    if not args.links_file:
+        problems.append("--roster writes one link per student to --links-file FILE (never to the log): give it")
+    try:
+        args.roster_names = read_roster(args.roster)
+    except RosterError as exc:
+        problems.append(str(exc))
+    return problems
+
+
+def roster_secret() -> str:
+    """The roster secret: ``$PLAYGROUND_ROSTER_SECRET``, or a new random one."""
+    from ..serving.roster import new_secret
+
+    return os.environ.get(ROSTER_SECRET_ENV, "").strip() or new_secret()
 
 
 def _check_store(args: argparse.Namespace) -> str:
@@ -326,7 +366,7 @@ def _token(args: argparse.Namespace) -> str | None:
     given = os.environ.get(TOKEN_ENV, "").strip()
     if given:
         return given
-    if is_loopback(args.host):
+    if is_loopback(args.host) and getattr(args, "roster", None) is None:
         return None
     return secrets.token_urlsafe(16)
 
@@ -375,9 +415,20 @@ def links(args: argparse.Namespace, keys: dict[str, str]) -> list[str]:
             for role in ("student", "instructor", "observer") if role in keys]
 
 
-def _give_links(args: argparse.Namespace, keys: dict[str, str]) -> None:
+def student_links(args: argparse.Namespace, keys: dict[str, str], secret: str) -> list[str]:
+    """With ``--roster``: one line per student, ``student link for NAME: URL`` (the name signed), in roster
+    order, after the instructor's link (the class-wide join link is not given: it labels under no name)."""
+    from ..serving.roster import student_link
+
+    base = join_url(args.host, args.port, args.base_url)
+    return ([line for line in links(args, keys) if not line.startswith(LINK_TEXT["student"])]
+            + [f"student link for {name}: {student_link(base, keys['student'], secret, name)}"
+               for name in args.roster_names])
+
+
+def _give_links(args: argparse.Namespace, keys: dict[str, str], secret: str = "") -> None:
     """Print the links, or with ``--links-file`` write them there (owner-only) so no log ever holds a key."""
-    lines = links(args, keys)
+    lines = student_links(args, keys, secret) if getattr(args, "roster_names", None) else links(args, keys)
     if not lines:
         if served_notebook(args) == "playground" and not args.read_only:
             url = join_url(args.host, args.port, args.base_url)
@@ -390,7 +441,8 @@ def _give_links(args: argparse.Namespace, keys: dict[str, str]) -> None:
         target = Path(args.links_file)
         write_atomic(target, "".join(line + "\n" for line in lines))
         target.chmod(0o600)
-        print("playground: the links (with their keys) are in the file given with --links-file", flush=True)
+        said = f" ({len(args.roster_names)} student links)" if getattr(args, "roster_names", None) else ""
+        print(f"playground: the links (with their keys) are in the file given with --links-file{said}", flush=True)
         return
     for line in lines:
         print(f"playground: {line}", flush=True)
@@ -454,6 +506,23 @@ def _announce(args: argparse.Namespace, where: str, keys: dict[str, str], sizing
     print("playground: Ctrl-C stops the server", flush=True)
 
 
+def _child_env(args: argparse.Namespace, env: dict[str, str], keys: dict[str, str], secret: str) -> dict[str, str]:
+    """The server's environment: this one with ``env``, the role keys and the roster secret as ``serve`` decided
+    them (none inherited from the shell, nor a roster flag or a bound name)."""
+    child_env = {**os.environ, **env}
+    for role, name in KEY_ENVS.items():
+        child_env.pop(name, None)
+        if role in keys:
+            child_env[name] = keys[role]
+    for name in (ROSTER_SECRET_ENV, "PLAYGROUND_SIGNED_NAME"):
+        child_env.pop(name, None)
+    if args.roster is None:
+        child_env.pop("PLAYGROUND_ROSTER", None)
+    if secret:
+        child_env[ROSTER_SECRET_ENV] = secret
+    return child_env
+
+
 def run_serve(args: argparse.Namespace) -> int:
     problems = _check(args)
     if problems:
@@ -467,6 +536,8 @@ def run_serve(args: argparse.Namespace) -> int:
             print(f"{k}={v}")
         for role in sorted(keys):
             print(f"{KEY_ENVS[role]}=(set: the {role} link's key)")
+        if args.roster is not None:
+            print(f"{ROSTER_SECRET_ENV}=(set: signs the {len(args.roster_names)} student links)")
         print(" ".join(cmd))
         return 0
     if not _port_free(args.host, args.port):
@@ -481,12 +552,8 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"playground serve: label store: {exc}", file=sys.stderr)
         return 1
     _announce(args, where, keys, sizing)
-    child_env = {**os.environ, **env}
-    for role, name in KEY_ENVS.items():
-        child_env.pop(name, None)
-        if role in keys:
-            child_env[name] = keys[role]
-    proc = subprocess.Popen(cmd, env=child_env)
+    secret = roster_secret() if args.roster is not None else ""
+    proc = subprocess.Popen(cmd, env=_child_env(args, env, keys, secret))
 
     def on_term(signum, frame):  # a service manager's stop: shut Voila (and its kernels) down cleanly
         raise KeyboardInterrupt
@@ -494,7 +561,7 @@ def run_serve(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
         if _wait_for_pool(args, keys, sizing.pool, proc):
-            _give_links(args, keys)
+            _give_links(args, keys, secret)
             print("playground: ready: give out the link now", flush=True)
         return proc.wait()
     except KeyboardInterrupt:

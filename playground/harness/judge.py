@@ -386,11 +386,14 @@ def judge_response(
     *,
     force_same: bool = False,
     options: Mapping[str, Any] | None = None,
+    repeat: int = 0,
 ) -> JudgeResult:
     """Judge ``response`` (split into ``claims``) against ``passages``; see the module docstring.
 
     ``generator_model`` is the model that wrote the response (None for an
     authored one); a generated response's own ``meta`` model is checked too.
+    ``repeat`` r >= 1: the r-th rerun of the same judgement (its calls are
+    :meth:`OllamaModels.chat` with ``repeat=r``: another seed, another cache entry).
     """
     check_judge_model(judge_model, generator_model, force_same=force_same)
     check_judge_model(judge_model, _response_model(response), force_same=force_same)
@@ -399,7 +402,7 @@ def judge_response(
     opts = models.effective_options(options)
     phash = prompt_hash(messages, opts)
 
-    content = models.chat(judge_model, messages, opts, format=JUDGE_SCHEMA)
+    content = models.chat(judge_model, messages, opts, format=JUDGE_SCHEMA, repeat=repeat)
     retried = False
     try:
         verdict = validate_judgement(parse_judgement(content), len(claims))
@@ -415,7 +418,7 @@ def judge_response(
                 f"answer_relevance, and exactly one claims entry for each claim number 1 to {len(claims)}.",
             },
         ]
-        content = models.chat(judge_model, reminder, opts, format=JUDGE_SCHEMA)
+        content = models.chat(judge_model, reminder, opts, format=JUDGE_SCHEMA, repeat=repeat)
         try:
             verdict = validate_judgement(parse_judgement(content), len(claims))
         except JudgementInvalid as second:

@@ -19,6 +19,13 @@ text}`` for chat, the vector for embed); a re-run with the same inputs is
 served entirely from the file, reproduces byte-identical results and sends no
 request.  ``hits``/``misses`` are counted for the run report.
 
+**Repeats** (an LLM judge rerun K times to measure how often its verdicts
+flip, :mod:`playground.calibrate.repeats`): ``chat(..., repeat=r)`` with
+``r >= 1`` sends the seed ``seed + r`` and adds ``"repeat": r`` to the cache
+key's JSON, so a cached first run never makes a rerun identical and each rerun
+is cached on its own (a second ``--repeats`` run is served from the file).
+``repeat=0`` is the ordinary call: its key is unchanged.
+
 Chat options always carry ``temperature: 0``, a fixed ``seed`` (42) and
 ``num_ctx: 8192`` (Ollama's smaller default context would silently cut the
 passages off a long prompt) unless the configuration overrides them.
@@ -170,10 +177,13 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def cache_key(kind: str, model: str, payload: Any, options: Mapping[str, Any], format: Any = None) -> str:
-    """The cache key of one call (see the module docstring)."""
+def cache_key(kind: str, model: str, payload: Any, options: Mapping[str, Any], format: Any = None,
+              repeat: int = 0) -> str:
+    """The cache key of one call (see the module docstring; ``repeat`` >= 1 is part of a chat call's key)."""
     if kind == "chat":
         body = {"kind": "chat", "model": model, "messages": payload, "options": dict(options), "format": format}
+        if repeat:
+            body["repeat"] = int(repeat)
     elif kind == "embed":
         body = {"kind": "embed", "model": model, "input": payload, "options": dict(options)}
     else:
@@ -419,11 +429,17 @@ class OllamaModels:
         messages: Sequence[Mapping[str, str]],
         options: Mapping[str, Any] | None = None,
         format: Any = None,
+        repeat: int = 0,
     ) -> str:
-        """The assistant's reply to ``messages`` (cached; temperature 0 and seed by default)."""
+        """The assistant's reply to ``messages`` (cached; temperature 0 and seed by default); ``repeat`` r >= 1:
+        the r-th rerun of the same call, with the seed ``seed + r`` and its own cache entry (module docstring)."""
+        if repeat < 0:
+            raise ValueError(f"repeat must be 0 or more, got {repeat}")
         msgs = [{"role": str(m["role"]), "content": str(m["content"])} for m in messages]
         opts = self.effective_options(options)
-        key = cache_key("chat", model, msgs, opts, format)
+        if repeat and isinstance(opts.get("seed"), int):
+            opts["seed"] = opts["seed"] + repeat
+        key = cache_key("chat", model, msgs, opts, format, repeat)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -443,7 +459,8 @@ class OllamaModels:
 
         content = str(self._with_retries(model, call))
         if self.cache is not None:
-            request = {"kind": "chat", "model": model, "messages": msgs, "options": opts, "format": format}
+            request = {"kind": "chat", "model": model, "messages": msgs, "options": opts, "format": format,
+                       **({"repeat": repeat} if repeat else {})}
             self.cache.put(key, "chat", model, request, {"content": content})
         return content
 

@@ -160,7 +160,7 @@ class PageHandler(TornadoVoilaHandler):
         manager = self.kernel_manager
         guarded = hasattr(manager, "page_served")
         kernels = track_request_kernels()  # a cold kernel started for this page lands here
-        auth.current_role.set(auth.role_of(self.current_user))
+        auth.claim(self.current_user)  # the role and, with a roster, the bound name
         widgets = guarded_end = False
         try:
             async for html in self._page(path):

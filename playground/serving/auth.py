@@ -7,6 +7,13 @@ Roles (``docs/security.md``):
   and the room, with adjudication and assignment;
 * **observer** — a third key (``$PLAYGROUND_OBSERVER_TOKEN``): the room, read-only.
 
+With a class roster (``serve --roster``, :mod:`playground.serving.roster`) a student's link also carries a
+name and its signature under the roster secret (``$PLAYGROUND_ROSTER_SECRET``, taken out of the environment
+with the keys).  The signature is checked here, when the link is opened; the name is bound to the login
+cookie (``student:ID:SIG:NAME``, checked again on every request), and the page's kernel is told it as
+``PLAYGROUND_SIGNED_NAME`` ("" when the page has no valid roster link) with :func:`page_env`.  The kernel
+refuses every other name (:func:`playground.ui.request.check_name`).
+
 :class:`RoleIdentityProvider` accepts each key (in the URL once, then a signed cookie) and names the role in
 the user's ``username`` (``ROLE:random-id``).  A server without any key (loopback, or ``--no-auth``) gives
 every visitor ``$PLAYGROUND_OPEN_ROLE`` (``serve`` sets it: instructor on loopback, student or observer
@@ -31,11 +38,13 @@ import os
 import secrets
 import uuid
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 import tornado.web
 from jupyter_server.auth.identity import IdentityProvider, User
 from tornado.websocket import WebSocketHandler
+
+from . import roster
 
 __all__ = [
     "INSTRUCTOR_TOKEN_ENV",
@@ -47,16 +56,23 @@ __all__ = [
     "REFERRER_POLICY",
     "ROLES",
     "ROLE_ENV",
+    "ROSTER_ENV",
+    "ROSTER_SECRET_ENV",
+    "SIGNED_NAME_ENV",
     "TOKEN_ENV",
     "KeyRequired",
     "LoginPage",
     "RequestInfoHandler",
     "RoleIdentityProvider",
     "SecurityHeaders",
+    "bound_name",
+    "claim",
+    "current_name",
     "current_role",
     "install",
     "kernel_key",
     "key_required",
+    "page_env",
     "role_of",
     "scrub_query",
     "scrub_url",
@@ -73,12 +89,20 @@ ROLE_ENV = "PLAYGROUND_ROLE"
 KERNEL_KEY_ENV = "PLAYGROUND_KERNEL_KEY"
 KERNEL_KEY_HEADER = "X-Playground-Kernel-Key"
 ROLES = ("student", "instructor", "observer")
+#: The roster secret (serving process only; :func:`take_keys` removes it from the environment).
+ROSTER_SECRET_ENV = "PLAYGROUND_ROSTER_SECRET"
+#: ``1`` in every kernel's environment when a roster is in force (not a secret: it says names are bound).
+ROSTER_ENV = "PLAYGROUND_ROSTER"
+#: The roster name the server bound to a student's page ("" when none); set per page, never inherited.
+SIGNED_NAME_ENV = "PLAYGROUND_SIGNED_NAME"
 REFERRER_POLICY = "no-referrer"
 
 log = logging.getLogger("playground.serving")
 
 #: The role of the page request being served (set by the page handler; read where the kernel gets it).
 current_role: contextvars.ContextVar[str | None] = contextvars.ContextVar("playground_role", default=None)
+#: The roster name bound to the page request being served (None: not bound).
+current_name: contextvars.ContextVar[str | None] = contextvars.ContextVar("playground_name", default=None)
 _SECRET = secrets.token_bytes(32)
 #: The role keys, taken out of the environment by :func:`take_keys` before any kernel starts.
 _KEYS: dict[str, str] = {}
@@ -99,7 +123,7 @@ def take_keys(environ: dict[str, str] | None = None) -> dict[str, str]:
     env = os.environ if environ is None else environ
     _KEYS.clear()
     for role, name in (("student", TOKEN_ENV), ("instructor", INSTRUCTOR_TOKEN_ENV),
-                       ("observer", OBSERVER_TOKEN_ENV), ("open", OPEN_ROLE_ENV)):
+                       ("observer", OBSERVER_TOKEN_ENV), ("open", OPEN_ROLE_ENV), ("roster", ROSTER_SECRET_ENV)):
         value = env.pop(name, "").strip()
         if value:
             _KEYS[role] = value
@@ -118,9 +142,37 @@ def role_of(user: Any) -> str | None:
     return role if role in ROLES else None
 
 
+def bound_name(user: Any) -> str | None:
+    """The roster name bound to a student user (``student:ID:SIG:NAME`` whose SIG is NAME's signature under
+    this server's roster secret), else None."""
+    parts = str(getattr(user, "username", "") or "").split(":", 3)
+    secret = _KEYS.get("roster", "")
+    if len(parts) != 4 or parts[0] != "student" or not secret:
+        return None
+    name = unquote(parts[3])
+    return name if roster.verify(secret, name, parts[2]) else None
+
+
+def claim(user: Any) -> None:
+    """Note the role and the bound roster name of the page request being served (its kernel learns them)."""
+    current_role.set(role_of(user))
+    current_name.set(bound_name(user))
+
+
+def page_env() -> dict[str, str]:
+    """What a page's kernel is told of its request: ``PLAYGROUND_ROLE`` and, with a roster,
+    ``PLAYGROUND_SIGNED_NAME`` (the bound name, or "" for a student page without a valid roster link)."""
+    role = current_role.get() or "student"
+    env = {ROLE_ENV: role}
+    if _KEYS.get("roster"):
+        env[SIGNED_NAME_ENV] = (current_name.get() or "") if role == "student" else ""
+    return env
+
+
 def scrub_query(query: str) -> str:
-    """``query`` without its ``token`` parameter (the key stays out of the kernel)."""
-    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "token"]
+    """``query`` without its ``token`` and ``sig`` parameters (the key stays out of the kernel; the roster
+    signature is checked by the server, the kernel is told the name it binds)."""
+    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in ("token", roster.SIG_PARAM)]
     return urlencode(kept)
 
 
@@ -137,6 +189,7 @@ class RoleIdentityProvider(IdentityProvider):
         super().__init__(**kwargs)
         self.role_keys: dict[str, str] = {role: key for role, key in _KEYS.items() if key and role in ROLES}
         self.open_role = _KEYS.get("open", "") or "student"
+        self.roster_secret = _KEYS.get("roster", "")
         self.token = next(iter(self.role_keys.values()), "")
 
     @property
@@ -155,16 +208,29 @@ class RoleIdentityProvider(IdentityProvider):
                 found = role
         return found
 
-    def _user(self, role: str) -> User:
-        return User(f"{role}:{uuid.uuid4().hex}", role, role, role[0].upper(), None, None)
+    def _user(self, role: str, name: str | None = None) -> User:
+        bound = f":{roster.sign(self.roster_secret, name)}:{quote(name, safe='')}" if name else ""
+        return User(f"{role}:{uuid.uuid4().hex}{bound}", role, role, role[0].upper(), None, None)
 
     async def get_user_token(self, handler: tornado.web.RequestHandler) -> User | None:
         role = self.role_for_key(self.get_token(handler) or "")
         if role is None:
             return None
+        if role == "student" and self.roster_secret and handler.get_argument(roster.SIG_PARAM, ""):
+            return self._roster_user(handler)
         found = self.get_user_cookie(handler)
         cookie_user = await found if inspect.isawaitable(found) else found
         return cookie_user if role_of(cookie_user) == role else self._user(role)
+
+    def _roster_user(self, handler: tornado.web.RequestHandler) -> User:
+        """A student link with a signature: bound to its name when the signature is the name's, else unbound
+        (the page's kernel then refuses to label; the link's words are not trusted)."""
+        name = handler.get_argument("annotator", "", strip=False)
+        sig = handler.get_argument(roster.SIG_PARAM, "", strip=False)
+        if roster.verify(self.roster_secret, name, sig):
+            return self._user("student", name)
+        log.warning("playground: a student link with a signature that does not match its name")
+        return self._user("student")
 
     def generate_anonymous_user(self, handler: tornado.web.RequestHandler) -> User:
         return self._user(self.open_role if self.open_role in ROLES else "student")
@@ -175,6 +241,8 @@ class RoleIdentityProvider(IdentityProvider):
             return None
         if self.auth_enabled and role_of(user) not in self.role_keys:
             return None
+        if str(user.username).count(":") == 3 and bound_name(user) is None:
+            return None  # a name bound under another roster secret (an old link): open the link again
         return user
 
 
@@ -276,7 +344,7 @@ class RequestInfoHandler(WebSocketHandler):
         payload = dict(msg["payload"])
         payload["QUERY_STRING"] = scrub_query(str(payload.get("QUERY_STRING", "")))
         payload.pop("VOILA_REQUEST_URL", None)
-        payload[ROLE_ENV] = current_role.get() or "student"
+        payload.update(page_env())
         waiter = cls._waiters.get(kernel_id)
         if waiter is not None:
             try:

@@ -52,7 +52,7 @@ def track_request_kernels() -> list[str]:
 def kernel_env(env: dict[str, str], kernel_id: str, for_pool: bool) -> dict[str, str]:
     """The environment a kernel starts with: a pooled kernel gets its request-handshake key; a page's own
     kernel gets the page's role and a ``QUERY_STRING`` without the access key (:mod:`playground.serving.auth`)."""
-    out = {k: v for k, v in env.items() if k not in (auth.KERNEL_KEY_ENV, auth.ROLE_ENV)}
+    out = {k: v for k, v in env.items() if k not in (auth.KERNEL_KEY_ENV, auth.ROLE_ENV, auth.SIGNED_NAME_ENV)}
     if "VOILA_REQUEST_URL" in out:
         out["VOILA_REQUEST_URL"] = auth.scrub_url(out["VOILA_REQUEST_URL"])
     if for_pool:
@@ -60,7 +60,7 @@ def kernel_env(env: dict[str, str], kernel_id: str, for_pool: bool) -> dict[str,
     else:
         if "QUERY_STRING" in out:
             out["QUERY_STRING"] = auth.scrub_query(out["QUERY_STRING"])
-        out[auth.ROLE_ENV] = auth.current_role.get() or "student"
+        out.update(auth.page_env())  # the role and, with a roster, the bound name
     return out
 
 

@@ -124,7 +124,12 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
         except (DataError, StoreError, OSError) as exc:
             return _show_error(exc, display)
     t_page = time.perf_counter()
-    name = annotator if annotator is not None else (params.get("annotator") or os.environ.get("JUPYTERHUB_USER"))
+    from .request import name_refusal, signed_name  # a roster link: the page's name is the link's
+
+    name = annotator if annotator is not None else (params.get("annotator") or signed_name()
+                                                    or os.environ.get("JUPYTERHUB_USER"))
+    if not name and name_refusal(None):
+        problems.append(name_refusal(None))
     show = reveal if reveal is not None else _flag(params.get("reveal"))
     problems += apply_view_params(session, params)
     if ahead is None:

@@ -26,18 +26,29 @@ sends it in the ``X-Playground-Kernel-Key`` header (see
 
 :func:`role` is the page's role as the server decided it from the key in the
 page's link: ``student``, ``instructor`` or ``observer``.
+
+With a class roster (``playground serve --roster``) the server also checks a
+student link's signed name and tells the kernel the name it binds
+(``PLAYGROUND_SIGNED_NAME``; "" when the page has no valid roster link), and
+every kernel's environment says a roster is in force (``PLAYGROUND_ROSTER=1``).
+:func:`check_name` is the page's one check (its session calls it for every name
+it labels or views under): a student's page labels under its bound name only.
+The signature itself is checked in the serving process
+(:mod:`playground.serving.roster`), whose secret never reaches a kernel.
 """
 from __future__ import annotations
 
 import json
 import os
 import warnings
+from collections.abc import Mapping
 
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import connect
 
-__all__ = ["KERNEL_KEY_ENV", "KERNEL_KEY_HEADER", "REQUEST_TIMEOUT", "ROLES", "ROLE_ENV", "can_write_room",
-           "request_url", "role", "wait_for_request"]
+__all__ = ["KERNEL_KEY_ENV", "KERNEL_KEY_HEADER", "NO_ROSTER_LINK", "REQUEST_TIMEOUT", "ROLES", "ROLE_ENV",
+           "ROSTER_ENV", "SIGNED_NAME_ENV", "can_write_room", "check_name", "name_refusal", "request_url", "role",
+           "signed_name", "wait_for_request"]
 
 #: Seconds to wait for the websocket to open (Voila's own client waits 5).
 REQUEST_TIMEOUT = 5.0
@@ -46,6 +57,11 @@ KERNEL_KEY_ENV = "PLAYGROUND_KERNEL_KEY"
 KERNEL_KEY_HEADER = "X-Playground-Kernel-Key"
 ROLE_ENV = "PLAYGROUND_ROLE"
 ROLES = ("student", "instructor", "observer")
+ROSTER_ENV = "PLAYGROUND_ROSTER"
+SIGNED_NAME_ENV = "PLAYGROUND_SIGNED_NAME"
+#: What a student's page says when a roster is in force and the page has no valid roster link.
+NO_ROSTER_LINK = ("This class has one link per student, and this page was not opened with a valid one: open the "
+                  "link your instructor gave you, as it was given. Nothing is saved from this page.")
 
 
 def role(environ: dict[str, str] | None = None) -> str:
@@ -66,6 +82,50 @@ def role(environ: dict[str, str] | None = None) -> str:
 def can_write_room(environ: dict[str, str] | None = None) -> bool:
     """Whether this page may adjudicate, assign or change lessons: the instructor's role only."""
     return role(environ) == "instructor"
+
+
+def _bound(env: Mapping[str, str]) -> bool:
+    """Whether this page's names are bound: a roster is in force and the page is a student's."""
+    return env.get(ROSTER_ENV, "") == "1" and role(dict(env)) == "student"
+
+
+def signed_name(environ: dict[str, str] | None = None) -> str | None:
+    """The roster name the server bound to this student's page, or None (no roster, not a student, no valid
+    roster link)."""
+    env = os.environ if environ is None else environ
+    if not _bound(env):
+        return None
+    return env.get(SIGNED_NAME_ENV, "").strip() or None
+
+
+def name_refusal(name: str | None, environ: dict[str, str] | None = None) -> str:
+    """Why this page may not label or look as ``name`` (a tidied annotator name; None: no name yet), or "".
+
+    The rule: without a roster, or on an instructor's or observer's page, every name may be used.  On a
+    student's page under a roster, only the name the server bound to the page's link; a page without a valid
+    roster link may use none (:data:`NO_ROSTER_LINK`).
+    """
+    env = os.environ if environ is None else environ
+    if not _bound(env):
+        return ""
+    bound = signed_name(dict(env))
+    if bound is None:
+        return NO_ROSTER_LINK
+    if name is not None and name != bound:
+        return (f"This page was opened with {bound}'s link, so it labels as {bound} only, not as {name}. "
+                "Each student has their own link: ask your instructor for yours.")
+    return ""
+
+
+def check_name(name: str, environ: dict[str, str] | None = None) -> str:
+    """``name`` when this page may use it; otherwise :class:`~playground.ui.session_types.SessionError` with
+    :func:`name_refusal`'s words (the page shows them)."""
+    why = name_refusal(name, environ)
+    if why:
+        from .session_types import SessionError
+
+        raise SessionError(why)
+    return name
 
 
 def request_url(environ: dict[str, str] | None = None) -> str:

@@ -41,7 +41,9 @@ class LabelsPart(SessionBase):
                 raise SessionError("Type your name first.")
             self.annotator = None
         else:
-            self.annotator = validate_annotator(name)
+            from .request import check_name  # a roster link binds a student's page to one name
+
+            self.annotator = check_name(validate_annotator(name))
         self.refresh()
         return self.annotator
 
