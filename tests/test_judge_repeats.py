@@ -75,7 +75,7 @@ def test_k_runs_give_the_exact_flip_rate_and_the_record_carries_it(labelled, cap
     # flip rate = 10 * (2/3) / 40 = 1/6; stability = (30 * 1 + 10 * 2/3) / 40 = 11/12
     assert f"judge:{JUDGE}: 3 runs on 40 samples: flip rate 0.167 (chance two runs disagree), 10 sample(s) not " \
            "the same in every run, mean stability 0.917" in out
-    assert "judge verdict per sample over the runs (yes/runs): 30 of 40 the same every time; not: " in out
+    assert f"judge:{JUDGE}: verdict per sample over the runs (pass/runs): 30 of 40 the same every time; not: " in out
     record = load_record(tmp / "rec.json")
     entry = next(e for e in record["scorers"] if e["column"] == f"judge:{JUDGE}")
     assert entry["repeats"] == {"k": 3, "n_units": 40, "unstable_units": 10, "flip_rate": 0.166667,
@@ -85,7 +85,9 @@ def test_k_runs_give_the_exact_flip_rate_and_the_record_carries_it(labelled, cap
     import pandas as pd
 
     units = pd.read_csv(tmp / "out" / "repeats.csv")
-    assert len(units) == 40 and sorted(units["yes"].value_counts().items()) == [(2, 10), (3, 30)]
+    assert len(units) == 40 and sorted(units["passes"].value_counts().items()) == [(2, 10), (3, 30)]
+    # stability 2/3 on the shaky samples, as the tables round it
+    assert set(units["scorer"]) == {f"judge:{JUDGE}"} and sorted(set(units["stability"])) == [0.6667, 1.0]
 
 
 def test_cached_reruns_stay_reruns(labelled, capsys, monkeypatch):
@@ -136,3 +138,21 @@ def test_the_repeat_index_is_in_the_cache_key_and_the_seed(tmp_path):
         assert double.count("/api/chat") == 3 and len(cache) == 3
         with pytest.raises(ValueError, match="repeat must be 0 or more"):
             models.chat(JUDGE, msgs, repeat=-1)
+
+
+def test_reruns_from_files_get_the_per_sample_stability_too(labelled, capsys):
+    """``--rerun FILE``: the same figures for a scorer rerun elsewhere; a rerun sharing no sample is refused."""
+    tmp, db, result = labelled
+    rows = [json.loads(line) for line in result.read_text().splitlines()]
+    flipped = write_rows(tmp / "rerun.jsonl", [{**r, "faithfulness": 0.1 if i < 4 else r["faithfulness"]}
+                                               for i, r in enumerate(rows)])
+    args = ["calibrate", "external", str(result), "--dataset", "qa", "--db", str(db), "--boot", "20"]
+    assert main([*args, "--rerun", str(flipped)]) == 0
+    out = capsys.readouterr().out
+    # 4 of 40 samples pass in one run and fail in the other: flip rate 4 / 40
+    assert "faithfulness: 2 runs on 40 samples: flip rate 0.100 (chance two runs disagree), 4 sample(s)" in out
+    assert "faithfulness: verdict per sample over the runs (pass/runs): 36 of 40 the same every time; not: " in out
+    empty = write_rows(tmp / "empty.jsonl", [{**r, "faithfulness": None} for r in rows])
+    assert main([*args, "--rerun", str(empty)]) == 1
+    assert "faithfulness: no sample was scored in every one of the 2 runs, so there is no flip rate" in \
+        capsys.readouterr().err

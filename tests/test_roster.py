@@ -197,3 +197,23 @@ def test_serve_writes_one_signed_link_per_student(names):
     assert env["PLAYGROUND_ROSTER"] == "1" and SECRET not in env.values()
     _cmd, env = build_command(_args())
     assert "PLAYGROUND_ROSTER" not in env
+
+
+def test_print_command_names_the_roster_secret_without_printing_it(names, capsys, monkeypatch):
+    from playground.cli import main
+
+    monkeypatch.setenv("PLAYGROUND_ROSTER_SECRET", SECRET)
+    assert main(["serve", "--roster", str(names), "--links-file", "l.txt", "--print-command"]) == 0
+    out = capsys.readouterr().out
+    assert "PLAYGROUND_ROSTER=1\n" in out and "PLAYGROUND_ROSTER_SECRET=(set: signs the 2 student links)\n" in out
+    assert SECRET not in out
+
+
+def test_a_bad_roster_stops_serve_with_its_line(tmp_path, capsys, monkeypatch):
+    from playground.cli import main
+
+    monkeypatch.delenv("PLAYGROUND_SERVE_TOKEN", raising=False)
+    bad = tmp_path / "names.txt"
+    bad.write_text("alice\nalice\n", encoding="utf-8")
+    assert main(["serve", "--roster", str(bad), "--links-file", "l.txt", "--print-command"]) == 1
+    assert f"--roster {bad}: line 2: 'alice' is already on line 1" in capsys.readouterr().err

@@ -31,6 +31,7 @@ __all__ = [
     "identity_of",
     "input_files",
     "judge_scorer",
+    "keep_stability",
     "metric_map",
     "refused",
     "run_result_table",
@@ -179,9 +180,9 @@ def judge_scorer(args: argparse.Namespace, opened: Any, labels: Any,
     """``--judge MODEL [--repeats K]``: the judge as one more per-sample scorer, rate ``faithfulness`` (or the one
     ``--metric judge:MODEL=RATE`` gives), run on every sample with a human label of that rate's dimension (the
     calibration units); with K >= 2 its stability goes to ``args.repeats_figures`` (for the record) and
-    ``args.judge_units`` (per sample, for the report)."""
+    ``args.repeat_units`` (per sample, for the report): :func:`keep_stability`."""
     from ..calibrate.external_samples import DIMENSION_OF_RATE
-    from ..calibrate.repeats import judge_column, judge_runs, stability, unit_stability
+    from ..calibrate.repeats import judge_column, judge_runs
     from ..harness.llm import ModelCache, OllamaModels, resolve_host
 
     if args.judge is None:
@@ -209,9 +210,7 @@ def judge_scorer(args: argparse.Namespace, opened: Any, labels: Any,
         runs = judge_runs(opened, cases, OllamaModels(host=resolve_host(args.ollama_host), cache=cache), args.judge,
                           args.repeats)
     if args.repeats >= 2:
-        args.repeats_figures = {**(getattr(args, "repeats_figures", None) or {}),
-                                **stability(runs, [column], threshold)}
-        args.judge_units = unit_stability(runs, column, threshold)
+        keep_stability(args, runs, [column], threshold)
     return [(column, rate, {c: v for c, s in runs[0].items() if (v := s[column]) is not None})]
 
 
@@ -286,11 +285,12 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
         print(f"{column}: {r['k']} runs on {r['n_units']} samples: flip rate {_f(r['flip_rate'])} (chance two runs "
               f"disagree), {r['unstable_units']} sample(s) not the same in every run, mean stability "
               f"{_f(r['mean_stability'])}")
-    _print_units(getattr(args, "judge_units", None))
+    for column, units in (getattr(args, "repeat_units", None) or {}).items():
+        _print_units(column, units)
     if args.out is not None:
         from ..calibrate import write_tables
 
-        units = getattr(args, "judge_units", None)
+        units = getattr(args, "repeat_units", None)
         write_tables({"scorers": table, **({"repeats": _units_table(units)} if units else {})}, args.out)
         for m in result.metrics:
             write_outputs(m.report, Path(args.out) / slug(m.column))
@@ -299,21 +299,35 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
     return 0
 
 
-def _print_units(units: dict[str, tuple[int, int]] | None) -> None:
-    """The judge's samples whose verdict was not the same in every run: ``case (yes votes/runs)``."""
-    if not units:
-        return
+def keep_stability(args: argparse.Namespace, runs: Any, columns: list[str], threshold: float) -> None:
+    """The stability of ``columns`` over ``runs`` into ``args.repeats_figures`` (the record) and
+    ``args.repeat_units`` (per sample, the report); ValueError when no sample was scored in every run."""
+    from ..calibrate.repeats import stability, unit_stability
+
+    figures = stability(runs, columns, threshold)
+    empty = [c for c in columns if not figures[c]["n_units"]]
+    if empty:
+        raise ValueError(f"{', '.join(empty)}: no sample was scored in every one of the {len(runs)} runs, so there is "
+                         "no flip rate")
+    args.repeats_figures = {**(getattr(args, "repeats_figures", None) or {}), **figures}
+    args.repeat_units = {**(getattr(args, "repeat_units", None) or {}),
+                         **{c: unit_stability(runs, c, threshold) for c in columns}}
+
+
+def _print_units(column: str, units: dict[str, tuple[int, int]]) -> None:
+    """The samples whose verdict was not the same in every run: ``case (pass votes/runs)``."""
     shaky = [f"{case} ({m}/{k})" for case, (m, k) in units.items() if 0 < m < k]
-    print(f"judge verdict per sample over the runs (yes/runs): {len(units) - len(shaky)} of {len(units)} the same "
-          "every time" + (f"; not: {', '.join(shaky)}" if shaky else ""))
+    print(f"{column}: verdict per sample over the runs (pass/runs): {len(units) - len(shaky)} of {len(units)} the "
+          "same every time" + (f"; not: {', '.join(shaky)}" if shaky else ""))
 
 
-def _units_table(units: dict[str, tuple[int, int]]) -> Any:
-    """``repeats.csv``: per judged sample, its yes votes, runs and stability (the majority verdict's share)."""
+def _units_table(units: dict[str, dict[str, tuple[int, int]]]) -> Any:
+    """``repeats.csv``: per scorer and sample, its pass votes, runs and stability (the majority verdict's share)."""
     import pandas as pd
 
-    return pd.DataFrame([{"case_id": c, "yes": m, "runs": k, "stability": max(m, k - m) / k}
-                         for c, (m, k) in units.items()], columns=["case_id", "yes", "runs", "stability"])
+    return pd.DataFrame([{"scorer": col, "case_id": c, "passes": m, "runs": k, "stability": max(m, k - m) / k}
+                         for col, by_case in units.items() for c, (m, k) in by_case.items()],
+                        columns=["scorer", "case_id", "passes", "runs", "stability"])
 
 
 def _write_record(result: Any, args: argparse.Namespace, revision: str) -> None:
@@ -334,11 +348,10 @@ def _f(x: float | None) -> str:
 
 
 def rerun_stability(table: Any, opened: Any, args: argparse.Namespace, threshold: float) -> None:
-    """``--rerun``: read each rerun like the first run and keep the stability figures in ``args.repeats_figures``."""
+    """``--rerun``: read each rerun like the first run and keep the stability figures (:func:`keep_stability`)."""
     if not args.rerun:
         return
     from ..calibrate.external_samples import match_rows, read_result
-    from ..calibrate.repeats import stability
 
     runs = [match_rows(table, opened)[0]]
     for path in args.rerun:
@@ -348,7 +361,7 @@ def rerun_stability(table: Any, opened: Any, args: argparse.Namespace, threshold
         if missing:
             raise ValueError(f"--rerun {path}: no column(s) {', '.join(missing)} of the first run")
         runs.append(match_rows(rerun, opened)[0])
-    args.repeats_figures = stability(runs, list(table.rates), threshold)
+    keep_stability(args, runs, list(table.rates), threshold)
 
 
 def _mapped(args: argparse.Namespace) -> dict[str, str]:
