@@ -5,7 +5,6 @@ from pathlib import Path
 
 from playground.cli import main
 from playground.store import open_store
-from playground.verdicts import response_unit
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 
@@ -53,7 +52,10 @@ def test_guidelines_bad_input_exits_2_and_writes_nothing(tmp_path, capsys):
 
 def test_tags_list_add_rename_merge(tmp_path, capsys):
     db = tmp_path / "l.db"
-    a, b = response_unit("GC-0001", "GC-0001-R1", "A."), response_unit("GC-0002", "GC-0002-R1", "B.")
+    from playground.golden import load_dataset
+    from playground.verdicts import response_units
+
+    a, b = response_units(load_dataset())[:2]
     with open_store(db) as s:
         s.set_tags("ana", a, ["halluc", "vague"])
         s.set_tags("ben", a, ["made-up"])
@@ -64,14 +66,22 @@ def test_tags_list_add_rename_merge(tmp_path, capsys):
                "--db", db)[:2] == (0, "merged halluc, made-up into hallucination in golden (tag events and notes "
                                       "unchanged)\n")
     assert cli(capsys, "tags", "rename", "--dataset", "golden", "vague", "hedging", "--by", "lea", "--db", db)[0] == 0
+    with open_store(db) as s:  # verdicts: a fails (ana, ben), b passes (ben)
+        s.set_label("ana", a, "pass", 0)
+        s.set_label("ben", a, "pass", 0)
+        s.set_label("ben", b, "pass", 1)
     code, out, _ = cli(capsys, "tags", "list", "--dataset", "golden", "--db", db)
     lines = out.splitlines()
-    assert code == 0 and lines[:3] == [
-        "tag                      responses tag sets  description",
-        "hallucination                    2        3  invented facts",
-        "hedging                          1        1"]
-    assert lines[3].startswith("halluc                   -> hallucination (by owner, ")
-    assert lines[5].startswith("vague                    -> hedging (by lea, ") and len(lines) == 6
+    # pooled: a is hallucination (ana: halluc, ben: made-up) and hedging (ana: vague); b hallucination (ben): 2 of 2
+    # judged; 2/2 -> Wilson [34.2%, 100.0%], 1/2 -> [9.5%, 90.5%]; pass 1 of 2 -> 50.0% [9.5%, 90.5%]
+    assert code == 0 and lines[:4] == [
+        "2 response(s) judged (pass or fail, any annotator); consensus pass 1 of 2 (ties left out): 50.0% "
+        "[9.5%, 90.5%]",
+        "tag                      responses of judged  95% Wilson       tag sets  description",
+        "hallucination                    2    100.0%  [34.2%, 100.0%]         3  invented facts",
+        "hedging                          1     50.0%  [9.5%, 90.5%]           1"]
+    assert lines[4].startswith("halluc                   -> hallucination (by owner, ")
+    assert lines[6].startswith("vague                    -> hedging (by lea, ") and len(lines) == 7
 
 
 def test_tags_bad_input_exits_2_and_writes_nothing(tmp_path, capsys):

@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: p.print_help() or 2)
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     actions = {
-        "list": ("every tag with the responses and tag sets that carry it; where merged ones went", None, ""),
+        "list": ("every tag with the responses that carry it (of the judged ones, with a 95% Wilson interval) and "
+                 "its tag sets; where merged ones went", None, ""),
         "add": ("add TAG to the taxonomy", "TAG", "the new tag"),
         "rename": ("rename tag OLD to NEW (a name not used before)", None, ""),
         "merge": ("merge every TAG into --into TARGET (which must exist)", "TAG", "the tags to merge"),
@@ -63,19 +64,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         a.set_defaults(func=run_tags, **({"names": []} if action == "list" else {}))
 
 
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
 def _list(args: argparse.Namespace, store: Any) -> int:
+    from ..verdicts import failure_mode_table, pass_rate, response_catalog
+
     modes = store.taxonomy(args.dataset)
     if not modes:
         print(f"dataset {terminal_safe(args.dataset)} has no failure-mode tags yet")
         return 0
+    units = list(response_catalog(store, getattr(args, "root", None), args.dataset).values())
+    table = {r.name: r for r in failure_mode_table(store, units)}
+    passed = pass_rate(store, units)
+    judged = next(iter(table.values())).responses_judged if table else 0
+    print(f"{judged} response(s) judged (pass or fail, any annotator); consensus pass {passed.passed} of "
+          f"{passed.judged} (ties left out): {_pct(passed.passed / passed.judged if passed.judged else None)} "
+          f"[{_pct(passed.low)}, {_pct(passed.high)}]")
     sets = store.tags(dataset=args.dataset)
-    responses = Counter(tag for _uid, tag in {(s.unit_id, tag) for s in sets for tag in s.tags})
     votes = Counter(tag for s in sets for tag in s.tags)
-    print(f"{'tag':<24} {'responses':>9} {'tag sets':>8}  description")
+    print(f"{'tag':<24} {'responses':>9} {'of judged':>9}  {'95% Wilson':<16} {'tag sets':>8}  description")
     for m in modes:
         if m.merged_into is None:
-            desc = terminal_safe(m.description)
-            print(f"{terminal_safe(m.name):<24} {responses[m.name]:>9} {votes[m.name]:>8}  {desc}".rstrip())
+            r = table.get(m.name)
+            ci = "—" if r is None or r.low is None else f"[{_pct(r.low)}, {_pct(r.high)}]"
+            line = (f"{terminal_safe(m.name):<24} {r.responses_tagged if r else 0:>9} {_pct(r.rate if r else None):>9}"
+                    f"  {ci:<16} {votes[m.name]:>8}  {terminal_safe(m.description)}")
+            print(line.rstrip())
     for m in modes:
         if m.merged_into is not None:
             print(f"{terminal_safe(m.name):<24} -> {terminal_safe(m.merged_into)} (by {terminal_safe(m.merged_by)}, "
