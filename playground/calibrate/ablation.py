@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from .frozen import FrozenReport
+from .frozen import PartReport
 
 __all__ = ["ablation", "ablation_table"]
 
@@ -34,8 +34,8 @@ def _support(off: tuple[str, ...]) -> Any:
 
 
 def ablation(dataset: str, *, n_boot: int = 1000, seed: int = 0, criterion: str = "balanced_accuracy",
-             rules: Sequence[str] | None = None) -> FrozenReport:
-    """One :class:`FrozenReport` of ``dataset`` (``ragtruth`` or ``begin``) whose
+             rules: Sequence[str] | None = None) -> PartReport:
+    """One :class:`PartReport` of ``dataset`` (``ragtruth`` or ``begin``) whose
     scorers are the support scorer with all rules on (``all rules``) and with
     each rule off in turn (``without <rule>``)."""
     from ..harness import score as S
@@ -51,7 +51,7 @@ def ablation(dataset: str, *, n_boot: int = 1000, seed: int = 0, criterion: str 
     raise ValueError(f"unknown data set {dataset!r} (known: ragtruth, begin)")
 
 
-def ablation_table(reports: Sequence[FrozenReport]) -> pd.DataFrame:
+def ablation_table(reports: Sequence[PartReport]) -> pd.DataFrame:
     """Overall rows of each report, with ``delta_kappa`` and ``delta_balanced_accuracy``
     against the ``all rules`` row of the same data set."""
     rows: list[dict[str, Any]] = []

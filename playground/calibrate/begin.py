@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from ..begin import BeginRecord, load_begin
-from .frozen import AnyScorer, FrozenReport, TuningCVReport, evaluate_frozen, items_of, only_sources
+from .frozen import AnyScorer, PartReport, evaluate_frozen, items_of, only_sources
 from .ragtruth import real_scorers
 
 __all__ = ["begin_split", "frozen_begin", "tuning_cv_begin"]
@@ -30,7 +30,7 @@ def begin_split(path: str | Path | None = None) -> tuple[list[BeginRecord], list
 
 def frozen_begin(path: str | Path | None = None, *, criterion: str = "balanced_accuracy", n_boot: int = 2000,
                  seed: int = 0, confidence: float = 0.95, scorers: Sequence[tuple[str, AnyScorer]] | None = None,
-                 sources: Collection[str] | None = None, subset: str = "") -> FrozenReport:
+                 sources: Collection[str] | None = None, subset: str = "") -> PartReport:
     """Every scorer on BEGIN's frozen part, its floor chosen on the tuning part
     (``sources``: only the frozen responses of these sources are reported)."""
     from ..harness import score as S
@@ -45,7 +45,7 @@ def frozen_begin(path: str | Path | None = None, *, criterion: str = "balanced_a
 def tuning_cv_begin(path: str | Path | None = None, *, folds: int = 5, criterion: str = "balanced_accuracy",
                     n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
                     scorers: Sequence[tuple[str, AnyScorer]] | None = None,
-                    sources: Collection[str] | None = None, subset: str = "") -> TuningCVReport:
+                    sources: Collection[str] | None = None, subset: str = "") -> PartReport:
     """Every scorer cross-validated on BEGIN's *tuning* part only, grouped by source
     (:func:`playground.calibrate.frozen.tuning_cv`; no frozen response is scored;
     ``sources``: only the tuning responses of these sources take part)."""

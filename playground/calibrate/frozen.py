@@ -51,14 +51,12 @@ __all__ = [
     "TASK_KINDS",
     "YES_NO",
     "AnyScorer",
-    "FrozenReport",
     "GivenScores",
     "Item",
     "KindScorer",
+    "PartReport",
     "Scorer",
-    "ScorerCV",
-    "ScorerOnFrozen",
-    "TuningCVReport",
+    "ScorerOnPart",
     "bootstrap_indices",
     "choose_floor",
     "counts_metrics",
@@ -223,13 +221,17 @@ def choose_floor(scores: Sequence[float], supported: Sequence[bool], grid: Seque
 
 
 @dataclass(frozen=True)
-class ScorerOnFrozen:
-    """One scorer: its floor from the tuning part and its figures on the frozen part.
+class ScorerOnPart:
+    """One scorer on the part reported: the floor(s) it used and its figures.
 
-    ``rows``: one dict per slice (``all`` and each task type) with ``n``,
-    ``hallucinated``, each statistic and its interval (``*_low``, ``*_high``).
-    ``reason``: why figures are missing, if they are.  ``yes_no``: a verdict
-    scorer, no floor chosen (``floor`` is None, the table shows :data:`YES_NO`).
+    On the frozen part (:func:`evaluate_frozen`) ``floor`` is the floor chosen
+    on the tuning part; cross-validated on the tuning part (:func:`tuning_cv`)
+    ``fold_floors`` holds the floor chosen in each fold (``None`` where
+    undefined) and ``floor`` is None.  ``rows``: one dict per slice (``all``
+    and each task type, then each part label) with ``n``, ``hallucinated``,
+    each statistic and its interval (``*_low``, ``*_high``).  ``reason``: why
+    figures are missing, if they are.  ``yes_no``: a verdict scorer, no floor
+    chosen (the table shows :data:`YES_NO`).
     """
 
     name: str
@@ -237,6 +239,7 @@ class ScorerOnFrozen:
     rows: tuple[dict[str, Any], ...]
     reason: str = ""
     yes_no: bool = False
+    fold_floors: tuple[float | None, ...] = ()
 
 
 STATS = ("kappa", "balanced_accuracy", "recall_hallucinated", "precision_hallucinated")
@@ -274,28 +277,45 @@ def _slice_row(task: str, sup: np.ndarray, pred: np.ndarray, groups: np.ndarray,
 
 
 @dataclass(frozen=True)
-class FrozenReport:
-    """Scorers on one data set's frozen part (module docstring)."""
+class PartReport:
+    """Scorers on one part of one data set: the frozen part with floors from the tuning part
+    (:func:`evaluate_frozen`, ``folds`` 0), or the tuning part cross-validated (:func:`tuning_cv`,
+    ``folds`` >= 2).
+
+    ``n``, ``hallucinated``, ``sources``: of the part reported; ``n_tuning``: the tuning items the
+    floors were chosen on (the whole tuning part in both cases)."""
 
     dataset: str
     n_tuning: int
-    n_frozen: int
-    hallucinated_frozen: int
-    sources_frozen: int
+    n: int
+    hallucinated: int
+    sources: int
+    folds: int
     criterion: str
     n_boot: int
     seed: int
-    scorers: tuple[ScorerOnFrozen, ...]
-    #: Empty, or what part of the frozen part is reported (``--judge-limit``: the first N sources).
+    scorers: tuple[ScorerOnPart, ...]
+    #: Empty, or what part of the part is reported (``--judge-limit``: the first N sources).
     subset: str = ""
 
+    @property
+    def tuning_cv(self) -> bool:
+        """The tuning part cross-validated (else: the frozen part)."""
+        return self.folds > 0
+
     def table(self) -> pd.DataFrame:
-        """One row per scorer and slice; a yes/no scorer's floor is :data:`YES_NO`."""
-        rows = [{"dataset": self.dataset, "scorer": s.name, "floor": YES_NO if s.yes_no else s.floor, **r}
+        """One row per scorer and slice; ``floor`` is the floor used on the frozen part, or the folds'
+        floors joined by spaces for a cross-validation, :data:`YES_NO` for a verdict scorer."""
+        rows = [{"dataset": self.dataset, "scorer": s.name, "floor": YES_NO if s.yes_no else self._floor(s), **r}
                 for s in self.scorers for r in s.rows]
         return pd.DataFrame(rows)
 
-    def scorer(self, name: str) -> ScorerOnFrozen:
+    def _floor(self, s: ScorerOnPart) -> float | str | None:
+        if not self.tuning_cv:
+            return s.floor
+        return " ".join("—" if f is None else f"{f:g}" for f in s.fold_floors)
+
+    def scorer(self, name: str) -> ScorerOnPart:
         return next(s for s in self.scorers if s.name == name)
 
     def floors(self) -> dict[str, float | None]:
@@ -315,7 +335,7 @@ def evaluate_frozen(dataset: str, tuning: Sequence[Item], frozen: Sequence[Item]
                     scorers: Sequence[tuple[str, AnyScorer]], *, grid: Sequence[float], default: float,
                     criterion: str = "balanced_accuracy", n_boot: int = 2000, seed: int | str = 0,
                     confidence: float = 0.95, floors: dict[str, float] | None = None,
-                    subset: str = "") -> FrozenReport:
+                    subset: str = "") -> PartReport:
     """Choose each scorer's floor on ``tuning`` (or take it from ``floors``), report on ``frozen``.
 
     A yes/no scorer (:class:`GivenScores` with ``yes_no``) reads no tuning item: it
@@ -339,59 +359,16 @@ def evaluate_frozen(dataset: str, tuning: Sequence[Item], frozen: Sequence[Item]
             floor, reason = choose_floor(ts, [i.supported for i in tuning], grid, default=default,
                                          criterion=criterion)
         if (floor is None and not yes_no) or not frozen:
-            out.append(ScorerOnFrozen(name, floor, (), reason or "no frozen items", yes_no))
+            out.append(ScorerOnPart(name, floor, (), reason or "no frozen items", yes_no))
             continue
         pred = score_items(fn, frozen) >= (0.5 if floor is None else floor)
-        out.append(ScorerOnFrozen(name, floor, _frozen_rows(sup_f, pred, groups, tasks, n_boot, seed, confidence),
-                                  yes_no=yes_no))
-    return FrozenReport(dataset, len(tuning), len(frozen), int((~sup_f).sum()), len(frozen_sources), criterion,
-                        n_boot, seed if isinstance(seed, int) else 0, tuple(out), subset)
+        out.append(ScorerOnPart(name, floor, _frozen_rows(sup_f, pred, groups, tasks, n_boot, seed, confidence),
+                                yes_no=yes_no))
+    return PartReport(dataset, len(tuning), len(frozen), int((~sup_f).sum()), len(frozen_sources), 0, criterion,
+                      n_boot, seed if isinstance(seed, int) else 0, tuple(out), subset)
 
 
 # --------------------------------------------------------------------------- tuning-only cross-validation
-
-
-@dataclass(frozen=True)
-class ScorerCV:
-    """One scorer cross-validated on a tuning part: the floor chosen in each fold
-    (``None`` where undefined) and the pooled held-out figures (``rows`` as
-    :class:`ScorerOnFrozen`'s: ``all`` and each task type)."""
-
-    name: str
-    fold_floors: tuple[float | None, ...]
-    rows: tuple[dict[str, Any], ...]
-    reason: str = ""
-    #: A verdict scorer: no floor chosen in any fold (``fold_floors`` is empty, the table shows ``yes/no``).
-    yes_no: bool = False
-
-
-@dataclass(frozen=True)
-class TuningCVReport:
-    """Scorers cross-validated on one data set's tuning part (:func:`tuning_cv`)."""
-
-    dataset: str
-    n: int
-    hallucinated: int
-    sources: int
-    folds: int
-    criterion: str
-    n_boot: int
-    seed: int
-    scorers: tuple[ScorerCV, ...]
-    #: Empty, or what part of the tuning part is reported (``--judge-limit``: the first N sources).
-    subset: str = ""
-
-    def table(self) -> pd.DataFrame:
-        """One row per scorer and slice; ``floor`` is the folds' floors joined by spaces (``yes/no`` for a
-        verdict scorer)."""
-        rows = [{"dataset": self.dataset, "scorer": s.name,
-                 "floor": YES_NO if s.yes_no else " ".join("—" if f is None else f"{f:g}" for f in s.fold_floors),
-                 **r}
-                for s in self.scorers for r in s.rows]
-        return pd.DataFrame(rows)
-
-    def scorer(self, name: str) -> ScorerCV:
-        return next(s for s in self.scorers if s.name == name)
 
 
 def _held_out(s: np.ndarray, sup: np.ndarray, fold: np.ndarray, folds: int, yes_no: bool, grid: Sequence[float],
@@ -420,7 +397,7 @@ def _held_out(s: np.ndarray, sup: np.ndarray, fold: np.ndarray, folds: int, yes_
 def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str, AnyScorer]], *,
               grid: Sequence[float], default: float, folds: int = 5, criterion: str = "balanced_accuracy",
               n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
-              parts: Sequence[str] | None = None, subset: str = "") -> TuningCVReport:
+              parts: Sequence[str] | None = None, subset: str = "") -> PartReport:
     """Grouped cross-validation on the tuning part alone (never reads a frozen item).
 
     Item ``i`` is in fold ``fold_of(source_i, folds, seed)``
@@ -457,7 +434,8 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
         pred, used, floors, reasons = _held_out(score_items(fn, tuning), sup, fold, 0 if yes_no else folds,
                                                 yes_no, grid, default, criterion)
         if not used.any():
-            out.append(ScorerCV(name, tuple(floors), (), "; ".join(reasons) or "no tuning items"))
+            out.append(ScorerOnPart(name, None, (), "; ".join(reasons) or "no tuning items",
+                                    fold_floors=tuple(floors)))
             continue
         u_sup, u_pred, u_grp, u_task, u_part = sup[used], pred[used], groups[used], tasks[used], part[used]
         rows = [_slice_row("all", u_sup, u_pred, u_grp, n_boot, seed, confidence)]
@@ -466,6 +444,6 @@ def tuning_cv(dataset: str, tuning: Sequence[Item], scorers: Sequence[tuple[str,
             for t in labels:
                 m = col == t
                 rows.append(_slice_row(t, u_sup[m], u_pred[m], u_grp[m], n_boot, seed, confidence))
-        out.append(ScorerCV(name, tuple(floors), tuple(rows), "; ".join(reasons), yes_no))
-    return TuningCVReport(dataset, len(tuning), int((~sup).sum()), len(set(groups.tolist())), folds, criterion,
-                          n_boot, seed, tuple(out), subset)
+        out.append(ScorerOnPart(name, None, tuple(rows), "; ".join(reasons), yes_no, tuple(floors)))
+    return PartReport(dataset, len(tuning), len(tuning), int((~sup).sum()), len(set(groups.tolist())), folds,
+                      criterion, n_boot, seed, tuple(out), subset)

@@ -6,7 +6,7 @@
 ``frozen`` or ``tuning``):
 
 * ``<dataset>-frozen.csv`` (``-tuning-cv.csv``): the printed table —
-  :meth:`FrozenReport.table` / :meth:`TuningCVReport.table` in the columns
+  :meth:`~playground.calibrate.frozen.PartReport.table` in the columns
   :data:`TABLE_COLUMNS`, every float as printed (three decimals), an undefined
   figure (printed ``—``) empty;
 * ``<dataset>-<part>-claims.csv``: one row per claim of the reported part —
@@ -49,7 +49,7 @@ import numpy as np
 from ..files import write_all_atomic
 from ..sampling import fold_of
 from ..store.io import neutralise_cell
-from .frozen import AnyScorer, FrozenReport, GivenScores, TuningCVReport, items_of, score_items
+from .frozen import AnyScorer, GivenScores, PartReport, items_of, score_items
 from .judge_scorer import JudgeVerdicts
 
 __all__ = [
@@ -72,16 +72,15 @@ TABLE_COLUMNS = ("dataset", "scorer", "task_type", "n", "hallucinated", "sources
 #: The first columns of the claims file, before the scorers' columns.
 CLAIM_COLUMNS = ("claim_id", "source_id", "task_type", "human_supported")
 
-Report = FrozenReport | TuningCVReport
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
 _DIGITS = re.compile(r"(\d+)")
 
 
-def file_names(report: Report) -> tuple[str, str]:
+def file_names(report: PartReport) -> tuple[str, str]:
     """``(table file, claims file)`` names of ``report``: ``ragtruth-frozen.csv`` and
     ``ragtruth-frozen-claims.csv``, or ``…-tuning-cv.csv`` and ``…-tuning-claims.csv``."""
     stem = report.dataset.lower()
-    if isinstance(report, TuningCVReport):
+    if report.tuning_cv:
         return f"{stem}-tuning-cv.csv", f"{stem}-tuning-claims.csv"
     return f"{stem}-frozen.csv", f"{stem}-frozen-claims.csv"
 
@@ -95,7 +94,7 @@ def _printed(v: Any) -> str:
     return str(v)
 
 
-def table_rows(report: Report) -> list[list[str]]:
+def table_rows(report: PartReport) -> list[list[str]]:
     """The table file's rows, header first (:data:`TABLE_COLUMNS`, the cells as printed)."""
     frame = report.table()
     rows = [list(TABLE_COLUMNS)]
@@ -124,12 +123,12 @@ def _natural(claim_id: str) -> tuple[tuple[tuple[int, int | str], ...], str]:
     return parts, claim_id
 
 
-def _passes(report: Report, name: str, scores: np.ndarray, sources: Sequence[str],
+def _passes(report: PartReport, name: str, scores: np.ndarray, sources: Sequence[str],
             fn: AnyScorer) -> list[bool | None]:
     """Each claim's label at the floor the report used (None: no floor)."""
     if isinstance(fn, GivenScores) and fn.yes_no:
         return [bool(x) for x in scores >= 0.5]
-    if isinstance(report, FrozenReport):
+    if not report.tuning_cv:
         floor = report.scorer(name).floor
         return [None] * len(sources) if floor is None else [bool(x) for x in scores >= floor]
     floors = report.scorer(name).fold_floors
@@ -141,13 +140,13 @@ def _passes(report: Report, name: str, scores: np.ndarray, sources: Sequence[str
     return out
 
 
-def claim_rows(report: Report, records: Sequence[Any], scorers: Sequence[tuple[str, AnyScorer]]) -> list[list[Any]]:
+def claim_rows(report: PartReport, records: Sequence[Any], scorers: Sequence[tuple[str, AnyScorer]]) -> list[list[Any]]:
     """The claims file's rows, header first, in the order of the module docstring (values not yet text:
     ``bool``, ``float``, ``str``, None for an empty cell)."""
     return _claims(report, records, scorers)[0]
 
 
-def _claims(report: Report, records: Sequence[Any],
+def _claims(report: PartReport, records: Sequence[Any],
             scorers: Sequence[tuple[str, AnyScorer]]) -> tuple[list[list[Any]], int]:
     """:func:`claim_rows` and how many claims some scorer disagrees with the human label on."""
     items = items_of(records)
@@ -192,14 +191,14 @@ def _csv(rows: Sequence[Sequence[Any]]) -> str:
     return buf.getvalue()
 
 
-def report_files(report: Report, records: Sequence[Any],
+def report_files(report: PartReport, records: Sequence[Any],
                  scorers: Sequence[tuple[str, AnyScorer]]) -> dict[str, str]:
     """``{file name: CSV text}`` of the two files (module docstring); ``records``: the reported part's records
     (RAGTruth or BEGIN), ``scorers``: the report's scorers by row name."""
     return _texts(report, _claims(report, records, scorers)[0])
 
 
-def _texts(report: Report, claims: list[list[Any]]) -> dict[str, str]:
+def _texts(report: PartReport, claims: list[list[Any]]) -> dict[str, str]:
     table_name, claims_name = file_names(report)
     return {table_name: _csv(table_rows(report)), claims_name: _csv(claims)}
 
@@ -221,7 +220,7 @@ class WrittenFiles:
                 f"claims, the {self.disagreements} where a scorer disagrees with the human label first)")
 
 
-def write_report_files(out_dir: str | Path, report: Report, records: Sequence[Any],
+def write_report_files(out_dir: str | Path, report: PartReport, records: Sequence[Any],
                        scorers: Sequence[tuple[str, AnyScorer]]) -> WrittenFiles:
     """Write :func:`report_files` into ``out_dir`` (made if missing): both files or neither."""
     out = Path(out_dir)

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from .frozen import _ROUGE_TOKEN_RE, FrozenReport, Item, evaluate_frozen, rouge1_precision
+from .frozen import _ROUGE_TOKEN_RE, Item, PartReport, evaluate_frozen, rouge1_precision
 
 __all__ = ["golden_key_reports", "reference_relevance", "rouge1_recall"]
 
@@ -51,7 +51,7 @@ def reference_relevance(query: str, reference: str, passage: str) -> float:
 
 
 def golden_key_reports(run_dir: str | Path, root: str | Path | None = None, *, n_boot: int = 2000,
-                       seed: int = 0, criterion: str = "balanced_accuracy") -> tuple[FrozenReport, FrozenReport]:
+                       seed: int = 0, criterion: str = "balanced_accuracy") -> tuple[PartReport, PartReport]:
     """``(correctness, relevance)`` reports of a harness run folder on the frozen golden cases."""
     from ..golden import load_dataset
     from ..harness import score as S

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .frozen import AnyScorer, FrozenReport, GivenScores, TuningCVReport, only_sources
+from .frozen import AnyScorer, GivenScores, PartReport, only_sources
 
 __all__ = ["DATASETS", "OutsideRun", "OutsideScorers", "outside_report", "outside_run", "split_of"]
 
@@ -149,7 +149,7 @@ class OutsideRun:
     :class:`~playground.calibrate.judge_scorer.JudgeVerdicts`, then the ``--scores``) — what
     :func:`~playground.calibrate.frozen_files.write_report_files` writes the per-claim file from."""
 
-    report: FrozenReport | TuningCVReport
+    report: PartReport
     reported: tuple[Any, ...]
     scorers: tuple[tuple[str, AnyScorer], ...]
 
@@ -157,7 +157,7 @@ class OutsideRun:
 def outside_report(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = False,
                    path: str | Path | Sequence[Any] | None = None,
                    folds: int = 5, criterion: str = "balanced_accuracy", n_boot: int | None = None, seed: int = 0,
-                   confidence: float = 0.95) -> FrozenReport | TuningCVReport:
+                   confidence: float = 0.95) -> PartReport:
     """The frozen report (or with ``tuning_cv`` the tuning-part cross-validation) of ``dataset``
     (``ragtruth`` / ``begin``) with our scorers and the outside ones of ``spec`` (module docstring).
 
@@ -199,7 +199,7 @@ def outside_run(dataset: str, spec: OutsideScorers, *, tuning_cv: bool = False,
     boot = n_boot if n_boot is not None else (1000 if tuning_cv else 2000)
     common: dict[str, Any] = {"criterion": criterion, "n_boot": boot, "seed": seed, "confidence": confidence,
                               "scorers": scorers, "sources": sources, "subset": subset}
-    report: FrozenReport | TuningCVReport
+    report: PartReport
     if dataset == "ragtruth":
         from .ragtruth import frozen_ragtruth, tuning_cv_ragtruth
 

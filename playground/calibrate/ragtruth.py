@@ -27,7 +27,7 @@ import pandas as pd
 from ..stats import balanced_accuracy, cohens_kappa, f1_score
 from ..sweep import CRITERIA, CVResult, SweepRow
 from .comparison import paired
-from .frozen import AnyScorer, FrozenReport, TuningCVReport
+from .frozen import AnyScorer, PartReport
 from .labellings import AutoLabelling, HumanLabelling, _auto_frame, _human_frame
 from .tables import _r
 from .thresholds import ThresholdCalibration, threshold_sweep
@@ -346,7 +346,7 @@ def real_scorers(off: Sequence[str] = ()) -> list[tuple[str, Callable[..., float
 def frozen_ragtruth(files: Sequence[Any] | None = None, *, criterion: str = "balanced_accuracy",
                     n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
                     scorers: Sequence[tuple[str, AnyScorer]] | None = None,
-                    sources: Collection[str] | None = None, subset: str = "") -> FrozenReport:
+                    sources: Collection[str] | None = None, subset: str = "") -> PartReport:
     """Every scorer on RAGTruth's frozen part, its floor chosen on the tuning part
     (:func:`playground.calibrate.frozen.evaluate_frozen`; per task type QA / Summary).
 
@@ -364,7 +364,7 @@ def frozen_ragtruth(files: Sequence[Any] | None = None, *, criterion: str = "bal
 def tuning_cv_ragtruth(files: Sequence[Any] | None = None, *, folds: int = 5, criterion: str = "balanced_accuracy",
                        n_boot: int = 1000, seed: int = 0, confidence: float = 0.95,
                        scorers: Sequence[tuple[str, AnyScorer]] | None = None,
-                       sources: Collection[str] | None = None, subset: str = "") -> TuningCVReport:
+                       sources: Collection[str] | None = None, subset: str = "") -> PartReport:
     """Every scorer cross-validated on RAGTruth's *tuning* part only, grouped by source
     (:func:`playground.calibrate.frozen.tuning_cv`; no frozen claim is scored).
 

@@ -135,7 +135,7 @@ def _print(rep: Any, spec: Any) -> None:
               f"{', previous turn as the question' if rep.dataset == 'BEGIN' else ''}), no floor chosen")
     if spec.scores is not None:
         print(f"{spec.scores_row}: per-claim scores from {spec.scores}, floor chosen on the tuning part like ours")
-    if hasattr(rep, "n_frozen"):
+    if not rep.tuning_cv:
         _print_frozen(rep)
     else:
         _print_tuning_cv(rep)

@@ -163,9 +163,9 @@ def _print_table(frame: Any, columns: list[str]) -> None:
 def _print_frozen(rep: Any, no_class: str = "hallucinated") -> None:
     units = "claims" if no_class == "hallucinated" else "units"
     print(f"{rep.dataset}: floors chosen on the tuning part ({rep.n_tuning} {units}) by "
-          f"{rep.criterion.replace('_', ' ')}; figures on the frozen part only: {rep.n_frozen} {units}, "
-          f"{rep.hallucinated_frozen} {no_class} ({rep.hallucinated_frozen / max(rep.n_frozen, 1):.1%}), "
-          f"{rep.sources_frozen} {'sources' if no_class == 'hallucinated' else 'cases'}")
+          f"{rep.criterion.replace('_', ' ')}; figures on the frozen part only: {rep.n} {units}, "
+          f"{rep.hallucinated} {no_class} ({rep.hallucinated / max(rep.n, 1):.1%}), "
+          f"{rep.sources} {'sources' if no_class == 'hallucinated' else 'cases'}")
     print(f"intervals: percentile cluster bootstrap over frozen {'sources' if no_class == 'hallucinated' else 'cases'}"
           f", {rep.n_boot} resamples, seed {rep.seed}; recall and precision (_h) are of the {no_class!r} class")
     for s in rep.scorers:
@@ -236,13 +236,12 @@ def write_out(args: argparse.Namespace, report: Any, records: Any = None, scorer
     from ..calibrate.frozen_files import write_report_files
 
     if records is None or scorers is None:
-        from ..calibrate.frozen import TuningCVReport
         from ..calibrate.outside_report import split_of
         from ..calibrate.ragtruth import real_scorers
 
         dataset = report.dataset.lower()
         tuning, frozen = split_of(dataset, getattr(args, "file", None) if dataset == "begin" else None)
-        records = tuning if isinstance(report, TuningCVReport) else frozen
+        records = tuning if report.tuning_cv else frozen
         scorers = real_scorers()
     try:
         written = write_report_files(args.out, report, records, scorers)
@@ -277,9 +276,8 @@ _FLOOR_SOURCES = {
 def finish_report(args: argparse.Namespace, report: Any, records: Any = None, scorers: Any = None) -> int:
     """What follows a printed RAGTruth or BEGIN report: BEGIN's caveat (frozen report), the ``--out`` files
     (:func:`write_out`), then ``--save-floors`` (frozen report); the exit code."""
-    from ..calibrate.frozen import TuningCVReport
 
-    tuning = isinstance(report, TuningCVReport)
+    tuning = report.tuning_cv
     if report.dataset == "BEGIN" and not tuning:
         print(BEGIN_CAVEAT)
     if write_out(args, report, records, scorers):
