@@ -40,7 +40,7 @@ from .store.core import majority
 from .store.tags import TAG_RULE, check_tag_name
 
 __all__ = ["RESPONSE_KIND", "TAG_RULE", "VERDICT_DIMENSION", "FailureModeRow", "PassRate", "failure_mode_table",
-           "pass_rate", "response_catalog", "response_unit", "response_units", "validate_tag"]
+           "pass_rate", "response_catalog", "response_unit", "response_units", "validate_tag", "verdict_summary"]
 
 
 def response_unit(case_id: str, response_id: str, response_text: str) -> Unit:
@@ -128,6 +128,17 @@ def _rate(k: int, n: int) -> tuple[float | None, float | None, float | None]:
     return (None, None, None) if ci is None else (k / n, ci[0], ci[1])
 
 
+def _value(verdicts: dict[str, list[int]], unit_id: str, annotator: str | None) -> int | None:
+    """The verdict of one response: the annotator's, else the adjudication, else the majority (None: a tie)."""
+    settled = verdicts.get(unit_id + "\x00consensus")
+    votes = verdicts.get(unit_id, [])
+    if settled:
+        return settled[0]
+    if annotator is not None:
+        return votes[0] if votes else None
+    return majority(votes.count(1), votes.count(0))[0] if votes else None
+
+
 def pass_rate(store: Any, units: Iterable[Unit], annotator: str | None = None) -> PassRate:
     """How many judged responses passed (see the module docstring for one annotator and pooled)."""
     units = list(units)
@@ -136,19 +147,28 @@ def pass_rate(store: Any, units: Iterable[Unit], annotator: str | None = None) -
     for u in units:
         if u.unit_kind != RESPONSE_KIND:
             continue
-        settled = verdicts.get(u.unit_id + "\x00consensus")
-        votes = verdicts.get(u.unit_id, [])
-        if settled:
-            value: int | None = settled[0]
-        elif annotator is not None:
-            value = votes[0] if votes else None
-        else:
-            value, _status = majority(votes.count(1), votes.count(0)) if votes else (None, "")
+        value = _value(verdicts, u.unit_id, annotator)
         if value is not None:
             judged += 1
             passed += value == 1
     _, low, high = _rate(passed, judged)
     return PassRate(passed, judged, low, high)
+
+
+def verdict_summary(store: Any, units: Iterable[Unit], annotator: str | None = None
+                    ) -> dict[str, tuple[int | None, int, tuple[str, ...]]]:
+    """Per response unit id: ``(verdict, judges, failure modes)`` in two reads of the store (for exports of
+    many responses): the verdict as :func:`pass_rate` counts it (``None``: not judged, or a tie), how many
+    people (or the one annotator) judged it, and the resolved tags :func:`failure_mode_table` counts on it."""
+    units = [u for u in units if u.unit_kind == RESPONSE_KIND]
+    hashes = {u.unit_id: u.text_hash for u in units}
+    verdicts = _verdicts(store, units, annotator)
+    modes: dict[str, set[str]] = defaultdict(set)
+    for t in store.tags(unit_ids=hashes, annotator=annotator):
+        if t.annotator not in RESERVED_ANNOTATORS and hashes.get(t.unit_id) == t.text_hash and verdicts.get(t.unit_id):
+            modes[t.unit_id] |= set(t.tags)
+    return {u.unit_id: (_value(verdicts, u.unit_id, annotator), len(verdicts.get(u.unit_id, [])),
+                        tuple(sorted(modes.get(u.unit_id, ())))) for u in units}
 
 
 def failure_mode_table(store: Any, units: Iterable[Unit], annotator: str | None = None) -> list[FailureModeRow]:

@@ -167,6 +167,11 @@ def test_labels_export_carries_verdicts_notes_and_tags_and_labels_import_reads_t
         ("ana", "response", "tags", "hallucination vague", "'=invented \"30 s\""),
         ("ben", "response", "pass", "unsure", ""), ("ben", "response", "tags", "tone", "")]
     assert rows[0]["text"] == r[0].text and rows[0]["unit_id"] == r[0].unit_id
+    code, got, _ = cli(capsys, "labels", "stats", "--dataset", "demo", "--db", db)
+    assert code == 0 and "stale labels: 0 (text changed: 0, unit gone: 0)" in got  # verdicts are no orphans
+    # pooled: only response 1 is judged (ana: fail; ben's unsure is no verdict): 0 of 1, Wilson [0, 0.7935]
+    assert got.splitlines()[-1] == ("verdicts: 0 of 1 judged response(s) pass (0.0% [0.0%, 79.3%]); failure modes: "
+                                    "hallucination 1/1, vague 1/1 (all of them: `playground tags list --dataset demo`)")
     with open_store(tmp_path / "b.db") as s:
         import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", s)
     code, got, _ = cli(capsys, "labels", "import", out, "--db", tmp_path / "b.db")

@@ -378,8 +378,10 @@ def _annotator_lines(store: Any, labels: list, catalog: Any, cases: set[str] | N
     return lines
 
 
-def _progress_lines(store: Any, catalog: Any, annotator: str | None, cases: set[str] | None) -> list[str]:
-    """Progress overall and per case with labels; stale labels; consensus by status."""
+def _progress_lines(store: Any, catalog: Any, annotator: str | None, cases: set[str] | None,
+                    responses: Any = None) -> list[str]:
+    """Progress overall and per case with labels; stale labels (verdicts on ``responses`` are not orphans);
+    consensus by status."""
     from collections import Counter
 
     progress = store.progress(catalog, annotator=annotator)
@@ -398,7 +400,8 @@ def _progress_lines(store: Any, catalog: Any, annotator: str | None, cases: set[
                      f"{c.labelled_pairs}/{c.total_pairs} pairs{stale_note}")
     if quiet:
         lines.append(f"  ({quiet} other case(s) without labels)")
-    stale = [s for s in store.stale(catalog, annotator=annotator) if cases is None or s.case_id in cases]
+    stale = [s for s in store.stale({**catalog, **(responses or {})}, annotator=annotator)
+             if cases is None or s.case_id in cases]
     reasons = Counter(s.reason for s in stale)
     lines.append(f"stale labels: {len(stale)} (text changed: {reasons['changed']}, unit gone: {reasons['orphaned']})")
     statuses = Counter(c.status for c in store.consensus(catalog=catalog, unit_ids=catalog if cases else None))
@@ -447,11 +450,34 @@ def run_stats(args: argparse.Namespace) -> int:
         if args.dataset is not None:
             lines.append(f"dataset: {terminal_safe(args.dataset)} ({len(catalog)} units)")
         lines += _annotator_lines(store, store.labels(), catalog, cases)
-        lines += _progress_lines(store, catalog, args.annotator, cases)
+        responses = _responses(args, store, args.dataset)
+        lines += _progress_lines(store, catalog, args.annotator, cases, responses)
+        lines += _verdict_lines(store, responses, args.annotator, args.dataset)
         if args.dataset is None:
             lines += _per_dataset_lines(store, catalog, getattr(args, "root", None))
     print("\n".join(lines))
     return 0
+
+
+def _verdict_lines(store: Any, responses: Any, annotator: str | None, dataset: str | None) -> list[str]:
+    """Error analysis (issue 24.6): judged responses, the pass rate and the most frequent failure modes."""
+    from ..verdicts import failure_mode_table, pass_rate
+
+    units = list(responses.values())
+    passed = pass_rate(store, units, annotator)
+    modes = [r for r in failure_mode_table(store, units, annotator) if r.responses_tagged]
+    if not passed.judged and not modes:
+        return []
+
+    def pct(x: float | None) -> str:
+        return "—" if x is None else f"{100 * x:.1f}%"
+
+    rate = passed.passed / passed.judged if passed.judged else None
+    top = ", ".join(f"{terminal_safe(r.name)} {r.responses_tagged}/{r.responses_judged}" for r in modes[:5])
+    where = terminal_safe(dataset) if dataset is not None else "NAME"
+    return [f"verdicts: {passed.passed} of {passed.judged} judged response(s) pass ({pct(rate)} "
+            f"[{pct(passed.low)}, {pct(passed.high)}]); failure modes: {top or 'none tagged'} "
+            f"(all of them: `playground tags list --dataset {where}`)"]
 
 
 def _show_value(v: int | None) -> str:

@@ -61,7 +61,7 @@ from ..model import DIMENSION_NAMES, Label, Unit
 from ..store.io import neutralise_cell
 from ..store.records import records_of
 from ..store.replay import history_of
-from ..verdicts import VERDICT_DIMENSION, failure_mode_table, pass_rate, response_units
+from ..verdicts import VERDICT_DIMENSION, response_units, verdict_summary
 from .ragas import HISTORY_FIELD
 
 __all__ = ["RATES", "TOOLS", "ExportResult", "export_dataset", "label_rows", "side_path"]
@@ -122,13 +122,12 @@ def _human(labels: Sequence[Label], verdict: dict[str, Any]) -> dict[str, Any]:
     return {**out, **verdict}
 
 
-def _verdict(store: Any, unit: Unit | None, annotator: str | None) -> dict[str, Any]:
-    """``pass`` (1, 0 or None), ``pass_yes``, ``pass_n`` and ``failure_modes`` of one response."""
-    if unit is None:
-        return {"pass": None, "pass_yes": 0, "pass_n": 0, "failure_modes": []}
-    passed, judged, _low, _high = pass_rate(store, [unit], annotator)
-    modes = [r.name for r in failure_mode_table(store, [unit], annotator) if r.responses_tagged]
-    return {"pass": passed if judged else None, "pass_yes": passed, "pass_n": judged, "failure_modes": sorted(modes)}
+def _verdict(summary: tuple[int | None, int, tuple[str, ...]] | None) -> dict[str, Any]:
+    """``pass`` (1, 0 or None: not judged or a tie), ``pass_yes``, ``pass_n`` (1 when there is a verdict) and
+    ``failure_modes`` of one response (:func:`playground.verdicts.verdict_summary`)."""
+    value, _judges, modes = summary if summary is not None else (None, 0, ())
+    return {"pass": value, "pass_yes": int(value == 1), "pass_n": int(value is not None),
+            "failure_modes": list(modes)}
 
 
 def _ragas_row(sample: dict[str, Any], human: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -261,8 +260,10 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
     if samples:
         first = samples[0]["case_id"]
         history[first] = [*records_of(store, opened.name), *history.get(first, [])]
-    rows = [make(s, _human(by_case.get(s["case_id"], []), _verdict(store, responses.get(s["case_id"]), annotator)),
-                 history.get(s["case_id"], [])) for s in samples]
+    summary = verdict_summary(store, list(responses.values()), annotator)
+    rows = [make(s, _human(by_case.get(s["case_id"], []),
+                           _verdict(summary.get(responses[s["case_id"]].unit_id) if s["case_id"] in responses
+                                    else None)), history.get(s["case_id"], [])) for s in samples]
     label_table = [{"annotator": lab.annotator, "unit_kind": lab.unit_kind, "unit_id": lab.unit_id,
                     "case_id": catalog[lab.unit_id].case_id, "sample_id": sample_of[catalog[lab.unit_id].case_id],
                     "dimension": lab.dimension, "value": lab.value, "text": catalog[lab.unit_id].text}

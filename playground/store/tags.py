@@ -99,6 +99,10 @@ class TagsMixin:
 
         def _ids_creating(self, cur: Cursor, names: Iterable[str]) -> tuple[dict[str, int], list[str]]: ...
 
+        @staticmethod
+        def _chunked(cur: Cursor, base: str, params: list[Any], column: str,
+                     ids: Iterable[str] | None) -> list[tuple[Any, ...]]: ...
+
     # --- tag sets -------------------------------------------------------------------------------------
     def set_tags(self, annotator: str, unit: Unit, tags: Iterable[str], *, dataset: str | None = None
                  ) -> Event | None:
@@ -208,10 +212,9 @@ class TagsMixin:
         if dataset is not None:
             sql += " AND t.dataset = ?"
             params.append(dataset)
-        wanted = None if unit_ids is None else set(unit_ids)
 
         def q(cur: Cursor) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-            return (cur.execute(sql, params).fetchall(),
+            return (self._chunked(cur, sql, params, "t.unit_id", unit_ids),
                     cur.execute("SELECT dataset, name, merged_into FROM failure_modes").fetchall())
 
         rows, modes = self._b.read(q)
@@ -220,8 +223,6 @@ class TagsMixin:
             maps.setdefault(ds, {})[tag] = into
         out = []
         for who, uid, kind, case_id, ds, note, thash, updated in rows:
-            if wanted is not None and uid not in wanted:
-                continue
             raw = parse_tag_note(note)
             resolved = tuple(sorted({resolve_tag(maps.get(ds, {}), t) for t in raw}))
             out.append(UnitTags(who, uid, resolved, thash, self._b.ts_out(updated), raw, ds, case_id, kind))
