@@ -54,7 +54,7 @@ from .dataset_floors import SCORED, FloorSource, calibrate_floor, human_labels
 from .retrieve import Hit
 from .run import REPORT_FILES, RunError, _atomic_write, _dump, _r, build_report, score_case, write_reports
 
-__all__ = ["run_dataset", "text_kind"]
+__all__ = ["run_dataset", "text_kind", "with_text_kind"]
 
 #: Configuration key of a floor -> its dimension in a floor file.
 FLOOR_DIMENSIONS: dict[str, str] = {key: dim for dim, key in FLOOR_KEYS.items()}
@@ -87,10 +87,21 @@ def _page_cache(opened: Any, config: Config) -> Any:
     from .case_cache import CaseHarness, dataset_fingerprint
     from .config import load_config
 
-    if config.data != load_config().data:  # the page runs the default configuration
+    if config.data != with_text_kind(load_config(), opened.payload).data:  # what the page scores with
         return None
     return CaseHarness(opened.dataset, opened.passages, config,
                        dataset_fingerprint(opened.name, opened.revision, config))
+
+
+def with_text_kind(config: Config, payload: Mapping[str, Any]) -> Config:
+    """``config`` scoring with the dataset's kind of text (:func:`text_kind`) and, when ``config`` keeps the
+    shipped support floor, the kind's shipped floor (:data:`playground.harness.score.DEFAULT_SUPPORT_FLOORS`):
+    what the labelling page scores an imported dataset with."""
+    kind = text_kind(payload)
+    changes: dict[str, Any] = {"kind": kind}
+    if config["scoring.support_floor"] == S.DEFAULT_SUPPORT_FLOOR:
+        changes["support_floor"] = S.DEFAULT_SUPPORT_FLOORS[kind]
+    return _with(config, changes)
 
 
 def text_kind(payload: Mapping[str, Any]) -> str:
@@ -169,14 +180,14 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
 
         bar = tqdm(total=len(ids), desc=f"harness {config.name} on {opened.name}", unit="case")
     # scores do not depend on floors: score once, choose the floors, relabel with them if they differ
-    page = _page_cache(opened, config) if scoring.data == config.data else None
     results = _score_all(scoring, opened, ids, bar)
     sources = _floor_sources(scoring, kind, results, labels)
     floors = {k: fs.floor for k, fs in sources.items() if fs.floor != scoring[f"scoring.{k}"]}
     if floors:
-        scoring, page = _with(scoring, floors), None
+        scoring = _with(scoring, floors)
         results = _score_all(scoring, opened, ids, None)
-    elif page is not None:
+    page = _page_cache(opened, scoring)  # kept when the page would score the same: its kind, default floors
+    if page is not None:
         for r in results:
             page.keep(r["case_id"], r)
     if bar:
