@@ -277,7 +277,11 @@ def _lower_same(text: str) -> tuple[str, bool]:
 
 
 def _may_trigger(low: str) -> bool:
-    return any(map(low.__contains__, _TRIGGERS))
+    """Whether ``low`` holds any of :data:`_TRIGGERS`: one ``in`` per trigger, written out (half the
+    instructions of ``any(map(low.__contains__, _TRIGGERS))``; a test checks it against the tuple)."""
+    return ("not" in low or "n't" in low or "unable" in low or "lack" in low or "no " in low or "no\n" in low
+            or "unclear" in low or "outside" in low or "beyond" in low or "hope" in low or "free" in low
+            or "let me" in low or "question" in low or "insufficient" in low or "help" in low or "assist" in low)
 
 
 def _remove_clauses(text: str) -> tuple[str, tuple[str, ...]]:
@@ -519,7 +523,8 @@ def kind_off(kind: str | None) -> frozenset[str]:
 @lru_cache(maxsize=8_192)
 def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
     text = normalise_output(claim) if "artefacts" not in off else claim
-    text = text.replace("’", "'").replace("‘", "'")
+    if not text.isascii():  # an ASCII text has no curly quote
+        text = text.replace("’", "'").replace("‘", "'")
     removed: list[str] = []
     m = PREAMBLE_RE.match(text) if "preamble" not in off else None
     if m and m.end() > 0 and text[: m.end()].strip():
