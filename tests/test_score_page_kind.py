@@ -14,8 +14,9 @@ from playground.store import open_store
 from playground.ui.session import session_for_dataset
 
 #: One dialogue turn: "I" is content no passage holds for dialogue (the speaker rule), not for qa.
-#: Content tokens: I, think, store, sells, jeans (dialogue: 3 of 5 present = 0.6); qa drops the
-#: speaker items: think, store, sells, jeans (3 of 4 = 0.75).
+#: Content tokens: I, think, store, sells, jeans (dialogue: 3 of 5 present = 0.6), averaged with ROUGE-1
+#: precision (i think the store sells jeans: 4 of 6) by the rouge rule: 19/30, the page's 6 decimals 0.633333;
+#: qa drops the speaker items and has no rouge rule: think, store, sells, jeans (3 of 4 = 0.75).
 ROW = {"user_input": "Do they sell jeans?", "retrieved_contexts": ["The store sells jeans."],
        "response": "I think the store sells jeans."}
 
@@ -40,16 +41,16 @@ def _page(store):
     return session
 
 
-@pytest.mark.parametrize(("text_kind", "score", "label"), [("dialogue", 0.6, 0), ("qa", 0.75, 1)])
+@pytest.mark.parametrize(("text_kind", "score", "label"), [("dialogue", 0.633333, 0), ("qa", 0.75, 1)])
 def test_the_page_scores_claims_with_the_datasets_kind(tmp_path, text_kind, score, label):
-    """dialogue: 0.6 below its shipped floor 0.80, not supported; qa: 0.75 at or above 0.55, supported."""
+    """dialogue: 19/30 below its shipped floor 0.75, not supported; qa: 0.75 at or above 0.55, supported."""
     store, _, claim = _import(tmp_path, text_kind)
     try:
         session = _page(store)
         session.build_case(claim.case_id)
         assert session.text_kind == text_kind
         assert session.auto_detail(claim.unit_id, "supported") == {"label": label, "score": score, "key": None}
-        assert session.evidence(claim.unit_id).score == score
+        assert round(session.evidence(claim.unit_id).score, 6) == score
     finally:
         store.close()
 
@@ -61,6 +62,6 @@ def test_a_run_on_a_dialogue_dataset_keeps_what_the_page_reads(tmp_path):
         page = _page(store)
         page.build_case(claim.case_id)
         assert page.harness is not None and (page.harness.read, page.harness.computed) == (1, 0)
-        assert page.auto_detail(claim.unit_id, "supported")["score"] == 0.6
+        assert page.auto_detail(claim.unit_id, "supported")["score"] == 0.633333
     finally:
         store.close()
