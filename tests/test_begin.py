@@ -170,7 +170,7 @@ def test_calibrate_begin_prints_the_frozen_report_and_saves_floors(tmp_path, cap
     assert "figures on the frozen part only: 256 claims, 168 hallucinated (65.6%), 195 sources" in out
     doc = json.loads(floors.read_text(encoding="utf-8"))
     assert set(doc) == {"floors", "source", "criterion", "data"}
-    assert doc["floors"] == {"faithfulness": 0.8}
+    assert doc["floors"] == {"faithfulness": 0.75}  # the tuning part's choice: the shipped dialogue floor
     assert doc["criterion"] == "balanced_accuracy"
 
 

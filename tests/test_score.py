@@ -102,7 +102,8 @@ def test_missing_identifier_or_name_flips_support():
     assert S.support("Marcus Oyelaran holds the admin key.", ctx) == 1.0
     # the names rule is for summaries and dialogue (switched off for qa: RULE_KINDS)
     d = S.support_detail("The admin key is held by Priya Natarajan.", ctx, kind="summary")
-    assert d.score == 0.0 and set(d.missing_names) == {"priya", "natarajan"}
+    # an exact miss (0.0) averaged by the rouge rule with ROUGE-1 precision: the, admin, key of 8 tokens
+    assert d.score == (0.0 + 3 / 8) / 2 and set(d.missing_names) == {"priya", "natarajan"}
     # qa: admin, key, held, priya, natarajan -> admin and key present, 2 of 5 (below every shipped floor)
     q = S.support_detail("The admin key is held by Priya Natarajan.", ctx)
     assert q.missing_names == () and q.score == pytest.approx(2 / 5)

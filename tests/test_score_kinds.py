@@ -128,16 +128,31 @@ def test_every_rule_states_its_kinds_and_the_speaker_rule_is_for_dialogue_only()
     assert set(S.RULE_KINDS) == set(S.SUPPORT_RULES)
     assert all(kinds <= set(S.KINDS) and kinds for kinds in S.RULE_KINDS.values())
     assert S.RULE_KINDS["speaker"] == {"dialogue"}
+    assert S.RULE_KINDS["rouge"] == {"summary", "dialogue"}
     assert S.kind_off("dialogue") == frozenset()
-    assert S.kind_off("qa") == {"speaker", "names"}
+    assert S.kind_off("qa") == {"speaker", "names", "rouge"}
+    assert S.kind_off("summary") == {"speaker"}
     assert S.kind_off(None) == frozenset()
 
 
 def test_the_speaker_rule_applies_to_dialogue_only():
     claim = "I think the store sells jeans."  # think, store, sell, jean (+ the speaker item 'I' in dialogue)
-    assert S.support(claim, CTX) == pytest.approx(3 / 4)
-    assert S.support(claim, CTX, kind="summary") == pytest.approx(3 / 4)
-    assert S.support(claim, CTX, kind="dialogue") == pytest.approx(3 / 5)
+    assert S.support(claim, CTX) == 3 / 4
+    assert S.support(claim, CTX, kind="summary", off=("rouge",)) == 3 / 4
+    assert S.support(claim, CTX, kind="dialogue", off=("rouge",)) == 3 / 5
+
+
+def test_the_rouge_rule_averages_with_rouge1_precision_on_summary_and_dialogue():
+    claim = "I think the store sells jeans."  # ROUGE-1 tokens i think the store sells jeans: 4 of 6 in CTX
+    assert S.support(claim, CTX, kind="summary") == (3 / 4 + 4 / 6) / 2
+    assert S.support(claim, CTX, kind="dialogue") == (3 / 5 + 4 / 6) / 2
+    assert S.support_detail(claim, CTX, kind="dialogue").score == (3 / 5 + 4 / 6) / 2
+    # counted with repeats: 'the' twice in the claim, once in the context -> (1 + 1 + 1) / 4
+    assert S.support("The store the jeans.", "The store sells jeans.", kind="summary") == (1.0 + 3 / 4) / 2
+    # an exact miss scores half the ROUGE-1 precision: 7 is no number of the context (tokens 5 of 6)
+    assert S.support("Returns are accepted within 7 days.", CTX, kind="summary") == (0.0 + 5 / 6) / 2
+    # a pleasantry leaves no token: the score of step 5 (1.0), as in qa
+    assert S.support("Sure, I can help you with that!", CTX, kind="dialogue") == 1.0
 
 
 def test_an_unknown_kind_is_an_error_naming_the_known_ones():

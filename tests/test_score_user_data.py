@@ -143,3 +143,19 @@ def test_a_configured_floor_is_kept_and_said_to_come_from_the_configuration(tmp_
                          labels=stored)
     fs = report["floor_source"][key]
     assert (fs["source"], fs["floor"]) == ("configuration", 0.9)
+
+
+def test_calibrate_store_without_run_uses_the_datasets_floors_from_its_labels(tmp_path, capsys):
+    """``calibrate store --dataset`` without ``--run`` scores the dataset as ``harness run --dataset`` does:
+    the floors from the dataset's own labels when they suffice (here: 30 cases, both classes >= 10)."""
+    from playground.cli import main
+
+    data, table = _with_wrong_answers(tmp_path)
+    db = tmp_path / "labels.db"
+    with open_store(db) as store:
+        import_dataset(data, "ragas", "pq", store, labels=table)
+    assert main(["calibrate", "store", "--dataset", "pq", "--db", str(db), "--boot", "0"]) == 0
+    err = capsys.readouterr().err
+    floor = S.DEFAULT_SUPPORT_FLOORS["qa"]
+    assert f"floor: support_floor {floor:g} calibrated on this dataset's supported labels of" in err
+    assert "floor: correctness_floor 0.7 is the shipped default for qa text, not a calibration" in err

@@ -36,7 +36,7 @@ from scipy.stats import mannwhitneyu
 
 from .frozen import Item, counts_metrics, items_of, rouge1_precision, score_items, tuning_cv
 
-__all__ = ["PARTS", "goals_table", "kind_ablation", "kind_items", "roc_auc"]
+__all__ = ["PARTS", "floor_rule_table", "goals_table", "kind_ablation", "kind_items", "roc_auc"]
 
 #: The parts a figure can be computed on.
 PARTS: tuple[str, ...] = ("tuning", "frozen")
@@ -168,4 +168,56 @@ def kind_ablation(*, folds: int = 5, seed: int = 0, criterion: str = "balanced_a
                 x, y = row[k], base[k]
                 row[f"delta_{k}"] = None if x is None or y is None else round(x - y, 4)
             rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _natural_mask(items: Sequence[Item]) -> np.ndarray:
+    """Which RAGTruth items are natural-rate claims (not in the enriched ``claims.jsonl``)."""
+    from .ragtruth import _records, default_ragtruth_path
+
+    enriched = {r.example_id for r in _records(default_ragtruth_path())}
+    return np.array([i.item_id not in enriched for i in items], dtype=bool)
+
+
+def _flag_row(flagged: np.ndarray, hallucinated: np.ndarray) -> dict[str, Any]:
+    tp, n_flag, n_h = int((flagged & hallucinated).sum()), int(flagged.sum()), int(hallucinated.sum())
+    return {"caught": f"{tp}/{n_h}", "flags": n_flag, "recall": round(tp / n_h, 4) if n_h else None,
+            "precision": round(tp / n_flag, 4) if n_flag else None}
+
+
+def floor_rule_table(*, folds: int = 5, seed: int = 0) -> pd.DataFrame:
+    """Per RAGTruth kind and floor rule (:mod:`playground.calibrate.floor_rules`), on the tuning part only:
+    the floor the rule chooses on the whole part, the floors chosen out of fold, and the pooled held-out
+    recall and precision on every claim and on the natural-rate claims; ``shipped floors`` applies
+    :data:`playground.harness.score.DEFAULT_SUPPORT_FLOORS` as they are.  Last, RAGTruth's two kinds
+    together on the natural-rate claims, each kind at its own rule's floors."""
+    from ..harness import score as S
+    from .floor_rules import RULES, choose_by_rule, rule_cv
+
+    rows: list[dict[str, Any]] = []
+    pooled: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for label, (kind, items) in kind_items("tuning").items():
+        if not label.startswith("RAGTruth"):
+            continue
+        s = np.round(score_items(_support(kind), items), 6)
+        sup = np.array([i.supported for i in items], dtype=bool)
+        nat, src = _natural_mask(items), [i.source for i in items]
+        shipped = S.DEFAULT_SUPPORT_FLOORS[kind]
+        runs = [("shipped floors", f"{shipped:g}", s < shipped, "")]
+        for rule in RULES:
+            cv = rule_cv(rule, s, sup, nat, src, S.SUPPORT_FLOOR_GRID, folds=folds, seed=seed)
+            whole = choose_by_rule(rule, s, sup, nat, S.SUPPORT_FLOOR_GRID).floor
+            runs.append((rule, "—" if whole is None else f"{whole:g}", cv.flagged,
+                         " ".join("—" if f is None else f"{f:g}" for f in cv.fold_floors)))
+        for name, whole_floor, flagged, fold_floors in runs:
+            a, n = _flag_row(flagged, ~sup), _flag_row(flagged[nat], ~sup[nat])
+            rows.append({"data": label, "kind": kind, "rule": name, "floor": whole_floor, "fold floors": fold_floors,
+                         **{f"all {k}": v for k, v in a.items()}, **{f"natural {k}": v for k, v in n.items()}})
+            pooled.setdefault(name, []).append((flagged[nat], ~sup[nat]))
+    for name, parts in pooled.items():
+        flagged, hall = (np.concatenate([p[i] for p in parts]) for i in (0, 1))
+        rows.append({"data": "RAGTruth (QA + Summary)", "kind": "qa+summary", "rule": name, "floor": "per kind",
+                     "fold floors": "",
+                     **dict.fromkeys(("all caught", "all flags", "all recall", "all precision"), "—"),
+                     **{f"natural {k}": v for k, v in _flag_row(flagged, hall).items()}})
     return pd.DataFrame(rows)

@@ -415,13 +415,17 @@ def run_store(args: argparse.Namespace) -> int:
         try:
             with open_label_store(args.db, create=False, read_only=True) as store:
                 opened = open_dataset(args.dataset, store, args.root)
+                labels = store.current_labels(opened.catalog())  # its floors from them, as 'harness run --dataset'
         except DatasetNotFound as exc:
             return err(str(exc))
         if args.run is None:
+            from ..harness.dataset_floors import floor_note
+
             args.run = Path(tempfile.mkdtemp(prefix="playground-calibrate-"))
             print(f"no --run given: scoring {args.dataset} with the default configuration in {args.run} ...",
                   file=sys.stderr)
-            run_dataset(load_config(None), opened, args.run, progress=False)
+            print(floor_note(run_dataset(load_config(None), opened, args.run, progress=False, labels=labels)),
+                  file=sys.stderr)
         dataset_catalog = opened.catalog()
     run = _harness_run(args)
     auto = judge_from_run(run) if args.judge else auto_from_run(run)

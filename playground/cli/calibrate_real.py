@@ -133,6 +133,9 @@ def _register_goals(sub: argparse._SubParsersAction) -> None:
         "reads the frozen part (to be read once, at the end).",
     )
     p.add_argument("--frozen", action="store_true", help="the frozen part instead of the tuning part")
+    p.add_argument("--tuning-cv", action="store_true",
+                   help="instead: the rules that choose a kind's floor for the precision goal, out of fold on the "
+                   "RAGTruth tuning part (playground.calibrate.floor_rules)")
     p.set_defaults(func=run_goals)
 
 
@@ -393,8 +396,18 @@ def run_golden_key(args: argparse.Namespace) -> int:
 @_guarded
 def run_goals(args: argparse.Namespace) -> int:
     """``calibrate goals [--frozen]``: ROC AUC per kind and precision / recall at the shipped floors."""
-    from ..calibrate.tuning_kinds import goals_table
+    from ..calibrate.tuning_kinds import floor_rule_table, goals_table
 
+    if args.tuning_cv:
+        if args.frozen:
+            return err("--tuning-cv and --frozen exclude each other (the one reads the tuning part only)")
+        print("floor rules for hallucination precision >= 0.30 at recall >= 0.55, RAGTruth tuning part only: the "
+              "floor each rule chooses on the whole part, the floors it chooses out of fold (5 folds grouped by "
+              "source, seed 0) and the pooled held-out flags on every claim and on the natural-rate claims")
+        _print_table(floor_rule_table(), ["data", "rule", "floor", "fold floors", "all caught", "all flags",
+                                          "all precision", "natural caught", "natural flags", "natural recall",
+                                          "natural precision"])
+        return 0
     part = "frozen" if args.frozen else "tuning"
     print(f"support scorer per kind of text, {part} part: ROC AUC (threshold-free) of support, plain token "
           "coverage and ROUGE-1 precision; hallucination precision and recall at the shipped floor of the kind")

@@ -68,7 +68,7 @@ from .report_stream import ReportFiles, ReportTally
 from .retrieve import Hit
 from .run import REPORT_FILES, RunError, _atomic_write, _dump, _r, score_case
 
-__all__ = ["CACHE_BATCH", "current_labels", "run_dataset", "score_chunk", "text_kind"]
+__all__ = ["CACHE_BATCH", "current_labels", "run_dataset", "score_chunk", "text_kind", "with_text_kind"]
 
 #: Configuration key of a floor -> its dimension in a floor file.
 FLOOR_DIMENSIONS: dict[str, str] = {key: dim for dim, key in FLOOR_KEYS.items()}
@@ -131,10 +131,21 @@ def _page_cache(opened: Any, config: Config) -> Any:
     from .case_cache import CaseHarness, dataset_fingerprint
     from .config import load_config
 
-    if config.data != load_config().data:  # the page runs the default configuration
+    if config.data != with_text_kind(load_config(), opened.payload).data:  # what the page scores with
         return None
     return CaseHarness(opened.dataset, opened.passages, config,
                        dataset_fingerprint(opened.name, opened.revision, config))
+
+
+def with_text_kind(config: Config, payload: Mapping[str, Any]) -> Config:
+    """``config`` scoring with the dataset's kind of text (:func:`text_kind`) and, when ``config`` keeps the
+    shipped support floor, the kind's shipped floor (:data:`playground.harness.score.DEFAULT_SUPPORT_FLOORS`):
+    what the labelling page scores an imported dataset with."""
+    kind = text_kind(payload)
+    changes: dict[str, Any] = {"kind": kind}
+    if config["scoring.support_floor"] == S.DEFAULT_SUPPORT_FLOOR:
+        changes["support_floor"] = S.DEFAULT_SUPPORT_FLOORS[kind]
+    return _with(config, changes)
 
 
 def text_kind(payload: Mapping[str, Any]) -> str:
@@ -288,8 +299,9 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
         from tqdm import tqdm
 
         bar = tqdm(total=len(ids), desc=f"harness {config.name} on {opened.name}", unit="case", disable=None)
-    # scores do not depend on floors: score once, choose the floors, score again with them if they differ
-    page = _page_cache(opened, config) if scoring.data == config.data else None
+    # scores do not depend on floors: score once, choose the floors, score again with them if they differ;
+    # the first pass fills the page's cache when the page would score the same (its kind, default floors)
+    page = _page_cache(opened, scoring)
     inputs = _FloorInputs(labels)
     with open_executor(1 if executor is not None else n) as pool:
         run_on = executor if executor is not None else pool

@@ -5,7 +5,7 @@ No models, no network, no randomness; tokenisation rules are in
 
 Support (faithfulness of a claim to the retrieved context)
 ==========================================================
-:func:`support` / :func:`support_detail`, computed in six steps:
+:func:`support` / :func:`support_detail`, computed in seven steps:
 
 0. **Normalise model output** (:mod:`playground.harness.textnorm`, rule
    ``artefacts``): chat-template special tokens (``</s>``, ``<|im_end|>``,
@@ -47,12 +47,22 @@ Support (faithfulness of a claim to the retrieved context)
    is missing: "Retries are limited to 9 attempts" against a context saying 5
    scores 0 whatever its other tokens, so it is unsupported at every floor in
    :data:`SUPPORT_FLOOR_GRID` (all > 0).
+6. **ROUGE-1 blend** (the ``rouge`` rule; summary and dialogue only): the score
+   of step 5 averaged with the claim's ROUGE-1 precision against the context
+   (``rouge_score``'s, unstemmed: the share of the lower-cased ``[a-z0-9]+``
+   tokens of the claim after step 1's preamble and clause removal, counted with
+   repeats, found in the passages), so an exact miss scores half the claim's
+   ROUGE-1 precision; a claim with no such token left (a pleasantry) keeps the
+   score of step 5.  Function words and
+   repeats, which steps 2-3 leave out, then count: on BEGIN's tuning part the
+   average ranks responses better than either score alone in every one of five
+   source-grouped folds.
 
 The automatic label is ``score >= floor``.  Rules and floors depend on the
 *kind of text* (:data:`KINDS`: ``qa``, ``summary``, ``dialogue``): each rule
 states its kinds (:data:`RULE_KINDS`; ``support(..., kind=...)``), and each kind
-has a shipped floor (:data:`DEFAULT_SUPPORT_FLOORS`: qa 0.55, summary 0.45,
-dialogue 0.80), chosen on the tuning parts of RAGTruth and BEGIN
+has a shipped floor (:data:`DEFAULT_SUPPORT_FLOORS`: qa 0.55, summary 0.50,
+dialogue 0.75), chosen on the tuning parts of RAGTruth and BEGIN
 (docs/scorers.md); :data:`DEFAULT_SUPPORT_FLOOR` is the qa floor and the harness
 configuration's default (one source of truth).  A dataset with enough labels of
 its own gets its floors from them (:mod:`playground.harness.dataset_floors`).
@@ -80,6 +90,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -148,10 +159,12 @@ __all__ = [
 ]
 
 #: The shipped support floor of each kind of text (:data:`KINDS`), used when a dataset's own labels are
-#: too few to calibrate one: chosen out of fold on the tuning parts of the real data
-#: (``playground calibrate ablation --tuning-cv``; docs/scorers.md).  The automatic label is
-#: ``support(...) >= floor``.
-DEFAULT_SUPPORT_FLOORS: dict[str, float] = {"qa": 0.55, "summary": 0.45, "dialogue": 0.80}
+#: too few to calibrate one, chosen on the tuning parts of the real data (docs/scorers.md): summary by the
+#: ``reweighted`` rule of :mod:`playground.calibrate.floor_rules` (``playground calibrate goals
+#: --tuning-cv``), dialogue as BEGIN's tuning-part CV chooses it in four of five folds (``playground
+#: calibrate ablation --tuning-cv``); qa keeps 0.55 (the rule would choose 0.50: docs/scorers.md says why
+#: it was not changed).  The automatic label is ``support(...) >= floor``.
+DEFAULT_SUPPORT_FLOORS: dict[str, float] = {"qa": 0.55, "summary": 0.50, "dialogue": 0.75}
 #: The shipped support floor of the default kind (qa): the harness configuration's default
 #: ``scoring.support_floor`` (one source of truth; ``configs/*.yaml`` do not repeat it).
 DEFAULT_SUPPORT_FLOOR: float = DEFAULT_SUPPORT_FLOORS["qa"]
@@ -277,7 +290,11 @@ def _lower_same(text: str) -> tuple[str, bool]:
 
 
 def _may_trigger(low: str) -> bool:
-    return any(map(low.__contains__, _TRIGGERS))
+    """Whether ``low`` holds any of :data:`_TRIGGERS`: one ``in`` per trigger, written out (half the
+    instructions of ``any(map(low.__contains__, _TRIGGERS))``; a test checks it against the tuple)."""
+    return ("not" in low or "n't" in low or "unable" in low or "lack" in low or "no " in low or "no\n" in low
+            or "unclear" in low or "outside" in low or "beyond" in low or "hope" in low or "free" in low
+            or "let me" in low or "question" in low or "insufficient" in low or "help" in low or "assist" in low)
 
 
 def _remove_clauses(text: str) -> tuple[str, tuple[str, ...]]:
@@ -353,12 +370,13 @@ class Context:
     passages' keys (:func:`playground.harness.tokens.context_keys`).
     """
 
-    __slots__ = ("_lowered", "keys", "passage_keys", "passages")
+    __slots__ = ("_lowered", "_words", "keys", "passage_keys", "passages")
 
     passages: tuple[str, ...]
     passage_keys: tuple[KeySet, ...]
     keys: KeySet
     _lowered: str | None
+    _words: Counter[str] | None
 
     def __init__(self, context: str | Sequence[str] | Context):
         if isinstance(context, Context):
@@ -372,6 +390,7 @@ class Context:
         object.__setattr__(self, "passage_keys", pk)
         object.__setattr__(self, "keys", pk[0] if len(pk) == 1 else _union_keys(passages, pk))
         object.__setattr__(self, "_lowered", None)
+        object.__setattr__(self, "_words", None)
 
     def _single(self, i: int) -> Context:
         """The context of passage ``i`` alone (its keys already computed)."""
@@ -381,6 +400,7 @@ class Context:
         object.__setattr__(one, "passage_keys", (keys,))
         object.__setattr__(one, "keys", keys)
         object.__setattr__(one, "_lowered", None)
+        object.__setattr__(one, "_words", None)
         return one
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
@@ -400,6 +420,15 @@ class Context:
             low = "\n\n".join(self.passages).lower().replace("’", "'")
             object.__setattr__(self, "_lowered", low)
         return low
+
+    @property
+    def words(self) -> Counter[str]:
+        """How often each ROUGE-1 token (lower-cased ``[a-z0-9]+`` run) occurs in the passages (computed once)."""
+        words = self._words
+        if words is None:
+            words = Counter(_ROUGE_TOKEN_RE.findall(self.lowered))
+            object.__setattr__(self, "_words", words)
+        return words
 
     def has(self, token: str, identifier: bool = False) -> bool:
         """Whether a claim token (stem, number value, name stem, or -- with
@@ -441,6 +470,9 @@ def _text_of(p: object) -> str:
 
 # --------------------------------------------------------------------------- support
 
+#: ROUGE-1 tokens (the ``rouge`` rule): lower-cased runs of ASCII letters and digits, as ``rouge_score``'s.
+_ROUGE_TOKEN_RE = re.compile(r"[a-z0-9]+")
+
 
 class _ClaimView(NamedTuple):
     cleaned: str
@@ -454,6 +486,8 @@ class _ClaimView(NamedTuple):
     abstained: bool                   # an abstention clause was removed
     n_content: int                    # content token occurrences, discourse words dropped
     speaker: tuple[str, ...] = ()     # speaker items (step 3): pronouns found, and "?"
+    words: tuple[tuple[str, int], ...] = ()  # ROUGE-1 tokens and counts of the normalised claim (rouge rule)
+    n_words: int = 0                  # how many ROUGE-1 tokens it has
 
 
 #: The rules of :func:`support`, each switchable off (``off=``) for the ablation
@@ -465,9 +499,9 @@ class _ClaimView(NamedTuple):
 #: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``speaker`` (step 3,
 #: first-person pronouns and a question mark count as missing content),
 #: ``numbers``, ``identifiers``, ``names`` (step 4, each kind of exact item must
-#: be present).
+#: be present), ``rouge`` (step 6, the score averaged with the claim's ROUGE-1 precision).
 SUPPORT_RULES: tuple[str, ...] = ("artefacts", "preamble", "clauses", "markers", "discourse", "speaker", "numbers",
-                                  "identifiers", "names")
+                                  "identifiers", "names", "rouge")
 #: Speaker items of step 3: first-person pronouns, as lower-cased word tokens of
 #: the cleaned claim (so ``i.e.`` is not one); a question mark is counted
 #: separately (once per claim).
@@ -483,13 +517,17 @@ _ALL_KINDS = frozenset(KINDS)
 #: The kinds of text each rule of :data:`SUPPORT_RULES` is for.  A rule is switched off for a kind
 #: when switching it off raises both ROC AUC and 5-fold cross-validated kappa on that kind's tuning
 #: data by at least 0.005 (``playground calibrate ablation --tuning-cv``; figures in docs/scorers.md):
-#: *speaker* is for dialogue only, *names* is off for qa.  *markers* is kept for qa although switching it
-#: off scores better there: the gain comes from list ordinals ("7.") demanded as exact numbers, which
-#: would score correct numbered answers 0 on other data (docs/scorers.md).
+#: *speaker* is for dialogue only, *names* is off for qa.  A new rule is switched on for a kind when it
+#: raises ROC AUC or CV kappa there by at least 0.005 and lowers neither by as much: *rouge* is for
+#: summary (kappa +0.038, AUC +0.000) and dialogue (AUC +0.014, kappa +0.004), not qa (kappa -0.036).
+#: *markers* is kept for qa although switching it off scores better there: the gain comes from list
+#: ordinals ("7.") demanded as exact numbers, which would score correct numbered answers 0 on other data
+#: (docs/scorers.md).
 RULE_KINDS: dict[str, frozenset[str]] = {
     **dict.fromkeys(SUPPORT_RULES, _ALL_KINDS),
     "speaker": frozenset({"dialogue"}),
     "names": frozenset({"summary", "dialogue"}),
+    "rouge": frozenset({"summary", "dialogue"}),
 }
 #: The rules switched off for each kind (the complement of :data:`RULE_KINDS`).
 KIND_OFF: dict[str, frozenset[str]] = {
@@ -519,7 +557,8 @@ def kind_off(kind: str | None) -> frozenset[str]:
 @lru_cache(maxsize=8_192)
 def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
     text = normalise_output(claim) if "artefacts" not in off else claim
-    text = text.replace("’", "'").replace("‘", "'")
+    if not text.isascii():  # an ASCII text has no curly quote
+        text = text.replace("’", "'").replace("‘", "'")
     removed: list[str] = []
     m = PREAMBLE_RE.match(text) if "preamble" not in off else None
     if m and m.end() > 0 and text[: m.end()].strip():
@@ -530,6 +569,7 @@ def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
         text, gone = _remove_clauses(text)
     removed.extend(gone)
     abstained = bool(gone) and any(_ABSTENTION_RE_I.search(g) for g in gone)
+    words = () if "rouge" in off else tuple(Counter(_ROUGE_TOKEN_RE.findall(text.lower())).items())
     a = analyze(text, markers="markers" not in off)
     all_content = [t for t in a.content if t not in DISCOURSE_WORDS] if "discourse" not in off else list(a.content)
     content = tuple(dict.fromkeys(all_content))
@@ -540,7 +580,8 @@ def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
                       (tuple(sorted(ids)) if ids else ()) if "identifiers" not in off else (),
                       (tuple((n, match_key(n)) for n in sorted(a.names)) if a.names else ())
                       if "names" not in off else (),
-                      abstained, len(all_content), _speaker(text, a.words) if "speaker" not in off else ())
+                      abstained, len(all_content), _speaker(text, a.words) if "speaker" not in off else (),
+                      words, sum(n for _, n in words))
 
 
 _QA_OFF = KIND_OFF[DEFAULT_KIND]
@@ -640,11 +681,23 @@ def _hits(v: _ClaimView, ctx: Context) -> int:
 
 
 def _score(v: _ClaimView, ctx: Context) -> float:
-    """Steps 3-5 of support for a claim view: the one computation behind :func:`support` and
+    """Steps 3-6 of support for a claim view: the one computation behind :func:`support` and
     :func:`support_detail`."""
-    if not _exact_ok(v, ctx):
-        return EXACT_MISS_SCORE
-    return _coverage(v, _hits(v, ctx))
+    score = _coverage(v, _hits(v, ctx)) if _exact_ok(v, ctx) else EXACT_MISS_SCORE
+    if v.words:
+        return (score + _rouge1_precision(v, ctx)) / 2
+    return score
+
+
+def _rouge1_precision(v: _ClaimView, ctx: Context) -> float:
+    """Step 6 (the ``rouge`` rule): the ROUGE-1 precision of the claim against the context, as
+    ``rouge_score`` computes it without stemming -- ``sum_w min(n_claim(w), n_context(w)) / n_claim`` over
+    lower-cased ``[a-z0-9]+`` tokens of the claim after step 1's preamble and clause removal (0.0 without
+    tokens; :func:`_score` then keeps the score of step 5)."""
+    if not v.n_words:
+        return 0.0
+    words = ctx.words
+    return sum(min(n, words[w]) for w, n in v.words) / v.n_words
 
 
 def _view(claim: str, off: Iterable[str], kind: str | None) -> _ClaimView:

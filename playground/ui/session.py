@@ -152,6 +152,9 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
     :mod:`~playground.ui.session_reveal`, :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates`.
     """
 
+    #: The kind of text its claims are scored as (``playground.harness.score.KINDS``; an imported dataset's own).
+    text_kind: str = "qa"
+
     def __init__(self, dataset: Dataset, store, config=None, annotator: str | None = None,
                  harness_results: Mapping[str, dict] | None = None, *, reveal_all: bool = False,
                  hits: Mapping[str, list] | None = None, passages: Mapping[str, Sequence[Passage]] | None = None,
@@ -226,9 +229,10 @@ def session_for_dataset(opened: Any, store: Any, *, reveal_all: bool = False, co
     if opened.name == "golden":
         return LabelSession(opened.dataset, store, config, reveal_all=reveal_all, dataset_name=opened.name)
     from ..harness.config import load_config
+    from ..harness.run_dataset import text_kind, with_text_kind
     from .harness_cache import CaseHarness, dataset_fingerprint
 
-    config = config or load_config()
+    config = with_text_kind(config or load_config(), opened.payload)  # the dataset's kind of text (issue 26)
     key = dataset_fingerprint(opened.name, opened.revision or "", config)
     harness = CaseHarness(opened.dataset, opened.passages, config, key)
     kept = harness.files.get("counts")
@@ -239,6 +243,7 @@ def session_for_dataset(opened: Any, store: Any, *, reveal_all: bool = False, co
     session = LabelSession(opened.dataset, store, config, reveal_all=reveal_all, passages=opened.passages,
                            dataset_name=opened.name, harness=harness, unit_counts=counts)
     session.revision = opened.revision or ""
+    session.text_kind = text_kind(opened.payload)
     session.harness_source = harness.describe()
     return session
 

@@ -49,7 +49,8 @@ class RevealPart(SessionBase):
             from ..harness.score import support_detail
 
             cid = self._group[unit_id][0]
-            cached = self._evidence[unit_id] = support_detail(unit.text, [p.text for p in self.passages.get(cid, [])])
+            cached = self._evidence[unit_id] = support_detail(unit.text, [p.text for p in self.passages.get(cid, [])],
+                                                                kind=getattr(self, "text_kind", "qa"))
         return cached
 
     def auto_label(self, unit_id: str, dimension: str) -> int | None:
