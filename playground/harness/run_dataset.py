@@ -303,6 +303,8 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
             files.abort()
             scoring = _with(scoring, floors)
             tally, files = _score_pass(scoring, opened, ids, out, run_on, window, None, None, None)
+    if page is not None:
+        page.cases.close()
     if bar:
         bar.close()
     with files:
