@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
 import os
 from collections import Counter, defaultdict
@@ -31,7 +32,7 @@ from ..metrics import DIMENSION_ORDER, RETRIEVAL_METRICS
 from .assertions import ASSERTIONS, CheckSummary
 
 __all__ = ["CASE_COLUMNS", "REFERENCE_VARIANTS", "RETRIEVAL_ASSERTION", "UNIT_COLUMNS", "CheckTally", "Mean",
-           "MetricTally", "ReportFiles", "ReportTally", "case_rows", "gated", "jsonl_line", "unit_rows",
+           "MetricTally", "ReportFiles", "ReportTally", "case_rows", "csv_texts", "gated", "jsonl_line", "unit_rows",
            "write_all"]
 
 #: Authored variants that stand for a correct system; hard assertions on them gate CI.
@@ -292,6 +293,17 @@ def unit_rows(annotator: str, c: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def csv_texts(annotator: str, c: Mapping[str, Any]) -> tuple[str, str]:
+    """The ``cases.csv`` and ``units.csv`` lines of one case result, as text (what :class:`ReportFiles` writes
+    for it): made where the case is scored, so the process writing the files only copies them."""
+    texts = []
+    for columns, rows in ((CASE_COLUMNS, case_rows(c)), (UNIT_COLUMNS, unit_rows(annotator, c))):
+        buf = io.StringIO()
+        csv.DictWriter(buf, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore").writerows(rows)
+        texts.append(buf.getvalue())
+    return texts[0], texts[1]
+
+
 class ReportFiles:
     """``cases.csv``, ``units.csv`` and ``cases.jsonl`` written case by case, ``report.json`` at the end.
 
@@ -328,10 +340,15 @@ class ReportFiles:
         if kind is not None:
             self.abort()
 
-    def add(self, c: Mapping[str, Any], line: str | None = None) -> None:
-        """Write the rows of case result ``c``; ``line`` is its ``cases.jsonl`` line when already made."""
-        self.cases.writerows(case_rows(c))
-        self.units.writerows(unit_rows(self.annotator, c))
+    def add(self, c: Mapping[str, Any], line: str | None = None, texts: tuple[str, str] | None = None) -> None:
+        """Write the rows of case result ``c``; ``line`` is its ``cases.jsonl`` line and ``texts`` its
+        :func:`csv_texts` when already made (then ``c`` is not read)."""
+        if texts is None:
+            self.cases.writerows(case_rows(c))
+            self.units.writerows(unit_rows(self.annotator, c))
+        else:
+            self.handles["cases.csv"].write(texts[0])
+            self.handles["units.csv"].write(texts[1])
         self.handles["cases.jsonl"].write(line if line is not None else jsonl_line(c))
 
     def finish(self, report_text: str) -> None:

@@ -18,6 +18,11 @@ Reports hold no timestamps or paths and every float is rounded to 6 places,
 so two runs of the same configuration on the same data are byte-identical.
 ``resume=True`` keeps the checkpoints of a run with the same configuration
 and data and computes only the missing cases.
+``jobs=N`` (``--jobs N``) scores the cases on N worker processes and
+``executor=`` on any ``concurrent.futures.Executor`` (:mod:`.pool`); retrieval
+stays here, results come back in case order, so the files are the same bytes.
+The reports are built case by case (:mod:`.report_stream`), reading one
+checkpoint at a time.
 
 Which responses the hard-assertion gate covers: under ``responses.source:
 generated`` every generated response; under ``authored`` the reference

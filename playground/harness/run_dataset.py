@@ -102,15 +102,17 @@ def _cover_facts(result: dict[str, Any], case: Any, config: Config) -> None:
 Chunk = tuple[Config, bool, list[tuple[Any, list[Any], list[Any]]]]
 
 
-def score_chunk(chunk: Chunk) -> list[tuple[str, str | None, str]]:
-    """Score a chunk of cases: ``(case_id, the page's kept text or None, the cases.jsonl line)`` for each.
+def score_chunk(chunk: Chunk) -> list[tuple[str, str | None, str, tuple[str, str]]]:
+    """Score a chunk of cases: ``(case_id, the page's kept text or None, the cases.jsonl line, its csv lines)``.
 
     The line is the case's final result: ``score_case`` on the passages as given
     (rank in order, score 0), facts covered by token coverage, retrieval metrics
-    None.  A top-level function of plain data, so any executor can run it.
+    None; the csv lines are its rows of ``cases.csv`` and ``units.csv``
+    (:func:`~playground.harness.report_stream.csv_texts`).  A top-level function
+    of plain data, so any executor can run it.
     """
     from .case_cache import case_text
-    from .report_stream import jsonl_line
+    from .report_stream import csv_texts, jsonl_line
 
     config, page, items = chunk
     out = []
@@ -120,7 +122,7 @@ def score_chunk(chunk: Chunk) -> list[tuple[str, str | None, str]]:
         kept = case_text(case.case_id, result) if page else None
         _cover_facts(result, case, config)
         result["retrieval"]["metrics"] = dict.fromkeys(RETRIEVAL_METRICS)
-        out.append((case.case_id, kept, jsonl_line(result)))
+        out.append((case.case_id, kept, jsonl_line(result), csv_texts(f"harness:{config.name}", result)))
     return out
 
 
@@ -225,10 +227,10 @@ def _score_pass(config: Config, opened: Any, ids: Sequence[str], out: Path, exec
     batch: list[tuple[str, str]] = []
     try:
         for results in ordered_map(score_chunk, _chunks(config, opened, ids, page is not None), executor, window):
-            for case_id, kept, line in results:
+            for case_id, kept, line, texts in results:
                 c = json.loads(line)
                 tally.add(c)
-                files.add(c, line)
+                files.add(c, line, texts)
                 if floors is not None:
                     floors.add(c)
                 if kept is not None:
@@ -313,6 +315,8 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
             files.abort()
             scoring = _with(scoring, floors)
             tally, files = _score_pass(scoring, opened, ids, out, run_on, window, None, None, None)
+    if page is not None:
+        page.cases.close()
     if bar:
         bar.close()
     with files:
