@@ -204,18 +204,41 @@ def _strings(value: list[Any], rel: str, where: str, line: int, name: str, probl
     return tuple(value)
 
 
-def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[Problem]) -> Case | None:
+def _checked_fields(
+    item: Any,
+    noun: str,
+    id_key: str,
+    spec: tuple[Mapping[str, type], Mapping[str, type]],
+    rel: str,
+    line: int,
+    problems: list[Problem],
+) -> str | None:
+    """The item's id for problem messages, or None when the item cannot be parsed further.
+
+    Rule: the item is a mapping, has no field outside ``spec``'s required and
+    optional fields, every required field is present, and every field present
+    has its declared type (``bool`` is not an ``int``).  All such problems are
+    appended, not only the first.
+    """
     if not isinstance(item, dict):
-        problems.append(Problem(rel, "a case must be a mapping", line=line))
+        problems.append(Problem(rel, f"a {noun} must be a mapping", line=line))
         return None
-    where = str(item.get("case_id", "?"))
-    unknown = sorted(set(item) - set(CASE_KEYS) - set(CASE_OPTIONAL))
+    required, optional = spec
+    where = str(item.get(id_key, "?"))
+    unknown = sorted(set(item) - set(required) - set(optional))
     for k in unknown:
         problems.append(Problem(rel, f"unknown field '{k}'", where, line))
-    typed = _typed(item, CASE_KEYS, rel, where, line, problems)
-    if not (_typed(item, CASE_OPTIONAL, rel, where, line, problems, required=False) and typed) or unknown:
+    ok = _typed(item, required, rel, where, line, problems)
+    ok = _typed(item, optional, rel, where, line, problems, required=False) and ok
+    if not ok or unknown:
         return None
-    before = len(problems)
+    return where
+
+
+def _check_case_header(item: dict[str, Any], corpus: Corpus, rel: str, where: str, line: int,
+                       problems: list[Problem]) -> None:
+    """A case's id is of the form GC-0001, its type one of ``CASE_TYPES``, its tenant one of the corpus's,
+    and its query not blank."""
     if not _CASE_ID.match(item["case_id"]):
         problems.append(Problem(rel, f"case_id '{item['case_id']}' is not of the form GC-0001", where, line))
     if item["case_type"] not in CASE_TYPES:
@@ -228,8 +251,12 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
         )
     if not item["query"].strip():
         problems.append(Problem(rel, "empty query", where, line))
+
+
+def _case_history(turns: list[Any], rel: str, where: str, line: int, problems: list[Problem]) -> list[Turn]:
+    """The conversation before the query: each turn exactly ``{role: user|assistant, content: text}``."""
     history = []
-    for turn in item["history"]:
+    for turn in turns:
         if not (
             isinstance(turn, dict)
             and set(turn) == {"role", "content"}
@@ -241,10 +268,22 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
             )
         else:
             history.append(Turn(turn["role"], turn["content"]))
+    return history
+
+
+def _case_sections(item: dict[str, Any], corpus: Corpus, rel: str, where: str, line: int,
+                   problems: list[Problem]) -> tuple[list[Locator], list[Locator]]:
+    """The case's ``expected_sources`` and ``relevant_sections``; a section may be in only one of the two."""
     sources = _locators(item["expected_sources"], "expected source", corpus, rel, where, line, problems)
     relevant = _locators(item.get("relevant_sections", []), "relevant section", corpus, rel, where, line, problems)
     for loc in [x for x in relevant if x in sources]:  # in file order: one run reports like the next
         problems.append(Problem(rel, f"relevant section {loc} is already an expected source", where, line))
+    return sources, relevant
+
+
+def _reference_facts(item: dict[str, Any], rel: str, where: str, line: int, problems: list[Problem]) -> list[Fact]:
+    """The case's reference facts: each exactly ``{fact_id, statement, accept}``, its id
+    ``<case_id>-F...``, a statement and a non-empty ``accept`` list; no fact_id twice in the case."""
     facts = []
     for fact in item["reference_facts"]:
         if not (isinstance(fact, dict) and set(fact) == {"fact_id", "statement", "accept"}):
@@ -264,21 +303,43 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
     dup_facts = [f for f, n in Counter(f.fact_id for f in facts).items() if n > 1]
     for fid in dup_facts:
         problems.append(Problem(rel, "duplicate fact_id", fid, line))
+    return facts
+
+
+def _check_case_type_rules(case_type: str, sources: list[Locator], relevant: list[Locator], history: list[Turn],
+                           forbidden: tuple[str, ...], rel: str, where: str, line: int,
+                           problems: list[Problem]) -> None:
+    """What each case type demands: ``out_of_scope`` and ``cross_tenant`` cases must abstain, so they have
+    no expected sources and no relevant sections; every other type has at least one expected source;
+    ``multi_turn`` has a history; ``cross_tenant`` has ``forbidden_text`` (what must not leak)."""
+    if case_type in ("out_of_scope", "cross_tenant") and sources:
+        problems.append(
+            Problem(rel, f"a {case_type} case must abstain, so it has no expected_sources", where, line)
+        )
+    if case_type in ("out_of_scope", "cross_tenant") and relevant:
+        problems.append(Problem(rel, f"a {case_type} case must abstain, so it has no relevant_sections",
+                                where, line))
+    if case_type not in ("out_of_scope", "cross_tenant") and not sources:
+        problems.append(Problem(rel, f"a {case_type} case needs at least one expected source", where, line))
+    if case_type == "multi_turn" and not history:
+        problems.append(Problem(rel, "a multi_turn case needs a history", where, line))
+    if case_type == "cross_tenant" and not forbidden:
+        problems.append(Problem(rel, "a cross_tenant case needs forbidden_text (what must not leak)", where, line))
+
+
+def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[Problem]) -> Case | None:
+    """One case of a cases file, or None with its problems appended (see the module docstring)."""
+    where = _checked_fields(item, "case", "case_id", (CASE_KEYS, CASE_OPTIONAL), rel, line, problems)
+    if where is None:
+        return None
+    before = len(problems)
+    _check_case_header(item, corpus, rel, where, line, problems)
+    history = _case_history(item["history"], rel, where, line, problems)
+    sources, relevant = _case_sections(item, corpus, rel, where, line, problems)
+    facts = _reference_facts(item, rel, where, line, problems)
     must_contain = _strings(item["must_contain"], rel, where, line, "must_contain", problems)
     forbidden = _strings(item["forbidden_text"], rel, where, line, "forbidden_text", problems)
-    if item["case_type"] in ("out_of_scope", "cross_tenant") and sources:
-        problems.append(
-            Problem(rel, f"a {item['case_type']} case must abstain, so it has no expected_sources", where, line)
-        )
-    if item["case_type"] in ("out_of_scope", "cross_tenant") and relevant:
-        problems.append(Problem(rel, f"a {item['case_type']} case must abstain, so it has no relevant_sections",
-                                where, line))
-    if item["case_type"] not in ("out_of_scope", "cross_tenant") and not sources:
-        problems.append(Problem(rel, f"a {item['case_type']} case needs at least one expected source", where, line))
-    if item["case_type"] == "multi_turn" and not history:
-        problems.append(Problem(rel, "a multi_turn case needs a history", where, line))
-    if item["case_type"] == "cross_tenant" and not forbidden:
-        problems.append(Problem(rel, "a cross_tenant case needs forbidden_text (what must not leak)", where, line))
+    _check_case_type_rules(item["case_type"], sources, relevant, history, forbidden, rel, where, line, problems)
     if len(problems) > before:
         return None
     return Case(
