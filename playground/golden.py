@@ -396,19 +396,10 @@ def passage_key(case: Case, passage: Passage) -> bool:
     return any((loc.tenant, loc.slug, slugify(loc.heading)) in wanted for loc in passage.locators)
 
 
-def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], problems: list[Problem]) -> Response | None:
-    if not isinstance(item, dict):
-        problems.append(Problem(rel, "a response must be a mapping", line=line))
-        return None
-    where = str(item.get("response_id", "?"))
-    unknown = sorted(set(item) - set(RESPONSE_KEYS) - set(RESPONSE_OPTIONAL))
-    for k in unknown:
-        problems.append(Problem(rel, f"unknown field '{k}'", where, line))
-    ok = _typed(item, RESPONSE_KEYS, rel, where, line, problems)
-    ok = _typed(item, RESPONSE_OPTIONAL, rel, where, line, problems, required=False) and ok
-    if not ok or unknown:
-        return None
-    before = len(problems)
+def _check_response_ids(item: dict[str, Any], cases: dict[str, Case], rel: str, where: str, line: int,
+                        problems: list[Problem]) -> Case | None:
+    """The response's case (None when unknown): its ``case_id`` names a loaded case, its ``response_id``
+    starts with ``<case_id>-R``, and its variant is one of ``VARIANTS``."""
     case = cases.get(item["case_id"])
     if case is None:
         problems.append(Problem(rel, f"unknown case_id '{item['case_id']}'", where, line))
@@ -418,8 +409,13 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
         problems.append(
             Problem(rel, f"unknown variant '{item['variant']}' (known: {', '.join(VARIANTS)})", where, line)
         )
+    return case
+
+
+def _claim_keys(claims: list[Any], rel: str, where: str, line: int, problems: list[Problem]) -> list[ClaimKey]:
+    """The answer key per claim: each exactly ``{text, supported: bool, correct: bool}``; at least one."""
     keys = []
-    for claim in item["claims"]:
+    for claim in claims:
         if not (
             isinstance(claim, dict)
             and set(claim) == {"text", "supported", "correct"}
@@ -434,8 +430,14 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
         keys.append(ClaimKey(claim["text"].strip(), claim["supported"], claim["correct"]))
     if not keys:
         problems.append(Problem(rel, "a response needs at least one claim", where, line))
-    text = item.get("text") or " ".join(k.text for k in keys)
-    split = [c.text for c in split_claims(text, item["response_id"])]
+    return keys
+
+
+def _check_key_covers_split(text: str, response_id: str, keys: list[ClaimKey], rel: str, where: str, line: int,
+                            problems: list[Problem]) -> None:
+    """The claim splitter cuts ``text`` into exactly the keyed claims, in order, so the key covers every
+    claim anyone will label."""
+    split = [c.text for c in split_claims(text, response_id)]
     if keys and split != [k.text for k in keys]:
         problems.append(
             Problem(
@@ -446,10 +448,16 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
                 line,
             )
         )
+
+
+def _fact_key(facts: dict[Any, Any], case: Case | None, rel: str, where: str, line: int,
+              problems: list[Problem]) -> list[tuple[str, bool]]:
+    """``(fact_id, covered)`` for the case's reference facts: the key names every fact of the case,
+    no other, each true or false (nothing to check when the case is unknown)."""
     fact_key: list[tuple[str, bool]] = []
     if case is not None:
         expected = {f.fact_id for f in case.reference_facts}
-        given = set(item["facts"])
+        given = set(facts)
         for fid in sorted(expected - given):
             problems.append(Problem(rel, f"answer key lacks fact '{fid}'", where, line))
         for fid in sorted(given - expected):
@@ -457,10 +465,25 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
                 Problem(rel, f"answer key names fact '{fid}', which case {case.case_id} does not have", where, line)
             )
         for fid in sorted(given & expected):
-            if not isinstance(item["facts"][fid], bool):
+            if not isinstance(facts[fid], bool):
                 problems.append(Problem(rel, f"fact '{fid}' must be true or false", where, line))
             else:
-                fact_key.append((fid, item["facts"][fid]))
+                fact_key.append((fid, facts[fid]))
+    return fact_key
+
+
+def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], problems: list[Problem]) -> Response | None:
+    """One authored response with its answer key, or None with its problems appended (see the module
+    docstring); the text is ``text`` if given, else the claims joined by single spaces."""
+    where = _checked_fields(item, "response", "response_id", (RESPONSE_KEYS, RESPONSE_OPTIONAL), rel, line, problems)
+    if where is None:
+        return None
+    before = len(problems)
+    case = _check_response_ids(item, cases, rel, where, line, problems)
+    keys = _claim_keys(item["claims"], rel, where, line, problems)
+    text = item.get("text") or " ".join(k.text for k in keys)
+    _check_key_covers_split(text, item["response_id"], keys, rel, where, line, problems)
+    fact_key = _fact_key(item["facts"], case, rel, where, line, problems)
     if len(problems) > before:
         return None
     return Response(
