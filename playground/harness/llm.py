@@ -72,6 +72,7 @@ from .model_errors import (
     OllamaUnavailable,
     seconds_text,
 )
+from .model_names import normalize_model_name, same_model
 
 __all__ = [
     "DEFAULT_CACHE_RELPATH", "DEFAULT_EMBED_MODEL", "DEFAULT_GENERATOR_MODEL", "DEFAULT_HOST",
@@ -120,22 +121,6 @@ def cache_key(kind: str, model: str, payload: Any, options: Mapping[str, Any], f
     else:
         raise ValueError(f"unknown call kind {kind!r}")
     return sha256_hex(canonical_json(body))
-
-
-def normalize_model_name(name: str) -> str:
-    """``llama3`` and ``llama3:latest`` name the same model; names compare case-insensitively."""
-    name = name.strip().lower()
-    for prefix in ("registry.ollama.ai/library/", "library/"):
-        if name.startswith(prefix):
-            name = name[len(prefix) :]
-    last = name.rsplit("/", 1)[-1]
-    if ":" not in last:
-        name += ":latest"
-    return name
-
-
-def same_model(a: str | None, b: str | None) -> bool:
-    return bool(a and b) and normalize_model_name(a or "") == normalize_model_name(b or "")
 
 
 # --------------------------------------------------------------------------- cache
