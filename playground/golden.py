@@ -204,18 +204,41 @@ def _strings(value: list[Any], rel: str, where: str, line: int, name: str, probl
     return tuple(value)
 
 
-def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[Problem]) -> Case | None:
+def _checked_fields(
+    item: Any,
+    noun: str,
+    id_key: str,
+    spec: tuple[Mapping[str, type], Mapping[str, type]],
+    rel: str,
+    line: int,
+    problems: list[Problem],
+) -> str | None:
+    """The item's id for problem messages, or None when the item cannot be parsed further.
+
+    Rule: the item is a mapping, has no field outside ``spec``'s required and
+    optional fields, every required field is present, and every field present
+    has its declared type (``bool`` is not an ``int``).  All such problems are
+    appended, not only the first.
+    """
     if not isinstance(item, dict):
-        problems.append(Problem(rel, "a case must be a mapping", line=line))
+        problems.append(Problem(rel, f"a {noun} must be a mapping", line=line))
         return None
-    where = str(item.get("case_id", "?"))
-    unknown = sorted(set(item) - set(CASE_KEYS) - set(CASE_OPTIONAL))
+    required, optional = spec
+    where = str(item.get(id_key, "?"))
+    unknown = sorted(set(item) - set(required) - set(optional))
     for k in unknown:
         problems.append(Problem(rel, f"unknown field '{k}'", where, line))
-    typed = _typed(item, CASE_KEYS, rel, where, line, problems)
-    if not (_typed(item, CASE_OPTIONAL, rel, where, line, problems, required=False) and typed) or unknown:
+    ok = _typed(item, required, rel, where, line, problems)
+    ok = _typed(item, optional, rel, where, line, problems, required=False) and ok
+    if not ok or unknown:
         return None
-    before = len(problems)
+    return where
+
+
+def _check_case_header(item: dict[str, Any], corpus: Corpus, rel: str, where: str, line: int,
+                       problems: list[Problem]) -> None:
+    """A case's id is of the form GC-0001, its type one of ``CASE_TYPES``, its tenant one of the corpus's,
+    and its query not blank."""
     if not _CASE_ID.match(item["case_id"]):
         problems.append(Problem(rel, f"case_id '{item['case_id']}' is not of the form GC-0001", where, line))
     if item["case_type"] not in CASE_TYPES:
@@ -228,8 +251,12 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
         )
     if not item["query"].strip():
         problems.append(Problem(rel, "empty query", where, line))
+
+
+def _case_history(turns: list[Any], rel: str, where: str, line: int, problems: list[Problem]) -> list[Turn]:
+    """The conversation before the query: each turn exactly ``{role: user|assistant, content: text}``."""
     history = []
-    for turn in item["history"]:
+    for turn in turns:
         if not (
             isinstance(turn, dict)
             and set(turn) == {"role", "content"}
@@ -241,10 +268,22 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
             )
         else:
             history.append(Turn(turn["role"], turn["content"]))
+    return history
+
+
+def _case_sections(item: dict[str, Any], corpus: Corpus, rel: str, where: str, line: int,
+                   problems: list[Problem]) -> tuple[list[Locator], list[Locator]]:
+    """The case's ``expected_sources`` and ``relevant_sections``; a section may be in only one of the two."""
     sources = _locators(item["expected_sources"], "expected source", corpus, rel, where, line, problems)
     relevant = _locators(item.get("relevant_sections", []), "relevant section", corpus, rel, where, line, problems)
     for loc in [x for x in relevant if x in sources]:  # in file order: one run reports like the next
         problems.append(Problem(rel, f"relevant section {loc} is already an expected source", where, line))
+    return sources, relevant
+
+
+def _reference_facts(item: dict[str, Any], rel: str, where: str, line: int, problems: list[Problem]) -> list[Fact]:
+    """The case's reference facts: each exactly ``{fact_id, statement, accept}``, its id
+    ``<case_id>-F...``, a statement and a non-empty ``accept`` list; no fact_id twice in the case."""
     facts = []
     for fact in item["reference_facts"]:
         if not (isinstance(fact, dict) and set(fact) == {"fact_id", "statement", "accept"}):
@@ -264,21 +303,43 @@ def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[P
     dup_facts = [f for f, n in Counter(f.fact_id for f in facts).items() if n > 1]
     for fid in dup_facts:
         problems.append(Problem(rel, "duplicate fact_id", fid, line))
+    return facts
+
+
+def _check_case_type_rules(case_type: str, sources: list[Locator], relevant: list[Locator], history: list[Turn],
+                           forbidden: tuple[str, ...], rel: str, where: str, line: int,
+                           problems: list[Problem]) -> None:
+    """What each case type demands: ``out_of_scope`` and ``cross_tenant`` cases must abstain, so they have
+    no expected sources and no relevant sections; every other type has at least one expected source;
+    ``multi_turn`` has a history; ``cross_tenant`` has ``forbidden_text`` (what must not leak)."""
+    if case_type in ("out_of_scope", "cross_tenant") and sources:
+        problems.append(
+            Problem(rel, f"a {case_type} case must abstain, so it has no expected_sources", where, line)
+        )
+    if case_type in ("out_of_scope", "cross_tenant") and relevant:
+        problems.append(Problem(rel, f"a {case_type} case must abstain, so it has no relevant_sections",
+                                where, line))
+    if case_type not in ("out_of_scope", "cross_tenant") and not sources:
+        problems.append(Problem(rel, f"a {case_type} case needs at least one expected source", where, line))
+    if case_type == "multi_turn" and not history:
+        problems.append(Problem(rel, "a multi_turn case needs a history", where, line))
+    if case_type == "cross_tenant" and not forbidden:
+        problems.append(Problem(rel, "a cross_tenant case needs forbidden_text (what must not leak)", where, line))
+
+
+def _parse_case(item: Any, rel: str, line: int, corpus: Corpus, problems: list[Problem]) -> Case | None:
+    """One case of a cases file, or None with its problems appended (see the module docstring)."""
+    where = _checked_fields(item, "case", "case_id", (CASE_KEYS, CASE_OPTIONAL), rel, line, problems)
+    if where is None:
+        return None
+    before = len(problems)
+    _check_case_header(item, corpus, rel, where, line, problems)
+    history = _case_history(item["history"], rel, where, line, problems)
+    sources, relevant = _case_sections(item, corpus, rel, where, line, problems)
+    facts = _reference_facts(item, rel, where, line, problems)
     must_contain = _strings(item["must_contain"], rel, where, line, "must_contain", problems)
     forbidden = _strings(item["forbidden_text"], rel, where, line, "forbidden_text", problems)
-    if item["case_type"] in ("out_of_scope", "cross_tenant") and sources:
-        problems.append(
-            Problem(rel, f"a {item['case_type']} case must abstain, so it has no expected_sources", where, line)
-        )
-    if item["case_type"] in ("out_of_scope", "cross_tenant") and relevant:
-        problems.append(Problem(rel, f"a {item['case_type']} case must abstain, so it has no relevant_sections",
-                                where, line))
-    if item["case_type"] not in ("out_of_scope", "cross_tenant") and not sources:
-        problems.append(Problem(rel, f"a {item['case_type']} case needs at least one expected source", where, line))
-    if item["case_type"] == "multi_turn" and not history:
-        problems.append(Problem(rel, "a multi_turn case needs a history", where, line))
-    if item["case_type"] == "cross_tenant" and not forbidden:
-        problems.append(Problem(rel, "a cross_tenant case needs forbidden_text (what must not leak)", where, line))
+    _check_case_type_rules(item["case_type"], sources, relevant, history, forbidden, rel, where, line, problems)
     if len(problems) > before:
         return None
     return Case(
@@ -335,19 +396,10 @@ def passage_key(case: Case, passage: Passage) -> bool:
     return any((loc.tenant, loc.slug, slugify(loc.heading)) in wanted for loc in passage.locators)
 
 
-def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], problems: list[Problem]) -> Response | None:
-    if not isinstance(item, dict):
-        problems.append(Problem(rel, "a response must be a mapping", line=line))
-        return None
-    where = str(item.get("response_id", "?"))
-    unknown = sorted(set(item) - set(RESPONSE_KEYS) - set(RESPONSE_OPTIONAL))
-    for k in unknown:
-        problems.append(Problem(rel, f"unknown field '{k}'", where, line))
-    ok = _typed(item, RESPONSE_KEYS, rel, where, line, problems)
-    ok = _typed(item, RESPONSE_OPTIONAL, rel, where, line, problems, required=False) and ok
-    if not ok or unknown:
-        return None
-    before = len(problems)
+def _check_response_ids(item: dict[str, Any], cases: dict[str, Case], rel: str, where: str, line: int,
+                        problems: list[Problem]) -> Case | None:
+    """The response's case (None when unknown): its ``case_id`` names a loaded case, its ``response_id``
+    starts with ``<case_id>-R``, and its variant is one of ``VARIANTS``."""
     case = cases.get(item["case_id"])
     if case is None:
         problems.append(Problem(rel, f"unknown case_id '{item['case_id']}'", where, line))
@@ -357,8 +409,13 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
         problems.append(
             Problem(rel, f"unknown variant '{item['variant']}' (known: {', '.join(VARIANTS)})", where, line)
         )
+    return case
+
+
+def _claim_keys(claims: list[Any], rel: str, where: str, line: int, problems: list[Problem]) -> list[ClaimKey]:
+    """The answer key per claim: each exactly ``{text, supported: bool, correct: bool}``; at least one."""
     keys = []
-    for claim in item["claims"]:
+    for claim in claims:
         if not (
             isinstance(claim, dict)
             and set(claim) == {"text", "supported", "correct"}
@@ -373,8 +430,14 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
         keys.append(ClaimKey(claim["text"].strip(), claim["supported"], claim["correct"]))
     if not keys:
         problems.append(Problem(rel, "a response needs at least one claim", where, line))
-    text = item.get("text") or " ".join(k.text for k in keys)
-    split = [c.text for c in split_claims(text, item["response_id"])]
+    return keys
+
+
+def _check_key_covers_split(text: str, response_id: str, keys: list[ClaimKey], rel: str, where: str, line: int,
+                            problems: list[Problem]) -> None:
+    """The claim splitter cuts ``text`` into exactly the keyed claims, in order, so the key covers every
+    claim anyone will label."""
+    split = [c.text for c in split_claims(text, response_id)]
     if keys and split != [k.text for k in keys]:
         problems.append(
             Problem(
@@ -385,10 +448,16 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
                 line,
             )
         )
+
+
+def _fact_key(facts: dict[Any, Any], case: Case | None, rel: str, where: str, line: int,
+              problems: list[Problem]) -> list[tuple[str, bool]]:
+    """``(fact_id, covered)`` for the case's reference facts: the key names every fact of the case,
+    no other, each true or false (nothing to check when the case is unknown)."""
     fact_key: list[tuple[str, bool]] = []
     if case is not None:
         expected = {f.fact_id for f in case.reference_facts}
-        given = set(item["facts"])
+        given = set(facts)
         for fid in sorted(expected - given):
             problems.append(Problem(rel, f"answer key lacks fact '{fid}'", where, line))
         for fid in sorted(given - expected):
@@ -396,10 +465,25 @@ def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], prob
                 Problem(rel, f"answer key names fact '{fid}', which case {case.case_id} does not have", where, line)
             )
         for fid in sorted(given & expected):
-            if not isinstance(item["facts"][fid], bool):
+            if not isinstance(facts[fid], bool):
                 problems.append(Problem(rel, f"fact '{fid}' must be true or false", where, line))
             else:
-                fact_key.append((fid, item["facts"][fid]))
+                fact_key.append((fid, facts[fid]))
+    return fact_key
+
+
+def _parse_response(item: Any, rel: str, line: int, cases: dict[str, Case], problems: list[Problem]) -> Response | None:
+    """One authored response with its answer key, or None with its problems appended (see the module
+    docstring); the text is ``text`` if given, else the claims joined by single spaces."""
+    where = _checked_fields(item, "response", "response_id", (RESPONSE_KEYS, RESPONSE_OPTIONAL), rel, line, problems)
+    if where is None:
+        return None
+    before = len(problems)
+    case = _check_response_ids(item, cases, rel, where, line, problems)
+    keys = _claim_keys(item["claims"], rel, where, line, problems)
+    text = item.get("text") or " ".join(k.text for k in keys)
+    _check_key_covers_split(text, item["response_id"], keys, rel, where, line, problems)
+    fact_key = _fact_key(item["facts"], case, rel, where, line, problems)
     if len(problems) > before:
         return None
     return Response(

@@ -22,8 +22,10 @@ from __future__ import annotations
 import csv
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..model import Case
 from .frozen import _ROUGE_TOKEN_RE, Item, PartReport, evaluate_frozen, rouge1_precision
 
 __all__ = ["golden_key_reports", "reference_relevance", "rouge1_recall"]
@@ -50,11 +52,28 @@ def reference_relevance(query: str, reference: str, passage: str) -> float:
     return (relevance(query, passage) + rouge1_recall(reference, passage)) / 2.0
 
 
-def golden_key_reports(run_dir: str | Path, root: str | Path | None = None, *, n_boot: int = 2000,
-                       seed: int = 0, criterion: str = "balanced_accuracy") -> tuple[PartReport, PartReport]:
-    """``(correctness, relevance)`` reports of a harness run folder on the frozen golden cases."""
+@dataclass(frozen=True)
+class _KeyedRun:
+    """A harness run's keyed units on the golden set: per dimension, ``(on a frozen case, item)`` pairs
+    and the harness's scores, with the unit texts and each unit's case."""
+
+    texts: dict[str, str]
+    case_by_unit: dict[str, Case]
+    claim_score: dict[str, float]
+    passage_score: dict[str, float]
+    claims: list[tuple[bool, Item]]
+    passages: list[tuple[bool, Item]]
+
+    def split(self, items: list[tuple[bool, Item]], abstain: bool = True) -> tuple[list[Item], list[Item]]:
+        """``(tuning, frozen)`` items; with ``abstain=False`` the units of must-abstain cases are left out."""
+        keep = [(f, i) for f, i in items if abstain or not self.case_by_unit[i.claim].must_abstain]
+        return [i for f, i in keep if not f], [i for f, i in keep if f]
+
+
+def _keyed_run(run_dir: str | Path, root: str | Path | None) -> _KeyedRun:
+    """The rows of ``run_dir/units.csv`` that carry a key (``correct`` claims, ``relevant`` passages),
+    each marked frozen when its case is one of the golden corpus's frozen cases."""
     from ..golden import load_dataset
-    from ..harness import score as S
     from .splits import frozen_sources
 
     dataset = load_dataset(root)
@@ -80,36 +99,51 @@ def golden_key_reports(run_dir: str | Path, root: str | Path | None = None, *, n
             passages.append((case.case_id in fz, item))
 
     case_by_unit = {r["unit_id"]: cases[r["case_id"]] for r in rows}
+    return _KeyedRun(texts, case_by_unit, claim_score, passage_score, claims, passages)
+
+
+def _correctness_report(run: _KeyedRun, n_boot: int, seed: int, criterion: str) -> PartReport:
+    """The harness's correctness beside ROUGE-1 precision against the reference answer, on every keyed claim."""
+    from ..harness import score as S
 
     def harness_correctness(uid: str, _: Sequence[str]) -> float:
-        return claim_score[uid]
+        return run.claim_score[uid]
 
     def rouge_p(uid: str, _: Sequence[str]) -> float:
-        return rouge1_precision(texts[uid], [case_by_unit[uid].reference_answer])
+        return rouge1_precision(run.texts[uid], [run.case_by_unit[uid].reference_answer])
+
+    t, f = run.split(run.claims)
+    return evaluate_frozen("golden key: correctness of claims", t, f,
+                           [("correctness", harness_correctness), ("ROUGE-1 precision", rouge_p)],
+                           grid=S.SUPPORT_FLOOR_GRID, default=0.70, criterion=criterion, n_boot=n_boot,
+                           seed=seed)
+
+
+def _relevance_report(run: _KeyedRun, n_boot: int, seed: int, criterion: str) -> PartReport:
+    """Query-only relevance beside reference-aware relevance and ROUGE-1 recall of the reference, on the
+    keyed passages of cases with a reference answer (not must-abstain)."""
+    from ..harness import score as S
 
     def query_only(uid: str, _: Sequence[str]) -> float:
-        return passage_score[uid]
+        return run.passage_score[uid]
 
     def ref_aware(uid: str, _: Sequence[str]) -> float:
-        c = case_by_unit[uid]
-        return reference_relevance(c.query, c.reference_answer, texts[uid])
+        c = run.case_by_unit[uid]
+        return reference_relevance(c.query, c.reference_answer, run.texts[uid])
 
     def ref_recall(uid: str, _: Sequence[str]) -> float:
-        return rouge1_recall(case_by_unit[uid].reference_answer, texts[uid])
+        return rouge1_recall(run.case_by_unit[uid].reference_answer, run.texts[uid])
 
-    def split(items: list[tuple[bool, Item]], abstain: bool = True) -> tuple[list[Item], list[Item]]:
-        keep = [(f, i) for f, i in items if abstain or not case_by_unit[i.claim].must_abstain]
-        return [i for f, i in keep if not f], [i for f, i in keep if f]
+    t, f = run.split(run.passages, abstain=False)
+    return evaluate_frozen("golden key: relevance of passages (cases with a reference answer)", t, f,
+                           [("query only", query_only), ("reference-aware", ref_aware),
+                            ("ROUGE-1 recall of the reference", ref_recall)],
+                           grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_RELEVANCE_THRESHOLD,
+                           criterion=criterion, n_boot=n_boot, seed=seed)
 
-    t, f = split(claims)
-    correctness = evaluate_frozen("golden key: correctness of claims", t, f,
-                                  [("correctness", harness_correctness), ("ROUGE-1 precision", rouge_p)],
-                                  grid=S.SUPPORT_FLOOR_GRID, default=0.70, criterion=criterion, n_boot=n_boot,
-                                  seed=seed)
-    t, f = split(passages, abstain=False)
-    relevance = evaluate_frozen("golden key: relevance of passages (cases with a reference answer)", t, f,
-                                [("query only", query_only), ("reference-aware", ref_aware),
-                                 ("ROUGE-1 recall of the reference", ref_recall)],
-                                grid=S.SUPPORT_FLOOR_GRID, default=S.DEFAULT_RELEVANCE_THRESHOLD,
-                                criterion=criterion, n_boot=n_boot, seed=seed)
-    return correctness, relevance
+
+def golden_key_reports(run_dir: str | Path, root: str | Path | None = None, *, n_boot: int = 2000,
+                       seed: int = 0, criterion: str = "balanced_accuracy") -> tuple[PartReport, PartReport]:
+    """``(correctness, relevance)`` reports of a harness run folder on the frozen golden cases."""
+    run = _keyed_run(run_dir, root)
+    return _correctness_report(run, n_boot, seed, criterion), _relevance_report(run, n_boot, seed, criterion)

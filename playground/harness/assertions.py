@@ -94,79 +94,83 @@ def check_assertions(
     this order (so ``[n]`` is valid for 1 <= n <= len(passages)); ``abstained``
     is whether the response declines to answer.
     """
-    results: list[AssertionResult] = []
+    return [
+        _must_abstain(case, abstained),
+        _no_cross_tenant_passage(case, passages),
+        _no_forbidden_text(case, response_text),
+        _no_fabricated_citation(passages, response_text),
+        _must_contain(case, response_text),
+    ]
 
-    # must_abstain
+
+def _must_abstain(case: Case, abstained: bool) -> AssertionResult:
+    """Applies when the case must be abstained on; fails when the response does not abstain."""
     if case.must_abstain:
         if abstained:
-            results.append(AssertionResult("must_abstain", "pass", f"{case.case_type} case and the response abstains"))
-        else:
-            results.append(AssertionResult(
-                "must_abstain", "fail", f"{case.case_type} case must be abstained on, but the response answers"))
-    else:
-        results.append(AssertionResult("must_abstain", "n/a", f"{case.case_type} case: abstention not required"))
+            return AssertionResult("must_abstain", "pass", f"{case.case_type} case and the response abstains")
+        return AssertionResult(
+            "must_abstain", "fail", f"{case.case_type} case must be abstained on, but the response answers")
+    return AssertionResult("must_abstain", "n/a", f"{case.case_type} case: abstention not required")
 
-    # no_cross_tenant_passage
+
+def _no_cross_tenant_passage(case: Case, passages: Sequence[Passage]) -> AssertionResult:
+    """Applies when passages were retrieved; fails when any section a passage draws from belongs to
+    another tenant than the case's."""
     if passages:
         foreign = [
             (i, p) for i, p in enumerate(passages, 1) if any(loc.tenant != case.tenant for loc in p.locators)
         ]
         if foreign:
             names = ", ".join(f"[{i}] {p.locator}" for i, p in foreign)
-            results.append(AssertionResult(
+            return AssertionResult(
                 "no_cross_tenant_passage", "fail",
-                f"{len(foreign)} of {len(passages)} passages belong to another tenant than {case.tenant}: {names}"))
-        else:
-            results.append(AssertionResult(
-                "no_cross_tenant_passage", "pass", f"all {len(passages)} passages belong to {case.tenant}"))
-    else:
-        results.append(AssertionResult("no_cross_tenant_passage", "n/a", "no passages were retrieved"))
+                f"{len(foreign)} of {len(passages)} passages belong to another tenant than {case.tenant}: {names}")
+        return AssertionResult(
+            "no_cross_tenant_passage", "pass", f"all {len(passages)} passages belong to {case.tenant}")
+    return AssertionResult("no_cross_tenant_passage", "n/a", "no passages were retrieved")
 
-    # no_forbidden_text
+
+def _no_forbidden_text(case: Case, response_text: str) -> AssertionResult:
+    """Applies when the case lists ``forbidden_text``; fails when a forbidden string appears in the
+    answer (case-insensitive)."""
     if case.forbidden_text:
         found = [s for s in case.forbidden_text if _contains(response_text, s)]
         if found:
-            results.append(AssertionResult(
-                "no_forbidden_text", "fail", "the answer contains " + ", ".join(repr(s) for s in found)))
-        else:
-            results.append(AssertionResult(
-                "no_forbidden_text", "pass", f"none of {len(case.forbidden_text)} forbidden strings appears"))
-    else:
-        results.append(AssertionResult("no_forbidden_text", "n/a", "the case lists no forbidden text"))
+            return AssertionResult(
+                "no_forbidden_text", "fail", "the answer contains " + ", ".join(repr(s) for s in found))
+        return AssertionResult(
+            "no_forbidden_text", "pass", f"none of {len(case.forbidden_text)} forbidden strings appears")
+    return AssertionResult("no_forbidden_text", "n/a", "the case lists no forbidden text")
 
-    # no_fabricated_citation
+
+def _no_fabricated_citation(passages: Sequence[Passage], response_text: str) -> AssertionResult:
+    """Applies when the answer carries a citation marker; fails when a marker ``[n]`` has n < 1 or
+    n > the number of passages offered."""
     cited = citation_markers(response_text)
     if cited:
         bad = sorted({n for n in cited if n < 1 or n > len(passages)})
         if bad:
             valid = f"valid: [1]..[{len(passages)}]" if passages else "no passages were offered"
-            results.append(AssertionResult(
+            return AssertionResult(
                 "no_fabricated_citation", "fail",
-                f"{', '.join(f'[{n}]' for n in bad)} cite{'s' if len(bad) == 1 else ''} no passage ({valid})"))
-        else:
-            markers = ", ".join(str(n) for n in sorted(set(cited)))
-            results.append(AssertionResult(
-                "no_fabricated_citation", "pass", f"every marker ({markers}) names one of {len(passages)} passages"))
-    else:
-        results.append(AssertionResult("no_fabricated_citation", "n/a", "the answer carries no citation marker"))
+                f"{', '.join(f'[{n}]' for n in bad)} cite{'s' if len(bad) == 1 else ''} no passage ({valid})")
+        markers = ", ".join(str(n) for n in sorted(set(cited)))
+        return AssertionResult(
+            "no_fabricated_citation", "pass", f"every marker ({markers}) names one of {len(passages)} passages")
+    return AssertionResult("no_fabricated_citation", "n/a", "the answer carries no citation marker")
 
-    # must_contain
+
+def _must_contain(case: Case, response_text: str) -> AssertionResult:
+    """Applies when the case lists ``must_contain`` and is not a must-abstain case; fails when a literal
+    is missing from the answer (case-insensitive)."""
     if case.must_contain and not case.must_abstain:
         missing = [s for s in case.must_contain if not _contains(response_text, s)]
         if missing:
-            results.append(
-                AssertionResult("must_contain", "fail", "the answer lacks " + ", ".join(repr(s) for s in missing))
-            )
-        else:
-            results.append(
-                AssertionResult("must_contain", "pass", f"all {len(case.must_contain)} required literals appear")
-            )
-    elif case.must_abstain and case.must_contain:
-        results.append(AssertionResult("must_contain", "n/a", f"{case.case_type} case: the answer should abstain"))
-    else:
-        results.append(AssertionResult("must_contain", "n/a", "the case lists no required literal"))
-
-    return results
+            return AssertionResult("must_contain", "fail", "the answer lacks " + ", ".join(repr(s) for s in missing))
+        return AssertionResult("must_contain", "pass", f"all {len(case.must_contain)} required literals appear")
+    if case.must_abstain and case.must_contain:
+        return AssertionResult("must_contain", "n/a", f"{case.case_type} case: the answer should abstain")
+    return AssertionResult("must_contain", "n/a", "the case lists no required literal")
 
 
 class CheckSummary(TypedDict):

@@ -402,32 +402,11 @@ def judge_response(
     opts = models.effective_options(options)
     phash = prompt_hash(messages, opts)
 
-    content = models.chat(judge_model, messages, opts, format=JUDGE_SCHEMA, repeat=repeat)
-    retried = False
     try:
-        verdict = validate_judgement(parse_judgement(content), len(claims))
-    except JudgementInvalid as first:
-        retried = True
-        reminder = [
-            *messages,
-            {"role": "assistant", "content": content},
-            {
-                "role": "user",
-                "content": f"Your reply was not valid: {first.reason}. Reply again with only the JSON object "
-                f"described in the Output section: the keys claims, faithfulness, citation_accuracy and "
-                f"answer_relevance, and exactly one claims entry for each claim number 1 to {len(claims)}.",
-            },
-        ]
-        content = models.chat(judge_model, reminder, opts, format=JUDGE_SCHEMA, repeat=repeat)
-        try:
-            verdict = validate_judgement(parse_judgement(content), len(claims))
-        except JudgementInvalid as second:
-            where = f"case {case.case_id}, response {response.response_id}"
-            if second.claim is not None and 1 <= second.claim <= len(claims):
-                where += f", claim {second.claim} ({claims[second.claim - 1].claim_id})"
-            elif second.claim is not None:
-                where += f", claim {second.claim}"
-            raise JudgeOutputError(judge_model, where, second.reason) from None
+        verdict, retried = _ask_judge(models, judge_model, messages, opts, len(claims), repeat)
+    except JudgementInvalid as second:
+        where = _judged_place(case, response, claims, second.claim)
+        raise JudgeOutputError(judge_model, where, second.reason) from None
 
     supports = tuple(
         ClaimSupport(claim.index, claim.claim_id, *verdict["claims"][n]) for n, claim in enumerate(claims, start=1)
@@ -443,6 +422,43 @@ def judge_response(
         prompt_hash=phash,
         retried=retried,
     )
+
+
+def _ask_judge(models: OllamaModels, judge_model: str, messages: list[dict[str, str]], opts: dict[str, Any],
+               n_claims: int, repeat: int) -> tuple[dict[str, Any], bool]:
+    """``(verdict, retried)``: the judge's validated reply, with one retry.
+
+    Rule: a first reply that is not a valid judgement is answered once with a
+    reminder naming what was wrong (the conversation so far, the reply, then the
+    reason); the second reply's :class:`JudgementInvalid` propagates.
+    """
+    content = models.chat(judge_model, messages, opts, format=JUDGE_SCHEMA, repeat=repeat)
+    try:
+        return validate_judgement(parse_judgement(content), n_claims), False
+    except JudgementInvalid as first:
+        reminder = [
+            *messages,
+            {"role": "assistant", "content": content},
+            {
+                "role": "user",
+                "content": f"Your reply was not valid: {first.reason}. Reply again with only the JSON object "
+                f"described in the Output section: the keys claims, faithfulness, citation_accuracy and "
+                f"answer_relevance, and exactly one claims entry for each claim number 1 to {n_claims}.",
+            },
+        ]
+        content = models.chat(judge_model, reminder, opts, format=JUDGE_SCHEMA, repeat=repeat)
+        return validate_judgement(parse_judgement(content), n_claims), True
+
+
+def _judged_place(case: Case, response: Response, claims: Sequence[Claim], claim: int | None) -> str:
+    """Where an invalid judgement is: the case and response, and the claim number it names (with the
+    claim's id when the number is one of the response's claims)."""
+    where = f"case {case.case_id}, response {response.response_id}"
+    if claim is not None and 1 <= claim <= len(claims):
+        where += f", claim {claim} ({claims[claim - 1].claim_id})"
+    elif claim is not None:
+        where += f", claim {claim}"
+    return where
 
 
 def judge_labels(result: JudgeResult) -> list[Label]:

@@ -63,6 +63,17 @@ from typing import Any
 import httpx
 import ollama
 
+from .model_errors import (
+    CacheMiss,
+    JudgeOutputError,
+    ModelError,
+    ModelNotFound,
+    ModelTimeout,
+    OllamaUnavailable,
+    seconds_text,
+)
+from .model_names import normalize_model_name, same_model
+
 __all__ = [
     "DEFAULT_CACHE_RELPATH", "DEFAULT_EMBED_MODEL", "DEFAULT_GENERATOR_MODEL", "DEFAULT_HOST",
     "DEFAULT_JUDGE_MODEL", "DEFAULT_NUM_CTX", "DEFAULT_SEED", "DEFAULT_TEMPERATURE", "DEFAULT_TIMEOUT", "CacheMiss",
@@ -84,85 +95,6 @@ DEFAULT_JUDGE_MODEL = "llama3.1:8b"
 DEFAULT_EMBED_MODEL = "nomic-embed-text"
 #: Where the cache lives inside a run directory unless a path is given.
 DEFAULT_CACHE_RELPATH = Path(".cache") / "ollama.db"
-
-
-# --------------------------------------------------------------------------- errors
-
-
-class ModelError(RuntimeError):
-    """A model call failed; ``str(error)`` is one line: what happened — the fix."""
-
-    def __init__(self, problem: str, fix: str = ""):
-        self.problem = problem
-        self.fix = fix
-        super().__init__(f"{problem} — {fix}" if fix else problem)
-
-
-class OllamaUnavailable(ModelError):
-    """No Ollama server answers at the configured host."""
-
-    def __init__(self, host: str):
-        self.host = host
-        super().__init__(f"Ollama is not running at {host}", "start it with `ollama serve`")
-
-
-class ModelNotFound(ModelError):
-    """The server answered 404: the model (or models) are not pulled."""
-
-    def __init__(self, models: str | Sequence[str]):
-        self.models = (models,) if isinstance(models, str) else tuple(models)
-        pulls = " && ".join(f"ollama pull {m}" for m in self.models)
-        if len(self.models) == 1:
-            problem = f"model '{self.models[0]}' is not pulled"
-        else:
-            problem = "models " + ", ".join(f"'{m}'" for m in self.models) + " are not pulled"
-        super().__init__(problem, f"run `{pulls}`")
-
-    @property
-    def model(self) -> str:
-        return self.models[0]
-
-
-class ModelTimeout(ModelError):
-    """The model did not answer within the client timeout."""
-
-    def __init__(self, model: str, timeout: float | None):
-        self.model = model
-        self.timeout = timeout
-        super().__init__(
-            f"model '{model}' did not answer within {_seconds(timeout)}",
-            "raise --timeout (ollama.timeout in the config) or use a smaller model",
-        )
-
-
-class JudgeOutputError(ModelError):
-    """The judge's reply was not valid JSON for the schema, even after one reminder."""
-
-    def __init__(self, model: str, where: str, reason: str):
-        self.model = model
-        self.where = where
-        self.reason = reason
-        super().__init__(
-            f"judge '{model}' returned invalid output for {where} twice: {reason}",
-            "use a judge model that follows JSON output (e.g. llama3.1:8b) or limit the judge with judge.window, "
-            "then rerun with --resume",
-        )
-
-
-class CacheMiss(ModelError):
-    """A cache-only (offline) run needed a call that is not in the cache."""
-
-    def __init__(self, kind: str, model: str, path: str):
-        super().__init__(
-            f"{kind} call to '{model}' is not in the model cache {path}",
-            "run once with Ollama available (`ollama serve`) to fill the cache",
-        )
-
-
-def _seconds(timeout: float | None) -> str:
-    if timeout is None:
-        return "the timeout"
-    return f"{timeout:g} s"
 
 
 # --------------------------------------------------------------------------- canonical JSON
@@ -189,22 +121,6 @@ def cache_key(kind: str, model: str, payload: Any, options: Mapping[str, Any], f
     else:
         raise ValueError(f"unknown call kind {kind!r}")
     return sha256_hex(canonical_json(body))
-
-
-def normalize_model_name(name: str) -> str:
-    """``llama3`` and ``llama3:latest`` name the same model; names compare case-insensitively."""
-    name = name.strip().lower()
-    for prefix in ("registry.ollama.ai/library/", "library/"):
-        if name.startswith(prefix):
-            name = name[len(prefix) :]
-    last = name.rsplit("/", 1)[-1]
-    if ":" not in last:
-        name += ":latest"
-    return name
-
-
-def same_model(a: str | None, b: str | None) -> bool:
-    return bool(a and b) and normalize_model_name(a or "") == normalize_model_name(b or "")
 
 
 # --------------------------------------------------------------------------- cache
@@ -517,7 +433,7 @@ class OllamaModels:
             pulled = {normalize_model_name(m["model"] or "") for m in listed["models"]}
         except httpx.TimeoutException:
             raise ModelError(
-                f"Ollama at {self.host} did not answer within {_seconds(self.timeout)}",
+                f"Ollama at {self.host} did not answer within {seconds_text(self.timeout)}",
                 "check that `ollama serve` is running and responsive, or raise --timeout",
             ) from None
         except Exception as exc:

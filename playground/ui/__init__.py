@@ -89,68 +89,30 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
     t0 = time.perf_counter()
     from ..errors import DataError
     from ..store import StoreError
-    from .session import SessionError, session_from_env
+    from .session import SessionError
 
-    params = {} if os.environ.get("VOILA_PREHEAT") == "True" else query_params()
-    wanted = params.get("dataset") or os.environ.get("PLAYGROUND_DATASET") or None
     problems: list[str] = []
     try:
-        try:
-            session = session_from_env(root, db, read_only, dataset=wanted, create=False)
-        except SessionError as exc:  # an unknown dataset in the link: open the shipped one and say so
-            problems.append(str(exc))
-            session = session_from_env(root, db, read_only, create=False)
+        session = _open_session(root, db, read_only, problems)
     except (DataError, StoreError, OSError, SessionError) as exc:
         return _show_error(exc, display)
     t_session = time.perf_counter() - t0
-    from .views import PlaygroundApp
-
-    # A preheated kernel builds its widgets before the wait below; the request then only fills them in.
-    ahead = None
-    if os.environ.get("VOILA_PREHEAT") == "True":
-        from . import request  # noqa: F401  (its websocket client, imported before the kernel says it is ready)
-
-        ahead = PlaygroundApp(session, annotator=None)
+    ahead = _preheated_app(session)
     _log(f"playground: session ready in {t_session:.2f}s ({len(session.case_ids)} cases, "
          f"{len(session.catalog)} units; harness results {session.harness_source})")
     params = query_params()  # after the slow part: with preheated kernels this waits for the request
-    late = params.get("dataset")
-    if late and late != session.dataset_name:  # a preheated kernel learns the link's dataset only now
-        try:
-            session = session_from_env(root, db, read_only, dataset=late, create=False)
-            ahead = None
-        except SessionError as exc:
-            problems.append(str(exc))
-        except (DataError, StoreError, OSError) as exc:
-            return _show_error(exc, display)
+    try:
+        session, ahead = _session_for_link(session, ahead, params.get("dataset"), root, db, read_only, problems)
+    except (DataError, StoreError, OSError) as exc:
+        return _show_error(exc, display)
     t_page = time.perf_counter()
-    from .request import name_refusal, signed_name  # a roster link: the page's name is the link's
-
-    name = annotator if annotator is not None else (params.get("annotator") or signed_name()
-                                                    or os.environ.get("JUPYTERHUB_USER"))
-    if not name and name_refusal(None):
-        problems.append(name_refusal(None))
+    name = _visitor_name(annotator, params, problems)
     show = reveal if reveal is not None else _flag(params.get("reveal"))
     problems += apply_view_params(session, params)
-    if ahead is None:
-        app = PlaygroundApp(session, annotator=None, reveal=show, render=False)  # drawn once, below
-    else:
-        app = ahead
-        session.reveal_all = session.reveal_all or show
-        app.sync_controls()
-        from .panels import export_scopes  # serve engineer, issue 29: a preheated page learns its role only now
-
-        app.export_scope.options = export_scopes(session.read_only)
+    app = _page_app(session, ahead, show)
     drawn = app.renders
     if name and not session.read_only:  # start() draws the page
-        here = (session.case_id, session.response_id)
-        session.lesson_name = params.get("lesson") or None  # ?lesson=NAME (issue 23; default: the newest)
-        app.guard(app.start, name, params.get("sample") or None)
-        if app.name is not None and session.annotator is None:
-            app.name.value = ""
-        if params.get("case") and here[0] is not None and here != (session.case_id, session.response_id):
-            session.go_to(here[0], here[1])  # the link's case wins over the queue's first one
-            app.render_all()
+        _start_labelling(app, session, name, params)
     if app.renders == drawn:  # no name, or start() refused it: draw the page for the link's view
         app.render_all()
     if problems:
@@ -165,6 +127,90 @@ def launch(root: str | None = None, db: str | None = None, *, read_only: bool | 
 
         show_widget(app.widget)
     return app
+
+
+def _open_session(root: str | None, db: str | None, read_only: bool | None, problems: list[str]) -> Any:
+    """The session on the dataset the link (``?dataset=``) or ``PLAYGROUND_DATASET`` names; an unknown
+    dataset opens the shipped one and appends why to ``problems``.  Other errors propagate."""
+    from .session import SessionError, session_from_env
+
+    params = {} if os.environ.get("VOILA_PREHEAT") == "True" else query_params()
+    wanted = params.get("dataset") or os.environ.get("PLAYGROUND_DATASET") or None
+    try:
+        return session_from_env(root, db, read_only, dataset=wanted, create=False)
+    except SessionError as exc:  # an unknown dataset in the link: open the shipped one and say so
+        problems.append(str(exc))
+        return session_from_env(root, db, read_only, create=False)
+
+
+def _preheated_app(session: Any) -> Any:
+    """In a preheated kernel, the page's widgets built before the request arrives (the request then only
+    fills them in); None otherwise."""
+    from .views import PlaygroundApp
+
+    # A preheated kernel builds its widgets before the wait below; the request then only fills them in.
+    if os.environ.get("VOILA_PREHEAT") == "True":
+        from . import request  # noqa: F401  (its websocket client, imported before the kernel says it is ready)
+
+        return PlaygroundApp(session, annotator=None)
+    return None
+
+
+def _session_for_link(session: Any, ahead: Any, late: str | None, root: str | None, db: str | None,
+                      read_only: bool | None, problems: list[str]) -> tuple[Any, Any]:
+    """``(session, ahead)`` for the link's dataset ``late``, which a preheated kernel learns only after
+    building: a different dataset reopens the session and drops the widgets built ahead; an unknown one
+    keeps both and appends why to ``problems``.  Data, store and OS errors propagate."""
+    from .session import SessionError, session_from_env
+
+    if late and late != session.dataset_name:  # a preheated kernel learns the link's dataset only now
+        try:
+            session = session_from_env(root, db, read_only, dataset=late, create=False)
+            ahead = None
+        except SessionError as exc:
+            problems.append(str(exc))
+    return session, ahead
+
+
+def _visitor_name(annotator: str | None, params: dict[str, str], problems: list[str]) -> str | None:
+    """The labeller's name: the argument, else the link's ``?annotator=``, else a roster link's signed
+    name, else ``JUPYTERHUB_USER``; with none, a roster server's refusal is appended to ``problems``."""
+    from .request import name_refusal, signed_name  # a roster link: the page's name is the link's
+
+    name = annotator if annotator is not None else (params.get("annotator") or signed_name()
+                                                    or os.environ.get("JUPYTERHUB_USER"))
+    if not name and name_refusal(None):
+        problems.append(name_refusal(None))
+    return name
+
+
+def _page_app(session: Any, ahead: Any, show: bool) -> Any:
+    """The page's app: a new one (not drawn yet), or the one built ahead, brought up to the request's
+    reveal setting and role."""
+    from .views import PlaygroundApp
+
+    if ahead is None:
+        return PlaygroundApp(session, annotator=None, reveal=show, render=False)  # drawn once, below
+    app = ahead
+    session.reveal_all = session.reveal_all or show
+    app.sync_controls()
+    from .panels import export_scopes  # serve engineer, issue 29: a preheated page learns its role only now
+
+    app.export_scope.options = export_scopes(session.read_only)
+    return app
+
+
+def _start_labelling(app: Any, session: Any, name: str, params: dict[str, str]) -> None:
+    """Start ``name``'s labelling (``?lesson=``, ``?sample=``); a refused name is cleared from the name
+    box, and the link's case wins over the queue's first one."""
+    here = (session.case_id, session.response_id)
+    session.lesson_name = params.get("lesson") or None  # ?lesson=NAME (issue 23; default: the newest)
+    app.guard(app.start, name, params.get("sample") or None)
+    if app.name is not None and session.annotator is None:
+        app.name.value = ""
+    if params.get("case") and here[0] is not None and here != (session.case_id, session.response_id):
+        session.go_to(here[0], here[1])  # the link's case wins over the queue's first one
+        app.render_all()
 
 
 def apply_view_params(session: Any, params: dict[str, str]) -> list[str]:
