@@ -192,6 +192,7 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
         self.thresholds: dict[str, float] = dict(DEFAULT_THRESHOLDS)
         self.filter = CaseFilter()
         self._search: CaseSearch | None = None
+        self.search.prepare()  # fold every case's text now: no keystroke of the search box pays for it
         self.case_id: str | None = self.case_ids[0] if self.case_ids else None
         self.response_id: str | None = self._first_response(self.case_id)
         if self.case_id is not None:
