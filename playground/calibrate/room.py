@@ -517,6 +517,11 @@ class RoomStore:
         return str(self._store.url)
 
     @property
+    def store(self) -> LabelStore:
+        """The store, for reading (the room's failure-mode counts); writes go through this class's methods."""
+        return self._store
+
+    @property
     def writable(self) -> bool:
         return self.may_write and not self._store.read_only
 

@@ -53,6 +53,7 @@ from .render import LIST_CHARS, LIST_WINDOW, PageRender, list_window, short_id, 
 from .rows import FROM_VALUE, TO_VALUE, UnitRow, html_widget
 from .session import EXPORT_MIME, DatasetChangedError, LabelChange, LabelSession, SessionError
 from .styles import CSS, GUIDE
+from .verdict_panel import VerdictPanel, keymap_json
 
 __all__ = ["LIST_CHARS", "LIST_WINDOW", "PlaygroundApp", "list_window", "short_id", "shorten"]
 
@@ -93,17 +94,24 @@ class PlaygroundApp(PageRender):
     # --- layout --------------------------------------------------------------------------------------
     def _build(self) -> None:
         self.status = html_widget(cls="pg-status", min_height="1.4em")
+        self.bridge.keymap = keymap_json()  # the bridge's keys and the verdict panel's (p f m o t)
+        self.verdicts = VerdictPanel(self)
         top = build_header(self)
         nav = build_nav(self)
         self._case_parts = build_case(self)
+        # the verdict on the response comes right under the response it judges
+        self._case_parts.insert(self._case_parts.index(self.response_text) + 1, self.verdicts.box)
         self._shown_case: str | None = None
         scores = build_scores(self)
+        scores.children = [*scores.children, html_widget("<div class='pg-h'>Failure modes</div>"),
+                           self.verdicts.failures]
         self.body = W.HBox([nav, self._case_column(), scores], layout=W.Layout(align_items="stretch", width="100%"))
         self.body.add_class("pg-body")
         guide = W.Accordion(children=[html_widget(GUIDE)], titles=("How to label — what each question means",),
                             selected_index=None, layout=W.Layout(width="auto"))
         guide.add_class("pg-guide")
-        self.widget = W.VBox([html_widget(CSS), *top, guide, self.status, self.body], layout=W.Layout(width="100%"))
+        guides = W.VBox([guide, self.verdicts.guide], layout=W.Layout(width="100%"))
+        self.widget = W.VBox([html_widget(CSS), *top, guides, self.status, self.body], layout=W.Layout(width="100%"))
         self.widget.add_class("pg-app")
         self._sync_verdict_filter()
 
@@ -135,6 +143,16 @@ class PlaygroundApp(PageRender):
 
     def type_options(self) -> list[tuple[str, str]]:
         return [("all case types", ALL)] + [(t.replace("_", " "), t) for t in self.session.case_types()]
+
+    # --- drawing: the render mixin's, plus the verdict panel ---------------------------------------------
+    def render_all(self) -> None:
+        self.verdicts.render_guidelines()
+        super().render_all()
+
+    def render_case(self) -> None:
+        super().render_case()
+        self.verdicts.render()
+        self.verdicts.render_counts()
 
     # --- helpers ---------------------------------------------------------------------------------------
     @contextmanager
@@ -200,6 +218,7 @@ class PlaygroundApp(PageRender):
             b.disabled = True
         if self.name is not None:
             self.name.disabled = True
+        self.verdicts.render()
 
     #: Every how many pings (2 s apart) the page checks that its dataset was not re-imported under it.
     CHECK_EVERY = 5
@@ -361,6 +380,8 @@ class PlaygroundApp(PageRender):
                         r.refresh()
         self.say(_describe(change, self.session, "Undone"))
         self.render_scores()
+        self.verdicts.render()  # the undone change may have been a verdict, a note or tags
+        self.verdicts.render_counts()
 
     _undo = undo
 
