@@ -15,7 +15,7 @@ from playground.datasets import open_dataset
 from playground.golden import passage_unit, response_units
 from playground.lessons import LessonError, latest_lesson, lesson_catalog, lesson_units, make_lesson, parse_ids
 from playground.store import Lesson, StoreError, open_store
-from playground.store.schema import v3_ddl
+from playground.store.schema import CURRENT_VERSION, v3_ddl
 
 FIXTURES = (pg_server, store, store_url)
 
@@ -122,7 +122,7 @@ def _v3_store(url: str) -> None:
 def test_a_version_3_store_migrates_to_4_keeping_every_row(store_url, golden):
     _v3_store(store_url)
     with open_store(store_url) as s:
-        assert s.schema_version == 4 and s.verify() == []
+        assert s.schema_version == CURRENT_VERSION and s.verify() == []
         assert [(lb.annotator, lb.value) for lb in s.labels(include_unsure=True)] == [("ann", 2)]
         assert [a.name for a in s.assignments()] == ["q"] and s.lessons() == []
         s.save_lesson(make_lesson("week-1", golden, ["GC-0036"]))
@@ -132,7 +132,7 @@ def test_a_version_3_store_migrates_to_4_keeping_every_row(store_url, golden):
     if not store_url.startswith("postgresql"):
         assert Path(store_url + ".schema3.bak").is_file()
     with open_store(store_url) as s:  # reopening does not migrate again
-        assert s.schema_version == 4 and [x.name for x in s.lessons()] == ["week-1"]
+        assert s.schema_version == CURRENT_VERSION and [x.name for x in s.lessons()] == ["week-1"]
 
 
 def test_a_copy_keeps_the_lessons(tmp_path, golden):

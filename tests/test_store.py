@@ -123,7 +123,7 @@ def test_names_are_stored_verbatim(store, name):
     assert store.undo(name).annotator == name
     assert store.labels(annotator=name) == [] and len(store.labels()) == 1
     assert set(store.dump()) == {"meta", "annotators", "events", "labels", "comments", "assignments",
-                                 "datasets", "lessons"}  # every table still there
+                                 "datasets", "lessons", "tags", "failure_modes", "guidelines"}  # every table
 
 
 def test_notes_are_free_text_kept_verbatim_with_the_event(store):

@@ -134,7 +134,7 @@ def test_reading_commands_never_create_a_store(tmp_path, capsys):
 def test_init_creates_then_is_idempotent(tmp_path, capsys):
     path = tmp_path / "new.db"
     code, out, _ = run(["labels", "init", "--db", str(path)], capsys)
-    assert code == 0 and path.is_file() and "schema 4" in out and "0 annotator(s)" in out
+    assert code == 0 and path.is_file() and "schema 5" in out and "0 annotator(s)" in out
     code, out, _ = run(["labels", "init", "--db", str(path)], capsys)
     assert code == 0 and "label store ready" in out
     code, _, err = run(["labels", "stats", "--db", str(path)], capsys)

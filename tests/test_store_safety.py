@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from store_fixtures import claim
 
-from playground.store import ReadOnlyStoreError, StoreError, StoreGoneError, open_store
+from playground.store import CURRENT_VERSION, ReadOnlyStoreError, StoreError, StoreGoneError, open_store
 from playground.store import sqlite as sqlite_backend
 
 
@@ -62,7 +62,7 @@ def test_create_false_never_creates_a_file(tmp_path):
         open_store(path, create=False)
     assert path.stat().st_size == 0 and not (tmp_path / "labels.db-wal").exists()
     with open_store(path) as s:                 # creating is what `playground serve` does, once
-        assert s.schema_version == 4
+        assert s.schema_version == CURRENT_VERSION
     with open_store(path, create=False) as s:
         assert s.set_label("ann", claim(1), "supported", 1) is not None
 

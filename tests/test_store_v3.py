@@ -24,7 +24,7 @@ from playground.store import (
     write_export,
 )
 from playground.store.io import neutralise_cell
-from playground.store.schema import v2_ddl
+from playground.store.schema import CURRENT_VERSION, v2_ddl
 
 FIXTURES = (pg_server, store, store_url)  # pytest finds them here; this also marks the imports used
 
@@ -204,7 +204,7 @@ def _v2_store(url):
 def test_a_version_2_store_migrates_to_3_keeping_every_row(store_url):
     u = _v2_store(store_url)
     with open_store(store_url) as s:
-        assert s.schema_version == 4 and s.verify() == []  # 2 -> 3 -> 4
+        assert s.schema_version == CURRENT_VERSION and s.verify() == []  # 2 -> 3 -> 4 -> 5
         assert [(e.event_id, e.annotator, e.action, e.new_value, e.note, e.created_at) for e in s.events()] == [
             (1, "ann", "set", 1, None, "2024-05-01T12:00:01.000000+00:00"),
             (2, "bob", "set", 0, "why", "2024-05-01T12:00:02.000000+00:00"),
@@ -217,7 +217,7 @@ def test_a_version_2_store_migrates_to_3_keeping_every_row(store_url):
 
         assert Path(store_url + ".schema2.bak").is_file()
     with open_store(store_url) as s:  # reopening does not migrate again
-        assert s.schema_version == 4 and len(s.events()) == 5
+        assert s.schema_version == CURRENT_VERSION and len(s.events()) == 5
 
 
 # --- exports people can use alone ----------------------------------------------------------------------------

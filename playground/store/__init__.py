@@ -40,6 +40,13 @@ rate or a consensus vote (:meth:`LabelStore.labels` leaves them out unless
 ``include_unsure=True``), counted by :meth:`LabelStore.unsure_counts`.
 Comments (one per annotator and unit) are ``comment`` events too.
 
+Error analysis (schema 5): a whole response is a unit of kind ``response``
+with the one dimension ``pass`` (its verdict, an ordinary label); its note is
+its comment; failure-mode tags are ``tags`` events with a per-dataset
+taxonomy that can be extended, renamed and merged without rewriting any event
+(:mod:`.tags`).  Each dataset can carry versioned markdown guidelines, and
+every event records the guidelines version it was made under (:mod:`.guidelines`).
+
 Consensus is derived on demand (:meth:`LabelStore.consensus`, majority over
 annotators, ties reported with status ``tie`` and no value) unless someone
 adjudicated the item (:meth:`LabelStore.adjudicate`, status ``adjudicated``).
@@ -110,12 +117,15 @@ from .types import (
     ConsensusRow,
     DatasetInfo,
     Event,
+    FailureMode,
+    Guidelines,
     ImportReport,
     Lesson,
     Progress,
     StaleLabel,
     StoredDataset,
     StoredLabel,
+    UnitTags,
 )
 
 __all__ = [
@@ -136,7 +146,9 @@ __all__ = [
     "ConsensusRow",
     "DatasetInfo",
     "Event",
+    "FailureMode",
     "GoldenExport",
+    "Guidelines",
     "ImportReport",
     "InvalidLabelError",
     "LabelImportError",
@@ -151,6 +163,7 @@ __all__ = [
     "StoreGoneError",
     "StoredDataset",
     "StoredLabel",
+    "UnitTags",
     "annotator_problem",
     "check_annotator",
     "consensus_export",

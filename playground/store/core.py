@@ -4,16 +4,47 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..model import DIMENSIONS, UNIT_DIMENSIONS, UNIT_KINDS, Unit
+from ..model import DIMENSIONS, Unit
 from .base import Backend, Cursor
+from .checks import (
+    APP_NAME,
+    CONSENSUS_ANNOTATOR,
+    ENV_VAR,
+    MAX_COMMENT_LENGTH,
+    MAX_NAME_LENGTH,
+    MAX_NOTE_LENGTH,
+    RESERVED_ANNOTATORS,
+    TAGS_DIMENSION,
+    annotator_problem,
+    canonical_json,
+    check_annotator,
+    check_comment,
+    check_note,
+    check_unit,
+    check_unit_identity,
+    check_value,
+    dataset_info,
+    dataset_of_case,
+)
 from .errors import InvalidLabelError, ReadOnlyStoreError, SchemaVersionError, StoreError
+from .guidelines import GuidelinesMixin, guidelines_now
 from .schema import CURRENT_VERSION, MIGRATIONS, TABLES, current_ddl
+from .statements import (
+    DELETE_LABEL,
+    DUMP,
+    EVENT_COLUMNS,
+    INSERT_EVENT,
+    LESSON_COLUMNS,
+    UPSERT_COMMENT,
+    UPSERT_LABEL,
+    UPSERT_TAGS,
+)
+from .tags import TagsMixin
 from .types import (
     ASSIGNMENT_KINDS,
     UNSURE,
@@ -39,176 +70,7 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: Environment variable naming the store (a path, ``sqlite:///...`` or ``postgresql://...``).
-ENV_VAR = "PLAYGROUND_DB"
-APP_NAME = "rag-label-playground"
-#: Adjudicated labels are stored under this reserved name; they never vote in consensus.
-CONSENSUS_ANNOTATOR = "consensus"
-#: Names no person may label under: ``consensus`` (adjudicated labels) and ``harness``
-#: (automatic judgements).  :meth:`LabelStore.annotators` never returns them and they never vote.
-RESERVED_ANNOTATORS = frozenset({"consensus", "harness"})
-MAX_NAME_LENGTH = 64
-MAX_COMMENT_LENGTH = 10_000
-#: Unicode categories an annotator name may not contain: controls, format characters
-#: (bidirectional overrides, zero-width characters), line/paragraph separators, surrogates.
-_BAD_NAME_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _ADJUDICATED_BY = "adjudicated by "
-
-_EVENT_COLUMNS = (
-    "e.event_id, a.name, e.unit_kind, e.unit_id, e.dimension, e.old_value, e.new_value, e.text_hash,"
-    " e.created_at, e.action, e.case_id, e.old_text_hash, e.batch_id, e.undoes, e.note"
-)
-_UPSERT_LABEL = (
-    "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (annotator_id, unit_id, dimension) DO UPDATE SET unit_kind = excluded.unit_kind,"
-    " case_id = excluded.case_id, value = excluded.value, text_hash = excluded.text_hash,"
-    " updated_at = excluded.updated_at, event_id = excluded.event_id"
-)
-_INSERT_EVENT = (
-    "INSERT INTO events (event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension,"
-    " old_value, new_value, old_text_hash, text_hash, action, undoes, created_at, note)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_DELETE_LABEL = "DELETE FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?"
-#: Full-table dumps, ordered by primary key (timestamps at these column positions).
-_DUMP: dict[str, tuple[str, tuple[int, ...]]] = {
-    "meta": ("SELECT key, value FROM meta ORDER BY key", ()),
-    "annotators": ("SELECT annotator_id, name, created_at FROM annotators ORDER BY annotator_id", (2,)),
-    "events": (
-        "SELECT event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension, old_value, new_value,"
-        " old_text_hash, text_hash, action, undoes, created_at, note FROM events ORDER BY event_id",
-        (13,),
-    ),
-    "labels": (
-        "SELECT annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id"
-        " FROM labels ORDER BY annotator_id, unit_id, dimension",
-        (7,),
-    ),
-    "comments": (
-        "SELECT annotator_id, unit_id, unit_kind, case_id, text, updated_at, event_id FROM comments"
-        " ORDER BY annotator_id, unit_id",
-        (5,),
-    ),
-    "assignments": (
-        "SELECT name, kind, dataset, seed, overlap, queues, created_at FROM assignments ORDER BY name", (6,),
-    ),
-    "datasets": ("SELECT name, kind, payload, sha256, created_at FROM datasets ORDER BY name", (4,)),
-    "lessons": ("SELECT name, dataset, cases, responses, units, created_at FROM lessons ORDER BY name", (5,)),
-}
-_LESSON_COLUMNS = "name, dataset, cases, responses, units, created_at"
-_UPSERT_COMMENT = (
-    "INSERT INTO comments (annotator_id, unit_id, unit_kind, case_id, text, updated_at, event_id)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT (annotator_id, unit_id) DO UPDATE SET unit_kind = excluded.unit_kind,"
-    " case_id = excluded.case_id, text = excluded.text, updated_at = excluded.updated_at,"
-    " event_id = excluded.event_id"
-)
-
-
-def annotator_problem(annotator: Any, *, allow_reserved: bool = False) -> str | None:
-    """Why ``annotator`` is not a usable name, or ``None`` when it is (see :func:`check_annotator`)."""
-    if not isinstance(annotator, str) or not annotator.strip():
-        return f"annotator name must be a non-empty string, got {annotator!r}"
-    name = annotator.strip()
-    bad = sorted({f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in _BAD_NAME_CATEGORIES})
-    if bad:
-        return f"annotator name {name!r} contains control or format characters ({', '.join(bad)})"
-    if len(name) > MAX_NAME_LENGTH:
-        return f"annotator name is {len(name)} characters long, more than {MAX_NAME_LENGTH}"
-    if name in RESERVED_ANNOTATORS and not allow_reserved:
-        return f"{name!r} is a reserved name ({', '.join(sorted(RESERVED_ANNOTATORS))}); label under your own name"
-    return None
-
-
-def check_annotator(annotator: Any, *, allow_reserved: bool = False) -> str:
-    """The annotator name, stripped of surrounding white space, if usable; else :class:`InvalidLabelError`.
-
-    The one rule for names everywhere (store, imports, the page): a non-empty
-    string after stripping, at most :data:`MAX_NAME_LENGTH` (64) characters,
-    no control or format characters (Unicode categories Cc, Cf, Zl, Zp, Cs),
-    and not one of :data:`RESERVED_ANNOTATORS`.
-    """
-    problem = annotator_problem(annotator, allow_reserved=allow_reserved)
-    if problem is not None:
-        raise InvalidLabelError(problem)
-    return str(annotator).strip()
-
-
-def check_value(value: Any, *, unsure: bool = True) -> int | None:
-    """1, 0, :data:`UNSURE` (2) or None (bools count as 1/0); anything else raises :class:`InvalidLabelError`."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int) and value in ((0, 1, UNSURE) if unsure else (0, 1)):
-        return int(value)
-    allowed = "1, 0, UNSURE (2)" if unsure else "1, 0"
-    raise InvalidLabelError(f"label value must be {allowed} or None (to clear), got {value!r}")
-
-
-def canonical_json(payload: Any) -> str:
-    """``json.dumps`` with sorted keys, no spaces, UTF-8 kept, NaN refused: one text per value."""
-    try:
-        return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidLabelError(f"a dataset payload must be JSON-able: {exc}") from None
-
-
-MAX_NOTE_LENGTH = 10_000
-
-
-def check_note(note: Any) -> None:
-    """A note is ``None`` or text without NUL of at most :data:`MAX_NOTE_LENGTH` characters."""
-    if note is None:
-        return
-    if not isinstance(note, str) or "\x00" in note or len(note) > MAX_NOTE_LENGTH:
-        raise InvalidLabelError(f"a note must be text without NUL characters, at most {MAX_NOTE_LENGTH} characters")
-
-
-def check_comment(text: Any) -> str:
-    """A comment: text without NUL, stripped, at most :data:`MAX_COMMENT_LENGTH` characters (``""`` clears)."""
-    if text is None:
-        return ""
-    if not isinstance(text, str) or "\x00" in text:
-        raise InvalidLabelError(f"a comment must be text without NUL characters, got {type(text).__name__}")
-    stripped: str = text.strip()
-    if len(stripped) > MAX_COMMENT_LENGTH:
-        raise InvalidLabelError(f"a comment is at most {MAX_COMMENT_LENGTH} characters, got {len(stripped)}")
-    return stripped
-
-
-def _dataset_info(name: str, kind: str, digest: str, created: str, payload: Any) -> DatasetInfo:
-    summary = payload.get("summary") if isinstance(payload, dict) else None
-    summary = summary if isinstance(summary, dict) else {}
-
-    def count(key: str) -> int | None:
-        v = summary.get(key)
-        return v if isinstance(v, int) and not isinstance(v, bool) else None
-
-    return DatasetInfo(name, kind, digest, created, count("cases"), count("units"))
-
-
-def _check_unit_identity(unit: Any) -> None:
-    if not isinstance(unit, Unit):
-        raise InvalidLabelError(f"expected a playground.model.Unit, got {type(unit).__name__}")
-    if unit.unit_kind not in UNIT_KINDS:
-        raise InvalidLabelError(f"unknown unit kind {unit.unit_kind!r} (known: {', '.join(UNIT_KINDS)})")
-    if not unit.unit_id or "\x00" in unit.unit_id:
-        raise InvalidLabelError(f"bad unit id {unit.unit_id!r}")
-    if not isinstance(unit.text_hash, str) or not unit.text_hash:
-        raise InvalidLabelError(f"unit {unit.unit_id} has no text hash")
-
-
-def check_unit(unit: Any, dimension: str) -> None:
-    """``unit`` is a :class:`Unit` with a known kind, an id, a text hash, and it takes ``dimension``."""
-    _check_unit_identity(unit)
-    allowed = [d for d in unit.dimensions if d in UNIT_DIMENSIONS[unit.unit_kind]]
-    if dimension not in allowed:
-        raise InvalidLabelError(
-            f"dimension {dimension!r} is not labelled on {unit.unit_kind} {unit.unit_id} "
-            f"(it takes: {', '.join(allowed)})"
-        )
 
 
 def majority(yes: int, no: int) -> tuple[int | None, str]:
@@ -219,7 +81,7 @@ def majority(yes: int, no: int) -> tuple[int | None, str]:
     return value, "single" if yes + no == 1 else ("unanimous" if min(yes, no) == 0 else "majority")
 
 
-class LabelStore:
+class LabelStore(TagsMixin, GuidelinesMixin):
     """Annotators, their labels and every change to them (see the package docstring).
 
     Open with :func:`open_store`; one store object per process (it owns one
@@ -342,28 +204,30 @@ class LabelStore:
 
     # --- writing --------------------------------------------------------------------------------------
     def _event(self, row: tuple[Any, ...]) -> Event:
-        (eid, name, kind, uid, dim, old, new, thash, created, action, case_id, old_hash, batch, undoes, note) = row
+        (eid, name, kind, uid, dim, old, new, thash, created, action, case_id, old_hash, batch, undoes, note,
+         gv) = row
         return Event(eid, name, kind, uid, dim, old, new, thash, self._b.ts_out(created), action, case_id,
-                     old_hash, batch, undoes, note)
+                     old_hash, batch, undoes, note, None if gv is None else int(gv))
 
     def _append(self, cur: Cursor, aid: int, name: str, kind: str, uid: str, case_id: str, dim: str,
                 old: tuple[int | None, str | None], new_value: int | None, new_hash: str, action: str,
-                undoes: int | None = None, note: str | None = None) -> Event:
+                undoes: int | None = None, note: str | None = None, dataset: str | None = None) -> Event:
         """Append one event (its own batch) and bring the current-label row in line with it."""
         b = self._b
+        gv = guidelines_now(cur, dataset or dataset_of_case(case_id))
         now, eid = b.stamp(cur)  # after the annotator lock: later writers get later times and ids
         batch = eid
-        cur.execute(_INSERT_EVENT, (eid, batch, aid, kind, uid, case_id, dim, old[0], new_value, old[1], new_hash,
-                                    action, undoes, now, note))
+        cur.execute(INSERT_EVENT, (eid, batch, aid, kind, uid, case_id, dim, old[0], new_value, old[1], new_hash,
+                                    action, undoes, now, note, gv))
         if new_value is None:
-            cur.execute(_DELETE_LABEL, (aid, uid, dim))
+            cur.execute(DELETE_LABEL, (aid, uid, dim))
         else:
-            cur.execute(_UPSERT_LABEL, (aid, uid, dim, kind, case_id, new_value, new_hash, now, eid))
+            cur.execute(UPSERT_LABEL, (aid, uid, dim, kind, case_id, new_value, new_hash, now, eid))
         return Event(eid, name, kind, uid, dim, old[0], new_value, new_hash, b.ts_out(now), action, case_id,
-                     old[1], batch, undoes, note)
+                     old[1], batch, undoes, note, gv)
 
     def set_label(self, annotator: str, unit: Unit, dimension: str, value: int | None, *,
-                  note: str | None = None) -> Event | None:
+                  note: str | None = None, dataset: str | None = None) -> Event | None:
         """Set (1/0/:data:`UNSURE`) or clear (``None``) ``annotator``'s label of ``unit`` on ``dimension``.
 
         One transaction: the event and the current label are written together,
@@ -375,16 +239,19 @@ class LabelStore:
         is optional free text kept verbatim with the event (not with the
         label); a note alone does not make a change.  The name is checked
         (and stripped) by :func:`check_annotator`; reserved names are refused.
+        The event records the current guidelines version of ``dataset``
+        (default: :func:`~playground.store.checks.dataset_of_case` of the unit's case).
+        A response unit (kind ``response``) takes dimension ``pass``: its verdict.
         """
         annotator = check_annotator(annotator)
         check_unit(unit, dimension)
         value = check_value(value)
         check_note(note)
 
-        return self._change(annotator, unit, dimension, value, "clear" if value is None else "set", note)
+        return self._change(annotator, unit, dimension, value, "clear" if value is None else "set", note, dataset)
 
     def _change(self, annotator: str, unit: Unit, dimension: str, value: int | None, action: str,
-                note: str | None) -> Event | None:
+                note: str | None, dataset: str | None = None) -> Event | None:
         """One label change of ``annotator`` (already checked) in its own transaction; None when nothing changes."""
 
         def tx(cur: Cursor) -> tuple[Event, int] | None:
@@ -400,7 +267,7 @@ class LabelStore:
             if old == (value, unit.text_hash) or (value is None and row is None):
                 return None  # nothing changes, nothing is written (a new annotator always changes something)
             return self._append(cur, aid, annotator, unit.unit_kind, unit.unit_id, unit.case_id, dimension, old, value,
-                                unit.text_hash, action, note=note), aid
+                                unit.text_hash, action, note=note, dataset=dataset), aid
 
         result = self._write(tx)
         if result is None:
@@ -419,7 +286,8 @@ class LabelStore:
         (value and text hash, or no label).  Undo events are never undone
         themselves, so calling ``undo`` again walks further back — there is no
         redo (set the label again instead).  Other annotators' labels are never
-        touched; comments are not label changes and are skipped.  Returns the
+        touched; comments are not label changes and are skipped.  A ``tags``
+        event is undone like a label: the tag set before it comes back.  Returns the
         undo event, or ``None`` when there is nothing left.
         """
         annotator = check_annotator(annotator)
@@ -430,7 +298,7 @@ class LabelStore:
                 return None
             self._b.lock_annotators(cur, [aid])
             target = cur.execute(
-                f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
+                f"SELECT {EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
                 " WHERE e.annotator_id = ? AND e.action NOT IN ('undo', 'comment')"
                 " AND NOT EXISTS (SELECT 1 FROM events u WHERE u.undoes = e.event_id)"
                 " ORDER BY e.event_id DESC LIMIT 1",
@@ -439,6 +307,8 @@ class LabelStore:
             if target is None:
                 return None
             ev = self._event(target)
+            if ev.dimension == TAGS_DIMENSION:
+                return self._undo_tags(cur, aid, annotator, ev)
             row = cur.execute(
                 "SELECT value, text_hash FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?",
                 (aid, ev.unit_id, ev.dimension),
@@ -478,7 +348,7 @@ class LabelStore:
             checked.append((check_annotator(name), unit, dim, v))
         notes: list[tuple[str, Unit, str]] = []
         for name, unit, text in comments:
-            _check_unit_identity(unit)
+            check_unit_identity(unit)
             if check_comment(text):
                 notes.append((check_annotator(name), unit, check_comment(text)))
         names = sorted({r[0] for r in checked} | {c[0] for c in notes})
@@ -545,28 +415,36 @@ class LabelStore:
         eids = b.next_event_ids(cur, len(changes) + len(new_comments))
         batch = eids[0]
         leids, ceids = eids[:len(changes)], eids[len(changes):]
-        cur.executemany(_INSERT_EVENT, [
+        versions: dict[str, int | None] = {}
+
+        def gv(unit: Unit) -> int | None:
+            ds = dataset_of_case(unit.case_id)
+            if ds not in versions:
+                versions[ds] = guidelines_now(cur, ds)
+            return versions[ds]
+
+        cur.executemany(INSERT_EVENT, [
             (eid, batch, key[0], unit.unit_kind, unit.unit_id, unit.case_id, dim, old[0], value, old[1],
-             unit.text_hash, action, None, now, None)
+             unit.text_hash, action, None, now, None, gv(unit))
             for eid, (key, old, unit, dim, value) in zip(leids, changes, strict=True)
         ])
-        cur.executemany(_UPSERT_LABEL, [
+        cur.executemany(UPSERT_LABEL, [
             (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, now, eid)
             for eid, (key, _old, unit, dim, value) in zip(leids, changes, strict=True)
         ])
-        cur.executemany(_INSERT_EVENT, [
+        cur.executemany(INSERT_EVENT, [
             (eid, batch, ckey[0], unit.unit_kind, unit.unit_id, unit.case_id, "", None, None, None,
-             unit.text_hash, "comment", None, now, text)
+             unit.text_hash, "comment", None, now, text, gv(unit))
             for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
         ])
-        cur.executemany(_UPSERT_COMMENT, [
+        cur.executemany(UPSERT_COMMENT, [
             (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid)
             for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
         ])
         return batch
 
     # --- comments ---------------------------------------------------------------------------------------
-    def set_comment(self, annotator: str, unit: Unit, text: str) -> Event | None:
+    def set_comment(self, annotator: str, unit: Unit, text: str, *, dataset: str | None = None) -> Event | None:
         """Set ``annotator``'s free-text comment on ``unit`` (``""`` clears it); a ``comment`` event.
 
         One comment per (annotator, unit), kept verbatim (surrounding white
@@ -575,7 +453,7 @@ class LabelStore:
         Returns ``None`` when nothing changed.
         """
         annotator = check_annotator(annotator)
-        _check_unit_identity(unit)
+        check_unit_identity(unit)
         text = check_comment(text)
 
         def tx(cur: Cursor) -> tuple[Event, int] | None:
@@ -586,15 +464,16 @@ class LabelStore:
             old = cur.scalar("SELECT text FROM comments WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id))
             if old == text or (old is None and not text):
                 return None
+            gv = guidelines_now(cur, dataset or dataset_of_case(unit.case_id))
             now, eid = self._b.stamp(cur)
-            cur.execute(_INSERT_EVENT, (eid, eid, aid, unit.unit_kind, unit.unit_id, unit.case_id, "", None, None,
-                                        None, unit.text_hash, "comment", None, now, text))
+            cur.execute(INSERT_EVENT, (eid, eid, aid, unit.unit_kind, unit.unit_id, unit.case_id, "", None, None,
+                                        None, unit.text_hash, "comment", None, now, text, gv))
             if text:
-                cur.execute(_UPSERT_COMMENT, (aid, unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid))
+                cur.execute(UPSERT_COMMENT, (aid, unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid))
             else:
                 cur.execute("DELETE FROM comments WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id))
             return Event(eid, annotator, unit.unit_kind, unit.unit_id, "", None, None, unit.text_hash,
-                         self._b.ts_out(now), "comment", unit.case_id, None, eid, None, text), aid
+                         self._b.ts_out(now), "comment", unit.case_id, None, eid, None, text, gv), aid
 
         result = self._write(tx)
         if result is None:
@@ -713,7 +592,7 @@ class LabelStore:
             on_conflict = ("DO UPDATE SET dataset = excluded.dataset, cases = excluded.cases, responses ="
                            " excluded.responses, units = excluded.units, created_at = excluded.created_at"
                            if replace else "DO NOTHING")
-            written = cur.execute(f"INSERT INTO lessons ({_LESSON_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
+            written = cur.execute(f"INSERT INTO lessons ({LESSON_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
                                   f" ON CONFLICT (name) {on_conflict} RETURNING created_at", (*row, now)).fetchone()
             if written is None:
                 raise StoreError(f"a lesson named {x.name!r} is already in the label store {self.url}; nothing was "
@@ -731,12 +610,12 @@ class LabelStore:
     def lesson(self, name: str) -> Lesson | None:
         """The lesson named ``name``, or ``None``."""
         row = self._b.read(lambda cur: cur.execute(
-            f"SELECT {_LESSON_COLUMNS} FROM lessons WHERE name = ?", (name,)).fetchone())
+            f"SELECT {LESSON_COLUMNS} FROM lessons WHERE name = ?", (name,)).fetchone())
         return None if row is None else self._lesson(row)
 
     def lessons(self) -> list[Lesson]:
         """Every lesson, sorted by name."""
-        rows = self._b.read(lambda cur: cur.execute(f"SELECT {_LESSON_COLUMNS} FROM lessons ORDER BY name").fetchall())
+        rows = self._b.read(lambda cur: cur.execute(f"SELECT {LESSON_COLUMNS} FROM lessons ORDER BY name").fetchall())
         return [self._lesson(r) for r in rows]
 
     def delete_lesson(self, name: str) -> bool:
@@ -789,7 +668,7 @@ class LabelStore:
             return written[0]
 
         created = self._b.ts_out(self._write(tx))
-        return _dataset_info(name, kind, digest, created, payload)
+        return dataset_info(name, kind, digest, created, payload)
 
     def dataset(self, name: str) -> StoredDataset | None:
         """The dataset stored under ``name`` (payload parsed back from JSON), or ``None``."""
@@ -814,12 +693,12 @@ class LabelStore:
         """Every stored dataset, sorted by name (``cases``/``units`` from ``payload["summary"]``)."""
         rows = self._b.read(lambda cur: cur.execute(
             "SELECT name, kind, payload, sha256, created_at FROM datasets ORDER BY name").fetchall())
-        return [_dataset_info(n, k, h, self._b.ts_out(t), json.loads(p)) for n, k, p, h, t in rows]
+        return [dataset_info(n, k, h, self._b.ts_out(t), json.loads(p)) for n, k, p, h, t in rows]
 
     # --- reading ------------------------------------------------------------------------------------------
     def history(self, unit_id: str, dimension: str | None = None, annotator: str | None = None) -> list[Event]:
         """Every event of ``unit_id`` (optionally one dimension / annotator), oldest first."""
-        sql = (f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
+        sql = (f"SELECT {EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
                " WHERE e.unit_id = ?")
         params: list[Any] = [unit_id]
         if dimension is not None:
@@ -833,7 +712,7 @@ class LabelStore:
 
     def events(self, annotator: str | None = None, after: int = 0) -> list[Event]:
         """The event log (optionally one annotator's, and only ids above ``after``), oldest first."""
-        sql = (f"SELECT {_EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
+        sql = (f"SELECT {EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
                " WHERE e.event_id > ?")
         params: list[Any] = [after]
         if annotator is not None:
@@ -985,12 +864,12 @@ class LabelStore:
         """
         def q(cur: Cursor) -> dict[str, list[tuple[Any, ...]]]:
             out = {}
-            for table, (sql, ts_cols) in _DUMP.items():
+            for table, (sql, ts_cols) in DUMP.items():
                 rows = []
                 for raw in cur.execute(sql).fetchall():
                     row = list(raw)
                     for i in ts_cols:
-                        row[i] = self._b.ts_out(row[i])
+                        row[i] = None if row[i] is None else self._b.ts_out(row[i])
                     rows.append(tuple(row))
                 out[table] = rows
             return out
@@ -1009,8 +888,16 @@ class LabelStore:
         state: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
         ids = set()
         said: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        tagged: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         for (eid, _batch, aid, kind, uid, case_id, dim, old, new, _old_hash, thash, action, undoes, _ts,
-             note) in data["events"]:
+             note, _gv) in data["events"]:
+            if dim == TAGS_DIMENSION:
+                ids.add(eid)
+                if note and note != "[]":
+                    tagged[(aid, uid)] = (note, eid)
+                else:
+                    tagged.pop((aid, uid), None)
+                continue
             if action == "comment":
                 ids.add(eid)
                 if note:
@@ -1039,6 +926,10 @@ class LabelStore:
             if said.get(ckey) != stored.get(ckey):
                 problems.append(f"comment {ckey}: events say {said.get(ckey)!r}, "
                                 f"comments table has {stored.get(ckey)!r}")
+        tag_rows = {(r[0], r[1]): (r[5], r[8]) for r in data["tags"]}
+        for tkey in sorted(set(tagged) | set(tag_rows), key=str):
+            if tagged.get(tkey) != tag_rows.get(tkey):
+                problems.append(f"tags {tkey}: events say {tagged.get(tkey)!r}, tags table has {tag_rows.get(tkey)!r}")
         return problems
 
     def integrity_check(self) -> list[str]:
@@ -1059,26 +950,34 @@ class LabelStore:
         b = self._b
 
         def tx(cur: Cursor) -> None:
-            for table in ("annotators", "events", "labels", "comments", "assignments", "datasets", "lessons"):
+            for table in ("annotators", "events", "labels", "comments", "assignments", "datasets", "lessons", "tags",
+                          "failure_modes", "guidelines"):
                 if cur.scalar(f"SELECT COUNT(*) FROM {table}"):
                     raise StoreError(f"the target store {self.url} is not empty ({table} has rows); "
                                      "copy into an empty store")
             ts = b.ts_in
             cur.executemany("INSERT INTO annotators (annotator_id, name, created_at) VALUES (?, ?, ?)",
                             [(i, n, ts(t)) for i, n, t in data["annotators"]])
-            cur.executemany(_INSERT_EVENT, [(*r[:13], ts(r[13]), r[14]) for r in data["events"]])
+            cur.executemany(INSERT_EVENT, [(*r[:13], ts(r[13]), *r[14:]) for r in data["events"]])
             cur.executemany(
                 "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash,"
                 " updated_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(*r[:7], ts(r[7]), r[8]) for r in data["labels"]],
             )
-            cur.executemany(_UPSERT_COMMENT, [(*r[:5], ts(r[5]), r[6]) for r in data["comments"]])
+            cur.executemany(UPSERT_COMMENT, [(*r[:5], ts(r[5]), r[6]) for r in data["comments"]])
             cur.executemany("INSERT INTO assignments (name, kind, dataset, seed, overlap, queues, created_at)"
                             " VALUES (?, ?, ?, ?, ?, ?, ?)", [(*r[:6], ts(r[6])) for r in data["assignments"]])
             cur.executemany("INSERT INTO datasets (name, kind, payload, sha256, created_at) VALUES (?, ?, ?, ?, ?)",
                             [(*r[:4], ts(r[4])) for r in data["datasets"]])
-            cur.executemany(f"INSERT INTO lessons ({_LESSON_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+            cur.executemany(f"INSERT INTO lessons ({LESSON_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
                             [(*r[:5], ts(r[5])) for r in data["lessons"]])
+            cur.executemany(UPSERT_TAGS, [(*r[:7], ts(r[7]), r[8]) for r in data["tags"]])
+            cur.executemany("INSERT INTO failure_modes (dataset, name, description, created_by, created_at,"
+                            " merged_into, merged_by, merged_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                            [(*r[:4], ts(r[4]), r[5], r[6], None if r[7] is None else ts(r[7]))
+                             for r in data["failure_modes"]])
+            cur.executemany("INSERT INTO guidelines (dataset, version, markdown, author, created_at)"
+                            " VALUES (?, ?, ?, ?, ?)", [(*r[:4], ts(r[4])) for r in data["guidelines"]])
             b.reset_sequences(cur)
 
         self._write(tx)

@@ -7,7 +7,8 @@ writes them into a store (run inside :meth:`LabelStore.put_dataset`, so the
 dataset and its history arrive together or not at all).
 
 The rule of a restore, per *chain* — one (annotator, unit, dimension) label,
-or one (annotator, unit) comment (dimension ``""``):
+one (annotator, unit) comment (dimension ``""``), or one (annotator, unit) tag
+set (dimension ``tags``; its rows in the ``tags`` table follow the last event):
 
 * the store has no event on the chain: every event of the chain is appended
   as it was (action, old and new value, text hashes, note, time); event ids
@@ -18,7 +19,11 @@ or one (annotator, unit) comment (dimension ``""``):
   hashes, notes and times) or begin with them: unchanged;
 * otherwise the two histories differ: the file's final state is written as
   one ``import`` event now (a label value, or a comment), as ``labels import``
-  would; a final state of "no label" clears nothing.  Nothing is dropped.
+  would, or one ``tags`` event now (a tag set); a final state of "no label"
+  or "no tags" clears nothing.  Nothing is dropped.
+
+Items of a history that are records (a dataset's taxonomy and guidelines,
+:mod:`.records`) are skipped here; :func:`.records.restore_records_tx` writes them.
 """
 from __future__ import annotations
 
@@ -28,12 +33,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .base import Cursor
-from .core import _DELETE_LABEL, _INSERT_EVENT, _UPSERT_COMMENT, _UPSERT_LABEL, LabelStore, annotator_problem
+from .checks import TAGS_DIMENSION, annotator_problem
+from .core import LabelStore
+from .records import is_record
+from .statements import DELETE_LABEL, INSERT_EVENT, UPSERT_COMMENT, UPSERT_LABEL, UPSERT_TAGS
+from .tags import parse_tag_note, tag_note
 from .types import ACTIONS, UNSURE, Event
 
 __all__ = ["EVENT_KEYS", "Restored", "check_events", "event_dict", "history_of", "restore_tx"]
 
-#: The keys of one exported event (see :func:`event_dict`).
+#: The keys every exported event has (see :func:`event_dict`); ``guidelines_version`` (schema 5) may be
+#: missing in an older export (read as null).
 EVENT_KEYS: tuple[str, ...] = ("event", "batch", "time", "annotator", "action", "unit_kind", "unit_id", "case_id",
                                "dimension", "old", "value", "text_hash", "old_text_hash", "undoes", "note")
 _VALUES: dict[int, int | str] = {1: 1, 0: 0, UNSURE: "unsure"}
@@ -49,7 +59,8 @@ def event_dict(e: Event) -> dict[str, Any]:
     return {"event": e.event_id, "batch": e.batch_id, "time": e.created_at, "annotator": e.annotator,
             "action": e.action, "unit_kind": e.unit_kind, "unit_id": e.unit_id, "case_id": e.case_id,
             "dimension": e.dimension, "old": _out(e.old_value), "value": _out(e.new_value), "text_hash": e.text_hash,
-            "old_text_hash": e.old_text_hash, "undoes": e.undoes, "note": e.note}
+            "old_text_hash": e.old_text_hash, "undoes": e.undoes, "note": e.note,
+            "guidelines_version": e.guidelines_version}
 
 
 def history_of(store: LabelStore, case_ids: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
@@ -90,6 +101,13 @@ def check_event(obj: Any, prefix: str) -> str | None:
         return "event, batch and undoes must be integers (undoes may be null)"
     if not all(obj[k] is None or isinstance(obj[k], str) for k in ("note", "old_text_hash")):
         return "note and old_text_hash must be text or null"
+    if not _int_or_none(obj.get("guidelines_version")):
+        return "guidelines_version must be an integer or null"
+    if obj["dimension"] == TAGS_DIMENSION:
+        try:
+            parse_tag_note(obj["note"])
+        except (TypeError, ValueError):
+            return "the note of a tags event must be a JSON list of tag names"
     return None
 
 
@@ -98,6 +116,8 @@ def check_events(events: Sequence[Any], prefix: str) -> list[tuple[int, str]]:
     problems = []
     seen: set[int] = set()
     for i, obj in enumerate(events):
+        if is_record(obj):
+            continue
         problem = check_event(obj, prefix)
         if problem is None and obj["event"] in seen:
             problem = f"event {obj['event']} is given twice"
@@ -123,7 +143,8 @@ def _chain(e: Mapping[str, Any]) -> tuple[str, str, str]:
 
 def _same(e: Mapping[str, Any]) -> tuple[Any, ...]:
     """What must agree for two events to be the same change (not the ids)."""
-    return (e["action"], e["old"], e["value"], e["text_hash"], e["old_text_hash"], e["note"], e["time"])
+    return (e["action"], e["old"], e["value"], e["text_hash"], e["old_text_hash"], e["note"], e["time"],
+            e.get("guidelines_version"))
 
 
 def _stored_chains(store: LabelStore, cur: Cursor, prefix: str) -> dict[tuple[str, str, str], list[tuple[Any, ...]]]:
@@ -131,13 +152,14 @@ def _stored_chains(store: LabelStore, cur: Cursor, prefix: str) -> dict[tuple[st
     b = store._b
     rows = cur.execute(
         "SELECT e.event_id, a.name, e.unit_kind, e.unit_id, e.dimension, e.old_value, e.new_value, e.text_hash,"
-        " e.created_at, e.action, e.case_id, e.old_text_hash, e.batch_id, e.undoes, e.note FROM events e"
+        " e.created_at, e.action, e.case_id, e.old_text_hash, e.batch_id, e.undoes, e.note, e.guidelines_version"
+        " FROM events e"
         " JOIN annotators a ON a.annotator_id = e.annotator_id WHERE e.unit_id >= ? AND e.unit_id < ?"
         " ORDER BY e.event_id", (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1))).fetchall()
     out: dict[tuple[str, str, str], list[tuple[Any, ...]]] = defaultdict(list)
     for r in rows:
         e = event_dict(Event(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], b.ts_out(r[8]), r[9], r[10], r[11],
-                             r[12], r[13], r[14]))
+                             r[12], r[13], r[14], r[15]))
         out[_chain(e)].append(_same(e))
     return out
 
@@ -146,7 +168,8 @@ def restore_tx(store: LabelStore, events: Sequence[Mapping[str, Any]], prefix: s
                units: Mapping[str, Any]) -> Callable[[Cursor], Restored]:
     """The transaction body restoring checked ``events`` (see the module docstring); ``units`` for merges."""
     chains: dict[tuple[str, str, str], list[Mapping[str, Any]]] = defaultdict(list)
-    for e in sorted(events, key=lambda x: x["event"]):
+    dataset = prefix[:-1]
+    for e in sorted((x for x in events if not is_record(x)), key=lambda x: x["event"]):
         chains[_chain(e)].append(e)
 
     def tx(cur: Cursor) -> Restored:
@@ -164,14 +187,15 @@ def restore_tx(store: LabelStore, events: Sequence[Mapping[str, Any]], prefix: s
                 merges.append(mine[-1])
         ids, _created = store._ids_creating(cur, sorted({e["annotator"] for e in fresh}))
         store._b.lock_annotators(cur, ids.values())
-        _append_as_they_were(store, cur, sorted(fresh, key=lambda x: x["event"]), ids)
-        merged = _merge(store, cur, merges, units)
+        _append_as_they_were(store, cur, sorted(fresh, key=lambda x: x["event"]), ids, dataset)
+        merged = _merge(store, cur, merges, units, dataset)
         return Restored(len(fresh), unchanged, merged)
 
     return tx
 
 
-def _append_as_they_were(store: LabelStore, cur: Cursor, events: list[Mapping[str, Any]], ids: dict[str, int]) -> None:
+def _append_as_they_were(store: LabelStore, cur: Cursor, events: list[Mapping[str, Any]], ids: dict[str, int],
+                         dataset: str) -> None:
     """Append ``events`` (chains the store has no event on) with their times; bring labels and comments in line."""
     if not events:
         return
@@ -188,13 +212,15 @@ def _append_as_they_were(store: LabelStore, cur: Cursor, events: list[Mapping[st
         undoes = new_ids.get(e["undoes"]) if e["undoes"] is not None else None
         rows.append((eid, batch, ids[e["annotator"]], e["unit_kind"], e["unit_id"], e["case_id"], e["dimension"],
                      _BACK[e["old"]], _BACK[e["value"]], e["old_text_hash"], e["text_hash"], e["action"], undoes,
-                     b.ts_in(e["time"]), e["note"]))
+                     b.ts_in(e["time"]), e["note"], e.get("guidelines_version")))
         last[_chain(e)] = (e, eid)
-    cur.executemany(_INSERT_EVENT, rows)
-    labels, gone, comments, silent = [], [], [], []
+    cur.executemany(INSERT_EVENT, rows)
+    labels, gone, comments, silent, tagged = [], [], [], [], []
     for (_name, uid, dim), (e, eid) in last.items():
         aid = ids[e["annotator"]]
-        if e["action"] == "comment":
+        if dim == TAGS_DIMENSION:
+            tagged.append((aid, uid, e, eid))
+        elif e["action"] == "comment":
             if e["note"]:
                 comments.append((aid, uid, e["unit_kind"], e["case_id"], e["note"], b.ts_in(e["time"]), eid))
             else:
@@ -204,26 +230,63 @@ def _append_as_they_were(store: LabelStore, cur: Cursor, events: list[Mapping[st
         else:
             labels.append((aid, uid, dim, e["unit_kind"], e["case_id"], _BACK[e["value"]], e["text_hash"],
                            b.ts_in(e["time"]), eid))
-    cur.executemany(_UPSERT_LABEL, labels)
-    cur.executemany(_DELETE_LABEL, gone)
-    cur.executemany(_UPSERT_COMMENT, comments)
+    cur.executemany(UPSERT_LABEL, labels)
+    cur.executemany(DELETE_LABEL, gone)
+    cur.executemany(UPSERT_COMMENT, comments)
     cur.executemany("DELETE FROM comments WHERE annotator_id = ? AND unit_id = ?", silent)
+    _tag_rows(store, cur, tagged, dataset)
 
 
-def _merge(store: LabelStore, cur: Cursor, finals: list[Mapping[str, Any]], units: Mapping[str, Any]) -> int:
-    """Write the final state of chains whose histories differ as ``import`` events (never clearing)."""
+def _tag_rows(store: LabelStore, cur: Cursor, tagged: list[tuple[int, str, Mapping[str, Any], int]],
+              dataset: str) -> None:
+    """The ``tags`` rows of restored tag chains, and every tag they name in the taxonomy (as the file had it)."""
+    b = store._b
+    for aid, uid, e, eid in tagged:
+        names = parse_tag_note(e["note"])
+        if not names:
+            cur.execute("DELETE FROM tags WHERE annotator_id = ? AND unit_id = ?", (aid, uid))
+            continue
+        cur.execute(UPSERT_TAGS, (aid, uid, e["unit_kind"], e["case_id"], dataset, tag_note(names), e["text_hash"],
+                                  b.ts_in(e["time"]), eid))
+        store._add_missing(cur, dataset, names, e["annotator"], b.ts_in(e["time"]))
+
+
+def _merge(store: LabelStore, cur: Cursor, finals: list[Mapping[str, Any]], units: Mapping[str, Any],
+           dataset: str) -> int:
+    """Write the final state of chains whose histories differ as ``import`` events (never clearing); a
+    differing tag set as one ``tags`` event now (an empty final set clears nothing)."""
     rows: list[tuple[str, Any, str, int]] = []
     notes: list[tuple[str, Any, str]] = []
+    tagged = 0
     for e in finals:
         unit = units.get(e["unit_id"])
         if unit is None or (e["annotator"] == "consensus" and e["action"] != "comment"):
             continue  # an orphaned unit, or an adjudication the store settled otherwise: the store's stands
-        if e["action"] == "comment":
+        if e["dimension"] == TAGS_DIMENSION:
+            tagged += _merge_tags(store, cur, e, unit, dataset)
+        elif e["action"] == "comment":
             if e["note"]:
                 notes.append((e["annotator"], unit, e["note"]))
         elif (value := _BACK[e["value"]]) is not None:
             rows.append((e["annotator"], unit, e["dimension"], value))
     if not rows and not notes:
-        return 0
+        return tagged
     changed, *_ = store._rows_tx(rows, "import", notes)(cur)
-    return int(changed)
+    return int(changed) + tagged
+
+
+def _merge_tags(store: LabelStore, cur: Cursor, e: Mapping[str, Any], unit: Any, dataset: str) -> int:
+    """The file's final tag set of one chain as a ``tags`` event now, when it is not empty and not the store's."""
+    names = parse_tag_note(e["note"])
+    if not names:
+        return 0
+    ids, _ = store._ids_creating(cur, [e["annotator"]])
+    aid = ids[e["annotator"]]
+    store._b.lock_annotators(cur, [aid])
+    note = tag_note(names)
+    if cur.scalar("SELECT tags FROM tags WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id)) == note:
+        return 0
+    now = store._b.now(cur)
+    store._add_missing(cur, dataset, names, e["annotator"], now)
+    store._tag_event(cur, aid, e["annotator"], unit, dataset, note, now, "tags", None)
+    return 1

@@ -1,6 +1,6 @@
 """Schema of the label store, per dialect, and its forward migrations.
 
-Tables (current version, :data:`CURRENT_VERSION` = 4):
+Tables (current version, :data:`CURRENT_VERSION` = 5):
 
 ``meta(key, value)``
     ``schema_version`` lives here.
@@ -25,6 +25,14 @@ updated_at, event_id)``
     Imported datasets, canonical JSON and its sha256.
 ``lessons(name, dataset, cases, responses, units, created_at)``
     Lessons: the cases, responses and ordered unit ids a class labels (JSON lists).
+``tags(annotator_id, unit_id, unit_kind, case_id, dataset, tags, text_hash, updated_at, event_id)``
+    The current failure-mode tag set of each (annotator, unit) as typed (a canonical JSON
+    list of raw names); an empty set has no row.  Written with its ``tags`` event.
+``failure_modes(dataset, name, description, created_by, created_at, merged_into, merged_by, merged_at)``
+    The per-dataset taxonomy; a renamed or merged tag keeps its row with ``merged_into``
+    naming where it went (tag events and notes are never rewritten).
+``guidelines(dataset, version, markdown, author, created_at)``
+    Every version of a dataset's labelling guidelines (1, 2, ...).
 
 Version history:
 
@@ -43,6 +51,11 @@ Version history:
    as :func:`v2_ddl`.
 4. The ``lessons`` table (issue 23); nothing else changes, so the migration
    only creates it.  Version 3's tables are shipped as :func:`v3_ddl`.
+5. Error analysis and guidelines (issue 24): unit kind ``response`` with
+   dimension ``pass``, action ``tags`` (dimension ``tags``, the new raw set in
+   ``note`` as a JSON list; an ``undo`` of one has dimension ``tags`` too),
+   ``events.guidelines_version``, and the ``tags``, ``failure_modes`` and
+   ``guidelines`` tables.  Version 4's tables are shipped as :func:`v4_ddl`.
 
 A migration is a function ``(backend, cursor) -> None`` run inside the same
 write transaction that bumps ``schema_version``; on SQLite a copy of the file
@@ -61,12 +74,12 @@ from ..model import DIMENSIONS, UNIT_KINDS
 
 __all__ = [
     "CURRENT_VERSION", "MIGRATIONS", "TABLES", "V1_DDL", "canonical_timestamp", "case_id_from_unit_id",
-    "current_ddl", "v2_ddl", "v3_ddl",
+    "current_ddl", "v2_ddl", "v3_ddl", "v4_ddl",
 ]
 
-CURRENT_VERSION = 4
+CURRENT_VERSION = 5
 TABLES: tuple[str, ...] = ("meta", "annotators", "events", "labels", "comments", "assignments", "datasets",
-                           "lessons")
+                           "lessons", "tags", "failure_modes", "guidelines")
 
 _KINDS = ", ".join(f"'{k}'" for k in UNIT_KINDS)
 _DIMS = ", ".join(f"'{d}'" for d in DIMENSIONS)
@@ -257,7 +270,7 @@ def v3_ddl(dialect: str) -> list[str]:
     ]
 
 
-# --- version 4 (current) -------------------------------------------------------------------
+# --- version 4 (the starting point of the 4 -> 5 migration; never changed) -----------------
 
 
 def _v4_new_tables(dialect: str) -> list[str]:
@@ -269,11 +282,92 @@ def _v4_new_tables(dialect: str) -> list[str]:
     ]
 
 
-def current_ddl(dialect: str) -> list[str]:
-    """Statements that create an empty store at :data:`CURRENT_VERSION` (``meta`` row included)."""
+def v4_ddl(dialect: str) -> list[str]:
+    """Statements that create an empty version-4 store (for migration tests; never changed)."""
     return [
         *v3_ddl(dialect)[:-1],
         *_v4_new_tables(dialect),
+        "INSERT INTO meta (key, value) VALUES ('schema_version', '4')",
+    ]
+
+
+# --- version 5 (current) -------------------------------------------------------------------
+
+_V5_KINDS = ", ".join(f"'{k}'" for k in (*UNIT_KINDS, "response"))
+_V5_DIMS = ", ".join(f"'{d}'" for d in (*DIMENSIONS, "pass"))
+_V5_ACTIONS = "'set', 'clear', 'undo', 'import', 'comment', 'adjudicate', 'tags'"
+
+
+def _v5_label_tables(dialect: str) -> list[str]:
+    """``events``, ``labels`` and ``comments`` of version 5: response units, ``pass``, tag events and
+    guideline versions."""
+    t = _TYPES[dialect]
+    return [
+        f"CREATE TABLE events (event_id {t['id']}, batch_id {t['ref']} NOT NULL,"
+        f" annotator_id {t['ref']} NOT NULL REFERENCES annotators(annotator_id),"
+        f" unit_kind {t['text']} NOT NULL CHECK (unit_kind IN ({_V5_KINDS})),"
+        f" unit_id {t['text']} NOT NULL, case_id {t['text']} NOT NULL,"
+        f" dimension {t['text']} NOT NULL CHECK (dimension IN ({_V5_DIMS}) OR (action = 'comment' AND dimension = '')"
+        " OR (action IN ('tags', 'undo') AND dimension = 'tags')),"
+        f" old_value {t['int']} CHECK (old_value IN (0, 1, 2)),"
+        f" new_value {t['int']} CHECK (new_value IN (0, 1, 2)),"
+        f" old_text_hash {t['text']}, text_hash {t['text']} NOT NULL,"
+        f" action {t['text']} NOT NULL CHECK (action IN ({_V5_ACTIONS})),"
+        f" undoes {t['ref']} UNIQUE REFERENCES events(event_id),"
+        f" created_at {t['ts']} NOT NULL, note {t['text']}, guidelines_version {t['ref']})",
+        "CREATE INDEX events_by_unit ON events (unit_id, dimension, event_id)",
+        "CREATE INDEX events_by_annotator ON events (annotator_id, event_id)",
+        f"CREATE TABLE labels (annotator_id {t['ref']} NOT NULL REFERENCES annotators(annotator_id),"
+        f" unit_id {t['text']} NOT NULL,"
+        f" dimension {t['text']} NOT NULL CHECK (dimension IN ({_V5_DIMS})),"
+        f" unit_kind {t['text']} NOT NULL CHECK (unit_kind IN ({_V5_KINDS})),"
+        f" case_id {t['text']} NOT NULL,"
+        f" value {t['int']} NOT NULL CHECK (value IN (0, 1, 2)),"
+        f" text_hash {t['text']} NOT NULL, updated_at {t['ts']} NOT NULL,"
+        f" event_id {t['ref']} NOT NULL REFERENCES events(event_id),"
+        " PRIMARY KEY (annotator_id, unit_id, dimension))",
+        "CREATE INDEX labels_by_unit ON labels (unit_id, dimension)",
+        "CREATE INDEX labels_by_case ON labels (case_id)",
+        f"CREATE TABLE comments (annotator_id {t['ref']} NOT NULL REFERENCES annotators(annotator_id),"
+        f" unit_id {t['text']} NOT NULL,"
+        f" unit_kind {t['text']} NOT NULL CHECK (unit_kind IN ({_V5_KINDS})),"
+        f" case_id {t['text']} NOT NULL, text {t['text']} NOT NULL, updated_at {t['ts']} NOT NULL,"
+        f" event_id {t['ref']} NOT NULL REFERENCES events(event_id),"
+        " PRIMARY KEY (annotator_id, unit_id))",
+    ]
+
+
+def _v5_new_tables(dialect: str) -> list[str]:
+    """``tags`` (current tag sets), ``failure_modes`` (the taxonomy) and ``guidelines`` (versions)."""
+    t = _TYPES[dialect]
+    return [
+        f"CREATE TABLE tags (annotator_id {t['ref']} NOT NULL REFERENCES annotators(annotator_id),"
+        f" unit_id {t['text']} NOT NULL,"
+        f" unit_kind {t['text']} NOT NULL CHECK (unit_kind IN ({_V5_KINDS})),"
+        f" case_id {t['text']} NOT NULL, dataset {t['text']} NOT NULL, tags {t['text']} NOT NULL,"
+        f" text_hash {t['text']} NOT NULL, updated_at {t['ts']} NOT NULL,"
+        f" event_id {t['ref']} NOT NULL REFERENCES events(event_id),"
+        " PRIMARY KEY (annotator_id, unit_id))",
+        "CREATE INDEX tags_by_dataset ON tags (dataset, unit_id)",
+        f"CREATE TABLE failure_modes (dataset {t['text']} NOT NULL, name {t['text']} NOT NULL,"
+        f" description {t['text']} NOT NULL, created_by {t['text']} NOT NULL, created_at {t['ts']} NOT NULL,"
+        f" merged_into {t['text']}, merged_by {t['text']}, merged_at {t['ts']},"
+        " PRIMARY KEY (dataset, name))",
+        f"CREATE TABLE guidelines (dataset {t['text']} NOT NULL, version {t['ref']} NOT NULL CHECK (version >= 1),"
+        f" markdown {t['text']} NOT NULL, author {t['text']} NOT NULL, created_at {t['ts']} NOT NULL,"
+        " PRIMARY KEY (dataset, version))",
+    ]
+
+
+def current_ddl(dialect: str) -> list[str]:
+    """Statements that create an empty store at :data:`CURRENT_VERSION` (``meta`` row included)."""
+    return [
+        *_meta_and_annotators(dialect),
+        *_v5_label_tables(dialect),
+        *_v3_new_tables(dialect)[1:],  # assignments, datasets (unchanged since version 3)
+        *_v4_new_tables(dialect),
+        *_v5_new_tables(dialect),
+        *_v3_triggers(dialect),
         f"INSERT INTO meta (key, value) VALUES ('schema_version', '{CURRENT_VERSION}')",
     ]
 
@@ -385,6 +479,7 @@ def _migrate_1_to_2(backend: Backend, cur: Cursor) -> None:
 _V2_EVENTS = ("event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension, old_value, new_value,"
               " old_text_hash, text_hash, action, undoes, created_at, note")
 _V2_LABELS = "annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash, updated_at, event_id"
+_V3_COMMENTS = "annotator_id, unit_id, unit_kind, case_id, text, updated_at, event_id"
 
 
 def _migrate_2_to_3(backend: Backend, cur: Cursor) -> None:
@@ -413,11 +508,32 @@ def _migrate_3_to_4(backend: Backend, cur: Cursor) -> None:
         cur.execute(stmt)
 
 
+def _migrate_4_to_5(backend: Backend, cur: Cursor) -> None:
+    """Version 4 → 5: rebuild ``events``, ``labels`` and ``comments`` with the wider checks (response units,
+    ``pass``, ``tags`` events) and the new ``events.guidelines_version`` (NULL on every old event: no
+    guidelines existed); add ``tags``, ``failure_modes`` and ``guidelines``.  Rows are copied verbatim."""
+    dialect = backend.dialect
+    events = cur.execute(f"SELECT {_V2_EVENTS} FROM events ORDER BY event_id").fetchall()
+    labels = cur.execute(f"SELECT {_V2_LABELS} FROM labels").fetchall()
+    comments = cur.execute(f"SELECT {_V3_COMMENTS} FROM comments").fetchall()
+    for table in ("comments", "labels", "events"):
+        cur.execute(f"DROP TABLE {table}")
+    for stmt in _v5_label_tables(dialect) + _v5_new_tables(dialect):
+        cur.execute(stmt)
+    cur.executemany(f"INSERT INTO events ({_V2_EVENTS}) VALUES ({', '.join('?' * 15)})", events)
+    cur.executemany(f"INSERT INTO labels ({_V2_LABELS}) VALUES ({', '.join('?' * 9)})", labels)
+    cur.executemany(f"INSERT INTO comments ({_V3_COMMENTS}) VALUES ({', '.join('?' * 7)})", comments)
+    for stmt in _v3_triggers(dialect):
+        cur.execute(stmt)
+    backend.reset_sequences(cur)
+
+
 #: Ordered forward migrations: ``(target_version, function)``; each takes the store from
 #: ``target_version - 1`` to ``target_version``.
 MIGRATIONS: list[tuple[int, Callable[[Backend, Cursor], None]]] = [
     (2, _migrate_1_to_2),
     (3, _migrate_2_to_3),
     (4, _migrate_3_to_4),
+    (5, _migrate_4_to_5),
 ]
 assert [v for v, _ in MIGRATIONS] == list(range(2, CURRENT_VERSION + 1))

@@ -6,7 +6,8 @@ from typing import Any
 
 __all__ = [
     "ACTIONS", "ASSIGNMENT_KINDS", "UNSURE", "Assignment", "CaseProgress", "Comment", "ConsensusRow",
-    "DatasetInfo", "Event", "ImportReport", "Lesson", "Progress", "StaleLabel", "StoredDataset", "StoredLabel",
+    "DatasetInfo", "Event", "FailureMode", "Guidelines", "ImportReport", "Lesson", "Progress", "StaleLabel",
+    "StoredDataset", "StoredLabel", "UnitTags",
 ]
 
 #: The stored value of an "unsure" answer (1 = yes, 0 = no).  Unsure is counted in no rate
@@ -15,8 +16,9 @@ UNSURE = 2
 
 #: The actions an event records.  ``set``/``clear`` come from :meth:`LabelStore.set_label`,
 #: ``undo`` from :meth:`LabelStore.undo`, ``import`` from :func:`playground.store.import_file`,
-#: ``comment`` from :meth:`LabelStore.set_comment`, ``adjudicate`` from :meth:`LabelStore.adjudicate`.
-ACTIONS: tuple[str, ...] = ("set", "clear", "undo", "import", "comment", "adjudicate")
+#: ``comment`` from :meth:`LabelStore.set_comment`, ``adjudicate`` from :meth:`LabelStore.adjudicate`,
+#: ``tags`` from :meth:`LabelStore.set_tags`.
+ACTIONS: tuple[str, ...] = ("set", "clear", "undo", "import", "comment", "adjudicate", "tags")
 
 #: Kinds of :class:`Assignment`.
 ASSIGNMENT_KINDS: tuple[str, ...] = ("queue", "calibration_sample")
@@ -52,6 +54,7 @@ class Event:
     batch_id: int | None = None
     undoes: int | None = None
     note: str | None = None
+    guidelines_version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -254,3 +257,53 @@ class StoredDataset:
     payload: dict[str, Any] = field(hash=False)
     sha256: str = ""
     created_at: str = ""
+
+
+@dataclass(frozen=True)
+class UnitTags:
+    """An annotator's current failure-mode tags on one unit (a response).
+
+    ``raw_tags`` are the names as typed (sorted); ``tags`` the same set resolved
+    through the dataset's taxonomy (renames and merges followed to the tag that
+    is current now), sorted and without repeats.
+    """
+
+    annotator: str
+    unit_id: str
+    tags: tuple[str, ...]
+    text_hash: str
+    created_at: str
+    raw_tags: tuple[str, ...] = ()
+    dataset: str = ""
+    case_id: str = ""
+    unit_kind: str = "response"
+
+
+@dataclass(frozen=True)
+class FailureMode:
+    """A tag of a dataset's failure-mode taxonomy.
+
+    ``merged_into`` is ``None`` for a tag in use; a renamed or merged tag keeps
+    its row and names the tag it went into (``merged_by``/``merged_at`` say who
+    and when).
+    """
+
+    dataset: str
+    name: str
+    description: str
+    created_by: str
+    created_at: str
+    merged_into: str | None = None
+    merged_by: str | None = None
+    merged_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    """One version of a dataset's labelling guidelines (markdown, stored verbatim)."""
+
+    dataset: str
+    version: int
+    markdown: str
+    author: str
+    created_at: str
