@@ -82,7 +82,8 @@ class VerdictsPart(SessionBase):
         if value is not None and value not in (0, 1, UNSURE):
             raise SessionError(f"a verdict is 1 (pass), 0 (fail), {UNSURE} (unsure) or None (clear), not {value!r}")
         self._writable("verdicts")
-        return self.store.set_label(self.annotator, self.response_unit(response_id), "pass", value) is not None
+        unit = self.response_unit(response_id)
+        return self.store.set_label(self.annotator, unit, "pass", value, dataset=self.dataset_name) is not None
 
     def note(self, response_id: str | None = None) -> str:
         """This annotator's note on the response ("" when none)."""
@@ -94,14 +95,16 @@ class VerdictsPart(SessionBase):
     def set_note(self, text: str, response_id: str | None = None) -> bool:
         """Save the note ("" removes it); returns whether the store changed."""
         self._writable("notes")
-        return self.store.set_comment(self.annotator, self.response_unit(response_id), str(text).strip()) is not None
+        unit = self.response_unit(response_id)
+        return self.store.set_comment(self.annotator, unit, str(text).strip(), dataset=self.dataset_name) is not None
 
     def tags(self, response_id: str | None = None) -> tuple[str, ...]:
         """This annotator's failure-mode tags on the response (names resolved through renames and merges)."""
         if self.annotator is None or self._response_or_none(response_id) is None:
             return ()
         unit = self.response_unit(response_id)
-        found = self.store.tags(unit_ids=[unit.unit_id], annotator=self.annotator)
+        found = [t for t in self.store.tags(unit_ids=[unit.unit_id], annotator=self.annotator)
+                 if t.text_hash == unit.text_hash]
         return tuple(found[0].tags) if found else ()
 
     def taxonomy(self) -> list[str]:
@@ -116,7 +119,8 @@ class VerdictsPart(SessionBase):
         if unknown:
             raise SessionError(f"not a failure mode of {self.dataset_name}: {', '.join(unknown)} (add it first)")
         ordered = tuple(dict.fromkeys(tags))
-        return self.store.set_tags(self.annotator, self.response_unit(response_id), ordered) is not None
+        unit = self.response_unit(response_id)
+        return self.store.set_tags(self.annotator, unit, ordered, dataset=self.dataset_name) is not None
 
     def toggle_tag(self, name: str, on: bool, response_id: str | None = None) -> bool:
         """Add ``name`` to the response's tags (``on``) or take it off."""
@@ -134,9 +138,13 @@ class VerdictsPart(SessionBase):
             tidy = validate_tag(str(name).strip())
         except ValueError as exc:
             raise SessionError(str(exc)) from None
-        if tidy not in {m.name for m in self.store.taxonomy(self.dataset_name)}:
-            self.store.add_failure_mode(self.dataset_name, tidy, self.annotator)
-        self.toggle_tag(tidy, True, response_id)
+        known = {m.name: m for m in self.store.taxonomy(self.dataset_name)}
+        if tidy in known and known[tidy].merged_into is not None:
+            raise SessionError(f"the tag {tidy!r} was merged into {known[tidy].merged_into!r}: use that one")
+        now = self.tags(response_id)
+        if tidy not in now:  # the store adds a new name to the taxonomy in the same write (open coding)
+            self.store.set_tags(self.annotator, self.response_unit(response_id), (*now, tidy),
+                                dataset=self.dataset_name)
         return tidy
 
     def failure_counts(self, annotator: str | None = None) -> tuple[list[Any], Any]:
@@ -155,9 +163,17 @@ class VerdictsPart(SessionBase):
             return None
         if not self.reveal_all and self.verdict(r.response_id) is None:
             return None
-        from ..verdicts import authored_verdict
+        key = self._verdict_key().get(r.response_id)
+        return None if key is None else (key.verdict, key.tags)
 
-        return authored_verdict(self.dataset, r.response_id)
+    def _verdict_key(self) -> dict[str, Any]:
+        """The shipped set's verdict key (:func:`playground.verdict_key.verdict_key`), made once per session."""
+        cached = getattr(self, "_verdict_key_cache", None)
+        if cached is None:
+            from ..verdict_key import verdict_key
+
+            cached = self._verdict_key_cache = verdict_key(self.dataset)
+        return cached
 
     def guidelines(self) -> Any:
         """The dataset's current guidelines (``Guidelines(dataset, version, markdown, author, created_at)``) or
