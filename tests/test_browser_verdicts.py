@@ -117,7 +117,7 @@ def test_the_guidelines_render_with_their_version_and_no_script_runs(with_guidel
     open_app(page, with_guidelines.url + "?annotator=gina&case=GC-0003")
     fold = page.locator(".pg-guidelines")
     expect(fold).to_contain_text("version 2")
-    fold.get_by_text("Guidelines of golden").click()
+    fold.get_by_text("Guidelines of golden (version 2)").click()  # the fold opens
     body = page.locator(".pg-guidelines-body")
     expect(body.locator("strong")).to_have_text("the whole answer")
     expect(body.locator("a[href='https://example.org/rules']")).to_have_text("web link")
