@@ -110,7 +110,11 @@ class PlaygroundApp(PageRender):
         guide = W.Accordion(children=[html_widget(GUIDE)], titles=("How to label — what each question means",),
                             selected_index=None, layout=W.Layout(width="auto"))
         guide.add_class("pg-guide")
-        guides = W.VBox([guide, self.verdicts.guide], layout=W.Layout(width="100%"))
+        # the dataset's own guidelines beside the built-in guide, on one row (the case stays where it was)
+        guide.layout = W.Layout(flex="1 1 50%", width="auto")
+        self.verdicts.guide.layout = W.Layout(flex="1 1 50%", width="auto")
+        guides = W.HBox([guide, self.verdicts.guide], layout=W.Layout(width="100%"))
+        guides.add_class("pg-guides")
         self.widget = W.VBox([html_widget(CSS), *top, guides, self.status, self.body], layout=W.Layout(width="100%"))
         self.widget.add_class("pg-app")
         self._sync_verdict_filter()
