@@ -107,3 +107,17 @@ def test_the_page_draws_the_panel_and_the_guidelines(session):
     assert "pg-failure-modes" in panel.failures.value and "yours (vera)" in panel.failures.value
     assert "<strong>misleads</strong>" in panel.guidelines.value and "version 1 by owner" in panel.guidelines.value
     assert "p" in {k for k, _ in __import__("json").loads(app.bridge.keymap)}
+
+
+def test_undo_reverts_a_verdict_and_tags_and_says_what(session):
+    app = PlaygroundApp(session, chart=False)
+    app.go("GC-0003", "GC-0003-R2")
+    app.verdicts.verdict.value = "fail"
+    app.verdicts.tag_new.value = "wrong-abstention"
+    app.undo()
+    assert "Undone: the failure-mode tags of GC-0003-R2." in app.status.value
+    assert session.tags() == () and session.verdict() == 0
+    assert app.verdicts._chips["wrong-abstention"].value is False
+    app.undo()
+    assert "the verdict on GC-0003-R2 · pass: fail → no verdict" in app.status.value
+    assert session.verdict() is None and app.verdicts.verdict.value is None

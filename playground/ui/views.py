@@ -53,6 +53,7 @@ from .render import LIST_CHARS, LIST_WINDOW, PageRender, list_window, short_id, 
 from .rows import FROM_VALUE, TO_VALUE, UnitRow, html_widget
 from .session import EXPORT_MIME, DatasetChangedError, LabelChange, LabelSession, SessionError
 from .styles import CSS, GUIDE
+from .verdict_html import VERDICT_WORDS
 from .verdict_panel import VerdictPanel, keymap_json
 
 __all__ = ["LIST_CHARS", "LIST_WINDOW", "PlaygroundApp", "list_window", "short_id", "shorten"]
@@ -151,12 +152,12 @@ class PlaygroundApp(PageRender):
     # --- drawing: the render mixin's, plus the verdict panel ---------------------------------------------
     def render_all(self) -> None:
         self.verdicts.render_guidelines()
+        self.verdicts.render_counts()  # over every response: on the whole page's drawing and after a verdict or tag
         super().render_all()
 
     def render_case(self) -> None:
         super().render_case()
         self.verdicts.render()
-        self.verdicts.render_counts()
 
     # --- helpers ---------------------------------------------------------------------------------------
     @contextmanager
@@ -563,6 +564,10 @@ class PlaygroundApp(PageRender):
 
 
 def _describe(change: LabelChange, session: LabelSession, verb: str) -> str:
-    new = FROM_VALUE.get(change.new) or "no label"
-    old = FROM_VALUE.get(change.old) or "no label"
-    return f"{verb}: {session.describe(change.unit_id)} · {change.dimension}: {old} → {new}."
+    if change.dimension == "tags":  # a response's failure-mode tags (the values are not labels)
+        return f"{verb}: the failure-mode tags of {change.unit_id}."
+    words = VERDICT_WORDS if change.dimension == "pass" else FROM_VALUE
+    new = words.get(change.new) or ("no verdict" if change.dimension == "pass" else "no label")
+    old = words.get(change.old) or ("no verdict" if change.dimension == "pass" else "no label")
+    what = f"the verdict on {change.unit_id}" if change.dimension == "pass" else session.describe(change.unit_id)
+    return f"{verb}: {what} · {change.dimension}: {old} → {new}."
