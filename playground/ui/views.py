@@ -566,8 +566,13 @@ class PlaygroundApp(PageRender):
 def _describe(change: LabelChange, session: LabelSession, verb: str) -> str:
     if change.dimension == "tags":  # a response's failure-mode tags (the values are not labels)
         return f"{verb}: the failure-mode tags of {change.unit_id}."
-    words = VERDICT_WORDS if change.dimension == "pass" else FROM_VALUE
-    new = words.get(change.new) or ("no verdict" if change.dimension == "pass" else "no label")
-    old = words.get(change.old) or ("no verdict" if change.dimension == "pass" else "no label")
-    what = f"the verdict on {change.unit_id}" if change.dimension == "pass" else session.describe(change.unit_id)
+    verdict = change.dimension == "pass"
+    none = "no verdict" if verdict else "no label"
+
+    def word(value: int | None) -> str:
+        found = (VERDICT_WORDS.get(value) if value is not None else None) if verdict else FROM_VALUE.get(value)
+        return found or none
+
+    new, old = word(change.new), word(change.old)
+    what = f"the verdict on {change.unit_id}" if verdict else session.describe(change.unit_id)
     return f"{verb}: {what} · {change.dimension}: {old} → {new}."
