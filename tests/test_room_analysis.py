@@ -48,6 +48,17 @@ def test_failure_modes_pooled_and_per_student(room_db):
     # per student: alice 1 of 1 judged, bob 0 of 2
     assert "<td>alice</td><td>hallucination</td><td class='pg-num'>1/1</td>" in html
     assert "<td>bob</td><td>hallucination</td><td class='pg-num'>0/2</td>" in html
+    # four verdict/tag events were seen; a label of the four dimensions does not count the modes again
+    assert app.room.state.verdict_events == 4
+    claim = next(u for u in app.room.source.catalog.values() if u.unit_kind == "claim")
+    app.analysis.failures.value = "not recounted"
+    with open_store(db) as s:
+        s.set_label("carol", claim, "supported", 1)
+    assert app.refresh() is True and app.analysis.failures.value == "not recounted"
+    with open_store(db) as s:
+        s.set_tags("bob", hallucinated, ["hallucination"])
+    assert app.refresh() is True and "<td>bob</td><td>hallucination</td><td class='pg-num'>1/2</td>" in \
+        app.analysis.failures.value
 
 
 def test_failure_modes_are_scoped_to_the_lesson(room_db):

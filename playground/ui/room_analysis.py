@@ -25,6 +25,7 @@ from typing import Any
 import ipywidgets as W
 
 from ..calibrate.room_needed import NeededRow, harness_labels, needed_rows, sample_consensus
+from ..store import RESERVED_ANNOTATORS
 from .html_tables import esc
 from .room_html import dim_name
 from .verdict_html import failure_table_html, failures_by_annotator_html
@@ -78,20 +79,26 @@ class RoomAnalysis:
         self.failures = W.HTML()
         self.failures.add_class("pr-failures")
         self._auto: tuple[str, dict[tuple[str, str], int]] | None = None
+        self._counted = -1  # RoomState.verdict_events when the failure modes were last counted
 
     # --- failure modes ---------------------------------------------------------------------------------
     def render_failures(self) -> None:
+        """Count again only when a verdict, note or tag event arrived since the last count (a label of the four
+        dimensions does not change these counts, and counting reads every verdict in the store)."""
         od = self.room.open_dataset
         if od is None:
             self.failures.value = ""
             return
+        if self._counted == self.room.state.verdict_events:
+            return
+        self._counted = self.room.state.verdict_events
         from ..verdicts import failure_mode_table, pass_rate, response_units
 
         wanted = set(scoped_response_ids(od, self.room.lesson))
         units = [u for u in response_units(od.dataset) if u.unit_id in wanted]
         store = self.room.source.store
-        judged = {lab.annotator for lab in store.current_labels({u.unit_id: u for u in units})
-                  if lab.dimension == "pass"}
+        judged = {lab.annotator for lab in store.labels(unit_ids=[u.unit_id for u in units])
+                  if lab.dimension == "pass" and lab.annotator not in RESERVED_ANNOTATORS}
         per = {who: failure_mode_table(store, units, who) for who in sorted(judged)}
         self.failures.value = (failure_table_html(failure_mode_table(store, units), pass_rate(store, units))
                                + failures_by_annotator_html(per))
