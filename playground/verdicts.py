@@ -40,7 +40,7 @@ from .store.core import majority
 from .store.tags import TAG_RULE, check_tag_name
 
 __all__ = ["RESPONSE_KIND", "TAG_RULE", "VERDICT_DIMENSION", "FailureModeRow", "PassRate", "failure_mode_table",
-           "pass_rate", "response_unit", "response_units", "validate_tag"]
+           "pass_rate", "response_catalog", "response_unit", "response_units", "validate_tag"]
 
 
 def response_unit(case_id: str, response_id: str, response_text: str) -> Unit:
@@ -59,6 +59,23 @@ def response_units(dataset: Any) -> list[Unit]:
     data = getattr(dataset, "dataset", dataset)
     responses = sorted(data.responses.values(), key=lambda r: (r.case_id, r.response_id))
     return [response_unit(r.case_id, r.response_id, r.text) for r in responses]
+
+
+def response_catalog(store: Any = None, root: Any = None, dataset: str | None = None) -> dict[str, Unit]:
+    """``unit_id -> Unit`` of the verdict units of ``dataset`` (default: the golden set and every dataset in
+    ``store``); what ``labels export|import`` add to the unit catalog so verdicts and tags are known units."""
+    from .datasets import SHIPPED, dataset_names, open_dataset
+    from .golden import load_dataset
+
+    names = [dataset] if dataset is not None else dataset_names(store)
+    out: dict[str, Unit] = {}
+    for name in names:
+        if name == SHIPPED:
+            units = response_units(load_dataset(root))
+        else:
+            units = response_units(open_dataset(name, store, root))
+        out.update((u.unit_id, u) for u in units)
+    return out
 
 
 def validate_tag(name: str) -> str:

@@ -61,7 +61,7 @@ def test_every_option_is_used_or_refused(tmp_path, capsys):
     db, result, _h, _s = make_labelled(tmp_path, 20)
     base = ["calibrate", "external", str(result), "--db", str(db)]
     assert main([*base, "--dataset", "qa", "--human", "store", "--dimension", "relevant"]) == 1
-    assert "error: --human, --dimension apply to a per-unit scores file" in capsys.readouterr().err
+    assert "error: --human apply to a per-unit scores file" in capsys.readouterr().err
     assert main([*base, "--scale", "100", "--record", str(tmp_path / "r.json")]) == 1
     assert "error: --scale, --record apply to a --dataset result table only" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()

@@ -91,6 +91,7 @@ def test_human_results_per_sample(tmp_path):
         "human_faithfulness": 0.0, "human_faithfulness_yes": 0, "human_faithfulness_n": 1,
         "human_correctness": None, "human_correctness_yes": 0, "human_correctness_n": 0,
         "human_coverage": None, "human_coverage_yes": 0, "human_coverage_n": 0,
+        "human_pass": None, "human_pass_yes": 0, "human_pass_n": 0, "human_failure_modes": [],  # issue 24.6
     }
     assert rows[1]["human_context_relevance_n"] == 0
     side = [json.loads(line) for line in (tmp_path / "out.labels.jsonl").read_text().splitlines()]

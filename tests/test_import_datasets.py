@@ -242,7 +242,7 @@ def test_a_failing_label_write_leaves_no_dataset(store, monkeypatch, tmp_path):
     units = payload_units(prepare(FIX / "ragas_single.jsonl", "ragas", "demo"))
     table = write(tmp_path, "labels.csv", f"annotator,unit_id,dimension,value\nann,{units[0].unit_id},relevant,1\n")
     before = store.dump()
-    monkeypatch.setattr(core, "_UPSERT_LABEL", "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    monkeypatch.setattr(core, "UPSERT_LABEL", "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
     with pytest.raises(Exception, match="no_such_table"):
         import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store, labels=table)
     assert store.datasets() == [] and store.dump() == before

@@ -60,6 +60,21 @@ or the consensus):
   rate in a scored sample, with the sample's score as the prediction of each
   unit and the human label where there is one.  It assumes the labelled units
   are a random sample of the units (label a calibration sample for that).
+
+Error analysis (issue 24.6): two more "rates" compare a per-sample pass/fail
+judge with the people's response verdicts, like any other dimension:
+
+* ``pass`` — the human side is each response's verdict (``pass``: 1 pass,
+  0 fail; one annotator's, or the consensus; unsure never counts);
+* ``tag:NAME`` — a per-failure-mode judge (score high = the failure is
+  there) against the tag NAME: a response the people judged counts 1 when it
+  is tagged NAME (resolved through the taxonomy's renames and merges), else 0;
+  for one annotator their own verdict and tags, for the consensus the
+  majority of the people who judged it (a tie is left out).
+
+A column maps to them with ``--metric COLUMN=pass`` / ``COLUMN=tag:NAME``,
+or ``dimension="pass"`` (``--dimension``) maps every column that is no known
+metric and no input column (:func:`verdict_labels`, :func:`with_verdicts`).
 """
 from __future__ import annotations
 
@@ -81,6 +96,7 @@ __all__ = [
     "INPUT_COLUMNS",
     "METRICS",
     "PERCENT_HINT_ABOVE",
+    "VERDICT_RATE",
     "RateComparison",
     "ResultTable",
     "SampleCalibration",
@@ -88,10 +104,45 @@ __all__ = [
     "match_rows",
     "metric_key",
     "read_result",
+    "verdict_labels",
+    "verdict_rate_problem",
+    "with_verdicts",
 ]
 
 RATE_OF_DIMENSION = DIMENSION_NAMES
-DIMENSION_OF_RATE = {v: k for k, v in DIMENSION_NAMES.items()}
+#: The "rate" (and dimension) of a per-sample pass/fail judge against the people's response verdicts.
+VERDICT_RATE = "pass"
+_TAG_PREFIX = "tag:"
+
+
+class _RateDimensions(dict[str, str]):
+    """rate -> dimension: the four rates, plus ``pass`` and every ``tag:NAME`` (their own dimension)."""
+
+    def __missing__(self, rate: str) -> str:
+        if verdict_rate_problem(rate) is None:
+            return rate
+        raise KeyError(rate)
+
+    def __contains__(self, rate: object) -> bool:
+        return super().__contains__(rate) or (isinstance(rate, str) and verdict_rate_problem(rate) is None)
+
+
+def verdict_rate_problem(rate: str) -> str | None:
+    """Why ``rate`` is neither ``pass`` nor ``tag:NAME`` with a good tag name (``None`` when it is one)."""
+    if rate == VERDICT_RATE:
+        return None
+    if not rate.startswith(_TAG_PREFIX):
+        return f"{rate!r} is not pass or tag:NAME"
+    from ..store.tags import TAG_RULE, check_tag_name
+
+    try:
+        check_tag_name(rate[len(_TAG_PREFIX):])
+    except ValueError:
+        return f"{rate!r}: {TAG_RULE}"
+    return None
+
+
+DIMENSION_OF_RATE: dict[str, str] = _RateDimensions({v: k for k, v in DIMENSION_NAMES.items()})
 METRICS: dict[str, str] = {
     "faithfulness": "faithfulness",
     "context_precision": "context_relevance", "llm_context_precision_with_reference": "context_relevance",
@@ -215,10 +266,13 @@ def _row_id(data: dict[str, Any]) -> str | None:
 
 
 def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str, str] | None = None,
-                ignore: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> ResultTable:
+                ignore: tuple[str, ...] = (), only: tuple[str, ...] | None = None,
+                dimension: str | None = None) -> ResultTable:
     """Read a per-sample result table (DataError naming every problem, unknown metric columns included).
 
     ``only``: read just these metric columns (each mapped by ``extra_metrics``), whatever else the table has.
+    ``dimension`` (``pass`` or ``tag:NAME``): every column that is no known metric and no input column is a
+    judge of it (instead of an unknown metric column).
     """
     from ..importers.core import read_rows
 
@@ -233,7 +287,10 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     extra = dict(extra_metrics or {})
     bad_rates = sorted(r for r in extra.values() if r not in DIMENSION_OF_RATE)
     if bad_rates:
-        raise ValueError(f"--metric: unknown rate(s) {', '.join(bad_rates)} (rates: {', '.join(DIMENSION_OF_RATE)})")
+        raise ValueError(f"--metric: unknown rate(s) {', '.join(bad_rates)} (rates: {', '.join(DIMENSION_OF_RATE)}, "
+                         "pass, tag:NAME)")
+    if dimension is not None and (why := verdict_rate_problem(dimension)) is not None:
+        raise ValueError(f"--dimension with a result table: {why} (the four rates map with --metric COLUMN=RATE)")
     rates: dict[str, str] = {}
     ignored, unknown = [], []
     for c in columns:
@@ -246,6 +303,8 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
             rates[c] = METRICS[key]
         elif key in IGNORED_METRICS:
             ignored.append(c)
+        elif dimension is not None:
+            rates[c] = dimension
         else:
             unknown.append(c)
     if unknown:
@@ -438,3 +497,61 @@ def match_rows(table: ResultTable, opened: Any) -> tuple[dict[str, dict[str, flo
         matched[case] = scores
     unmatched_samples = tuple(s["sample_id"] or s["case_id"] for s in samples if s["case_id"] not in matched)
     return matched, tuple(unmatched_rows), unmatched_samples
+
+
+class _WithVerdicts:
+    """An opened dataset whose ``units()`` also hold each response's verdict unit (the rest is ``opened``'s)."""
+
+    def __init__(self, opened: Any) -> None:
+        from ..verdicts import response_units
+
+        self._opened = opened
+        self._units = [*opened.units(), *response_units(opened)]
+
+    def units(self) -> list[Any]:
+        return list(self._units)
+
+    def catalog(self) -> dict[str, Any]:
+        return {u.unit_id: u for u in self._units}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._opened, name)
+
+
+def with_verdicts(opened: Any) -> Any:
+    """``opened`` with the verdict unit of every response among its units (for the ``pass``/``tag:`` rates)."""
+    return _WithVerdicts(opened)
+
+
+def verdict_labels(store: Any, opened: Any, annotator: str | None, rates: Any) -> list[Any]:
+    """The human labels of the ``pass`` and ``tag:NAME`` rates among ``rates`` (see the module docstring), as
+    :class:`~playground.model.Label` on each response's verdict unit (dimension = the rate)."""
+    from ..model import Label
+    from ..store.core import RESERVED_ANNOTATORS, majority
+    from ..verdicts import response_units
+
+    wanted = {r for r in rates if r == VERDICT_RATE or r.startswith(_TAG_PREFIX)}
+    if not wanted:
+        return []
+    units = {u.unit_id: u for u in response_units(opened)}
+    who = annotator or "consensus"
+    verdicts = [lb for lb in store.current_labels(units, annotator=annotator) if lb.dimension == VERDICT_RATE]
+    out: list[Any] = []
+    if VERDICT_RATE in wanted:
+        from ..importers.export import label_rows
+
+        out += [lab for lab in label_rows(store, units, annotator)[0] if lab.dimension == VERDICT_RATE]
+    judges: dict[str, set[str]] = defaultdict(set)
+    for lb in verdicts:
+        if lb.annotator not in RESERVED_ANNOTATORS:
+            judges[lb.unit_id].add(lb.annotator)
+    tagged = {(t.unit_id, t.annotator): set(t.tags) for t in store.tags(unit_ids=units, annotator=annotator)
+              if units[t.unit_id].text_hash == t.text_hash}
+    for rate in sorted(wanted - {VERDICT_RATE}):
+        tag = rate[len(_TAG_PREFIX):]
+        for uid in sorted(judges):
+            votes = [int(tag in tagged.get((uid, name), set())) for name in sorted(judges[uid])]
+            value, _status = majority(votes.count(1), votes.count(0))
+            if value is not None:
+                out.append(Label(who, units[uid].unit_kind, uid, rate, value))
+    return out

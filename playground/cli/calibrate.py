@@ -142,8 +142,11 @@ def _add_external(sub: argparse._SubParsersAction) -> None:
         "the consensus). Every bad row is listed with its row number and nothing is computed.",
     )
     p.add_argument("file", type=Path, metavar="FILE", help="CSV: unit_id, score, label[, dimension]")
-    p.add_argument("--dimension", default=None, choices=("relevant", "supported", "correct", "covered"),
-                   help="dimension of every row (when the file has no dimension column)")
+    p.add_argument("--dimension", default=None, metavar="DIMENSION",
+                   help="dimension of every row (when the file has no dimension column: relevant, supported, correct "
+                   "or covered); with --dataset: pass (a per-sample pass/fail judge against the response verdicts) "
+                   "or tag:NAME (a per-failure-mode judge against the tag NAME) for every column that is no known "
+                   "metric")
     p.add_argument("--threshold", type=float, default=None,
                    help="the tool's own threshold (default: implied by its labels, else 0.5)")
     p.add_argument("--human", choices=("key", "ragtruth", "store"), default=None,

@@ -27,7 +27,7 @@ DATASET_ONLY = {"scale": ("--scale", 1.0), "metric": ("--metric", []), "ignore":
                  "rerun": ("--rerun", []), "run": ("--run", None), "scorer_version": ("--scorer-version", None),
                  "scorer_config": ("--scorer-config", None), "judge_model": ("--judge-model", None),
                  "judge_prompt": ("--judge-prompt", None)}
-UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None), "dimension": ("--dimension", None)}
+UNITS_ONLY = {"human": ("--human", None), "ragtruth": ("--ragtruth", None)}
 
 
 def refused(args: argparse.Namespace, options: dict, why: str) -> int | None:
@@ -52,7 +52,7 @@ def metric_map(items: list[str]) -> dict[str, str]:
 def run_result_table(args: argparse.Namespace) -> int:
     """``calibrate external RESULT --dataset NAME`` (see the module docstring)."""
     from ..calibrate.external_report import calibrate_result, harness_scorers
-    from ..calibrate.external_samples import calibrate_samples, read_result
+    from ..calibrate.external_samples import calibrate_samples, read_result, verdict_labels, with_verdicts
     from ..datasets import DatasetNotFound, open_dataset
     from ..errors import DataError
     from ..importers.export import label_rows
@@ -65,10 +65,11 @@ def run_result_table(args: argparse.Namespace) -> int:
         return problem
     try:
         table = read_result(args.file, scale=args.scale, extra_metrics=metric_map(args.metric),
-                            ignore=tuple(args.ignore))
+                            ignore=tuple(args.ignore), dimension=args.dimension)
         with _open_store(args.db, create=False, read_only=True) as store:
-            opened = open_dataset(args.dataset, store, args.root)
+            opened = with_verdicts(open_dataset(args.dataset, store, args.root))  # + response verdict units (24.6)
             labels, who, _ties = label_rows(store, opened.catalog(), args.annotator)
+            labels = [*labels, *verdict_labels(store, opened, args.annotator, table.rates.values())]
     except (DatasetNotFound, ValueError) as exc:
         if isinstance(exc, DataError):
             raise
@@ -209,7 +210,7 @@ def rerun_stability(table: Any, opened: Any, args: argparse.Namespace, threshold
     runs = [match_rows(table, opened)[0]]
     for path in args.rerun:
         rerun = read_result(path, scale=args.scale, extra_metrics=_mapped(args),
-                            ignore=tuple(args.ignore))
+                            ignore=tuple(args.ignore), dimension=args.dimension)
         missing = sorted(set(table.rates) - set(rerun.rates))
         if missing:
             raise ValueError(f"--rerun {path}: no column(s) {', '.join(missing)} of the first run")

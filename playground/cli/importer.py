@@ -57,6 +57,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("--replace", action="store_true",
                        help="replace an existing dataset of that name (labels are kept; changed ones become stale)")
         p.add_argument("--dry-run", action="store_true", help="validate and report; write nothing")
+        p.add_argument("--guidelines", type=Path, default=None, metavar="FILE.md",
+                       help="the dataset's own labelling guidelines (UTF-8 markdown, at most 256 KiB), stored as its "
+                       "next version in the same transaction (see `playground guidelines`); a file that is not UTF-8 "
+                       "text: exit code 2, nothing imported")
+        p.add_argument("--guidelines-author", default="owner", metavar="NAME",
+                       help="who wrote the guidelines (default: owner)")
         p.add_argument("--text-kind", choices=("qa", "summary", "dialogue"), default="qa",
                        help="the kind of text (default qa): which support rules and default floors the harness uses")
         p.set_defaults(func=run_import, kind=kind)
@@ -136,6 +142,16 @@ def run_import(args: argparse.Namespace) -> int:
             print(DataError(problems, f"{args.file}: nothing was imported").report(), file=sys.stderr)
             return 1
         args.file = folder
+    from ..store import InvalidLabelError
+    from ..store.guidelines import read_guidelines_file
+
+    guidelines = None
+    if getattr(args, "guidelines", None) is not None:
+        try:
+            guidelines = read_guidelines_file(args.guidelines)
+        except InvalidLabelError as exc:
+            print(f"error: {exc}\n{_NOTHING_IMPORTED}", file=sys.stderr)
+            return 2
     try:
         mapping = parse_map(getattr(args, "map", None))
         payload = prepare(args.file, args.kind, args.dataset, mapping=mapping)  # before opening (or creating) a store
@@ -145,7 +161,8 @@ def run_import(args: argparse.Namespace) -> int:
             return 0
         with open_store(args.db) as store:
             result = import_dataset(args.file, args.kind, args.dataset, store, mapping=mapping, labels=args.labels,
-                                    replace=args.replace, text_kind=args.text_kind)
+                                    replace=args.replace, text_kind=args.text_kind, guidelines=guidelines,
+                                    guidelines_author=args.guidelines_author)
     except DataError as exc:
         print(exc.report(), file=sys.stderr)
         return 1

@@ -220,6 +220,13 @@ def _load_catalog(args: argparse.Namespace):
         return load_catalog(getattr(args, "root", None), config)
 
 
+def _responses(args: argparse.Namespace, store: Any, dataset: str | None) -> dict[str, Any]:
+    """The verdict units (one per response) of ``dataset`` or of every dataset: labels export|import know them."""
+    from ..verdicts import response_catalog
+
+    return response_catalog(store, getattr(args, "root", None), dataset)
+
+
 def _open(args: argparse.Namespace, **kw):
     from ..store import open_store
 
@@ -242,6 +249,7 @@ def run_import(args: argparse.Namespace) -> int:
         return _err(f"{args.file}: {exc}")
     catalog = _load_catalog(args)
     with _open(args) as store:
+        catalog = {**catalog, **_responses(args, store, None)}  # verdicts and tags (issue 24.6) are known units
         report = import_file(store, args.file, catalog, annotator_override=args.annotator, fmt=args.format)
     print(report.summary())
     return 0
@@ -279,6 +287,8 @@ def run_export(args: argparse.Namespace) -> int:
             return _err(f"cannot load the units to check for stale labels ({exc}); pass --include-stale to "
                         "export without that check")
     with _open(args, create=False) as store:
+        if catalog is not None:  # response verdicts, notes and tags (issue 24.6) are exported too
+            catalog = {**catalog, **_responses(args, store, args.dataset)}
         in_lesson = _lesson_units(args, store)
         if in_lesson is not None and catalog is not None:
             catalog = {u: x for u, x in catalog.items() if u in in_lesson}

@@ -12,7 +12,9 @@
   ``context``, ``additional_metadata``), plus the human results: for each of
   ``context_relevance``, ``faithfulness``, ``correctness``, ``coverage`` the
   rate (``yes / labelled``, empty when nothing is labelled) and its two
-  counts.  RAGAS rows carry them as columns ``human_<rate>``,
+  counts, and the response's verdict (``pass``: 1, 0 or empty; ``pass_yes``,
+  ``pass_n``) and its failure modes (``failure_modes``: the resolved tags of
+  the verdict's judges, sorted).  RAGAS rows carry them as columns ``human_<rate>``,
   ``human_<rate>_yes``, ``human_<rate>_n``; DeepEval rows inside
   ``additional_metadata.human`` (so ``EvaluationDataset`` still loads the
   file).  Each row also carries the whole label history of its units —
@@ -20,7 +22,10 @@
   who and when (:func:`playground.store.replay.event_dict`) — as RAGAS column
   ``human_labels`` or DeepEval ``additional_metadata.human.labels`` (JSON text
   in CSV and Parquet), so ``playground import`` of the file alone restores
-  the store's labels exactly (:mod:`playground.store.replay`);  The sample's own id goes out as ``id`` (RAGAS) or
+  the store's labels exactly (:mod:`playground.store.replay`) — response
+  verdicts, notes and tag events (the tags as typed) included.  The first
+  row's history also carries the dataset's failure-mode taxonomy and every
+  guidelines version as records (:mod:`playground.store.records`).  The sample's own id goes out as ``id`` (RAGAS) or
   ``additional_metadata.id`` (DeepEval), so a re-import gives the same ids;
   list cells in CSV are written as the tools write them (Python list reprs
   for RAGAS, ``|``-joined for DeepEval), every cell quoted when any text holds a
@@ -54,7 +59,9 @@ from ..files import write_all_atomic
 from ..metrics import rates_from_labels
 from ..model import DIMENSION_NAMES, Label, Unit
 from ..store.io import neutralise_cell
+from ..store.records import records_of
 from ..store.replay import history_of
+from ..verdicts import VERDICT_DIMENSION, failure_mode_table, pass_rate, response_units
 from .ragas import HISTORY_FIELD
 
 __all__ = ["RATES", "TOOLS", "ExportResult", "export_dataset", "label_rows", "side_path"]
@@ -104,15 +111,24 @@ def label_rows(store: Any, catalog: dict[str, Unit], annotator: str | None) -> t
     return labels, "consensus", sum(1 for r in rows if r.value is None)
 
 
-def _human(labels: Sequence[Label]) -> dict[str, Any]:
-    rates = rates_from_labels(labels)
+def _human(labels: Sequence[Label], verdict: dict[str, Any]) -> dict[str, Any]:
+    rates = rates_from_labels([lab for lab in labels if lab.dimension != VERDICT_DIMENSION])
     out: dict[str, Any] = {}
     for name in RATES:
         r = rates[name]
         out[name] = None if r.rate is None else round(r.rate, 6)
         out[f"{name}_yes"] = r.successes
         out[f"{name}_n"] = r.n
-    return out
+    return {**out, **verdict}
+
+
+def _verdict(store: Any, unit: Unit | None, annotator: str | None) -> dict[str, Any]:
+    """``pass`` (1, 0 or None), ``pass_yes``, ``pass_n`` and ``failure_modes`` of one response."""
+    if unit is None:
+        return {"pass": None, "pass_yes": 0, "pass_n": 0, "failure_modes": []}
+    passed, judged, _low, _high = pass_rate(store, [unit], annotator)
+    modes = [r.name for r in failure_mode_table(store, [unit], annotator) if r.responses_tagged]
+    return {"pass": passed if judged else None, "pass_yes": passed, "pass_n": judged, "failure_modes": sorted(modes)}
 
 
 def _ragas_row(sample: dict[str, Any], human: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -230,7 +246,8 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
     if not opened.payload.get("samples"):
         raise ValueError(f"dataset {opened.name!r} has no samples to export (the shipped set exports with "
                          "`playground labels export`)")
-    units = opened.units()
+    responses = {u.case_id: u for u in response_units(opened)}
+    units = [*opened.units(), *responses.values()]
     catalog = {u.unit_id: u for u in units}
     labels, who, ties = label_rows(store, catalog, annotator)
     by_case: dict[str, list[Label]] = defaultdict(list)
@@ -240,7 +257,12 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
     sample_of = {s["case_id"]: s["sample_id"] or s["case_id"].split(":", 1)[1] for s in samples}
     make = _ragas_row if tool == "ragas" else _deepeval_row
     history = history_of(store, sample_of)
-    rows = [make(s, _human(by_case.get(s["case_id"], [])), history.get(s["case_id"], [])) for s in samples]
+    events = sum(map(len, history.values()))
+    if samples:
+        first = samples[0]["case_id"]
+        history[first] = [*records_of(store, opened.name), *history.get(first, [])]
+    rows = [make(s, _human(by_case.get(s["case_id"], []), _verdict(store, responses.get(s["case_id"]), annotator)),
+                 history.get(s["case_id"], [])) for s in samples]
     label_table = [{"annotator": lab.annotator, "unit_kind": lab.unit_kind, "unit_id": lab.unit_id,
                     "case_id": catalog[lab.unit_id].case_id, "sample_id": sample_of[catalog[lab.unit_id].case_id],
                     "dimension": lab.dimension, "value": lab.value, "text": catalog[lab.unit_id].text}
@@ -254,4 +276,4 @@ def export_dataset(opened: Any, store: Any, tool: str, out: str | Path, *,
                                  (side_path(out, "labels", ".parquet"), label_table, LABEL_COLUMNS)):
         files[path] = _encode(table, path, "table", columns)
     _write_all(files)
-    return ExportResult(tuple(files), len(rows), len(labels), who, ties, sum(map(len, history.values())), opened.name)
+    return ExportResult(tuple(files), len(rows), len(labels), who, ties, events, opened.name)

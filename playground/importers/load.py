@@ -18,7 +18,9 @@ from typing import Any
 from ..errors import DataError, Problem
 from ..model import Unit
 from ..store.core import RESERVED_ANNOTATORS
+from ..store.records import check_record, is_record, restore_records_tx
 from ..store.replay import Restored, check_events, restore_tx
+from ..verdicts import response_units
 from . import deepeval, hf_disk, ragas, table
 from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, read_rows
 from .limits import MAX_LABEL_ROWS
@@ -61,11 +63,14 @@ def _history(samples: list[Sample], name: str, problems: list[Problem]) -> list[
     first: dict[Any, Sample] = {}
     for s in samples:
         bad = check_events(s.events, f"{name}:")
+        bad += [(i, p) for i, e in enumerate(s.events) if is_record(e) and (p := check_record(e)) is not None]
         if bad:  # the first of a row's bad events, and how many more: one line per row
             i, problem = bad[0]
             more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
             problems.append(s.place.problem(f"label event {i + 1}{more}: {problem}", "human_labels"))
         for e in s.events if not bad else ():
+            if is_record(e):
+                continue
             if first.setdefault(e["event"], s) is not s:
                 problems.append(s.place.problem(f"label event {e['event']} is also in {first[e['event']].place}",
                                                 "human_labels"))
@@ -95,6 +100,13 @@ def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | N
     units = payload_units(payload)
     payload["summary"]["units"] = len(units)
     return payload, units, events
+
+
+def _with_responses(payload: dict[str, Any], units: list[Unit]) -> dict[str, Unit]:
+    """``unit_id -> Unit`` of ``units`` and of every response's verdict unit (labels may name them)."""
+    dataset, _ = build_dataset({**payload, "samples": [{**row, "contexts": [], "context_ids": []}
+                                                       for row in payload["samples"]]}, Path("."))
+    return {u.unit_id: u for u in [*units, *response_units(dataset)]}
 
 
 def _label_value(row: Row, problems: list[Problem]) -> int | None:
@@ -168,6 +180,7 @@ class DatasetImport:
     labels: int = 0
     stale: int = 0
     history: Restored = field(default_factory=Restored)
+    guidelines_version: int | None = None
 
     def summary(self) -> str:
         what = "unchanged (same content)" if self.unchanged else ("replaced" if self.replaced else "imported")
@@ -180,6 +193,9 @@ class DatasetImport:
                 text += f", {h.merged} whose history in the store differs written as new import events"
         if self.labels:
             text += f"\n  {self.labels} label(s) from the label table written in the same transaction"
+        if self.guidelines_version is not None:
+            text += (f"\n  guidelines: version {self.guidelines_version} "
+                     f"(`playground guidelines show --dataset {self.name}`)")
         if self.stale:
             text += (f"\n  {self.stale} earlier label(s) rest on text that changed: kept and marked stale "
                      f"(`playground labels stats --dataset {self.name}` lists them)")
@@ -187,21 +203,37 @@ class DatasetImport:
 
 
 def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mapping: dict[str, str] | None = None,
-                   labels: str | Path | None = None, replace: bool = False, text_kind: str = "qa") -> DatasetImport:
-    """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction."""
+                   labels: str | Path | None = None, replace: bool = False, text_kind: str = "qa",
+                   guidelines: str | None = None, guidelines_author: str = "import") -> DatasetImport:
+    """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction.
+
+    ``guidelines`` (markdown text, e.g. from :func:`playground.store.guidelines.read_guidelines_file`)
+    become the dataset's next guidelines version in the same transaction (the same text as the current
+    version adds none), after any the file's own history carries."""
     payload, units, events = _prepare(path, kind, name, mapping, text_kind)
-    catalog = {u.unit_id: u for u in units}
+    catalog = _with_responses(payload, units)
     rows = read_label_rows(labels, catalog, derived=bool(events)) if labels is not None else []
     before = store.dataset(name)
     if before is not None and before.kind != kind and not replace:
         raise ValueError(f"a dataset named {name!r} already exists (kind {before.kind}); choose another name")
     restored: list[Restored] = []
     restore = restore_tx(store, events, f"{name}:", catalog)
+    records = restore_records_tx(store, [e for e in events if is_record(e)], name)
+    write_guidelines = store.guidelines_tx(name, guidelines, guidelines_author) if guidelines is not None else None
+    version: list[int] = []
+
+    def also(cur: Any) -> None:
+        records(cur)
+        restored.append(restore(cur))
+        if write_guidelines is not None:
+            version.append(write_guidelines(cur))
+
     info = store.put_dataset(name, kind, payload, label_rows=rows, replace=replace,
-                             also=(lambda cur: restored.append(restore(cur))) if events else None)
+                             also=also if events or guidelines is not None else None)
     prefix = f"{name}:"
     stale = [s for s in store.stale(catalog) if s.unit_id.startswith(prefix)]
     return DatasetImport(name, kind, len(payload["samples"]), len(units), store.url,
                          replaced=before is not None and before.sha256 != info.sha256,
                          unchanged=before is not None and before.sha256 == info.sha256,
-                         labels=len(rows), stale=len(stale), history=restored[0] if restored else Restored())
+                         labels=len(rows), stale=len(stale), history=restored[0] if restored else Restored(),
+                         guidelines_version=version[0] if version else None)

@@ -134,6 +134,10 @@ class GuidelinesMixin:
         """
         return self._write(guidelines_tx(self._b, dataset, markdown, author))
 
+    def guidelines_tx(self, dataset: str, markdown: str, author: str) -> Callable[[Cursor], int]:
+        """The transaction body of :meth:`set_guidelines`, checked now (for ``put_dataset(also=...)``)."""
+        return guidelines_tx(self._b, dataset, markdown, author)
+
     def guidelines(self, dataset: str, version: int | None = None) -> Guidelines | None:
         """Version ``version`` (default: the current one) of ``dataset``'s guidelines, or ``None``."""
         sql = "SELECT dataset, version, markdown, author, created_at FROM guidelines WHERE dataset = ?"

@@ -5,7 +5,8 @@ An export people can use on their own (:func:`export_table`) has the columns
 dimension, value, comment, annotator, time`` — one row per label (``value``
 ``1``, ``0`` or ``unsure``; text and response id from the catalog; the
 annotator's comment on the unit repeated on each of its rows; a comment on a
-unit without labels is a row with empty ``dimension`` and ``value``), sorted
+unit without labels is a row with empty ``dimension`` and ``value``; a
+failure-mode tag set a row with ``dimension`` ``tags``, :mod:`.tag_rows`), sorted
 by (annotator, unit_id, dimension).  Every value is a string.  The older
 five-column rows (:data:`COLUMNS`, :func:`export_rows`) are still written and read.
 
@@ -31,7 +32,8 @@ from typing import IO, Any
 
 from ..files import write_atomic
 from ..jsonl import split_lines
-from ..model import UNIT_DIMENSIONS, UNIT_KINDS, Unit
+from ..model import Unit
+from .checks import STORE_UNIT_DIMENSIONS, TAGS_DIMENSION
 from .core import CONSENSUS_ANNOTATOR, RESERVED_ANNOTATORS, LabelStore, annotator_problem, open_store
 from .errors import LabelImportError
 from .types import UNSURE, ConsensusRow, ImportReport
@@ -148,6 +150,11 @@ def export_table(store: LabelStore, catalog: Mapping[str, Unit] | None = None, *
         with_rows.add((lb.annotator, lb.unit_id))
         rows.append(_table_row(cat.get(lb.unit_id), lb.unit_kind, lb.unit_id, lb.case_id, lb.dimension,
                                _value_text(lb.value), mine.text if mine else "", lb.annotator, lb.updated_at))
+    from .tag_rows import tag_table_rows
+
+    tagged = tag_table_rows(store, catalog, annotator, said, _table_row)
+    rows += tagged
+    with_rows |= {(r["annotator"], r["unit_id"]) for r in tagged}
     for key, alone in said.items():
         if key not in with_rows:
             rows.append(_table_row(cat.get(alone.unit_id), alone.unit_kind, alone.unit_id, alone.case_id, "", "",
@@ -342,6 +349,8 @@ class ParsedFile:
     fmt: str
     rows: list[tuple[int, str, Unit, str, int]] = field(default_factory=list)
     comments: list[tuple[int, str, Unit, str]] = field(default_factory=list)
+    #: ``(row_number, annotator, unit, tag names)`` of ``tags`` rows (:mod:`.tag_rows`).
+    tags: list[tuple[int, str, Unit, tuple[str, ...]]] = field(default_factory=list)
 
 
 def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, problems: list[tuple[int, str]]
@@ -398,13 +407,13 @@ def _row_unit(rec: Mapping[str, Any], catalog: Mapping[str, Unit], reasons: list
     unit = catalog.get(uid) if isinstance(uid, str) else None
     if unit is None:
         reasons.append(f"unknown unit {uid!r} (not among the {len(catalog)} units the data defines)")
-        if kind not in UNIT_KINDS:
-            reasons.append(f"unknown unit_kind {kind!r} (known: {', '.join(UNIT_KINDS)})")
+        if kind not in STORE_UNIT_DIMENSIONS:
+            reasons.append(f"unknown unit_kind {kind!r} (known: {', '.join(STORE_UNIT_DIMENSIONS)})")
         return None
     if kind != unit.unit_kind:
         reasons.append(f"unit_kind {kind!r} does not match unit {uid}, which is a {unit.unit_kind}")
-    if dim not in ("", None) or "comment" not in rec:
-        allowed = [d for d in unit.dimensions if d in UNIT_DIMENSIONS.get(unit.unit_kind, ())]
+    if (dim not in ("", None) or "comment" not in rec) and dim != TAGS_DIMENSION:
+        allowed = [d for d in unit.dimensions if d in STORE_UNIT_DIMENSIONS.get(unit.unit_kind, ())]
         if dim not in allowed:
             reasons.append(f"dimension {dim!r} is not labelled on a {unit.unit_kind} (it takes: {', '.join(allowed)})")
     for column, expected in (("case_id", unit.case_id), ("response_id", unit.response_id), ("text", unit.text)):
@@ -491,7 +500,17 @@ def validate_file(path: str | os.PathLike[str], catalog: Mapping[str, Unit], ann
             reasons.append(name_problem)
         annotator = raw_name.strip() if isinstance(raw_name, str) else ""
         unit = _row_unit(rec, catalog, reasons)
-        value, comment = _row_value(rec, reasons)
+        tags: tuple[str, ...] | None = None
+        if rec.get("dimension") == TAGS_DIMENSION:
+            from .tag_rows import parse_tag_cell
+
+            tags = parse_tag_cell(rec.get("value"), reasons)
+            value, comment = None, str(rec.get("comment") or "").strip()
+            first = seen.setdefault((annotator, str(rec.get("unit_id")), TAGS_DIMENSION), n)
+            if first != n:
+                reasons.append(f"duplicate of row {first} (same annotator, unit and dimension)")
+        else:
+            value, comment = _row_value(rec, reasons)
         _check_repeats(n, annotator, rec, value, comment, seen, comments, reasons)
         if reasons:
             problems.append((n, "; ".join(reasons)))
@@ -499,6 +518,8 @@ def validate_file(path: str | os.PathLike[str], catalog: Mapping[str, Unit], ann
         assert unit is not None
         if value is not None:
             parsed.rows.append((n, annotator, unit, str(rec.get("dimension")), value))
+        if tags:
+            parsed.tags.append((n, annotator, unit, tags))
         if comment and comments[(annotator, unit.unit_id)][0] == n:
             parsed.comments.append((n, annotator, unit, comment))
     if problems:
@@ -526,11 +547,16 @@ def import_file(store: LabelStore, path: str | os.PathLike[str], catalog: Mappin
         from .errors import ReadOnlyStoreError
 
         raise ReadOnlyStoreError(f"the label store {store.url} is open read-only; nothing was imported")
-    if rows or notes:
-        changed, unchanged, created, batch = store.write_rows(rows, action="import", comments=notes)
-    else:
-        changed, unchanged, created, batch = 0, 0, [], None
-    names = tuple(sorted({a for a, *_ in rows} | {a for a, *_ in notes}))
+    write_labels = store._rows_tx(rows, "import", notes) if rows or notes else None
+    write_tags = store._tags_tx([(a, u, t) for _n, a, u, t in parsed.tags])
+
+    def tx(cur: Any) -> tuple[tuple[int, int, list[str], int | None], int]:
+        return (write_labels(cur) if write_labels is not None else (0, 0, [], None)), write_tags(cur)
+
+    (changed, unchanged, created, batch), tagged = store._write(tx) if rows or notes or parsed.tags else (
+        (0, 0, [], None), 0)
+    changed += tagged
+    names = tuple(sorted({a for a, *_ in rows} | {a for a, *_ in notes} | {a for _n, a, *_ in parsed.tags}))
     return ImportReport(parsed.source, parsed.fmt, len(rows), changed, unchanged, names, tuple(created), batch)
 
 

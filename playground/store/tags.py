@@ -97,6 +97,8 @@ class TagsMixin:
 
         def _annotator_id(self, cur: Cursor, name: str, create: bool) -> int | None: ...
 
+        def _ids_creating(self, cur: Cursor, names: Iterable[str]) -> tuple[dict[str, int], list[str]]: ...
+
     # --- tag sets -------------------------------------------------------------------------------------
     def set_tags(self, annotator: str, unit: Unit, tags: Iterable[str], *, dataset: str | None = None
                  ) -> Event | None:
@@ -131,6 +133,37 @@ class TagsMixin:
             return None
         self._annotator_ids[name] = result[1]
         return result[0]
+
+    def _tags_tx(self, items: Sequence[tuple[str, Unit, Sequence[str]]]) -> Callable[[Cursor], int]:
+        """Check ``(annotator, unit, tags)`` items now; return the transaction body setting each non-empty set
+        that differs from the current one (a ``tags`` event each; imports never clear).  It returns how many."""
+        checked = []
+        for name, unit, tags in items:
+            check_unit_identity(unit)
+            raw = check_tag_set(tags)
+            if raw:
+                checked.append((check_annotator(name), unit, raw))
+        b = self._b
+
+        def tx(cur: Cursor) -> int:
+            if not checked:
+                return 0
+            ids, _created = self._ids_creating(cur, sorted({c[0] for c in checked}))
+            b.lock_annotators(cur, ids.values())
+            now, written = b.now(cur), 0
+            for name, unit, raw in checked:
+                note, aid = tag_note(raw), ids[name]
+                have = cur.scalar("SELECT tags FROM tags WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id))
+                if have == note:
+                    continue
+                ds = dataset_of_case(unit.case_id)
+                check_dataset_exists(cur, ds)
+                self._add_missing(cur, ds, raw, name, now)
+                self._tag_event(cur, aid, name, unit, ds, note, now, "tags", None)
+                written += 1
+            return written
+
+        return tx
 
     def _add_missing(self, cur: Cursor, dataset: str, names: Iterable[str], by: str, now: Any) -> None:
         for tag in names:
