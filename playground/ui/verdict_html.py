@@ -94,7 +94,8 @@ def guidelines_html(markdown: str | None, version: int | None, dataset: str, aut
     """The dataset's guidelines (sanitised markdown) with their version, or a line saying it has none."""
     if not markdown:
         return (f"<div class='pg-guidelines-none pg-muted'>The dataset {esc(dataset)} has no guidelines of its own "
-                "(whoever owns it can add them to the label store); the built-in guide beside this applies."
+                "(<code>playground guidelines set --dataset NAME FILE.md</code> adds them); the built-in guide "
+                "beside this applies."
                 "</div>")
     from .fragments import markdown_html  # the page's one markdown renderer and sanitiser
 
