@@ -28,14 +28,20 @@ import ipywidgets as W
 import traitlets
 
 from .bridge import KEYMAP
-from .rows import html_widget
+from .rows import FROM_VALUE, html_widget
 from .session_verdicts import VERDICT_VALUES
-from .verdict_html import authored_html, failure_table_html, failures_by_annotator_html, guidelines_html
+from .verdict_html import (
+    VERDICT_WORDS,
+    authored_html,
+    failure_table_html,
+    failures_by_annotator_html,
+    guidelines_html,
+)
 
 if TYPE_CHECKING:
     from .views import PlaygroundApp
 
-__all__ = ["VERDICT_KEYMAP", "VERDICT_KEYS_ESM", "VerdictKeys", "VerdictPanel", "keymap_json"]
+__all__ = ["VERDICT_KEYMAP", "VERDICT_KEYS_ESM", "VerdictKeys", "VerdictPanel", "describe_change", "keymap_json"]
 
 #: The keys of the panel, as shown in the page's key map.
 VERDICT_KEYMAP: tuple[tuple[str, str], ...] = (
@@ -104,6 +110,22 @@ def keymap_json() -> str:
     return json.dumps(KEYMAP + VERDICT_KEYMAP)
 
 
+def describe_change(change: Any, session: Any, verb: str) -> str:
+    """A saved or undone change in words: ``Undone: claim 2 of GC-0001 · supported: yes → no.``; a verdict in
+    pass / fail / unsure, a tag change as what it changed."""
+    if change.dimension == "tags":  # a response's failure-mode tags (the values are not labels)
+        return f"{verb}: the failure-mode tags of {change.unit_id}."
+    verdict = change.dimension == "pass"
+    none = "no verdict" if verdict else "no label"
+
+    def word(value: int | None) -> str:
+        found = (VERDICT_WORDS.get(value) if value is not None else None) if verdict else FROM_VALUE.get(value)
+        return found or none
+
+    what = f"the verdict on {change.unit_id}" if verdict else session.describe(change.unit_id)
+    return f"{verb}: {what} · {change.dimension}: {word(change.old)} → {word(change.new)}."
+
+
 class VerdictPanel:
     """The widgets of the panel (module docstring) and their handlers, over the app's session."""
 
@@ -137,6 +159,20 @@ class VerdictPanel:
                                  selected_index=None, layout=W.Layout(width="auto"))
         self.guide.add_class("pg-guidelines")
         self._chips: dict[str, W.ToggleButton] = {}
+
+    def place(self, case_parts: list[Any], scores: Any, guide: Any) -> Any:
+        """Put the panel on the page: the verdict right under the response it judges (in ``case_parts``), the
+        failure modes at the end of the ``scores`` column, and the guidelines beside the built-in ``guide`` on
+        one row (the case stays where a 1280x800 screen shows it); returns that row.  The page's key map gains
+        the panel's keys."""
+        self.app.bridge.keymap = keymap_json()
+        case_parts.insert(case_parts.index(self.app.response_text) + 1, self.box)
+        scores.children = [*scores.children, html_widget("<div class='pg-h'>Failure modes</div>"), self.failures]
+        guide.layout = W.Layout(flex="1 1 50%", width="auto")
+        self.guide.layout = W.Layout(flex="1 1 50%", width="auto")
+        guides = W.HBox([guide, self.guide], layout=W.Layout(width="100%"))
+        guides.add_class("pg-guides")
+        return guides
 
     def _on(self, action: Any, value: Any) -> None:
         if self.app.syncing:

@@ -50,11 +50,10 @@ from .fragments import (
 )
 from .panels import ALL, build_case, build_header, build_nav, build_scores
 from .render import LIST_CHARS, LIST_WINDOW, PageRender, list_window, short_id, shorten
-from .rows import FROM_VALUE, TO_VALUE, UnitRow, html_widget
+from .rows import TO_VALUE, UnitRow, html_widget
 from .session import EXPORT_MIME, DatasetChangedError, LabelChange, LabelSession, SessionError
 from .styles import CSS, GUIDE
-from .verdict_html import VERDICT_WORDS
-from .verdict_panel import VerdictPanel, keymap_json
+from .verdict_panel import VerdictPanel, describe_change
 
 __all__ = ["LIST_CHARS", "LIST_WINDOW", "PlaygroundApp", "list_window", "short_id", "shorten"]
 
@@ -95,27 +94,18 @@ class PlaygroundApp(PageRender):
     # --- layout --------------------------------------------------------------------------------------
     def _build(self) -> None:
         self.status = html_widget(cls="pg-status", min_height="1.4em")
-        self.bridge.keymap = keymap_json()  # the bridge's keys and the verdict panel's (p f m o t)
-        self.verdicts = VerdictPanel(self)
+        self.verdicts = VerdictPanel(self)  # a response's verdict, note and tags; the guidelines (issue 24.5/24.6)
         top = build_header(self)
         nav = build_nav(self)
         self._case_parts = build_case(self)
-        # the verdict on the response comes right under the response it judges
-        self._case_parts.insert(self._case_parts.index(self.response_text) + 1, self.verdicts.box)
         self._shown_case: str | None = None
         scores = build_scores(self)
-        scores.children = [*scores.children, html_widget("<div class='pg-h'>Failure modes</div>"),
-                           self.verdicts.failures]
         self.body = W.HBox([nav, self._case_column(), scores], layout=W.Layout(align_items="stretch", width="100%"))
         self.body.add_class("pg-body")
         guide = W.Accordion(children=[html_widget(GUIDE)], titles=("How to label — what each question means",),
                             selected_index=None, layout=W.Layout(width="auto"))
         guide.add_class("pg-guide")
-        # the dataset's own guidelines beside the built-in guide, on one row (the case stays where it was)
-        guide.layout = W.Layout(flex="1 1 50%", width="auto")
-        self.verdicts.guide.layout = W.Layout(flex="1 1 50%", width="auto")
-        guides = W.HBox([guide, self.verdicts.guide], layout=W.Layout(width="100%"))
-        guides.add_class("pg-guides")
+        guides = self.verdicts.place(self._case_parts, scores, guide)
         self.widget = W.VBox([html_widget(CSS), *top, guides, self.status, self.body], layout=W.Layout(width="100%"))
         self.widget.add_class("pg-app")
         self._sync_verdict_filter()
@@ -564,15 +554,4 @@ class PlaygroundApp(PageRender):
 
 
 def _describe(change: LabelChange, session: LabelSession, verb: str) -> str:
-    if change.dimension == "tags":  # a response's failure-mode tags (the values are not labels)
-        return f"{verb}: the failure-mode tags of {change.unit_id}."
-    verdict = change.dimension == "pass"
-    none = "no verdict" if verdict else "no label"
-
-    def word(value: int | None) -> str:
-        found = (VERDICT_WORDS.get(value) if value is not None else None) if verdict else FROM_VALUE.get(value)
-        return found or none
-
-    new, old = word(change.new), word(change.old)
-    what = f"the verdict on {change.unit_id}" if verdict else session.describe(change.unit_id)
-    return f"{verb}: {what} · {change.dimension}: {old} → {new}."
+    return describe_change(change, session, verb)
