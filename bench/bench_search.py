@@ -7,8 +7,9 @@ and opened as a page's kernel opens it (``session_for_dataset`` and
 ``PlaygroundApp`` without a browser).  Then search texts are typed letter by
 letter into the search box (``app.search.value = prefix``): each keystroke is
 what the kernel does for it — the filter, the case list (at most
-``LIST_WINDOW`` options) and the URL.  The first keystroke of a page also
-folds every case's text once (reported apart, as "first").  Target: a
+``LIST_WINDOW`` options) and the URL.  Every case's text is folded once when
+the page opens (timed apart, as "fold at open"); the first keystroke of a page
+is also reported apart, as "first".  Target: a
 keystroke within 100 ms (issue 24.4).  Median and range over all keystrokes
 after the first, and p95.
 
@@ -69,9 +70,14 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         import_dataset(src, "ragas", "bench", store)
         print(f"import of {args.samples:,} samples: {time.perf_counter() - t0:.1f} s (not part of the figure)")
-        firsts, rest, found = [], [], {}
+        from playground.ui.search import CaseSearch, case_texts
+
+        firsts, rest, found, folds = [], [], {}, []
         for _ in range(args.repeat):
             session = session_for_dataset(open_dataset("bench", store), store)
+            t0 = time.perf_counter()
+            CaseSearch(session.case_ids, case_texts(session.dataset, session.passages, session.responses)).prepare()
+            folds.append(time.perf_counter() - t0)
             app = PlaygroundApp(session, annotator="bench", chart=False)
             for n, text in enumerate(TYPED):
                 times = keystrokes(app, text)
@@ -89,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  keystroke median {med:.1f} ms, range {ms[0]:.1f}–{ms[-1]:.1f} ms, p95 {p95:.1f} ms "
           f"(target {KEYSTROKE_TARGET_MS:.0f} ms: {'met' if p95 <= KEYSTROKE_TARGET_MS else 'MISSED'})")
     fm = sorted(t * 1000 for t in firsts)
-    print(f"  first keystroke of a page (folds every case's text once): median {statistics.median(fm):.0f} ms, "
-          f"range {fm[0]:.0f}–{fm[-1]:.0f} ms")
+    print(f"  first keystroke of a page: median {statistics.median(fm):.1f} ms, range {fm[0]:.1f}–{fm[-1]:.1f} ms")
+    fo = sorted(t * 1000 for t in folds)
+    print(f"  folding every case's text (once, when the page opens): median {statistics.median(fo):.0f} ms, "
+          f"range {fo[0]:.0f}–{fo[-1]:.0f} ms")
     return 0
 
 

@@ -13,6 +13,7 @@ from playground.importers.load import import_dataset
 from playground.store import UNSURE, Assignment, open_store
 from playground.ui.harness_cache import CaseHarness, dataset_fingerprint
 from playground.ui.session import LabelSession, session_for_dataset, unit_counts
+from playground.ui.session_catalog import claim_dimensions
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 WORDS = ("retry", "webhook", "invoice", "tenant", "region", "backup", "latency", "token", "quota", "plan")
@@ -111,7 +112,10 @@ def test_lazy_gives_the_eager_session_on_every_unit(imported):
         r.verdicts for r in a.cases() if r.case_id in b.built_cases]
     # then every unit: the same units, automatic labels, scores, keys, decisions and views
     b.build_all()
-    assert dict(b.catalog) == dict(a.catalog) == opened.catalog()
+    # the dataset's units, but a claim of a case without a reference asks only "supported" on the page
+    asked = {uid: replace(u, dimensions=claim_dimensions(opened.dataset.cases[u.case_id]))
+             if u.unit_kind == "claim" else u for uid, u in opened.catalog().items()}
+    assert dict(b.catalog) == dict(a.catalog) == asked
     assert (b.auto, b.auto_score, b.key, b.decisions) == (a.auto, a.auto_score, a.key, a.decisions)
     for cid in a.case_ids:
         a.go_to(cid)
@@ -235,7 +239,8 @@ def test_stored_passages_and_counts_are_what_build_dataset_and_the_units_give(tm
     for u in dataset.units(passages):
         c = expected.setdefault(u.case_id, [0, 0])
         c[0] += 1
-        c[1] += len(u.dimensions)
+        # the page asks a claim of a case without a reference only "supported" (claim_dimensions)
+        c[1] += len(claim_dimensions(dataset.cases[u.case_id]) if u.unit_kind == "claim" else u.dimensions)
     assert unit_counts(opened.dataset, opened.passages) == {cid: expected.get(cid, [0, 0]) for cid in dataset.cases}
     with pytest.raises(KeyError):
         opened.passages["d:no such case"]

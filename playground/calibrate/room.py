@@ -134,6 +134,9 @@ class RoomState:
     comments: dict[str, tuple[UnitComment, ...]] = field(default_factory=dict)
     last_event_id: int = 0
     changed: dict[str, set[str]] = field(default_factory=dict)
+    #: events on response verdicts, notes or failure-mode tags seen so far (the failure-mode counts are
+    #: computed again only when this moved)
+    verdict_events: int = 0
 
     @classmethod
     def from_rows(cls, rows: Iterable[LabelRow]) -> RoomState:
@@ -517,6 +520,11 @@ class RoomStore:
         return str(self._store.url)
 
     @property
+    def store(self) -> LabelStore:
+        """The store, for reading (the room's failure-mode counts); writes go through this class's methods."""
+        return self._store
+
+    @property
     def writable(self) -> bool:
         return self.may_write and not self._store.read_only
 
@@ -542,6 +550,8 @@ class RoomStore:
         touched: set[str] = set()
         for e in events:
             state.last_event_id = max(state.last_event_id, int(e.event_id))
+            if e.unit_kind == "response" or e.dimension == "tags":
+                state.verdict_events += 1
             unit = self.catalog.get(e.unit_id)
             if unit is None:
                 continue

@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER, Agreement, Composite, Diagnosis, DimensionRate
+from .formats import pct
 from .html_tables import esc
 from .session import Scores
 
@@ -106,10 +107,6 @@ def evidence_html(ev: Any) -> str:
             f"(support {ev.score:.2f}{best})</div>"
             f"<div>matched in the passages: {words(ev.matched_tokens, 'pg-ev-hit')}</div>"
             f"<div>not found: {words(ev.missing_tokens, 'pg-ev-miss')}</div>{missing}</div>")
-
-
-def pct(x: float | None, digits: int = 0) -> str:
-    return "–" if x is None else f"{100 * x:.{digits}f}%"
 
 
 def rate_cell(r: DimensionRate) -> str:

@@ -98,7 +98,7 @@ def build_header(app: PlaygroundApp) -> list[W.Widget]:
     app.reveal.observe(lambda ch: app.guard(app.on_reveal, ch["new"]), names="value")
     actions = [app.undo_b] if not s.read_only else []
     keys = html_widget("<span class='pg-keyhint'>Keys: <b>?</b> shows them — j/k unit, y/n/u/c answer, "
-                       "→/← case, z undo</span>")
+                       "→/← case, z undo, p/f/m verdict</span>")
     bar = W.HBox([app.progress_bar, app.progress, *actions, app.refresh_b, app.reveal, keys],
                  layout=W.Layout(flex_flow="row wrap", align_items="center"))
     bar.add_class("pg-bar")

@@ -54,10 +54,21 @@ def shorten(text: str, limit: int = 46) -> str:
     return (cut[:space] if space > limit // 2 else cut[:limit - 1]).rstrip(" ,.;:") + "…"
 
 
+#: A sample id this long or longer, of hex digits (and dashes), is shown by its first :data:`SHORT_HEX` digits.
+LONG_HEX = 17
+SHORT_HEX = 10
+_HEX = frozenset("0123456789abcdefABCDEF-")
+
+
 def short_id(case_id: str) -> str:
     """A case id without its dataset's prefix (``halu_jsonl:h0002640e49`` → ``h0002640e49``): stable (the id is
-    a hash of the sample) and short enough to read in the list."""
-    return case_id.rsplit(":", 1)[-1]
+    a hash of the sample) and short enough to read in the list.  A long hex id — a trace's 32-digit trace id, a
+    UUID — is shown by its first :data:`SHORT_HEX` hex digits (``traces:4bf92f3577b34da6a3ce929d0e0e4736`` →
+    ``4bf92f3577``), as short as a hash id and still the prefix a tracing tool finds it by."""
+    sid = case_id.rsplit(":", 1)[-1]
+    if len(sid) >= LONG_HEX and set(sid) <= _HEX:
+        return sid.replace("-", "")[:SHORT_HEX]
+    return sid
 
 
 def list_window(count: int, at: int, size: int = LIST_WINDOW) -> tuple[int, int]:
@@ -287,12 +298,17 @@ class PageRender:
         self.response_head.value = (f"Response <span class='pg-muted'>— {n} response{'s' if n != 1 else ''} "
                                     "of this case; switch to compare (s)</span>")
         self._render_note()
+        has_reference = bool(case.reference_answer.strip())  # none: "correct" is not asked (claim_dimensions)
+        ask = ("is each supported by the passages, and correct against the reference?" if has_reference else
+               "is each supported by the passages? (This sample has no reference answer, so “correct” is not "
+               "asked.)")
         self.response_text.value = (f"<div class='pg-muted'>Full response, split into {len(claims)} claim"
-                                    f"{'s' if len(claims) != 1 else ''} below (highlighted) — is each supported by "
-                                    "the passages, and correct against the reference?</div>"
+                                    f"{'s' if len(claims) != 1 else ''} below (highlighted) — {ask}</div>"
                                     f"<div class='pg-box pg-md'>{response_html(response.text, claims)}</div>")
         self.reference.value = ("<div class='pg-muted'>Reference answer (for “correct”)</div>"
-                                f"<div class='pg-box pg-ref pg-md'>{markdown_html(case.reference_answer)}</div>")
+                                f"<div class='pg-box pg-ref pg-md'>{markdown_html(case.reference_answer)}</div>"
+                                if has_reference else "<div class='pg-muted pg-no-reference'>No reference answer "
+                                "for this sample: “correct” is not asked, and coverage has no facts to check.</div>")
 
     def _render_note(self) -> None:
         """The line under the response switch: its name, and once revealed its variant and what it was built for."""

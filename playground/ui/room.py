@@ -9,7 +9,9 @@ disagreement), one compact row per unit and dimension (the class's votes yes /
 no / unsure, the answer key, how many votes match it), agreement in one line per
 dimension (Fleiss' kappa, Krippendorff's alpha, the lowest pairs; every pair's
 Cohen's kappa folded away), progress (one line; every student folded away),
-accuracy against the key and unsure answers and comments.  "Make a lesson" and
+accuracy against the key, failure-mode counts with Wilson intervals (pooled and per
+student), how many more labels of the calibration sample each scorer needs, and unsure
+answers and comments.  "Make a lesson" and
 "Assign work" (queues, a calibration sample) are folded at the bottom.
 
 A lesson (:mod:`playground.lessons`) scopes everything to its units:
@@ -39,7 +41,8 @@ CSS classes for tests: ``pr-room``, ``pr-updated``, ``pr-status``, ``pr-progress
 ``pr-assign-name``, ``pr-assign-go``, ``pr-assign-result``, ``pr-sample-n``, ``pr-sample-go``, ``pr-sample``,
 ``pr-scope``, ``pr-join-box`` (``pr-join-link``, ``pr-qr``), ``pr-units`` (``pr-grid``, ``pr-cell``,
 ``pr-divided``), ``pr-moment-key``, ``pr-manage``, ``pr-lesson-name``, ``pr-lesson-cases``,
-``pr-lesson-responses``, ``pr-lesson-go``, ``pr-lesson-result``.
+``pr-lesson-responses``, ``pr-lesson-go``, ``pr-lesson-result``; the failure modes and "how many labels"
+(:mod:`playground.ui.room_analysis`): ``pr-failures``, ``pr-needed-width``, ``pr-needed``.
 """
 from __future__ import annotations
 
@@ -65,6 +68,7 @@ from ..calibrate.room import (
 )
 from ..calibrate.room_grid import agreement_summary, unit_grid
 from ..model import DIMENSIONS
+from .room_analysis import RoomAnalysis
 from .room_html import (
     ANSWER,
     CSS,
@@ -176,6 +180,7 @@ class RoomApp:
         self.accuracy = _html(cls="pr-accuracy")
         self.notes = _html(cls="pr-notes")
         self.grid = _html(cls="pr-units")
+        self.analysis = RoomAnalysis(room, self._guard)
         moments = self._moment_widgets(adjudicator)
         manage = W.Accordion(children=[W.VBox(self._lesson_widgets()), W.VBox(self._assign_widgets())],
                              titles=("Make a lesson", "Assign work (queues, calibration sample)"), selected_index=None)
@@ -199,6 +204,8 @@ class RoomApp:
             h("Agreement between students"), self.agreement, self.pairs_fold,
             h("Progress"), self.progress,
             h("Accuracy against the answer key"), self.accuracy,
+            h("Failure modes: responses tagged of those judged, with 95% Wilson intervals"), self.analysis.failures,
+            h("How many labels, and when to stop"), self.analysis.width, self.analysis.needed,
             h("Unsure answers and comments"), self.notes,
             manage,
         ])
@@ -293,6 +300,7 @@ class RoomApp:
         self.moment_count.value = (f"<span class='pr-muted'>showing {len(shown)} of {open_ + settled} "
                                    f"disagreement(s): {open_} open, {settled} adjudicated</span>")
         self.notes.value = notes_html(room.notes(), self.link_base)
+        self.analysis.render()
         sample = room.sample()
         self.sample.value = sample_html(sample, *(sample_coverage(room.state, sample.queues.get("*", ()))
                                                   if sample is not None else (0, 0)))

@@ -13,6 +13,7 @@ from ..calibrate.room_grid import AgreementSummary, GridCell
 from ..metrics import DIMENSION_LABELS
 from ..model import DIMENSION_NAMES, DIMENSIONS, Unit
 from ..store import UNSURE
+from .formats import num, pct
 from .html_tables import esc
 
 __all__ = ["ANSWER", "CSS", "accuracy_html", "agreement_html", "assignment_html", "case_html", "dim_name", "esc",
@@ -59,14 +60,6 @@ CSS = """
 .pr-summary td { font-size: 14px; }
 </style>
 """
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.0f}%"
-
-
-def _num(x: float | None) -> str:
-    return "–" if x is None else f"{x:.2f}"
 
 
 def dim_name(d: str) -> str:
@@ -116,19 +109,19 @@ def agreement_html(agreement: dict[str, DimensionAgreement]) -> str:
         ag = agreement.get(d)
         if ag is None or not ag.n_items:
             continue
-        fleiss = _num(ag.fleiss) if ag.fleiss is not None else f"<span class='pr-muted'>{esc(ag.fleiss_reason)}</span>"
-        alpha = (_num(ag.krippendorff) if ag.krippendorff is not None
+        fleiss = num(ag.fleiss) if ag.fleiss is not None else f"<span class='pr-muted'>{esc(ag.fleiss_reason)}</span>"
+        alpha = (num(ag.krippendorff) if ag.krippendorff is not None
                  else f"<span class='pr-muted'>{esc(ag.krippendorff_reason)}</span>")
         head.append(f"<tr class='pr-agree-{d}'><td>{esc(dim_name(d))}</td><td>{len(ag.annotators)}</td>"
                     f"<td>{ag.n_shared}</td><td>{fleiss}</td><td>{alpha}</td></tr>")
         for p in ag.pairs:
             any_pair = True
-            k = _num(p.kappa)
+            k = num(p.kappa)
             if p.kappa is not None and p.low is not None and p.high is not None:
-                k += f" [{_num(p.low)}, {_num(p.high)}]"
+                k += f" [{num(p.low)}, {num(p.high)}]"
             note = f" <span class='pr-muted'>{esc(p.reason)}</span>" if p.reason else ""
             pairs.append(f"<tr class='pr-pair'><td>{esc(dim_name(d))}</td><td>{esc(p.annotator_a)} – "
-                         f"{esc(p.annotator_b)}</td><td>{p.n_shared}</td><td>{_pct(p.agreement)}</td>"
+                         f"{esc(p.annotator_b)}</td><td>{p.n_shared}</td><td>{pct(p.agreement)}</td>"
                          f"<td>{k}{note}</td></tr>")
     if len(head) == 1:
         return "<span class='pr-muted'>No labels yet.</span>"
@@ -152,7 +145,7 @@ def accuracy_html(rows: list[dict[str, Any]], has_key: bool) -> str:
         for d in dims:
             r = cells.get((a, d))
             tds.append("<td>–</td>" if r is None else
-                       f"<td>{_pct(r['accuracy'])} <span class='pr-muted'>({r['correct']}/{r['n']})</span></td>")
+                       f"<td>{pct(r['accuracy'])} <span class='pr-muted'>({r['correct']}/{r['n']})</span></td>")
         out.append(f"<tr class='pr-acc'><td>{esc(a)}</td>{''.join(tds)}</tr>")
     return "".join(out) + "</table>"
 
@@ -279,7 +272,7 @@ def grid_html(grid: list[tuple[Unit, list[GridCell]]], link_base: str | None = N
                         f"<td{span} class='pr-unit' title='{esc(unit.text)}'>{esc(unit.unit_kind)}: "
                         f"{esc(_short(unit.text))}</td>")
             key = "–" if c.key is None else ANSWER[c.key]
-            acc = "–" if c.accuracy is None else f"{_pct(c.accuracy)} ({c.matching}/{c.yes + c.no})"
+            acc = "–" if c.accuracy is None else f"{pct(c.accuracy)} ({c.matching}/{c.yes + c.no})"
             cls = "pr-cell pr-divided" if c.divided else "pr-cell"
             out.append(f"<tr class='{cls}'>{head}<td>{esc(dim_name(c.dimension))}</td>"
                        f"<td class='pr-num pr-vote'>{c.yes}</td><td class='pr-num pr-vote'>{c.no}</td>"
@@ -289,7 +282,7 @@ def grid_html(grid: list[tuple[Unit, list[GridCell]]], link_base: str | None = N
 
 
 def _stat(value: float | None, reason: str) -> str:
-    return _num(value) if value is not None else f"<span class='pr-muted'>{esc(reason)}</span>"
+    return num(value) if value is not None else f"<span class='pr-muted'>{esc(reason)}</span>"
 
 
 def summary_html(summary: list[AgreementSummary]) -> str:
@@ -300,7 +293,7 @@ def summary_html(summary: list[AgreementSummary]) -> str:
     rows = ["<table class='pr-summary'><tr><th>dimension</th><th>students</th><th>Fleiss' κ</th>"
             "<th>Krippendorff's α</th><th>lowest pairs (Cohen's κ)</th></tr>"]
     for s in summary:
-        low = ", ".join(f"{esc(p.annotator_a)} – {esc(p.annotator_b)} {_num(p.kappa)}" for p in s.lowest) or "–"
+        low = ", ".join(f"{esc(p.annotator_a)} – {esc(p.annotator_b)} {num(p.kappa)}" for p in s.lowest) or "–"
         rows.append(f"<tr class='pr-agree-{s.dimension}'><td>{esc(dim_name(s.dimension))}</td><td>{s.annotators}</td>"
                     f"<td>{_stat(s.fleiss, s.fleiss_reason)}</td><td>{_stat(s.krippendorff, s.krippendorff_reason)}"
                     f"</td><td>{low}</td></tr>")
@@ -315,6 +308,6 @@ def progress_summary_html(rows: list[AnnotatorProgress], assigned: dict[str, tup
     median = (shares[len(shares) // 2] if len(shares) % 2 else (shares[len(shares) // 2 - 1]
                                                                 + shares[len(shares) // 2]) / 2) if shares else None
     line = (f"<div class='pr-progress-line'><b>{len(rows)}</b> labelling · <b>{done}</b> finished · median "
-            f"{_pct(median)} done</div>")
+            f"{pct(median)} done</div>")
     return (line + f"<details class='pr-progress-detail'><summary>every student</summary>"
             f"{progress_html(rows, assigned, whole)}{extra}</details>")

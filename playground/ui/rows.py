@@ -49,6 +49,7 @@ class UnitRow:
         self.text = html_widget(cls=f"{prefix}-text")
         self.toggles: dict[str, W.ToggleButtons] = {}
         self.autos: dict[str, W.HTML] = {}
+        self.lines: dict[str, W.HBox] = {}
         lines = []
         for dim in dimensions:
             ask = html_widget(f"{esc(QUESTIONS[dim])}", "pg-ask")
@@ -66,6 +67,7 @@ class UnitRow:
             line.add_class("pg-q")
             line.add_class(f"pg-q-{dim}")
             lines.append(line)
+            self.lines[dim] = line
         self.evidence = html_widget(cls=f"{prefix}-evidence pg-evidence")
         self.comment = W.Textarea(placeholder="comment on this unit (saved when you leave the box)",
                                   continuous_update=False, rows=1, layout=W.Layout(width="auto"))
@@ -96,6 +98,10 @@ class UnitRow:
             return
         self.box.layout.display = None
         self.unit_id = vu.unit.unit_id
+        for dim, line in self.lines.items():  # a question the unit does not ask (no reference) is not shown
+            line_display = None if dim in vu.unit.dimensions else "none"
+            if line.layout.display != line_display:
+                line.layout.display = line_display
         text = markdown_html(vu.unit.text)
         if self.kind == "passage":
             self.title.value = (f"<b>[{vu.index + 1}]</b> {esc(vu.title)} "

@@ -5,9 +5,12 @@ Rule: the search text is split on white space into terms; a case matches when
 text — the question and earlier turns, the reference answer, every response,
 and every context (passage) the case has.  An empty search matches every case.
 
-The text of each case is folded once, on the first search (for an imported
-dataset straight from the stored contexts, without making its passages); each
-keystroke then scans those strings.  A search that extends the previous one
+The text of each case is folded once, when the search is made (for an imported
+dataset straight from the stored contexts, without making its passages): one
+``casefold`` of the case's texts joined by newlines — white space need not be
+collapsed, since a term holds none, so a term occurs in :func:`fold` of a text
+exactly when it occurs in its ``casefold``.  Each keystroke then scans those
+strings.  A search that extends the previous one
 (one more letter typed) scans only the previous matches.  ``bench/bench_search.py``
 measures a keystroke on 10,000 samples.
 """
@@ -33,7 +36,8 @@ class CaseSearch:
     """Which of ``case_ids`` hold every term of a search (see the module docstring).
 
     ``texts(case_id)`` gives the strings of one case that are searched; it is
-    called for every case on the first search only.
+    called for every case once: by :meth:`prepare` (the page calls it when it
+    opens) or else on the first search.
     """
 
     def __init__(self, case_ids: Sequence[str], texts: Callable[[str], Iterable[str]]):
@@ -44,8 +48,14 @@ class CaseSearch:
 
     def _haystack(self) -> list[str]:
         if self._folded is None:
-            self._folded = ["\n".join(fold(t) for t in self._texts(cid) if t) for cid in self._ids]
+            texts = self._texts
+            self._folded = ["\n".join([t for t in texts(cid) if t]).casefold() for cid in self._ids]
         return self._folded
+
+    def prepare(self) -> CaseSearch:
+        """Fold every case's text now (the page does it when it opens, so no keystroke pays for it)."""
+        self._haystack()
+        return self
 
     def positions(self, text: str) -> list[int] | None:
         """The positions (in ``case_ids``) of the matching cases, ascending; ``None`` for an empty search."""

@@ -95,6 +95,7 @@ from .session_types import (
     parse_weights,
     validate_annotator,
 )
+from .session_verdicts import VERDICT_VALUES, VerdictsPart
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -104,6 +105,7 @@ __all__ = [
     "STATUSES",
     "UNSURE",
     "VERDICTS",
+    "VERDICT_VALUES",
     "CaseFilter",
     "CaseRow",
     "Catalog",
@@ -129,7 +131,7 @@ __all__ = [
 ]
 
 
-class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPart):
+class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPart, VerdictsPart):
     """One page's state: see the module docstring.
 
     ``dataset``: the validated corpus and golden set; ``store``: an open
@@ -149,7 +151,8 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
     and ``hits`` are then not used.
 
     The parts, one job each: :mod:`~playground.ui.session_catalog`, :mod:`~playground.ui.session_labels`,
-    :mod:`~playground.ui.session_reveal`, :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates`.
+    :mod:`~playground.ui.session_reveal`, :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates`,
+    :mod:`~playground.ui.session_verdicts` (a response's verdict, note and failure-mode tags; the guidelines).
     """
 
     #: The kind of text its claims are scored as (``playground.harness.score.KINDS``; an imported dataset's own).
@@ -195,6 +198,7 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
         self.thresholds: dict[str, float] = dict(DEFAULT_THRESHOLDS)
         self.filter = CaseFilter()
         self._search: CaseSearch | None = None
+        self.search.prepare()  # fold every case's text now: no keystroke of the search box pays for it
         self.case_id: str | None = self.case_ids[0] if self.case_ids else None
         self.response_id: str | None = self._first_response(self.case_id)
         if self.case_id is not None:

@@ -4,6 +4,7 @@ One part of :class:`~playground.ui.session.LabelSession` (a mixin over
 :class:`~playground.ui.session_types.SessionBase`); see :mod:`playground.ui.session` for the rules."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..claims import split_claims
@@ -16,7 +17,15 @@ from .session_types import (
     ViewUnit,
 )
 
-__all__ = ["Catalog", "CatalogPart", "unit_counts"]
+__all__ = ["Catalog", "CatalogPart", "claim_dimensions", "unit_counts"]
+
+
+def claim_dimensions(case: Case) -> tuple[str, ...]:
+    """The questions asked of a claim: "supported" and "correct", or only "supported" when the case has no
+    reference answer (a trace, a sample imported without one): "correct against the reference?" has nothing to
+    be checked against, so it is not asked, not counted in progress, and a label on it is refused."""
+    dims = UNIT_DIMENSIONS["claim"]
+    return dims if case.reference_answer.strip() else tuple(d for d in dims if d != "correct")
 
 
 class Catalog(Mapping[str, Unit]):
@@ -57,13 +66,15 @@ def unit_counts(dataset: Dataset, passages: Mapping[str, Sequence[Passage]]) -> 
     out: dict[str, list[int]] = {}
     count = getattr(passages, "count", None)  # a StoredPassages counts its contexts without making passages
     for cid in sorted(dataset.cases):
-        n_facts = len(dataset.cases[cid].reference_facts)
+        case = dataset.cases[cid]
+        n_facts = len(case.reference_facts)
         units = n_passages = count(cid) if count is not None and cid in passages else len(passages.get(cid, ()))
         pairs = n_passages * dims["passage"]
+        per_claim = len(claim_dimensions(case))
         for response in dataset.responses_for(cid):
             n_claims = len(split_claims(response.text, response.response_id))
             units += n_claims + n_facts
-            pairs += n_claims * dims["claim"] + n_facts * dims["fact"]
+            pairs += n_claims * per_claim + n_facts * dims["fact"]
         out[cid] = [units, pairs]
     return out
 
@@ -205,7 +216,10 @@ class CatalogPart(SessionBase):
         units = []
         ci = fi = 0
         fact_of = {f"{rid}::{f.fact_id}": f for f in case.reference_facts}
+        asked = claim_dimensions(case)
         for unit in response_units(case, response):
+            if unit.unit_kind == "claim" and unit.dimensions != asked:
+                unit = dataclasses.replace(unit, dimensions=asked)  # no reference: "correct" is not asked
             self._add(unit, case.case_id, rid)
             if unit.unit_kind == "claim":
                 c = claims.get(unit.unit_id, {})

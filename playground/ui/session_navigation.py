@@ -101,7 +101,7 @@ class NavigationPart(SessionBase):
 
     @property
     def search(self) -> CaseSearch:
-        """The case list's text search, made on first use."""
+        """The case list's text search (made, and every case's text folded, when the page opens)."""
         if self._search is None:
             self._search = CaseSearch(self.case_ids, case_texts(self.dataset, self.passages, self.responses))
         return self._search

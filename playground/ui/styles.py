@@ -118,6 +118,19 @@ mark.pg-mark.pg-mark-active { background: #ffd33d; outline: 2px solid #d4a72c; }
                   font-size: 16px; font-weight: 600; padding: 12px 18px; text-align: center; }
 .pg-lost .pg-body, .pg-lost .pg-bar, .pg-lost .pg-header { opacity: 0.55; pointer-events: none; }
 .pg-keyhint { font-size: 12px; color: #656d76; }
+.pg-verdict-box { border: 1px solid #d0d7de; border-radius: 6px; padding: 4px 8px; margin: 4px 0 8px 0; }
+.pg-verdict button[data-value="pass"].mod-active { background: #1a7f37; color: #fff; }
+.pg-verdict button[data-value="fail"].mod-active { background: #cf222e; color: #fff; }
+.pg-verdict button[data-value="unsure"].mod-active { background: #9a6700; color: #fff; }
+.pg-tag-chip button, button.pg-tag-chip { border-radius: 12px !important; font-size: 12px; height: 24px; }
+button.pg-tag-chip.mod-active { background: #8250df; color: #fff; }
+.pg-chip { display: inline-block; border-radius: 12px; padding: 0 8px; background: #fbefff; border: 1px solid #8250df;
+           font-size: 12px; }
+.pg-verdict-pass { color: #1a7f37; font-weight: 600; }
+.pg-verdict-fail { color: #cf222e; font-weight: 600; }
+.pg-verdict-unsure { color: #9a6700; font-weight: 600; }
+.pg-failure-modes td, .pg-failure-modes th { padding: 1px 6px 1px 0; font-size: 12.5px; text-align: left; }
+.pg-guidelines-body { font-size: 13px; line-height: 1.5; }
 </style>
 """
 

@@ -50,9 +50,10 @@ from .fragments import (
 )
 from .panels import ALL, build_case, build_header, build_nav, build_scores
 from .render import LIST_CHARS, LIST_WINDOW, PageRender, list_window, short_id, shorten
-from .rows import FROM_VALUE, TO_VALUE, UnitRow, html_widget
+from .rows import TO_VALUE, UnitRow, html_widget
 from .session import EXPORT_MIME, DatasetChangedError, LabelChange, LabelSession, SessionError
 from .styles import CSS, GUIDE
+from .verdict_panel import VerdictPanel, describe_change
 
 __all__ = ["LIST_CHARS", "LIST_WINDOW", "PlaygroundApp", "list_window", "short_id", "shorten"]
 
@@ -93,6 +94,7 @@ class PlaygroundApp(PageRender):
     # --- layout --------------------------------------------------------------------------------------
     def _build(self) -> None:
         self.status = html_widget(cls="pg-status", min_height="1.4em")
+        self.verdicts = VerdictPanel(self)  # a response's verdict, note and tags; the guidelines (issue 24.5/24.6)
         top = build_header(self)
         nav = build_nav(self)
         self._case_parts = build_case(self)
@@ -103,7 +105,8 @@ class PlaygroundApp(PageRender):
         guide = W.Accordion(children=[html_widget(GUIDE)], titles=("How to label — what each question means",),
                             selected_index=None, layout=W.Layout(width="auto"))
         guide.add_class("pg-guide")
-        self.widget = W.VBox([html_widget(CSS), *top, guide, self.status, self.body], layout=W.Layout(width="100%"))
+        guides = self.verdicts.place(self._case_parts, scores, guide)
+        self.widget = W.VBox([html_widget(CSS), *top, guides, self.status, self.body], layout=W.Layout(width="100%"))
         self.widget.add_class("pg-app")
         self._sync_verdict_filter()
 
@@ -135,6 +138,16 @@ class PlaygroundApp(PageRender):
 
     def type_options(self) -> list[tuple[str, str]]:
         return [("all case types", ALL)] + [(t.replace("_", " "), t) for t in self.session.case_types()]
+
+    # --- drawing: the render mixin's, plus the verdict panel ---------------------------------------------
+    def render_all(self) -> None:
+        self.verdicts.render_guidelines()
+        self.verdicts.render_counts()  # over every response: on the whole page's drawing and after a verdict or tag
+        super().render_all()
+
+    def render_case(self) -> None:
+        super().render_case()
+        self.verdicts.render()
 
     # --- helpers ---------------------------------------------------------------------------------------
     @contextmanager
@@ -202,6 +215,7 @@ class PlaygroundApp(PageRender):
             b.disabled = True
         if self.name is not None:
             self.name.disabled = True
+        self.verdicts.render()
 
     #: Every how many pings (2 s apart) the page checks that its dataset was not re-imported under it.
     CHECK_EVERY = 5
@@ -363,6 +377,8 @@ class PlaygroundApp(PageRender):
                         r.refresh()
         self.say(_describe(change, self.session, "Undone"))
         self.render_scores()
+        self.verdicts.render()  # the undone change may have been a verdict, a note or tags
+        self.verdicts.render_counts()
 
     _undo = undo
 
@@ -540,6 +556,4 @@ class PlaygroundApp(PageRender):
 
 
 def _describe(change: LabelChange, session: LabelSession, verb: str) -> str:
-    new = FROM_VALUE.get(change.new) or "no label"
-    old = FROM_VALUE.get(change.old) or "no label"
-    return f"{verb}: {session.describe(change.unit_id)} · {change.dimension}: {old} → {new}."
+    return describe_change(change, session, verb)
