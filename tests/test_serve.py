@@ -336,7 +336,7 @@ def test_serve_help_explains_the_token_and_the_cap(capsys):
         main(["serve", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     for text in ("asks for keys", "instructor link", "observer", "?token=", "--no-auth", "class is full",
-                 "--max-kernels", "one per GiB", "--dataset", "not authentication"):
+                 "--max-kernels", "--class-size", "twice that many kernels", "--dataset", "not authentication"):
         assert text.lower() in out.lower(), text
 
 

@@ -72,3 +72,16 @@ def test_without_a_class_size_refills_follow_voilas_pool(monkeypatch):
     m = _manager(0)
     _counts(m, monkeypatch, kernels=60, ready=0)
     assert m.pool_target() is None and m.may_refill(0.0, now=100.0) is True
+
+
+def test_the_line_counts_an_admitted_request_before_its_kernel_has_started(monkeypatch):
+    m = GuardedKernelManager(open_slots=2)
+    monkeypatch.setattr(m, "pages_waiting", lambda: 0)  # no kernel started for a page yet
+    m.serving(("10.0.0.1", "a"), +1)
+    m.serving(("10.0.0.2", "b"), +1)
+    assert m.requests_in_flight() == 2 and m.pages_being_opened() == 2
+    assert m.line.can_open(0, m.pages_being_opened()) is False  # two cold pages at once: the third waits
+    m.serving(("10.0.0.1", "a"), -1)
+    assert m.pages_being_opened() == 1 and m.line.can_open(0, m.pages_being_opened()) is True
+    monkeypatch.setattr(m, "pages_waiting", lambda: 2)  # a page whose client left still holds its kernel start
+    assert m.pages_being_opened() == 2
