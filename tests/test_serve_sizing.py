@@ -85,3 +85,16 @@ def test_the_line_counts_an_admitted_request_before_its_kernel_has_started(monke
     assert m.pages_being_opened() == 1 and m.line.can_open(0, m.pages_being_opened()) is True
     monkeypatch.setattr(m, "pages_waiting", lambda: 2)  # a page whose client left still holds its kernel start
     assert m.pages_being_opened() == 2
+
+
+def test_no_refill_while_people_wait_in_line(monkeypatch):
+    m = _manager(30)
+    m.line.gone_s = 30.0
+    _counts(m, monkeypatch, kernels=40, ready=0)  # the class in, nothing spare: a refill would start
+    assert m.may_refill(0.0, now=100.0) is True
+    ticket = m.line.join(100.0)
+    assert m.may_refill(60.0, now=101.0) is False  # not even after refill_yield
+    m.line.position(ticket.id, 120.0)
+    assert m.may_refill(60.0, now=140.0) is False
+    assert m.may_refill(60.0, now=151.0) is True  # the ticket was not asked about for 30 s: gone
+    assert not m.line.tickets

@@ -290,7 +290,9 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         """Whether a pool refill that has waited ``waited`` seconds may start now.
 
         Rules: a place under the cap; fewer kernels ready or starting in the pool than :meth:`pool_target`;
-        the last refill started at least ``refill_spacing`` s ago (refills one at a time); and no page being
+        nobody in the waiting line (at 60 students each refill admitted the next in line to a kernel still
+        computing its page, and 28 pages opened together instead of two at a time); the last refill started
+        at least ``refill_spacing`` s ago (refills one at a time); and no page being
         opened (:meth:`pages_opening`), unless the refill has waited ``refill_yield`` s.  On two cores a refill
         costs what a visitor's cold page costs: during a rush ten refills at once would double the wait of the
         people in front of the screen, so they go first.
@@ -301,6 +303,9 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         target = self.pool_target()
         if target is not None and self.ready_in_pool() + len(self._starting_pool) >= target:
             return False
+        self.line.expire(now)
+        if self.line.tickets:  # people in line: they open from cold kernels at the machine's pace; a refill
+            return False       # would only compete with them and let the next in line take a half-started kernel
         if now - self._last_refill < self.refill_spacing:
             return False
         return waited >= self.refill_yield or self.pages_opening(now) == 0
