@@ -93,6 +93,10 @@ class Student:
     seed: int
     open_s: float | None = None
     toggles_ms: list[float] = field(default_factory=list)
+    #: per toggle: (before the kernel took it, the kernel's handler, after the kernel: relay) in ms
+    phases_ms: list[tuple[float, float, float]] = field(default_factory=list)
+    #: per toggle: messages and bytes the kernel sent on the toggle's behalf (its iopub replies)
+    replies: list[tuple[int, int]] = field(default_factory=list)
     last: dict[str, int] = field(default_factory=dict)  # toggle model id -> index set (0 yes, 1 no)
     error: str | None = None
     blank: bool = False  # the page's HTML came without its widget view, and the retries did not help
@@ -166,25 +170,43 @@ def _toggles(ws: Any, session: str, view: str, st: Student) -> list[str]:
         return toggles
 
 
-def _toggle(ws: Any, session: str, model: str, index: int) -> int | None:
+def _stamp(header: dict) -> float:
+    """A kernel message's ``date`` (set by the kernel when it made the message) as a Unix time."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(str(header["date"]).replace("Z", "+00:00")).timestamp()
+
+
+def _toggle(ws: Any, session: str, model: str, index: int, st: Student) -> int | None:
     """Set a toggle as a click does and wait for the kernel to be idle after it; the value the page then shows
-    (``index``, or what is stored when the kernel set it back)."""
+    (``index``, or what is stored when the kernel set it back).  Appends the toggle's phases to ``st``: from
+    sending to the kernel's ``busy`` (the server's relay in, and the kernel's queue), ``busy`` → ``idle`` (the
+    kernel's handler: the write, the recompute, the widget messages), ``idle`` → received (the relay out)."""
     from serve_clients import v1_frame
 
     update = _msg("comm_msg", {"comm_id": model, "data": {"method": "update", "state": {"index": index},
                                                           "buffer_paths": []}}, session)
+    sent = time.time()
     ws.send_binary(v1_frame("shell", update))
     shown: int | None = index
+    busy, count, size = sent, 0, 0
     while True:
         frame = ws.recv()
         if not isinstance(frame, bytes):
             continue
         _ch, header, parent, content, _bufs = _read_v1(frame)
+        mine = parent.get("msg_id") == update["header"]["msg_id"]
+        if mine and header["msg_type"] != "status":
+            count, size = count + 1, size + len(frame)
         data = content.get("data", {}) if header["msg_type"] == "comm_msg" else {}
         if content.get("comm_id") == model and data.get("method") == "update" and "index" in data.get("state", {}):
             shown = data["state"]["index"]  # the kernel set the toggle to what is stored
-        if (header["msg_type"] == "status" and parent.get("msg_id") == update["header"]["msg_id"]
-                and content.get("execution_state") == "idle"):
+        if mine and header["msg_type"] == "status" and content.get("execution_state") == "busy":
+            busy = _stamp(header)
+        if mine and header["msg_type"] == "status" and content.get("execution_state") == "idle":
+            idle, now = _stamp(header), time.time()
+            st.phases_ms.append((1000 * (busy - sent), 1000 * (idle - busy), 1000 * (now - idle)))
+            st.replies.append((count, size))
             return shown
 
 
@@ -210,7 +232,7 @@ def _run_student(base: str, st: Student, until: float, every: float) -> None:
         model = toggles[int(uniform(st.seed, f"{st.name}-which-{i}") * len(toggles))]
         index = 0 if uniform(st.seed, f"{st.name}-value-{i}") < 0.6 else 1
         sent = time.monotonic()
-        shown = _toggle(ws, session, model, index)
+        shown = _toggle(ws, session, model, index, st)
         st.toggles_ms.append(1000 * (time.monotonic() - sent))
         st.refused += shown != index
         if shown is None:
@@ -248,6 +270,33 @@ def _memory_sampler(pid: int, stop: threading.Event, peak: list[float]) -> None:
         except Exception:
             pass
         stop.wait(1.0)
+
+
+def _status_sampler(url: str, t0: float, stop: threading.Event, seen: list[tuple[float, int, int]]) -> None:
+    """Every 5 s: (seconds since the class began, preheated kernels ready, kernels) from the server's status."""
+    from serve_clients import status
+
+    while not stop.is_set():
+        try:
+            st = status(url)
+            seen.append((time.monotonic() - t0, int(st["pool_ready"]), int(st["kernels"])))
+        except Exception:
+            pass
+        stop.wait(5.0)
+
+
+def server_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) the Voila server process (``python -m playground.serving``) has used so far."""
+    import psutil
+
+    for p in psutil.Process(pid).children(recursive=True):
+        try:
+            if "playground.serving" in " ".join(p.cmdline()):
+                t = p.cpu_times()
+                return float(t.user + t.system)
+        except psutil.Error:
+            continue
+    return float("nan")
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -321,7 +370,10 @@ def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
                 wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool_size, 600, 2.0)
                 print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
             students = [Student(f"student-{i:02d}", args.seed) for i in range(args.students)]
+            cpu_ready = server_cpu_s(srv.proc.pid)
             start = time.monotonic()
+            seen: list[tuple[float, int, int]] = []
+            threading.Thread(target=_status_sampler, args=(srv.url, start, stop, seen), daemon=True).start()
             until = start + args.ramp + 60 * args.minutes
             threads = []
             for i, st in enumerate(students):
@@ -335,6 +387,7 @@ def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
                 if t.is_alive() and not st.error:
                     st.error = "still waiting at the end (page or toggle answer never came)"
             gone = time.monotonic()
+            cpu_class = server_cpu_s(srv.proc.pid) - cpu_ready
             back = wait_until(lambda: status(srv.url)["kernels"] == pool_size, 300, 1.0)
             left = status(srv.url)["kernels"]
             settle = time.monotonic() - gone
@@ -346,7 +399,7 @@ def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
                 Path(args.keep_log).write_text(log, encoding="utf-8")
         lost = lost_labels(srv.db, students)
     return students, {"pool": pool_size, "peak": peak, "log": log, "back": back, "left": left, "settle": settle,
-                      "lost": lost}
+                      "lost": lost, "seen": seen, "cpu": (cpu_ready, cpu_class)}
 
 
 def _report(args: argparse.Namespace, students: list[Student], run: dict[str, Any]) -> int:
@@ -364,6 +417,15 @@ def _report(args: argparse.Namespace, students: list[Student], run: dict[str, An
           f"every student in arrival order: {' '.join(f'{s.open_s:.0f}' if s.open_s else '-' for s in students)}")
     print(f"toggle → new figures: p50 {_pct(toggles, 0.5):.0f} ms, p95 {_pct(toggles, 0.95):.0f} ms "
           f"(n={len(toggles)}; goal p95 ≤ 100 ms)")
+    phases = [p for s in students for p in s.phases_ms]
+    if phases:
+        names = ("relay in + kernel queue", "kernel handler", "relay out")
+        print("  where it goes, p50 / p95 ms: " + "; ".join(
+            f"{name} {_pct([p[i] for p in phases], 0.5):.0f} / {_pct([p[i] for p in phases], 0.95):.0f}"
+            for i, name in enumerate(names)))
+        replies = [r for s in students for r in s.replies]
+        print(f"  messages the kernel sent per toggle: median {statistics.median(r[0] for r in replies):.0f}, "
+              f"max {max(r[0] for r in replies)}; bytes median {statistics.median(r[1] for r in replies):.0f}")
     print(f"server log: {log.count('Timeout waiting for IOPub output')} × 'Timeout waiting for IOPub output', "
           f"{log.count('a page was sent without its widgets')} × 'a page was sent without its widgets'")
     said = [s.said_s for s in students if s.said_s is not None]
@@ -378,6 +440,10 @@ def _report(args: argparse.Namespace, students: list[Student], run: dict[str, An
     print(f"pages that stayed blank (HTML without the widget view after {RETRIES} reloads): {blank} of "
           f"{args.students} (must be 0)")
     print(f"peak memory: {peak[0]:.2f} GiB (server + kernels), {peak[1]:.0f} kernels at most")
+    print(f"server process CPU: {run['cpu'][0]:.1f} s until the class came (starting the pool), "
+          f"{run['cpu'][1]:.1f} s during the class")
+    print("pool ready / kernels, every 5 s from the first arrival: " + " ".join(
+        f"{t:.0f}s:{ready}/{kernels}" for t, ready, kernels in run["seen"][::2]))
     print(f"labels lost: {lost} (must be 0); toggles refused and shown as not saved: "
           f"{sum(s.refused for s in students)}")
     print(f"kernels left after they went: {run['left']} (pool {pool_size}; {'back' if run['back'] else 'NOT back'} "

@@ -133,12 +133,12 @@ def test_install_replaces_the_upstream_parsers_once(monkeypatch):
 
 
 @pytest.mark.parametrize(("available", "pool", "cap"), [
-    (23494, 22, 87),   # the project's machine: (23494 - 1024) // 256 = 87; 23494 // 1024 = 22
-    (30719, 29, 115),  # just under 30 kernels' worth
-    (30720, 30, 116),  # exactly 30 × 1024
-    (40000, 30, 152),  # a class of thirty at most
+    (23494, 30, 87),   # the project's machine: (23494 - 1024) // 256 = 87 planned; 87 // 2 = 43 ≥ a class of 30
+    (30719, 30, 115),
+    (16384, 30, 60),   # exactly 2 × 30 kernels planned: (16384 - 1024) // 256 = 60
+    (16383, 29, 59),   # one MiB less: 59 planned, half of them ready
     (2047, 1, 3),
-    (2048, 2, 4),      # exactly 2 × 1024
+    (2048, 2, 4),      # 4 kernels planned: 2 ready
     (1023, 1, 2),      # under one kernel's worth: still one
     (1000, 1, 2),      # less than the reserve: the cap stays above the pool
 ])
@@ -152,7 +152,8 @@ def test_pool_and_cap_given_are_kept():
     assert sizing.plan(23494, pool=3, max_kernels=5) == sizing.Sizing(23494, 3, 5)
     assert sizing.plan(1000, pool=4).max_kernels == 5
     assert sizing.plan(23494).describe() == \
-        "22 preheated kernel(s), at most 87 kernels (planned 21.8 GiB of 22.9 GiB available)"
+        ("30 preheated kernel(s) for a class of 30 (about 2.6 GiB), at most 87 kernels (planned 21.8 GiB of "
+         "22.9 GiB available); the pool is full in about 60 s")
 
 
 def test_available_memory_is_read():
@@ -276,7 +277,7 @@ def test_serve_builds_the_guarded_voila_command():
 def test_the_default_pool_follows_free_memory(monkeypatch):
     monkeypatch.setattr(sizing, "available_mib", lambda: 8192)
     cmd, _ = build_command(_args())
-    assert "--pool_size=8" in cmd and "--GuardedKernelManager.max_kernels=28" in cmd
+    assert "--pool_size=14" in cmd and "--GuardedKernelManager.max_kernels=28" in cmd
 
 
 def test_read_only_serves_the_room_when_it_is_installed(monkeypatch, tmp_path):
@@ -334,7 +335,7 @@ def test_serve_help_explains_the_token_and_the_cap(capsys):
         main(["serve", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     for text in ("asks for keys", "instructor link", "observer", "?token=", "--no-auth", "class is full",
-                 "--max-kernels", "one per GiB", "--dataset", "not authentication"):
+                 "--max-kernels", "--class-size", "twice that many kernels", "--dataset", "not authentication"):
         assert text.lower() in out.lower(), text
 
 

@@ -62,9 +62,10 @@ it on (Referrer-Policy: no-referrer). --no-auth turns the keys off (anyone
 who can reach the host can label; the room is then read-only).
 See docs/security.md and docs/classroom-server.md.
 
-A class on one machine is planned from its free memory: a pool of preheated
-kernels (one per GiB available, at most 30) so pages open at once, and a
-cap on kernels ((available - 1 GiB) / 256 MiB); beyond the cap a visitor
+A class on one machine is planned from its size and the free memory: a pool of
+preheated kernels as large as the class (--class-size, default 30) while the
+memory plans for twice that many kernels, so pages open at once, and a cap on
+kernels ((available - 1 GiB) / 256 MiB); beyond the cap a visitor
 gets "the class is full, try again in a minute". A page's kernel is shut down
 when the page is closed or reloaded, when its client hangs up before the page
 arrives, when nothing connects to it within a minute of the page being sent,
@@ -133,9 +134,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--notebook", choices=NOTEBOOKS, default="playground",
                    help="which app to serve (default playground)")
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="page theme (default light)")
+    p.add_argument("--class-size", type=int, default=None, metavar="N",
+                   help="students expected at once: the pool is planned for them (default 30)")
     p.add_argument("--preheat", type=int, default=None, metavar="N",
                    help="keep N kernels started with the page computed ahead, refilled in the background "
-                        "(default: one per GiB of available memory, at most 30; 0: none)")
+                        "(default: the class size, while the memory plans for twice as many kernels; else half "
+                        "of what it plans for; 0: none)")
     p.add_argument("--max-kernels", type=int, default=None, metavar="N",
                    help="most kernels at once, preheated included; beyond it a visitor is told the class is "
                         "full (default: (available memory - 1 GiB) / 256 MiB)")
@@ -212,7 +216,8 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
     if not args.open:
         cmd.append("--no-browser")
     if sizing.pool > 0:
-        cmd += ["--preheat_kernel=True", f"--pool_size={sizing.pool}"]
+        cmd += ["--preheat_kernel=True", f"--pool_size={sizing.pool}",
+                f"--GuardedKernelManager.class_size={max(sizing.pool, sizing.class_size)}"]
     if args.debug:
         cmd += ["--show_tracebacks=True", "--debug"]
     package_parent = str(Path(__file__).resolve().parents[2])
@@ -245,12 +250,12 @@ ROOM_MAX_KERNELS = 4
 def plan_for(args: argparse.Namespace):
     """The pool and cap: from the free memory (:func:`playground.serving.sizing.plan`) for the labelling page;
     for the room (``--read-only``) no pool and :data:`ROOM_MAX_KERNELS` unless ``--preheat``/``--max-kernels``."""
-    from ..serving.sizing import plan
+    from ..serving.sizing import CLASS_SIZE, plan
 
     if args.read_only:
         pool = args.preheat or 0
         return plan(pool=pool, max_kernels=args.max_kernels or max(ROOM_MAX_KERNELS, pool + 1))
-    return plan(pool=args.preheat, max_kernels=args.max_kernels)
+    return plan(class_size=args.class_size or CLASS_SIZE, pool=args.preheat, max_kernels=args.max_kernels)
 
 
 def join_url(host: str, port: int, base_url: str = "/", token: str | None = None) -> str:
@@ -285,6 +290,8 @@ def _check(args: argparse.Namespace) -> list[str]:
         problems.append("--cull-idle cannot be negative (0 turns culling off)")
     if args.preheat is not None and args.preheat < 0:
         problems.append("--preheat cannot be negative")
+    if args.class_size is not None and args.class_size < 1:
+        problems.append("--class-size must be at least 1")
     if args.max_kernels is not None and args.max_kernels < 1:
         problems.append("--max-kernels must be at least 1")
     if args.max_per_address is not None and args.max_per_address < 0:

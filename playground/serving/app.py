@@ -142,7 +142,7 @@ class PageHandler(TornadoVoilaHandler):
         """The waiting line (:mod:`playground.serving.queue`): True if this request may open its page now;
         otherwise it has been answered with the waiting page (a ticket at the back of the line)."""
         manager, now = self.kernel_manager, time.monotonic()
-        line, pooled, opening = manager.line, manager.ready_in_pool(), manager.pages_waiting()
+        line, pooled, opening = manager.line, manager.ready_in_pool(), manager.pages_being_opened()
         line.admit(pooled, opening, now)
         ticket = self.get_cookie(TICKET_COOKIE)
         if (ticket and line.claim(ticket, now)) or line.may_enter(pooled, opening, now):
@@ -257,7 +257,7 @@ class QueueHandler(APIHandler):
         if line is None or not ticket:
             self.finish(json.dumps({"known": False, "turn": False}))
             return
-        line.admit(manager.ready_in_pool(), manager.pages_waiting(), time.monotonic())
+        line.admit(manager.ready_in_pool(), manager.pages_being_opened(), time.monotonic())
         self.set_header("Cache-Control", "no-store")
         self.finish(json.dumps(line.answer(ticket)))
 

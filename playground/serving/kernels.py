@@ -20,6 +20,14 @@ and jupyter_server's idle cull (the backstop), the watch here, every
 Preheated kernels waiting in the pool are never culled.  ``max_kernels``
 counts every kernel, pooled or serving, and those starting: a page request
 beyond it gets :class:`ClassFull`; a pool refill waits for a free place.
+
+The pool is planned for a class (``class_size``, :mod:`playground.serving.sizing`):
+a refill starts only while the kernels ready or starting in the pool are fewer
+than :meth:`GuardedKernelManager.pool_target` ``= max(pool_spare, class_size -
+pages)``, ``pages`` being the kernels that hold a page.  A class of 30 that
+took the 30 pooled kernels is not followed by 30 refills competing with its
+labelling for the machine's cores: ``pool_spare`` (2) stay ready for a late
+student or a reload, and the pool fills up again as students leave.
 """
 from __future__ import annotations
 
@@ -37,7 +45,11 @@ from traitlets import Float, Integer
 from . import auth
 from .queue import WaitingLine
 
-__all__ = ["ClassFull", "GuardedKernelManager", "kernel_env", "pooled_kernel_ids", "track_request_kernels"]
+__all__ = ["WIDGETS_ECHO_ENV", "ClassFull", "GuardedKernelManager", "kernel_env", "pooled_kernel_ids",
+           "track_request_kernels"]
+
+#: ipywidgets reads it when it is imported: "0" turns the echo of front-end changes off.
+WIDGETS_ECHO_ENV = "JUPYTER_WIDGETS_ECHO"
 
 _request_kernels: ContextVar[list[str] | None] = ContextVar("playground_request_kernels", default=None)
 
@@ -51,8 +63,13 @@ def track_request_kernels() -> list[str]:
 
 def kernel_env(env: dict[str, str], kernel_id: str, for_pool: bool) -> dict[str, str]:
     """The environment a kernel starts with: a pooled kernel gets its request-handshake key; a page's own
-    kernel gets the page's role and a ``QUERY_STRING`` without the access key (:mod:`playground.serving.auth`)."""
+    kernel gets the page's role and a ``QUERY_STRING`` without the access key (:mod:`playground.serving.auth`).
+
+    ipywidgets' echo of every front-end change (``echo_update``, one more message per click) is off
+    (``JUPYTER_WIDGETS_ECHO=0``) unless the environment sets it: it keeps several views of one widget in step,
+    and a page's kernel has one view, its page."""
     out = {k: v for k, v in env.items() if k not in (auth.KERNEL_KEY_ENV, auth.ROLE_ENV, auth.SIGNED_NAME_ENV)}
+    out.setdefault(WIDGETS_ECHO_ENV, "0")
     if "VOILA_REQUEST_URL" in out:
         out["VOILA_REQUEST_URL"] = auth.scrub_url(out["VOILA_REQUEST_URL"])
     if for_pool:
@@ -107,6 +124,10 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                                    "(0: no limit)")
     max_per_visitor = Integer(0, config=True,
                               help="most pages one visitor (one login cookie) holds (0: no limit)")
+    class_size = Integer(0, config=True,
+                         help="students the pool is planned for: refills keep ready the places the class has not "
+                              "taken, at least pool_spare (0: refill to the pool size, Voila's rule)")
+    pool_spare = Integer(2, config=True, help="kernels kept ready once the class has taken its places")
     open_slots = Integer(0, config=True,
                          help="most pages opened from a cold kernel at once; beyond, pages wait in line "
                               "(playground.serving.queue; 0: no line)")
@@ -154,6 +175,17 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         for pool in getattr(self, "_pools", {}).values():
             pool.sort(key=lambda fut: _ready_id(fut) is None)
         return self.ready_in_pool()
+
+    def pages_held(self) -> int:
+        """Kernels that hold a page or are started for one: every kernel but those ready or starting in the pool."""
+        return max(0, self.kernel_count() - self.ready_in_pool() - len(self._starting_pool))
+
+    def pool_target(self) -> int | None:
+        """Kernels the pool keeps ready or starting now: ``max(pool_spare, class_size - pages_held())``; None
+        without a ``class_size`` (refill to the pool size)."""
+        if not self.class_size:
+            return None
+        return max(self.pool_spare, self.class_size - self.pages_held())
 
     def full(self) -> bool:
         """True when a page request would need a new kernel and there is no room for one."""
@@ -230,6 +262,19 @@ class GuardedKernelManager(AsyncMappingKernelManager):
                 and kid not in self._ever_connected]
         return len(busy) + len(self._starting_pages)
 
+    def requests_in_flight(self) -> int:
+        """Page requests being answered now (admitted, their page not yet sent), whatever their kernel."""
+        return sum(self._serving.values())
+
+    def pages_being_opened(self) -> int:
+        """What the waiting line counts as pages being opened: ``max(pages_waiting(), requests_in_flight())``.
+
+        A request admitted from the line has no kernel yet while Voila prepares its page (seconds on a busy
+        machine); counted by :meth:`pages_waiting` alone it was not there, and the line admitted the next ticket
+        meanwhile: at 60 students and load 15-20, 30 cold pages opened together and 20 passed the 120 s output
+        wait (sent without widgets)."""
+        return max(self.pages_waiting(), self.requests_in_flight())
+
     def pages_opening(self, now: float | None = None) -> int:
         """Pages not interactive yet: :meth:`pages_waiting`, plus pages sent less than ``connect_grace`` s ago
         that have not connected, plus pages whose websocket connected less than ``settle_time`` s ago (the
@@ -248,14 +293,23 @@ class GuardedKernelManager(AsyncMappingKernelManager):
     def may_refill(self, waited: float, now: float | None = None) -> bool:
         """Whether a pool refill that has waited ``waited`` seconds may start now.
 
-        Rules: a place under the cap; the last refill started at least ``refill_spacing`` s ago (refills one
-        at a time); and no page being opened (:meth:`pages_opening`), unless the refill has waited
-        ``refill_yield`` s.  On two cores a refill costs what a visitor's cold page costs: during a rush ten
-        refills at once would double the wait of the people in front of the screen, so they go first.
+        Rules: a place under the cap; fewer kernels ready or starting in the pool than :meth:`pool_target`;
+        nobody in the waiting line (at 60 students each refill admitted the next in line to a kernel still
+        computing its page, and 28 pages opened together instead of two at a time); the last refill started
+        at least ``refill_spacing`` s ago (refills one at a time); and no page being
+        opened (:meth:`pages_opening`), unless the refill has waited ``refill_yield`` s.  On two cores a refill
+        costs what a visitor's cold page costs: during a rush ten refills at once would double the wait of the
+        people in front of the screen, so they go first.
         """
         now = time.monotonic() if now is None else now
         if self.max_kernels and self.kernel_count() >= self.max_kernels:
             return False
+        target = self.pool_target()
+        if target is not None and self.ready_in_pool() + len(self._starting_pool) >= target:
+            return False
+        self.line.expire(now)
+        if self.line.tickets:  # people in line: they open from cold kernels at the machine's pace; a refill
+            return False       # would only compete with them and let the next in line take a half-started kernel
         if now - self._last_refill < self.refill_spacing:
             return False
         return waited >= self.refill_yield or self.pages_opening(now) == 0

@@ -1,52 +1,85 @@
-"""How many kernels ``playground serve`` keeps ready and allows, from the memory the machine has free.
+"""How many kernels ``playground serve`` keeps ready and allows, from the class size and the memory free.
 
-With ``A`` the available memory in MiB (``psutil.virtual_memory().available``:
-free plus reclaimable cache) when the server starts:
+With ``A`` the available memory in MiB (``psutil.virtual_memory().available``,
+the kernel's ``MemAvailable``: free plus reclaimable cache) when the server
+starts, and ``C`` the class size (``--class-size``, default
+:data:`CLASS_SIZE` = 30):
 
-* pool (preheated kernels kept ready): ``clamp(A // POOL_MIB_PER_KERNEL, 1, MAX_POOL)``
-  — one ready kernel per GiB available, at most 30 (a class); a pooled
-  kernel holds 80 MiB (``bench/bench_page.py``, 2026-12-01), so a full pool
-  holds under a tenth of the free memory;
 * cap (most kernels at once, pooled included):
   ``max(pool + 1, (A - RESERVE_MIB) // PLANNED_KERNEL_MIB)`` — the memory
   left after a reserve for the server, the operating system and the store,
-  divided by what one kernel is planned to use.
+  divided by what one kernel is planned to use (256 MiB: a page's kernel on
+  the shipped set measures 80–82 MiB, ``bench/bench_page.py``; the margin is
+  for a big dataset's session and its labels);
+* pool (preheated kernels kept ready): ``clamp(min(C, room // 2), 1, C)`` with
+  ``room = (A - RESERVE_MIB) // PLANNED_KERNEL_MIB`` — the whole class, as
+  long as the memory plans for twice that many kernels: every student's page
+  takes a pooled kernel and the pool refills behind them, so a class of ``C``
+  holds ``2 C`` kernels at its peak.  A class of 30 is covered from
+  ``A = 30 × 2 × 256 + 1024 = 16,384`` MiB (16 GiB) available; with less,
+  half the planned kernels are kept ready and the rest of the class opens
+  from cold kernels, in line (:mod:`playground.serving.queue`).
 
 On the project's machine (24 GiB, about 23 GiB available) that is a pool of
-22 and a cap of 87 kernels.  Filling the pool costs about a second of CPU per
-kernel; refills start one at a time (:mod:`playground.serving.kernels`).
-``--preheat N`` and ``--max-kernels N`` override either.
+30 and a cap of 87 kernels; the memory a full pool holds is
+``pool × KERNEL_RSS_MIB``.  The pool fills one kernel every
+:data:`FILL_S_PER_KERNEL` seconds at best (the refill spacing of
+:class:`~playground.serving.kernels.GuardedKernelManager`), so ``serve``
+gives out its links about ``pool × FILL_S_PER_KERNEL`` seconds after it
+starts (:attr:`Sizing.fill_s`).  ``--preheat N`` and ``--max-kernels N``
+override either number.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["MAX_POOL", "PLANNED_KERNEL_MIB", "POOL_MIB_PER_KERNEL", "RESERVE_MIB", "Sizing", "available_mib",
-           "plan"]
+__all__ = ["CLASS_SIZE", "FILL_S_PER_KERNEL", "KERNEL_RSS_MIB", "PLANNED_KERNEL_MIB", "RESERVE_MIB", "Sizing",
+           "available_mib", "plan"]
 
-#: Planned resident memory of one page's kernel (MiB): measured 80 MiB cold or pooled on the shipped set
-#: (bench/bench_page.py prints it, 2026-12-01), with a wide margin for a big dataset's session and labels.
+#: Planned resident memory of one page's kernel (MiB), for the cap: a wide margin over :data:`KERNEL_RSS_MIB`
+#: for a big dataset's session and labels.
 PLANNED_KERNEL_MIB = 256
+#: Measured resident memory of one page's kernel on the shipped set (MiB): 80–82 MiB pooled or cold
+#: (``bench/bench_page.py``, 2026-12-01); a class of 30 with its refilled pool peaked at 5.16 GiB for 57 kernels
+#: and the server (``bench/bench_class.py --preheat 30``), 90 MiB a kernel.  Used only to say what a full pool
+#: holds.
+KERNEL_RSS_MIB = 90
 #: Kept free for the Voila server, the operating system, page caches and the label store (MiB).
 RESERVE_MIB = 1024
-#: One preheated kernel per this much available memory (MiB).
-POOL_MIB_PER_KERNEL = 1024
-#: The pool never holds more kernels than this by default: a class of thirty opens its pages from the pool.
-MAX_POOL = 30
+#: The class the pool is planned for when ``--class-size`` is not given: every student of it opens from the pool.
+CLASS_SIZE = 30
+#: Seconds between two pooled kernels' starts (the manager's ``refill_spacing``): the pool fills at this pace.
+FILL_S_PER_KERNEL = 2.0
 
 
 @dataclass(frozen=True)
 class Sizing:
-    """The pool size and the kernel cap, with the available memory they were computed from."""
+    """The pool size and the kernel cap, with the available memory and the class size they were computed from."""
 
     available_mib: int
     pool: int
     max_kernels: int
+    class_size: int = CLASS_SIZE
+
+    @property
+    def fill_s(self) -> int:
+        """Seconds until the pool is full, at best: ``pool × FILL_S_PER_KERNEL``."""
+        return int(self.pool * FILL_S_PER_KERNEL)
 
     def describe(self) -> str:
+        """The plan as ``serve`` prints it: the pool against the class, its memory, the cap and the fill time."""
         planned = self.max_kernels * PLANNED_KERNEL_MIB
-        return (f"{self.pool} preheated kernel(s), at most {self.max_kernels} kernels "
-                f"(planned {planned / 1024:.1f} GiB of {self.available_mib / 1024:.1f} GiB available)")
+        cap = (f"at most {self.max_kernels} kernels (planned {planned / 1024:.1f} GiB of "
+               f"{self.available_mib / 1024:.1f} GiB available)")
+        if not self.pool:
+            return f"no preheated kernel, {cap}"
+        text = (f"{self.pool} preheated kernel(s) for a class of {self.class_size} "
+                f"(about {self.pool * KERNEL_RSS_MIB / 1024:.1f} GiB), {cap}; the pool is full in about "
+                f"{self.fill_s} s")
+        if self.pool < self.class_size:
+            text += (f"; beyond the first {self.pool} students, pages open from cold kernels, in line "
+                     "(--class-size, --preheat)")
+        return text
 
 
 def available_mib() -> int:
@@ -56,11 +89,14 @@ def available_mib() -> int:
     return int(psutil.virtual_memory().available // (1024 * 1024))
 
 
-def plan(available: int | None = None, *, pool: int | None = None, max_kernels: int | None = None) -> Sizing:
-    """The :class:`Sizing` for ``available`` MiB (default: now); ``pool``/``max_kernels`` given are kept."""
+def plan(available: int | None = None, *, class_size: int = CLASS_SIZE, pool: int | None = None,
+         max_kernels: int | None = None) -> Sizing:
+    """The :class:`Sizing` for ``available`` MiB (default: now) and a class of ``class_size``; ``pool`` and
+    ``max_kernels`` given are kept."""
     avail = available_mib() if available is None else int(available)
+    room = max(0, (avail - RESERVE_MIB) // PLANNED_KERNEL_MIB)
     if pool is None:
-        pool = min(MAX_POOL, max(1, avail // POOL_MIB_PER_KERNEL))
+        pool = max(1, min(class_size, room // 2))
     if max_kernels is None:
-        max_kernels = max(pool + 1, (avail - RESERVE_MIB) // PLANNED_KERNEL_MIB)
-    return Sizing(avail, pool, max_kernels)
+        max_kernels = max(pool + 1, room)
+    return Sizing(avail, pool, max_kernels, class_size)

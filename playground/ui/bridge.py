@@ -238,7 +238,8 @@ function render({ model, el }) {
     const b = ev.target.closest && ev.target.closest(".pg-toggle button");
     if (!b) return;
     const c = toggleClass(b.closest(".pg-toggle"));
-    if (c) pending.set(c, Date.now());
+    // the answer already shown sends nothing, so the kernel has nothing to acknowledge
+    if (c && !b.classList.contains("mod-active")) pending.set(c, Date.now());
     const q = b.closest(".pg-q");
     if (q && ev.isTrusted) setFocus(q);
   }

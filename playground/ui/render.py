@@ -189,7 +189,7 @@ class PageRender:
         rows = s.cases()
         start, stop = list_window(len(rows), next((i for i, r in enumerate(rows) if r.case_id == s.case_id), 0))
         options = [(self._list_label(r), r.case_id) for r in rows[start:stop]]
-        with self.quiet():
+        with self.quiet(), self.case_list.hold_sync():  # new options and the selection: one message
             if list(self.case_list.options) != options:
                 self.case_list.options = options
             value = s.case_id if s.case_id in {cid for _, cid in options} else None
@@ -228,7 +228,7 @@ class PageRender:
                 new = self._list_label(s.case_row(cid))
                 if new != label:
                     options[i] = (new, cid)
-                    with self.quiet():
+                    with self.quiet(), self.case_list.hold_sync():  # one message, not options then selection
                         self.case_list.options = options
                         self.case_list.value = cid
                 break
