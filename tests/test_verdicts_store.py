@@ -262,3 +262,12 @@ def test_failure_mode_table_and_pass_rate_exact(store):
     assert [(r.name, r.responses_tagged, r.responses_judged) for r in failure_mode_table(store, changed, "ana")] == [
         ("hallucination", 1, 3), ("vague", 0, 3)]
     assert tuple(pass_rate(store, [])) == (0, 0, None, None)
+
+
+def test_bulk_writes_record_each_units_guidelines_version(store):
+    store.set_guidelines("golden", "# G\n", "owner")
+    store.write_rows([("ana", resp(1), "pass", 1), ("ana", claim(1), "supported", 0)], comments=[("ana", resp(1), "n")])
+    assert [(e.dimension, e.guidelines_version) for e in store.events()] == [("pass", 1), ("supported", 1), ("", 1)]
+    other = response_unit("demo:x", "demo:x/R", "A.")  # a dataset without guidelines (not even stored)
+    store.write_rows([("ana", other, "pass", 0)])
+    assert store.events()[-1].guidelines_version is None
