@@ -13,9 +13,9 @@
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
+from ..jsonl import json_lines
 from .labellings import BINARY_THRESHOLD, COARSE_GRID, AutoLabelling, CalibrationInputError, _auto_frame
 
 __all__ = ["auto_from_run", "judge_from_run"]
@@ -80,10 +80,17 @@ def judge_from_run(run_dir: str | Path) -> AutoLabelling | None:
     if not path.is_file():
         return None
     rows, model = [], ""
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        case = json.loads(line)
+    problems: list[tuple[int, str]] = []
+    cases: list[dict] = []
+    for ln, value in json_lines(path.read_text(encoding="utf-8").splitlines(), problems):
+        if isinstance(value, dict):
+            cases.append(value)
+        else:
+            problems.append((ln, f"expected a JSON object (one case), got {type(value).__name__}"))
+    problems = [(ln, why) for ln, why in problems if why != "empty line"]
+    if problems:
+        raise CalibrationInputError(problems, str(path))
+    for case in cases:
         for r in case.get("responses", []):
             j = r.get("judge")
             if not j:

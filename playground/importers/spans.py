@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem
+from ..jsonl import json_value
 
 __all__ = ["Document", "SpanRecord", "flatten", "read_spans"]
 
@@ -265,10 +266,9 @@ def _json_lines(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
                 text, dirty = raw.decode("utf-8", errors="surrogateescape"), True
             if not text.strip():
                 continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(path.name, f"malformed JSON ({exc.msg}, column {exc.colno})", "", n))
+            obj, problem = json_value(text.rstrip("\r\n"))
+            if problem:
+                problems.append(Problem(path.name, problem, "", n))
                 continue
             if not isinstance(obj, dict):
                 problems.append(Problem(path.name, f"expected a JSON object, got {type(obj).__name__}", "", n))
@@ -287,7 +287,10 @@ def _json_document(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        problems.append(Problem(path.name, f"malformed JSON: {exc.msg}", "", exc.lineno))
+        problems.append(Problem(path.name, f"invalid JSON: {exc.msg} (column {exc.colno})", "", exc.lineno))
+        return
+    except RecursionError:
+        problems.append(Problem(path.name, "invalid JSON: nested too deep", "", None))
         return
     if isinstance(obj, dict) and "resourceSpans" in obj:
         yield from _otlp_records(obj, "document", None, dirty)
