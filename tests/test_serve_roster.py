@@ -177,3 +177,21 @@ def test_a_cold_kernel_is_bound_the_same_way(cold):
     w = widgets(open_page(cold.url, f"token={STUDENT}&annotator=carol", timeout=180))
     assert "not opened with a valid one" in _status(w)
     w.ws.close()
+
+
+def test_code_sent_to_a_kernel_is_not_run(pooled, tmp_path):
+    """A student's own kernel socket takes widget messages only: an ``execute_request`` (code that would write
+    a file, or label under any name) is dropped by the server (Voila's ``allowed_message_types``), so the
+    kernel-side checks of role and name cannot be stepped around by sending code."""
+    from serve_clients import _message, v1_frame
+
+    marker = tmp_path / "ran"
+    w = widgets(open_page(pooled.url, pooled.student["carol"], timeout=180))
+    code = f"open({str(marker)!r}, 'w').write('x')"
+    w.ws.send_binary(v1_frame("shell", _message("execute_request", {  # type: ignore[attr-defined]
+        "code": code, "silent": False, "store_history": False, "user_expressions": {}, "allow_stdin": False,
+        "stop_on_error": True}, w.session)))
+    _label_first(w)  # answered after the execute_request would have run: the shell channel is in order
+    w.ws.close()
+    assert not marker.exists()
+    assert 'Received message of type "execute_request", which is not allowed' in pooled.log.read_text(errors="replace")
