@@ -48,10 +48,7 @@ four full timeouts before telling the user helps nobody.
 """
 from __future__ import annotations
 
-import ipaddress
-import os
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -69,6 +66,7 @@ from .model_errors import (
     seconds_text,
 )
 from .model_names import normalize_model_name, same_model
+from .ollama_host import DEFAULT_HOST, is_loopback, parse_host, resolve_host
 
 __all__ = [
     "DEFAULT_CACHE_RELPATH", "DEFAULT_EMBED_MODEL", "DEFAULT_GENERATOR_MODEL", "DEFAULT_HOST",
@@ -79,7 +77,6 @@ __all__ = [
 ]
 
 
-DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_SEED = 42
 DEFAULT_TEMPERATURE = 0.0
@@ -92,49 +89,6 @@ DEFAULT_EMBED_MODEL = "nomic-embed-text"
 
 
 # --------------------------------------------------------------------------- client
-
-
-def parse_host(host: str | None) -> str:
-    """The base URL for ``host`` by the official client's rules (``ollama._client._parse_host``).
-
-    ``None``/``""`` → ``http://127.0.0.1:11434``; ``host`` → ``http://host:11434``;
-    ``host:port`` and ``:port`` (host 127.0.0.1) as written; ``http://host`` → port 80,
-    ``https://host`` → port 443; IPv6 in brackets; a path is kept without its trailing ``/``.
-    """
-    text, port = (host or "").strip(), 11434
-    scheme, _, hostport = text.partition("://")
-    if not hostport:
-        scheme, hostport = "http", text
-    elif scheme == "http":
-        port = 80
-    elif scheme == "https":
-        port = 443
-    split = urllib.parse.urlsplit(f"{scheme}://{hostport}")
-    name = split.hostname or "127.0.0.1"
-    port = split.port or port
-    try:
-        if isinstance(ipaddress.ip_address(name), ipaddress.IPv6Address):
-            name = f"[{name}]"
-    except ValueError:
-        pass
-    path = split.path.strip("/")
-    return f"{scheme}://{name}:{port}/{path}" if path else f"{scheme}://{name}:{port}"
-
-
-def resolve_host(configured: str | None, environ: Mapping[str, str] | None = None) -> str:
-    """The Ollama URL a run uses: the configuration's ``ollama.host``, else ``$OLLAMA_HOST``, else the default."""
-    env = os.environ if environ is None else environ
-    return parse_host(configured or env.get("OLLAMA_HOST") or None)
-
-
-def _is_loopback(host: str) -> bool:
-    netloc = urllib.parse.urlsplit(host if "://" in host else f"http://{host}").hostname or ""
-    if netloc in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(netloc).is_loopback
-    except ValueError:
-        return False
 
 
 class _Transient(Exception):
@@ -189,7 +143,7 @@ class OllamaModels:
         self.retries = 0
         if client is None:
             kwargs: dict[str, Any] = {"host": host, "timeout": timeout}
-            if _is_loopback(host):
+            if is_loopback(host):
                 # A corporate HTTP(S)_PROXY must not swallow requests to the local server.
                 kwargs["trust_env"] = False
             client = ollama.Client(**kwargs)
