@@ -5,6 +5,12 @@ Everything the harness asks a model goes through :class:`OllamaModels`:
 * ``chat(model, messages, options, format)`` -> the assistant's text;
 * ``embed(model, texts)`` -> one vector per text.
 
+This module holds the gateway; its parts have a module each and every public
+name is importable from here too: :mod:`~playground.harness.model_cache` (the
+cache and its key), :mod:`~playground.harness.model_errors` (the one-line
+errors), :mod:`~playground.harness.model_names` (when two names are one model)
+and :mod:`~playground.harness.ollama_host` (the server's URL).
+
 Both go through a :class:`ModelCache` (a SQLite file).  The cache key is the
 SHA-256 of the canonical JSON (sorted keys, no spaces, UTF-8) of::
 
