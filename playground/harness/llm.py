@@ -5,6 +5,12 @@ Everything the harness asks a model goes through :class:`OllamaModels`:
 * ``chat(model, messages, options, format)`` -> the assistant's text;
 * ``embed(model, texts)`` -> one vector per text.
 
+This module holds the gateway; its parts have a module each and every public
+name is importable from here too: :mod:`~playground.harness.model_cache` (the
+cache and its key), :mod:`~playground.harness.model_errors` (the one-line
+errors), :mod:`~playground.harness.model_names` (when two names are one model)
+and :mod:`~playground.harness.ollama_host` (the server's URL).
+
 Both go through a :class:`ModelCache` (a SQLite file).  The cache key is the
 SHA-256 of the canonical JSON (sorted keys, no spaces, UTF-8) of::
 
@@ -48,21 +54,14 @@ four full timeouts before telling the user helps nobody.
 """
 from __future__ import annotations
 
-import hashlib
-import ipaddress
-import json
-import os
-import sqlite3
-import threading
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import httpx
 import ollama
 
+from .model_cache import DEFAULT_CACHE_RELPATH, ModelCache, cache_key, canonical_json, sha256_hex
 from .model_errors import (
     CacheMiss,
     JudgeOutputError,
@@ -73,6 +72,7 @@ from .model_errors import (
     seconds_text,
 )
 from .model_names import normalize_model_name, same_model
+from .ollama_host import DEFAULT_HOST, is_loopback, parse_host, resolve_host
 
 __all__ = [
     "DEFAULT_CACHE_RELPATH", "DEFAULT_EMBED_MODEL", "DEFAULT_GENERATOR_MODEL", "DEFAULT_HOST",
@@ -83,7 +83,6 @@ __all__ = [
 ]
 
 
-DEFAULT_HOST = "http://127.0.0.1:11434"
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_SEED = 42
 DEFAULT_TEMPERATURE = 0.0
@@ -93,155 +92,9 @@ DEFAULT_NUM_CTX = 8192
 DEFAULT_GENERATOR_MODEL = "qwen2.5:7b"
 DEFAULT_JUDGE_MODEL = "llama3.1:8b"
 DEFAULT_EMBED_MODEL = "nomic-embed-text"
-#: Where the cache lives inside a run directory unless a path is given.
-DEFAULT_CACHE_RELPATH = Path(".cache") / "ollama.db"
-
-
-# --------------------------------------------------------------------------- canonical JSON
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no whitespace, UTF-8 text, no NaN: the same value gives the same bytes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def cache_key(kind: str, model: str, payload: Any, options: Mapping[str, Any], format: Any = None,
-              repeat: int = 0) -> str:
-    """The cache key of one call (see the module docstring; ``repeat`` >= 1 is part of a chat call's key)."""
-    if kind == "chat":
-        body = {"kind": "chat", "model": model, "messages": payload, "options": dict(options), "format": format}
-        if repeat:
-            body["repeat"] = int(repeat)
-    elif kind == "embed":
-        body = {"kind": "embed", "model": model, "input": payload, "options": dict(options)}
-    else:
-        raise ValueError(f"unknown call kind {kind!r}")
-    return sha256_hex(canonical_json(body))
-
-
-# --------------------------------------------------------------------------- cache
-
-
-class ModelCache:
-    """Results of model calls in a SQLite file, keyed by :func:`cache_key`.
-
-    Every ``put`` commits, so a run stopped half-way keeps everything it
-    already paid for and ``--resume`` (or a plain re-run) gets it for free.
-    """
-
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.hits = 0
-        self.misses = 0
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS calls ("
-            " key TEXT PRIMARY KEY, kind TEXT NOT NULL, model TEXT NOT NULL,"
-            " request TEXT NOT NULL, value TEXT NOT NULL, created REAL NOT NULL)"
-        )
-
-    @classmethod
-    def for_run_dir(cls, run_dir: str | Path) -> ModelCache:
-        """The default cache of a run: ``<run_dir>/.cache/ollama.db``."""
-        return cls(Path(run_dir) / DEFAULT_CACHE_RELPATH)
-
-    def get_text(self, key: str) -> str | None:
-        """The stored canonical JSON for ``key`` (counting a hit or a miss)."""
-        with self._lock:
-            row = self._db.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
-            if row is None:
-                self.misses += 1
-                return None
-            self.hits += 1
-            return str(row[0])
-
-    def get(self, key: str) -> Any | None:
-        text = self.get_text(key)
-        return None if text is None else json.loads(text)
-
-    def put(self, key: str, kind: str, model: str, request: Any, value: Any) -> str:
-        """Store ``value`` (as canonical JSON, returned) and commit."""
-        text = canonical_json(value)
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO calls (key, kind, model, request, value, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (key, kind, model, canonical_json(request), text, time.time()),
-            )
-        return text
-
-    def __contains__(self, key: str) -> bool:
-        with self._lock:
-            return self._db.execute("SELECT 1 FROM calls WHERE key = ?", (key,)).fetchone() is not None
-
-    def __len__(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
-
-    def stats(self) -> dict[str, int]:
-        return {"hits": self.hits, "misses": self.misses, "entries": len(self)}
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-    def __enter__(self) -> ModelCache:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 # --------------------------------------------------------------------------- client
-
-
-def parse_host(host: str | None) -> str:
-    """The base URL for ``host`` by the official client's rules (``ollama._client._parse_host``).
-
-    ``None``/``""`` → ``http://127.0.0.1:11434``; ``host`` → ``http://host:11434``;
-    ``host:port`` and ``:port`` (host 127.0.0.1) as written; ``http://host`` → port 80,
-    ``https://host`` → port 443; IPv6 in brackets; a path is kept without its trailing ``/``.
-    """
-    text, port = (host or "").strip(), 11434
-    scheme, _, hostport = text.partition("://")
-    if not hostport:
-        scheme, hostport = "http", text
-    elif scheme == "http":
-        port = 80
-    elif scheme == "https":
-        port = 443
-    split = urllib.parse.urlsplit(f"{scheme}://{hostport}")
-    name = split.hostname or "127.0.0.1"
-    port = split.port or port
-    try:
-        if isinstance(ipaddress.ip_address(name), ipaddress.IPv6Address):
-            name = f"[{name}]"
-    except ValueError:
-        pass
-    path = split.path.strip("/")
-    return f"{scheme}://{name}:{port}/{path}" if path else f"{scheme}://{name}:{port}"
-
-
-def resolve_host(configured: str | None, environ: Mapping[str, str] | None = None) -> str:
-    """The Ollama URL a run uses: the configuration's ``ollama.host``, else ``$OLLAMA_HOST``, else the default."""
-    env = os.environ if environ is None else environ
-    return parse_host(configured or env.get("OLLAMA_HOST") or None)
-
-
-def _is_loopback(host: str) -> bool:
-    netloc = urllib.parse.urlsplit(host if "://" in host else f"http://{host}").hostname or ""
-    if netloc in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(netloc).is_loopback
-    except ValueError:
-        return False
 
 
 class _Transient(Exception):
@@ -296,7 +149,7 @@ class OllamaModels:
         self.retries = 0
         if client is None:
             kwargs: dict[str, Any] = {"host": host, "timeout": timeout}
-            if _is_loopback(host):
+            if is_loopback(host):
                 # A corporate HTTP(S)_PROXY must not swallow requests to the local server.
                 kwargs["trust_env"] = False
             client = ollama.Client(**kwargs)
