@@ -65,3 +65,17 @@ def test_a_run_on_a_dialogue_dataset_keeps_what_the_page_reads(tmp_path):
         assert page.auto_detail(claim.unit_id, "supported")["score"] == 0.633333
     finally:
         store.close()
+
+
+def test_with_text_kind_sets_the_kind_and_its_floor_only_where_the_configuration_keeps_the_shipped_one():
+    from playground.harness import score as S
+    from playground.harness.run_dataset import with_text_kind
+
+    base = load_config()
+    assert with_text_kind(base, {}).data == base.data  # qa: the default configuration as it is
+    dialogue = with_text_kind(base, {"text_kind": "dialogue"})
+    floor = S.DEFAULT_SUPPORT_FLOORS["dialogue"]
+    assert (dialogue["scoring.kind"], dialogue["scoring.support_floor"]) == ("dialogue", floor)
+    own = load_config()
+    own.data["scoring"] = {**own.data["scoring"], "support_floor": 0.6}  # set by the configuration: kept
+    assert with_text_kind(own, {"text_kind": "dialogue"})["scoring.support_floor"] == 0.6
