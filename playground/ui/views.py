@@ -144,9 +144,6 @@ class PlaygroundApp(PageRender):
         self.verdicts.render_guidelines()
         self.verdicts.render_counts()  # over every response: on the whole page's drawing and after a verdict or tag
         super().render_all()
-
-    def render_case(self) -> None:
-        super().render_case()
         self.verdicts.render()
 
     # --- helpers ---------------------------------------------------------------------------------------
@@ -408,6 +405,7 @@ class PlaygroundApp(PageRender):
         self._sync_verdict_filter()
         self.render_case()
         self.render_scores(chart=False)
+        self.verdicts.render()
         self.update_url()
 
     def sync_controls(self) -> None:
@@ -468,6 +466,7 @@ class PlaygroundApp(PageRender):
         self.render_case()
         self.render_scores()
         self.bridge.focus_first()
+        self.verdicts.render()  # after the focus message: the keys' focus is not held up by the panel's queries
         self.update_url()
         if changed:
             self.say(f"{changed} label(s) of this case were changed in another tab; showing what is stored.")
