@@ -100,12 +100,12 @@ class PlaygroundApp(PageRender):
         self._case_parts = build_case(self)
         self._shown_case: str | None = None
         scores = build_scores(self)
-        self.body = W.HBox([nav, self._case_column(), scores], layout=W.Layout(align_items="stretch", width="100%"))
-        self.body.add_class("pg-body")
         guide = W.Accordion(children=[html_widget(GUIDE)], titles=("How to label — what each question means",),
                             selected_index=None, layout=W.Layout(width="auto"))
         guide.add_class("pg-guide")
-        guides = self.verdicts.place(self._case_parts, scores, guide)
+        guides = self.verdicts.place(self._case_parts, scores, guide)  # before the case column is made of the parts
+        self.body = W.HBox([nav, self._case_column(), scores], layout=W.Layout(align_items="stretch", width="100%"))
+        self.body.add_class("pg-body")
         self.widget = W.VBox([html_widget(CSS), *top, guides, self.status, self.body], layout=W.Layout(width="100%"))
         self.widget.add_class("pg-app")
         self._sync_verdict_filter()
