@@ -90,6 +90,9 @@ def test_failure_counts_mine_and_pooled(session):
 def test_the_page_draws_the_panel_and_the_guidelines(session):
     session.store.set_guidelines("golden", "Fail an answer that **misleads**.", "owner")
     app = PlaygroundApp(session, chart=False)
+    # on the page from the start, right under the response (not only after a case change)
+    column = app.body.children[1].children
+    assert column.index(app.verdicts.box) == column.index(app.response_text) + 1
     app.go("GC-0003", "GC-0003-R2")
     panel = app.verdicts
     panel.verdict.value = "fail"

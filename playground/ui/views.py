@@ -100,12 +100,12 @@ class PlaygroundApp(PageRender):
         self._case_parts = build_case(self)
         self._shown_case: str | None = None
         scores = build_scores(self)
-        self.body = W.HBox([nav, self._case_column(), scores], layout=W.Layout(align_items="stretch", width="100%"))
-        self.body.add_class("pg-body")
         guide = W.Accordion(children=[html_widget(GUIDE)], titles=("How to label — what each question means",),
                             selected_index=None, layout=W.Layout(width="auto"))
         guide.add_class("pg-guide")
-        guides = self.verdicts.place(self._case_parts, scores, guide)
+        guides = self.verdicts.place(self._case_parts, scores, guide)  # before the case column is made of the parts
+        self.body = W.HBox([nav, self._case_column(), scores], layout=W.Layout(align_items="stretch", width="100%"))
+        self.body.add_class("pg-body")
         self.widget = W.VBox([html_widget(CSS), *top, guides, self.status, self.body], layout=W.Layout(width="100%"))
         self.widget.add_class("pg-app")
         self._sync_verdict_filter()
@@ -144,9 +144,6 @@ class PlaygroundApp(PageRender):
         self.verdicts.render_guidelines()
         self.verdicts.render_counts()  # over every response: on the whole page's drawing and after a verdict or tag
         super().render_all()
-
-    def render_case(self) -> None:
-        super().render_case()
         self.verdicts.render()
 
     # --- helpers ---------------------------------------------------------------------------------------
@@ -410,6 +407,7 @@ class PlaygroundApp(PageRender):
         self._sync_verdict_filter()
         self.render_case()
         self.render_scores(chart=False)
+        self.verdicts.render()
         self.update_url()
 
     def sync_controls(self) -> None:
@@ -470,6 +468,7 @@ class PlaygroundApp(PageRender):
         self.render_case()
         self.render_scores()
         self.bridge.focus_first()
+        self.verdicts.render()  # after the focus message: the keys' focus is not held up by the panel's queries
         self.update_url()
         if changed:
             self.say(f"{changed} label(s) of this case were changed in another tab; showing what is stored.")
