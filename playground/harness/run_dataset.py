@@ -302,7 +302,7 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
 
         bar = tqdm(total=len(ids), desc=f"harness {config.name} on {opened.name}", unit="case", disable=None)
     # scores do not depend on floors: score once, choose the floors, score again with them if they differ;
-    # the first pass fills the page's cache when the page would score the same (its kind, default floors)
+    # the pass whose configuration is the page's (its kind, the kind's default floors) fills the page's cache
     page = _page_cache(opened, scoring)
     inputs = _FloorInputs(labels)
     with open_executor(1 if executor is not None else n) as pool:
@@ -314,7 +314,11 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
         if floors:
             files.abort()
             scoring = _with(scoring, floors)
-            tally, files = _score_pass(scoring, opened, ids, out, run_on, window, None, None, None)
+            if page is None:
+                page = _page_cache(opened, scoring)
+                tally, files = _score_pass(scoring, opened, ids, out, run_on, window, page, None, None)
+            else:
+                tally, files = _score_pass(scoring, opened, ids, out, run_on, window, None, None, None)
     if page is not None:
         page.cases.close()
     if bar:
