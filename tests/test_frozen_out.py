@@ -134,13 +134,15 @@ def test_begin_frozen_claims_file_by_hand(tiny, double, capsys):
     #   frozen: f-1 "tea was first drunk in japan" 5/6, f-2 "green tea is the best tea" 1/6 (tea once), f-3 and
     #   f-4 1.  Support and plain coverage (content words covered): tuning 1, 0 / 0.5, 1, 0: floor 0.55 too;
     #   frozen f-1 tea first drunk of tea first drunk japan 3/4, f-2 tea of green tea best 1/3, f-3 and f-4 1.
+    # Support on dialogue is the mean of those two (the rouge rule, docs/scorers.md): f-1 (3/4 + 5/6)/2 = 0.791667,
+    # f-2 (1/3 + 1/6)/2 = 0.25, f-3 and f-4 1.
     # At 0.55 all of ours pass f-1 (not attributable: a disagreement) and flag f-2.  The judge says yes to f-2
     # (a disagreement); mine (floor 0.65) passes f-2 at 0.7 (a disagreement) and flags f-1 at 0.3.
     assert rows[1:] == [
         _row("begin-f-1", "sha1:00346a90e6467fc0", "wow", False,
-             [("0.75", True), ("0.75", True), ("0.833333", True)], "no", "0.3", False, "tea was first drunk in japan"),
+             [("0.791667", True), ("0.75", True), ("0.833333", True)], "no", "0.3", False, "tea was first drunk in japan"),
         _row("begin-f-2", "sha1:00346a90e6467fc0", "wow", False,
-             [("0.333333", False), ("0.333333", False), ("0.166667", False)], "yes", "0.7", True,
+             [("0.25", False), ("0.333333", False), ("0.166667", False)], "yes", "0.7", True,
              "green tea is the best tea"),
         _row("begin-f-3", "sha1:00435198a5685c6b", "cmu_dog", True, ALL_ONE, "yes", "0.95", True,
              "the actor won an oscar in 2001"),
