@@ -98,3 +98,24 @@ def test_no_refill_while_people_wait_in_line(monkeypatch):
     assert m.may_refill(60.0, now=140.0) is False
     assert m.may_refill(60.0, now=151.0) is True  # the ticket was not asked about for 30 s: gone
     assert not m.line.tickets
+
+
+def test_a_refill_waits_its_turn_before_voila_builds_its_renderer():
+    import asyncio
+
+    calls: list[str] = []
+
+    class Pooled(GuardedKernelManager):  # as Voila derives its manager from this one
+        async def _initialize(self, notebook_path, kernel_id=None, **kwargs):
+            calls.append(f"renderer {kernel_id}")  # Voila builds the renderer here, then starts the kernel
+            return kernel_id
+
+    m = Pooled(class_size=30)
+
+    async def wait_to_refill():
+        calls.append("turn")
+
+    m._wait_to_refill = wait_to_refill
+    assert asyncio.run(m._initialize("nb.ipynb")) is None
+    assert asyncio.run(m._initialize("nb.ipynb", "k1")) == "k1"  # a restart does not wait
+    assert calls == ["turn", "renderer None", "renderer k1"]

@@ -52,6 +52,8 @@ __all__ = ["WIDGETS_ECHO_ENV", "ClassFull", "GuardedKernelManager", "kernel_env"
 WIDGETS_ECHO_ENV = "JUPYTER_WIDGETS_ECHO"
 
 _request_kernels: ContextVar[list[str] | None] = ContextVar("playground_request_kernels", default=None)
+#: Set while a pool refill that has waited its turn (before its renderer was built) starts its kernel.
+_turn_taken: ContextVar[bool] = ContextVar("playground_refill_turn_taken", default=False)
 
 
 def track_request_kernels() -> list[str]:
@@ -154,6 +156,33 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         self._owners: dict[str, tuple[str, str]] = {}  # kernel id -> (address, visitor) of the page holding it
         self._serving: dict[tuple[str, str], int] = {}  # (address, visitor) -> page requests being served now
         self.line = WaitingLine(slots=max(1, self.open_slots))
+        self._gate_pool_renderers()
+
+    def _gate_pool_renderers(self) -> None:
+        """A pool refill waits its turn (:meth:`may_refill`) before Voila builds its page renderer, not after.
+
+        Voila's ``_initialize`` (defined by the class Voila derives from this one) builds a renderer —
+        ``get_page_config`` and ``NotebookRenderer.initialize`` read labextension and template files on the
+        server's event loop — and only then asks :meth:`start_kernel` for the kernel.  Every page taken from the
+        pool starts one: thirty students at once meant thirty renderers built on the event loop while their
+        pages waited (at load 20, pages ready in the kernels came 60-130 s later).  Here the refill waits first;
+        :meth:`start_kernel` then does not wait again.
+        """
+        original = getattr(self, "_initialize", None)
+        if original is None:
+            return
+
+        async def gated(notebook_path: str, kernel_id: str | None = None, **kwargs: Any) -> Any:
+            if kernel_id is not None:  # a restart: not a refill
+                return await original(notebook_path, kernel_id, **kwargs)
+            await self._wait_to_refill()
+            token = _turn_taken.set(True)
+            try:
+                return await original(notebook_path, kernel_id, **kwargs)
+            finally:
+                _turn_taken.reset(token)
+
+        self._initialize = gated
 
     # --- counting -------------------------------------------------------------------------------------------
 
@@ -229,7 +258,7 @@ class GuardedKernelManager(AsyncMappingKernelManager):
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
         env = kwargs.get("env") or {}
         for_pool = env.get("VOILA_PREHEAT") == "True"
-        if for_pool:
+        if for_pool and not _turn_taken.get():
             await self._wait_to_refill()
         elif self.max_kernels and self.kernel_count() >= self.max_kernels:
             raise ClassFull(f"{self.max_kernels} kernels are running (the cap)")
