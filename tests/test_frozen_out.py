@@ -140,7 +140,8 @@ def test_begin_frozen_claims_file_by_hand(tiny, double, capsys):
     # (a disagreement); mine (floor 0.65) passes f-2 at 0.7 (a disagreement) and flags f-1 at 0.3.
     assert rows[1:] == [
         _row("begin-f-1", "sha1:00346a90e6467fc0", "wow", False,
-             [("0.791667", True), ("0.75", True), ("0.833333", True)], "no", "0.3", False, "tea was first drunk in japan"),
+             [("0.791667", True), ("0.75", True), ("0.833333", True)], "no", "0.3", False,
+             "tea was first drunk in japan"),
         _row("begin-f-2", "sha1:00346a90e6467fc0", "wow", False,
              [("0.25", False), ("0.333333", False), ("0.166667", False)], "yes", "0.7", True,
              "green tea is the best tea"),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import Any
 
 from ..jsonl import json_lines
 from .labellings import BINARY_THRESHOLD, COARSE_GRID, AutoLabelling, CalibrationInputError, _auto_frame
@@ -81,7 +82,7 @@ def judge_from_run(run_dir: str | Path) -> AutoLabelling | None:
         return None
     rows, model = [], ""
     problems: list[tuple[int, str]] = []
-    cases: list[dict] = []
+    cases: list[dict[str, Any]] = []
     for ln, value in json_lines(path.read_text(encoding="utf-8").splitlines(), problems):
         if isinstance(value, dict):
             cases.append(value)
