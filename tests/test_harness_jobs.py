@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from test_session_lazy import write_samples  # the same generated RAGAS samples as the page's lazy tests
 
 from playground.cli import main
 from playground.datasets import open_dataset
@@ -18,24 +19,6 @@ from playground.harness.run import RunError, run_harness
 from playground.harness.run_dataset import run_dataset
 from playground.importers.load import import_dataset
 from playground.store import open_store
-
-WORDS = ("retry", "webhook", "invoice", "tenant", "region", "backup", "latency", "token", "quota", "plan")
-
-
-def write_samples(path: Path, n: int) -> Path:
-    """``n`` RAGAS samples: 1–3 contexts, 1–3 response sentences, a reference on every other one."""
-    with path.open("w", encoding="utf-8") as fh:
-        for i in range(n):
-            w = [WORDS[(i + k) % len(WORDS)] for k in range(4)]
-            row = {"user_input": f"How does the {w[0]} {w[1]} work for account {i}?",
-                   "retrieved_contexts": [f"The {w[j]} {w[j + 1]} lasts {j + 2} days for account {i}."
-                                          for j in range(1 + i % 3)],
-                   "response": " ".join(f"The {w[j]} {w[j + 1]} lasts {j + 2 + i % 2} days."
-                                        for j in range(1 + (i + 1) % 3))}
-            if i % 2 == 0:
-                row["reference"] = f"The {w[0]} {w[1]} lasts 2 days. Ask support about the {w[2]}."
-            fh.write(json.dumps(row) + "\n")
-    return path
 
 
 def folder_bytes(folder: Path) -> dict[str, bytes]:
