@@ -488,7 +488,7 @@ def test_labels_on_changed_text_are_stale_not_counted(mini, db):
     s.refresh()
     assert s.label(claim.unit_id, "supported") is None
     assert s.stale_label(claim.unit_id, "supported") == 0
-    assert not s.rates_pooled()["faithfulness"].has_data and s.progress().stale == 1
+    assert not s.rates_pooled()["faithfulness"].has_data and s.progress().stale_pairs == 1
     s.set_label(claim.unit_id, "supported", 0)  # re-confirmed on the current text
     assert s.stale_label(claim.unit_id, "supported") is None and s.rates_pooled()["faithfulness"].n == 1
 

@@ -165,7 +165,7 @@ class PageRender:
             self.roster.value = "<span class='pg-muted'>Nobody has labelled yet.</span>"
             return
         body = "".join(f"<tr><td>{esc(name)}</td><td class='pg-num'>{p.labelled_units}/{p.total_units}</td>"
-                       f"<td class='pg-num'>{pct(p.fraction)}</td></tr>" for name, p in rows)
+                       f"<td class='pg-num'>{pct(p.unit_fraction)}</td></tr>" for name, p in rows)
         self.roster.value = (f"<table style='width:100%;font-size:12.5px'><tr><th align=left>name</th>"
                              f"<th align=left>units</th><th align=left>done</th></tr>{body}</table>"
                              "<div class='pg-muted'>Refresh to update.</div>")
@@ -215,7 +215,8 @@ class PageRender:
                  "lesson" if s.queue_lesson else
                  f"<span class='pg-num'>{qp.labelled_units} / {qp.total_units}</span> units done")
         self.queue_note.value = (f"<div class='pg-queue-box'><b>{esc(what)}</b> {esc(s.queue_name or '')}: "
-                                 f"{count} ({pct(qp.fraction)}). next / previous / next unlabelled follow it.</div>")
+                                 f"{count} ({pct(qp.unit_fraction)}). "
+                                 "next / previous / next unlabelled follow it.</div>")
 
     def _update_list_row(self) -> None:
         """Refresh the label of the case on screen in the list (after a toggle)."""
@@ -387,13 +388,13 @@ class PageRender:
     def _render_progress(self, sc: Scores) -> None:
         s = self.session
         p = sc.progress
-        self.progress_bar.value = p.fraction
+        self.progress_bar.value = p.unit_fraction
         who = "consensus of all annotators" if s.annotator is None and s.read_only else (s.annotator or "nobody yet")
         vp = s.view_progress()
         self.progress.value = (f"<span class='pg-num'><b>{p.labelled_units} / {p.total_units}</b> units labelled "
-                               f"({pct(p.fraction, 1)}) · this view {vp.labelled_units}/{vp.total_units}</span> "
+                               f"({pct(p.unit_fraction, 1)}) · this view {vp.labelled_units}/{vp.total_units}</span> "
                                f"<span class='pg-muted'>· {esc(who)}"
-                               + (f" · {p.stale} stale" if p.stale else "")
+                               + (f" · {p.stale_pairs} stale" if p.stale_pairs else "")
                                + (f" · {sc.ties} ties left out" if sc.ties else "") + "</span>")
 
     def _variants_html(self) -> str:

@@ -75,7 +75,7 @@ class LabelsPart(SessionBase):
         for name in self.known_annotators():  # the store never lists the reserved names
             p = self.store.progress(self._units, annotator=name)
             # every labelled unit is built; the units of cases not built yet are counted, not built
-            out.append((name, Progress(p.labelled_units, self.total_units, p.labelled_pairs, self.total_pairs,
+            out.append((name, Progress("", p.labelled_units, self.total_units, p.labelled_pairs, self.total_pairs,
                                        p.stale_pairs)))
         return out
 

@@ -269,7 +269,7 @@ class NavigationPart(SessionBase):
             lu += done == len(dims)
             lp += done
             tp += len(dims)
-        return Progress(lu, len(self.queue_units), lp, tp)
+        return Progress("", lu, len(self.queue_units), lp, tp)
 
     def has_unlabelled(self, case_id: str, response_id: str | None) -> bool:
         if case_id not in self._built and case_id in self._counts and self._counts[case_id][1] == 0:
@@ -324,4 +324,4 @@ class NavigationPart(SessionBase):
             lu += done == len(dims)
             lp += done
             tp += len(dims)
-        return Progress(lu, len(ids), lp, tp)
+        return Progress(cid or "", lu, len(ids), lp, tp)

@@ -134,7 +134,7 @@ class RatesPart(SessionBase):
             tu += stats[1]
             lp += stats[2]
             tp += stats[3]
-        return Progress(lu, tu, lp, tp, len(self.stale))
+        return Progress("", lu, tu, lp, tp, len(self.stale))
 
     def scores(self) -> Scores:
         """Everything the score panel shows (rates, composite, diagnosis, agreement, progress)."""

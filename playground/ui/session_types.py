@@ -17,6 +17,7 @@ from ..metrics import (
 )
 from ..model import Passage, Response, Unit
 from ..store import InvalidLabelError, check_annotator
+from ..store.types import CaseProgress as Progress  # the store's record: one progress type (issue 27)
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -122,20 +123,6 @@ class CaseRow:
     total_pairs: int
     disagreements: int
     verdicts: tuple[str, ...]
-
-@dataclass(frozen=True)
-class Progress:
-    """Labelled versus total units and (unit, dimension) pairs."""
-
-    labelled_units: int
-    total_units: int
-    labelled_pairs: int
-    total_pairs: int
-    stale: int = 0
-
-    @property
-    def fraction(self) -> float:
-        return self.labelled_units / self.total_units if self.total_units else 0.0
 
 @dataclass(frozen=True)
 class CaseFilter:
