@@ -206,7 +206,7 @@ def test_floor_source_in_the_run_report(mini_root, tmp_path):
             "expected an object with a non-empty 'floors' object (written by `playground calibrate ... --save-floors`)",
         ),
         ('{"floors": {"faithfulness": "0.5"}}', "'floors.faithfulness' must be a number in [0, 1], got '0.5'"),
-        ('{"floors": ', "not valid JSON: Expecting value"),
+        ('{"floors": ', "invalid JSON: Expecting value (column 12)"),
     ],
 )
 def test_bad_floors_files(tmp_path, content, message):

@@ -165,7 +165,7 @@ def test_every_problem_is_listed_with_line_and_field(tmp_path):
         [1, 2],
     ])
     assert problems_of(path) == [
-        "data.jsonl:2: malformed JSON (Unterminated string starting at, column 16)",
+        "data.jsonl:2: invalid JSON: Unterminated string starting at (column 16)",
         "data.jsonl:3 [retrieved_contexts]: must be a list of strings, got text",
         "data.jsonl:4 [response]: empty",
         "data.jsonl:6 [id]: duplicate sample id 's1' (first at line 5)",

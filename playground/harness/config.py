@@ -341,7 +341,7 @@ def load_floors(path: Path, shown: str) -> tuple[dict[str, float], dict[str, Any
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            problems.append(Problem(shown, f"not valid JSON: {exc.msg}", line=exc.lineno))
+            problems.append(Problem(shown, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno))
     well_formed = isinstance(data, dict) and isinstance(data.get("floors"), dict) and bool(data["floors"])
     if text is not None and not problems and not well_formed:
         problems.append(Problem(shown, "expected an object with a non-empty 'floors' object "

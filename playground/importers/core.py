@@ -159,7 +159,7 @@ def _parsed(text: str, place: Place, problems: list[Problem]) -> Any:
         obj = json.loads(text)
         check_value(obj)
     except json.JSONDecodeError as exc:
-        problems.append(place.problem(f"malformed JSON ({exc.msg}, column {exc.colno})"))
+        problems.append(place.problem(f"invalid JSON: {exc.msg} (column {exc.colno})"))  # jsonl.json_value's wording
         return None
     except RecursionError:
         problems.append(place.problem(f"nested deeper than the limit of {MAX_DEPTH} levels"))
@@ -194,7 +194,7 @@ def _read_json(text: str, name: str, problems: list[Problem], limit: int) -> lis
         data = json.loads(text)
         check_value(data)
     except json.JSONDecodeError as exc:
-        problems.append(Problem(name, f"malformed JSON: {exc.msg}", "", exc.lineno))
+        problems.append(Problem(name, f"invalid JSON: {exc.msg} (column {exc.colno})", "", exc.lineno))
         return []
     except RecursionError:
         problems.append(Problem(name, f"nested deeper than the limit of {MAX_DEPTH} levels"))

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..files import write_atomic
-from ..jsonl import split_lines
+from ..jsonl import json_value, split_lines
 from ..model import Unit
 from .checks import STORE_UNIT_DIMENSIONS, TAGS_DIMENSION
 from .core import CONSENSUS_ANNOTATOR, RESERVED_ANNOTATORS, LabelStore, annotator_problem, open_store
@@ -310,13 +310,9 @@ def _read_jsonl(text: str, problems: list[tuple[int, str]]) -> list[tuple[int, d
     for n, line in enumerate(split_lines(text), start=1):  # "\n" only: raw U+2028 stays inside its string
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append((n, f"not valid JSON: {exc.msg} at column {exc.colno}"))
-            continue
-        except RecursionError:
-            problems.append((n, "not valid JSON: nested too deep"))
+        obj, problem = json_value(line)
+        if problem:
+            problems.append((n, problem))
             continue
         if not isinstance(obj, dict):
             problems.append((n, f"expected a JSON object, got {type(obj).__name__}"))
