@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "merge": ("merge every TAG into --into TARGET (which must exist)", "TAG", "the tags to merge"),
     }
     for action, (text, metavar, arg_help) in actions.items():
-        a = sub.add_parser(action, help=text, description=f"{text[0].upper()}{text[1:]}. {_DESCRIPTION}")
+        a = sub.add_parser(action, help=text.replace("%", "%%"),  # argparse formats help with %
+                           description=f"{text[0].upper()}{text[1:]}. {_DESCRIPTION}")
         if action == "add":
             a.add_argument("names", nargs=1, metavar=metavar, help=arg_help)
             a.add_argument("--description", default="", metavar="TEXT", help="what the tag means")
