@@ -22,6 +22,7 @@ from browser_fixtures import make_data_root
 FIRST_ANSWER = [
     ("pg-claim-0-supported-auto", "update", ("value",)),  # the harness and the key beside your answer
     ("pg-claim-0-evidence", "update", ("value",)),
+    ("PageBridge", "custom", ()),  # the acknowledgement: the answer is stored (before the slower redraw)
     ("pg-status", "update", ("value",)),  # "Saved: ..."
     ("pg-rates", "update", ("value",)),
     ("pg-composite", "update", ("value",)),
@@ -31,7 +32,6 @@ FIRST_ANSWER = [
     ("pg-case-list", "update", ("_options_labels", "index")),  # the case's line and the selection, together
     ("pg-case-head", "update", ("value",)),  # n/m units labelled
     ("pg-chart", "update", ("value",)),
-    ("PageBridge", "custom", ()),  # the acknowledgement
 ]
 
 

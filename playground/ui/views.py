@@ -320,6 +320,7 @@ class PlaygroundApp(PageRender):
         self.render_all()
 
     def on_toggle(self, row: UnitRow, dim: str, choice: str | None) -> None:
+        acked = False
         try:
             if self.stopped:
                 row.refresh()  # the store or the dataset is gone: show what is stored, save nothing
@@ -332,6 +333,10 @@ class PlaygroundApp(PageRender):
                 change = self.session.set_label(row.unit_id, dim, TO_VALUE[choice])
             finally:
                 row.refresh()  # show what is really stored ("clear" shows as no selection)
+            # acknowledged as soon as it is stored, before the slower redraw: a kernel that dies during the
+            # redraw must not leave a stored answer shown as unsaved ("connection lost" unsets unacked ones)
+            self.bridge.ack(f"{row.prefix}-{dim}")
+            acked = True
             self.timings["toggle_session"] = time.perf_counter() - t0
             if change is not None and change.conflict:
                 self.say("This label had been changed in another tab; the page now shows what is stored. "
@@ -341,7 +346,8 @@ class PlaygroundApp(PageRender):
             self.render_scores(after_label=True)
             self.timings["toggle_total"] = time.perf_counter() - t0
         finally:
-            self.bridge.ack(f"{row.prefix}-{dim}")
+            if not acked:
+                self.bridge.ack(f"{row.prefix}-{dim}")
 
     def on_comment(self, row: UnitRow, text: str) -> None:
         if row.unit_id is None:
