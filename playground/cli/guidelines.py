@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .labels import terminal_safe
+from .labels import run_on_store, terminal_safe
 from .options import add_db
 
 __all__ = ["register", "run_guidelines"]
@@ -89,18 +89,14 @@ def _list(args: argparse.Namespace, store: Any) -> int:
 
 def run_guidelines(args: argparse.Namespace) -> int:
     """``set``, ``show`` or ``list`` a dataset's guidelines; bad input exits 2 with nothing written."""
-    from ..store import InvalidLabelError, StoreError, open_store
+    from ..store import open_store
     from ..store.guidelines import read_guidelines_file
 
-    try:
+    def command() -> int:
         text = read_guidelines_file(args.file) if args.action == "set" else ""
         with open_store(args.db, create=args.action == "set") as store:
             if args.action == "set":
                 return _set(args, store, text)
             return _show(args, store) if args.action == "show" else _list(args, store)
-    except InvalidLabelError as exc:
-        print(f"error: {terminal_safe(exc)}", file=sys.stderr)
-        return 2
-    except StoreError as exc:
-        print(f"error: {terminal_safe(exc)}", file=sys.stderr)
-        return 1
+
+    return run_on_store(command)

@@ -19,8 +19,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run_export", "run_history", "run_import", "run_init", "run_migrate", "run_stats",
-           "terminal_safe"]
+__all__ = [
+    "register",
+    "run_export",
+    "run_history",
+    "run_import",
+    "run_init",
+    "run_migrate",
+    "run_on_store",
+    "run_stats",
+    "terminal_safe",
+]
 
 from .options import add_dataset, add_root
 from .options import add_db as _add_db
@@ -157,6 +166,21 @@ def terminal_safe(text: Any) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def run_on_store(command: Callable[[], int]) -> int:
+    """``command()``'s exit code; input the store refuses (``InvalidLabelError``) is one ``error:`` line and
+    exit 2, a store that fails (``StoreError``) one line and exit 1 — nothing written in either case."""
+    from ..store import InvalidLabelError, StoreError
+
+    try:
+        return command()
+    except InvalidLabelError as exc:
+        print(f"error: {terminal_safe(exc)}", file=sys.stderr)
+        return 2
+    except StoreError as exc:
+        print(f"error: {terminal_safe(exc)}", file=sys.stderr)
+        return 1
 
 
 def _err(message: str) -> int:

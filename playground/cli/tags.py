@@ -8,11 +8,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from typing import Any
 
-from .labels import terminal_safe
+from .labels import run_on_store, terminal_safe
 from .options import add_db
 
 __all__ = ["register", "run_tags"]
@@ -118,14 +117,10 @@ def _write(args: argparse.Namespace, store: Any) -> int:
 
 def run_tags(args: argparse.Namespace) -> int:
     """``list``, ``add``, ``rename`` or ``merge``; bad input exits 2 with nothing written."""
-    from ..store import InvalidLabelError, StoreError, open_store
+    from ..store import open_store
 
-    try:
+    def command() -> int:
         with open_store(args.db, create=args.action != "list") as store:
             return _list(args, store) if args.action == "list" else _write(args, store)
-    except InvalidLabelError as exc:
-        print(f"error: {terminal_safe(exc)}", file=sys.stderr)
-        return 2
-    except StoreError as exc:
-        print(f"error: {terminal_safe(exc)}", file=sys.stderr)
-        return 1
+
+    return run_on_store(command)
