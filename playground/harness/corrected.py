@@ -19,7 +19,9 @@ proportion is 0 or 1), computes π̂* (clipped), and the interval is the
 (α/2, 1 − α/2) percentiles.  Resamples with ``TPR* + TNR* <= 1`` have no
 estimate; they are counted (``undefined``), and more than
 :data:`MAX_UNDEFINED_SHARE` of them makes the result unusable for gating.
-An LLM judge whose record carries a flip rate φ (the share of its verdicts
+An LLM judge whose record carries a flip rate φ (as :mod:`playground.calibrate.repeats`
+defines it: the chance that two of its K runs, drawn without replacement, give a
+sample different verdicts, averaged over samples; for K = 2, the share of verdicts
 that change on a rerun) has its run rate widened: ``p*`` is drawn from a Beta
 with the effective sample size ``N·(1 − 2φ)`` (at least 1), because a
 verdict that flips carries at most half the information.
