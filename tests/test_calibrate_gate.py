@@ -103,6 +103,9 @@ def test_the_bar_at_its_boundaries():
     assert below_bar(low, True) == "TNR lower bound 0.5999 < 0.6"
     assert below_bar({**ok, "repeats": {"flip_rate": MAX_FLIP_RATE}}, True) == ""
     assert below_bar({**ok, "repeats": {"flip_rate": 0.1001}}, True) == "flip rate 0.1001 > 0.1 on reruns"
+    unknown = {"k": 3, "flip_rate": None, "unstable_units": 0, "n_units": 0}
+    assert below_bar({**ok, "repeats": unknown}, True) == "flip rate unknown: no sample was scored in every rerun"
+    assert below_bar({**ok, "repeats": None}, True) == ""
 
 
 def test_the_tolerance_rule_on_corrected_rates(tmp_path):

@@ -98,8 +98,11 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
             why.append(f"{rate.upper()} rests on {r['n']} samples < {MIN_CLASS}")
         elif r["low"] is None or r["low"] < MIN_LOWER:
             why.append(f"{rate.upper()} lower bound {r['low']} < {MIN_LOWER}")
-    flips = (entry.get("repeats") or {}).get("flip_rate")
-    if flips is not None and flips > MAX_FLIP_RATE:
+    repeats = entry.get("repeats")
+    flips = (repeats or {}).get("flip_rate")
+    if repeats and flips is None:  # reruns recorded, but no sample was scored in every one of them
+        why.append("flip rate unknown: no sample was scored in every rerun")
+    elif flips is not None and flips > MAX_FLIP_RATE:
         why.append(f"flip rate {flips:g} > {MAX_FLIP_RATE} on reruns")
     return "; ".join(why)
 
