@@ -55,7 +55,7 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,11 +96,13 @@ __all__ = [
     "events_cell",
     "file_format",
     "list_cell",
+    "payload_head",
     "raise_problems",
     "read_rows",
     "response_id_of",
     "sample_from_payload",
     "sample_id_cell",
+    "sample_rows",
     "text_cell",
 ]
 
@@ -499,10 +501,8 @@ def _facts(sample: Sample) -> list[str]:
     return [c.text for c in split_claims(sample.reference)] if sample.reference.strip() else []
 
 
-def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: str, source_sha256: str,
-                  source_format: str) -> dict[str, Any]:
-    """The stored form of an imported dataset (JSON-able, deterministic for the same input)."""
-    rows = []
+def sample_rows(name: str, samples: Iterable[Sample]) -> Iterator[dict[str, Any]]:
+    """The stored row of each sample, in order (case ids as in the module docstring; repeats ``-2``, ``-3``…)."""
     repeats: Counter[str] = Counter()
     for s in samples:
         sid = s.sample_id
@@ -511,19 +511,32 @@ def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: st
             repeats[base] += 1
             sid = base if repeats[base] == 1 else f"{base}-{repeats[base]}"
         facts = _facts(s)
-        rows.append({
+        yield {
             "case_id": case_id_of(name, sid), "sample_id": s.sample_id, "place": str(s.place),
             "query": s.query, "history": [[t.role, t.content] for t in s.history], "response": s.response,
             "contexts": list(s.contexts), "context_ids": list(s.context_ids), "reference": s.reference,
             "reference_contexts": list(s.reference_contexts), "facts": facts,
             "facts_given": s.facts is not None, "extra": s.extra,
-        })
+        }
+
+
+def payload_head(name: str, kind: str, *, source: str, source_sha256: str, source_format: str) -> dict[str, Any]:
+    """The payload's keys other than ``samples``; ``summary`` is filled in by whoever counts the units."""
     return {
         "format": FORMAT, "version": FORMAT_VERSION, "name": name, "kind": kind,
         "source": {"file": source, "sha256": source_sha256, "format": source_format},
-        "summary": {"cases": len(rows), "units": None},  # filled in by whoever builds the units
-        "samples": rows,
+        "summary": {"cases": None, "units": None},
     }
+
+
+def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: str, source_sha256: str,
+                  source_format: str) -> dict[str, Any]:
+    """The stored form of an imported dataset (JSON-able, deterministic for the same input)."""
+    rows = list(sample_rows(name, samples))
+    payload = payload_head(name, kind, source=source, source_sha256=source_sha256, source_format=source_format)
+    payload["summary"]["cases"] = len(rows)
+    payload["samples"] = rows
+    return payload
 
 
 def sample_from_payload(row: dict[str, Any]) -> Sample:
