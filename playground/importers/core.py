@@ -64,7 +64,6 @@ from ..claims import split_claims
 from ..corpus import Corpus
 from ..errors import DataError, Problem
 from ..golden import Dataset
-from ..jsonl import split_lines
 from ..model import Case, Fact, Locator, Passage, Response, Turn, slugify
 from .limits import (
     MAX_CELL_CHARS,
@@ -172,9 +171,21 @@ def _parsed(text: str, place: Place, problems: list[Problem]) -> Any:
     return obj
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one at a time: :func:`playground.jsonl.split_lines`'s, without a list of them all."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        if stop < 0:
+            yield text[start:]
+            return
+        yield text[start:stop]
+        start = stop + 1
+
+
 def _read_jsonl(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
     rows: list[Row] = []
-    for n, line in enumerate(split_lines(text), 1):
+    for n, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         if len(rows) >= limit:
@@ -338,6 +349,7 @@ def read_rows(path: str | Path, problems: list[Problem], max_rows: int | None = 
         line = raw[: exc.start].count(b"\n") + 1
         problems.append(Problem(name, f"not UTF-8 text (byte {exc.start})", "", line))
         return fmt, []
+    del raw  # the text alone while the rows are made (at 100,000 samples each is about 100 MiB)
     readers: dict[str, Callable[[str, str, list[Problem], int], list[Row]]] = {
         "jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv}
     return fmt, readers[fmt](text, name, problems, limit)
