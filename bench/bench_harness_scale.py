@@ -105,8 +105,9 @@ def line(what: str, runs: list[dict[str, float]]) -> str:
     cpu = statistics.median(r["cpu"] for r in runs)
     rss = max(r["rss_mib"] for r in runs)
     worker = max(r["worker_rss_mib"] for r in runs)
+    workers = f"{worker:.0f}" if worker else "—"  # an import has no worker process
     return (f"| {what} | {statistics.median(walls):.1f} | {min(walls):.1f}–{max(walls):.1f} | {cpu:.1f} | {rss:.0f} | "
-            f"{worker:.0f} | {len(runs)} |")
+            f"{workers} | {len(runs)} |")
 
 
 def bench_size(base: Path, size: int, seed: int, repeat: int,

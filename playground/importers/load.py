@@ -1,11 +1,14 @@
 """Import a RAGAS, DeepEval or table file as a named dataset: validate everything, then one transaction.
 
 :func:`import_dataset` reads the file with the format's reader (every
-problem collected), builds the payload (:func:`.core.build_payload`), reads
+problem collected, :func:`read_import`), writes the payload's canonical JSON
+sample by sample (:mod:`.stored`: the bytes :func:`.core.build_payload` would
+give, with units counted, and built only for the cases labels name), reads
 an optional label table (what ``playground export`` writes beside a dataset:
 ``annotator, unit_id, dimension, value``; every unknown unit or bad value a
 problem), and only then writes the dataset and its labels into the store in
-ONE transaction (:meth:`playground.store.LabelStore.put_dataset`): a failure at any step leaves
+ONE transaction (:func:`playground.store.dataset_text.put_dataset_text`, as
+:meth:`playground.store.LabelStore.put_dataset`): a failure at any step leaves
 the store as it was.
 """
 from __future__ import annotations
