@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import store_fixtures as sf
 
 import playground.importers.load as load
 import playground.importers.stored as stored
@@ -18,12 +19,14 @@ from playground.golden import Dataset
 from playground.importers.core import Sample
 from playground.importers.load import import_dataset, payload_units, prepare, read_import
 from playground.importers.stored import case_of, count_units, drain, stream_payload
-from playground.store import open_store
+from playground.store import StoreError, open_store
 from playground.store.checks import canonical_json
-from playground.store.dataset_text import dataset_head
+from playground.store.dataset_text import dataset_head, put_dataset_text
 from playground.verdicts import response_units
 
 FIX = Path(__file__).parent / "fixtures"
+pg_server = sf.pg_server
+store_url = sf.store_url
 
 #: file, kind, text kind -> sha256 of the stored payload, recorded from main before the change.
 MAIN_SHA256 = {
@@ -194,3 +197,29 @@ def test_a_read_file_is_used_once(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="is not that of"):
             import_dataset(FIX / "ragas_single.jsonl", "ragas", "other", store,
                            read=read_import(FIX / "ragas_single.jsonl", "ragas", "demo"))
+
+
+def test_the_text_path_stores_what_put_dataset_stores_on_both_backends(store_url: str, tmp_path: Path) -> None:
+    """SQLite and PostgreSQL: the same row as ``put_dataset`` of the payload dict, the same conflicts."""
+    payload = prepare(FIX / "ragas_single.jsonl", "ragas", "demo")
+    sha = MAIN_SHA256[("ragas_single.jsonl", "ragas", "qa")]
+    with open_store(store_url) as store:
+        assert dataset_head(store, "demo") is None
+        result = import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store,
+                                labels=FIX / "ragas_single.labels.csv")
+        assert (result.cases, result.units, result.labels) == (3, 14, 17)
+        assert dataset_head(store, "demo") == ("ragas", sha)
+        stored = store.dataset("demo")
+        assert stored is not None and stored.payload == payload and stored.sha256 == sha
+        info = store.put_dataset("copy", "ragas", payload)  # the dict path, for comparison
+        assert info.sha256 == sha and (info.cases, info.units) == (3, 14)
+        texts = store._b.read(lambda cur: cur.execute(
+            "SELECT name, payload FROM datasets ORDER BY name").fetchall())
+        assert [n for n, _ in texts] == ["copy", "demo"] and texts[0][1] == texts[1][1] == canonical_json(payload)
+        again = import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store)
+        assert again.unchanged and again.stale == 0
+        with pytest.raises(StoreError, match=r"already in the label store .* with other content"):
+            put_dataset_text(store, "demo", "ragas", '{"other":1}', "0" * 64, {"cases": 0, "units": 0})
+        with pytest.raises(ValueError, match=r"already exists \(kind ragas\)"):
+            import_dataset(FIX / "deepeval_goldens.json", "deepeval", "demo", store)
+        assert dataset_head(store, "demo") == ("ragas", sha) and len(store.labels()) == 17
