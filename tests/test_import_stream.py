@@ -223,3 +223,11 @@ def test_the_text_path_stores_what_put_dataset_stores_on_both_backends(store_url
         with pytest.raises(ValueError, match=r"already exists \(kind ragas\)"):
             import_dataset(FIX / "deepeval_goldens.json", "deepeval", "demo", store)
         assert dataset_head(store, "demo") == ("ragas", sha) and len(store.labels()) == 17
+
+
+@pytest.mark.parametrize("text", ["", "\n", "a", "a\n", "a\nb", "a\n\n", "\n\nx\n", "a\r\nb\n\n\n", "é\u2028x\ny"])
+def test_jsonl_lines_are_walked_as_split_lines_gives_them(text: str) -> None:
+    from playground.importers.core import _lines
+    from playground.jsonl import split_lines
+
+    assert list(_lines(text)) == split_lines(text)

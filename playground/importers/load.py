@@ -236,7 +236,7 @@ class DatasetImport:
         return text
 
 
-def label_unit_ids(path: str | Path) -> set[str]:
+def _label_unit_ids(path: str | Path) -> set[str]:
     """The ``unit_id`` cells of a label table (problems are :func:`read_label_rows`'s to report)."""
     _fmt, rows = read_rows(Path(path), [], MAX_LABEL_ROWS)
     return {uid for row in rows if isinstance(uid := row.data.get("unit_id"), str)}
@@ -264,7 +264,7 @@ def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mappin
         raise ValueError(f"the file read for import is not that of {kind} {name!r}, or was used up")
     prefix = f"{name}:"
     earlier = [lb.unit_id for lb in store.labels(include_unsure=True) if lb.unit_id.startswith(prefix)]
-    named = label_unit_ids(labels) if labels is not None else set()
+    named = _label_unit_ids(labels) if labels is not None else set()
     events = read.events
     wanted = [*earlier, *named, *(e["unit_id"] for e in events if not is_record(e))]
     stored = stream_payload(read.head(text_kind), drain(read.samples), wanted)
