@@ -47,9 +47,13 @@ def payload_units(payload: dict[str, Any]) -> list[Unit]:
 def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None) -> dict[str, Any]:
     """The payload of ``path`` read as ``kind`` under ``name`` (DataError listing every problem).
 
-    ``payload["summary"]`` holds the numbers of cases and units.
+    ``payload["summary"]`` holds the numbers of cases and units (counted, no unit built).
     """
-    return prepare_units(path, kind, name, mapping=mapping)[0]
+    read = read_import(path, kind, name, mapping=mapping)
+    payload = build_payload(name, kind, read.samples, source=read.path.name, source_sha256=read.source_sha256,
+                            source_format=read.source_format)
+    payload["summary"]["units"] = read.units()
+    return payload
 
 
 def prepare_units(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None,
