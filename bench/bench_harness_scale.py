@@ -20,7 +20,8 @@ is at least 1.8 on 10,000 samples on a quiet machine, and peak memory at most
 1 GiB at 100,000 samples.  The machine line gives the load average: on a
 busy machine a second process gets no second core, and the speed-up says so.
 
-Run ``python bench/bench_harness_scale.py [--sizes 10000 100000] [--repeat 3] [--repeat-large 1] [--seed 7]``.
+Run ``python bench/bench_harness_scale.py [--sizes 10000 100000] [--repeat 3] [--repeat-large 1] [--seed 7]
+[--import-only]`` (``--import-only``: the import step alone, e.g. to follow the import's memory).
 """
 from __future__ import annotations
 
@@ -104,17 +105,22 @@ def line(what: str, runs: list[dict[str, float]]) -> str:
     cpu = statistics.median(r["cpu"] for r in runs)
     rss = max(r["rss_mib"] for r in runs)
     worker = max(r["worker_rss_mib"] for r in runs)
+    workers = f"{worker:.0f}" if worker else "—"  # an import has no worker process
     return (f"| {what} | {statistics.median(walls):.1f} | {min(walls):.1f}–{max(walls):.1f} | {cpu:.1f} | {rss:.0f} | "
-            f"{worker:.0f} | {len(runs)} |")
+            f"{workers} | {len(runs)} |")
 
 
-def bench_size(base: Path, size: int, seed: int, repeat: int) -> tuple[list[str], float, float]:
-    """The table rows of one size, the speed-up of --jobs 2, and the highest peak memory (MiB) of any step."""
+def bench_size(base: Path, size: int, seed: int, repeat: int,
+               import_only: bool = False) -> tuple[list[str], float | None, float]:
+    """The table rows of one size, the speed-up of --jobs 2 (None with ``import_only``), and the highest peak
+    memory (MiB) of any step."""
     data = base / f"data-{size}.jsonl"
     write_dataset(data, size, seed)
     name = f"bench{size}"
     imports = [measure(["import", "ragas", str(data), "--dataset", name, "--db", str(base / f"s{size}-{r}.db")])
                for r in range(repeat)]
+    if import_only:
+        return [line(f"{size:,} import", imports)], None, max(r["rss_mib"] for r in imports)
     db = str(base / f"s{size}-0.db")
     runs: dict[int, list[dict[str, float]]] = {1: [], 2: []}
     for r in range(repeat):
@@ -135,13 +141,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per step for sizes up to 20,000")
     parser.add_argument("--repeat-large", type=int, default=1, help="runs per step for larger sizes")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--import-only", action="store_true", help="measure the import step only (no harness runs)")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
         return child(json.loads(args.child))
     print(f"machine: {describe()}")
     print(f"command: python bench/bench_harness_scale.py --sizes {' '.join(map(str, args.sizes))} "
-          f"--repeat {args.repeat} --repeat-large {args.repeat_large} --seed {args.seed}")
+          f"--repeat {args.repeat} --repeat-large {args.repeat_large} --seed {args.seed}"
+          + (" --import-only" if args.import_only else ""))
     print("| step | wall median (s) | wall range (s) | CPU median (s) | peak RSS, main (MiB) | "
           "peak RSS, largest worker (MiB) | runs |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -149,10 +157,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes:
             rows, speedup, peak = bench_size(Path(tmp), size, args.seed, args.repeat if size <= 20_000 else
-                                             args.repeat_large)
+                                             args.repeat_large, args.import_only)
             print("\n".join(rows), flush=True)
-            verdicts.append(f"{size:,} samples: --jobs 2 speed-up {speedup:.2f}x (target >= {SPEEDUP_TARGET}x on "
-                            f"10,000, quiet machine); peak RSS {peak / 1024:.2f} GiB (target <= "
+            faster = "" if speedup is None else (f"--jobs 2 speed-up {speedup:.2f}x (target >= {SPEEDUP_TARGET}x on "
+                                                 "10,000, quiet machine); ")
+            verdicts.append(f"{size:,} samples: {faster}peak RSS {peak / 1024:.2f} GiB (target <= "
                             f"{MEMORY_TARGET_GIB:.0f} GiB at 100,000)")
     print("\n".join(verdicts))
     print(f"machine after: {describe()}")

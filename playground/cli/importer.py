@@ -126,7 +126,7 @@ def _absent(file: Path | None, *more: Path | None) -> bool:
 
 def run_import(args: argparse.Namespace) -> int:
     from ..errors import DataError, Problem
-    from ..importers.load import import_dataset, payload_units, prepare
+    from ..importers.load import import_dataset, read_import
     from ..importers.table import parse_map
     from ..store import StoreError, open_store
 
@@ -154,15 +154,14 @@ def run_import(args: argparse.Namespace) -> int:
             return 2
     try:
         mapping = parse_map(getattr(args, "map", None))
-        payload = prepare(args.file, args.kind, args.dataset, mapping=mapping)  # before opening (or creating) a store
+        read = read_import(args.file, args.kind, args.dataset, mapping=mapping)  # before opening (or creating) a store
         if args.dry_run:
-            print(f"{args.file}: valid {args.kind} file — {len(payload['samples'])} samples, "
-                  f"{len(payload_units(payload))} units; {_DRY_RUN}")
+            print(f"{args.file}: valid {args.kind} file — {read.cases} samples, {read.units()} units; {_DRY_RUN}")
             return 0
         with open_store(args.db) as store:
             result = import_dataset(args.file, args.kind, args.dataset, store, mapping=mapping, labels=args.labels,
                                     replace=args.replace, text_kind=args.text_kind, guidelines=guidelines,
-                                    guidelines_author=args.guidelines_author)
+                                    guidelines_author=args.guidelines_author, read=read)
     except DataError as exc:
         print(exc.report(), file=sys.stderr)
         return 1

@@ -55,7 +55,7 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,7 +64,6 @@ from ..claims import split_claims
 from ..corpus import Corpus
 from ..errors import DataError, Problem
 from ..golden import Dataset
-from ..jsonl import split_lines
 from ..model import Case, Fact, Locator, Passage, Response, Turn, slugify
 from .limits import (
     MAX_CELL_CHARS,
@@ -96,11 +95,13 @@ __all__ = [
     "events_cell",
     "file_format",
     "list_cell",
+    "payload_head",
     "raise_problems",
     "read_rows",
     "response_id_of",
     "sample_from_payload",
     "sample_id_cell",
+    "sample_rows",
     "text_cell",
 ]
 
@@ -170,9 +171,21 @@ def _parsed(text: str, place: Place, problems: list[Problem]) -> Any:
     return obj
 
 
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one at a time: :func:`playground.jsonl.split_lines`'s, without a list of them all."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        if stop < 0:
+            yield text[start:]
+            return
+        yield text[start:stop]
+        start = stop + 1
+
+
 def _read_jsonl(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
     rows: list[Row] = []
-    for n, line in enumerate(split_lines(text), 1):
+    for n, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         if len(rows) >= limit:
@@ -336,6 +349,7 @@ def read_rows(path: str | Path, problems: list[Problem], max_rows: int | None = 
         line = raw[: exc.start].count(b"\n") + 1
         problems.append(Problem(name, f"not UTF-8 text (byte {exc.start})", "", line))
         return fmt, []
+    del raw  # the text alone while the rows are made (at 100,000 samples each is about 100 MiB)
     readers: dict[str, Callable[[str, str, list[Problem], int], list[Row]]] = {
         "jsonl": _read_jsonl, "json": _read_json, "csv": _read_csv}
     return fmt, readers[fmt](text, name, problems, limit)
@@ -499,10 +513,8 @@ def _facts(sample: Sample) -> list[str]:
     return [c.text for c in split_claims(sample.reference)] if sample.reference.strip() else []
 
 
-def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: str, source_sha256: str,
-                  source_format: str) -> dict[str, Any]:
-    """The stored form of an imported dataset (JSON-able, deterministic for the same input)."""
-    rows = []
+def sample_rows(name: str, samples: Iterable[Sample]) -> Iterator[dict[str, Any]]:
+    """The stored row of each sample, in order (case ids as in the module docstring; repeats ``-2``, ``-3``…)."""
     repeats: Counter[str] = Counter()
     for s in samples:
         sid = s.sample_id
@@ -511,19 +523,32 @@ def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: st
             repeats[base] += 1
             sid = base if repeats[base] == 1 else f"{base}-{repeats[base]}"
         facts = _facts(s)
-        rows.append({
+        yield {
             "case_id": case_id_of(name, sid), "sample_id": s.sample_id, "place": str(s.place),
             "query": s.query, "history": [[t.role, t.content] for t in s.history], "response": s.response,
             "contexts": list(s.contexts), "context_ids": list(s.context_ids), "reference": s.reference,
             "reference_contexts": list(s.reference_contexts), "facts": facts,
             "facts_given": s.facts is not None, "extra": s.extra,
-        })
+        }
+
+
+def payload_head(name: str, kind: str, *, source: str, source_sha256: str, source_format: str) -> dict[str, Any]:
+    """The payload's keys other than ``samples``; ``summary`` is filled in by whoever counts the units."""
     return {
         "format": FORMAT, "version": FORMAT_VERSION, "name": name, "kind": kind,
         "source": {"file": source, "sha256": source_sha256, "format": source_format},
-        "summary": {"cases": len(rows), "units": None},  # filled in by whoever builds the units
-        "samples": rows,
+        "summary": {"cases": None, "units": None},
     }
+
+
+def build_payload(name: str, kind: str, samples: Sequence[Sample], *, source: str, source_sha256: str,
+                  source_format: str) -> dict[str, Any]:
+    """The stored form of an imported dataset (JSON-able, deterministic for the same input)."""
+    rows = list(sample_rows(name, samples))
+    payload = payload_head(name, kind, source=source, source_sha256=source_sha256, source_format=source_format)
+    payload["summary"]["cases"] = len(rows)
+    payload["samples"] = rows
+    return payload
 
 
 def sample_from_payload(row: dict[str, Any]) -> Sample:

@@ -1,11 +1,14 @@
 """Import a RAGAS, DeepEval or table file as a named dataset: validate everything, then one transaction.
 
 :func:`import_dataset` reads the file with the format's reader (every
-problem collected), builds the payload (:func:`.core.build_payload`), reads
+problem collected, :func:`read_import`), writes the payload's canonical JSON
+sample by sample (:mod:`.stored`: the bytes :func:`.core.build_payload` would
+give, with units counted, and built only for the cases labels name), reads
 an optional label table (what ``playground export`` writes beside a dataset:
 ``annotator, unit_id, dimension, value``; every unknown unit or bad value a
 problem), and only then writes the dataset and its labels into the store in
-ONE transaction (:meth:`playground.store.LabelStore.put_dataset`): a failure at any step leaves
+ONE transaction (:func:`playground.store.dataset_text.put_dataset_text`, as
+:meth:`playground.store.LabelStore.put_dataset`): a failure at any step leaves
 the store as it was.
 """
 from __future__ import annotations
@@ -18,15 +21,16 @@ from typing import Any
 from ..errors import DataError, Problem
 from ..model import Unit
 from ..store.core import RESERVED_ANNOTATORS
+from ..store.dataset_text import dataset_head, put_dataset_text
 from ..store.records import check_record, is_record, restore_records_tx
 from ..store.replay import Restored, check_events, restore_tx
-from ..verdicts import response_units
 from . import deepeval, hf_disk, ragas, table
-from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, read_rows
+from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, payload_head, read_rows
 from .limits import MAX_LABEL_ROWS
+from .stored import count_units, drain, stream_payload
 
-__all__ = ["KINDS", "DatasetImport", "import_dataset", "payload_units", "prepare", "prepare_units",
-           "read_label_rows"]
+__all__ = ["KINDS", "DatasetImport", "ReadImport", "import_dataset", "payload_units", "prepare", "prepare_units",
+           "read_import", "read_label_rows"]
 
 Reader = Callable[[Path, list[Problem], "dict[str, str] | None"], tuple[str, list[Sample]]]
 #: Import kind → reader of ``(format, samples)``.
@@ -43,9 +47,13 @@ def payload_units(payload: dict[str, Any]) -> list[Unit]:
 def prepare(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None) -> dict[str, Any]:
     """The payload of ``path`` read as ``kind`` under ``name`` (DataError listing every problem).
 
-    ``payload["summary"]`` holds the numbers of cases and units.
+    ``payload["summary"]`` holds the numbers of cases and units (counted, no unit built).
     """
-    return prepare_units(path, kind, name, mapping=mapping)[0]
+    read = read_import(path, kind, name, mapping=mapping)
+    payload = build_payload(name, kind, read.samples, source=read.path.name, source_sha256=read.source_sha256,
+                            source_format=read.source_format)
+    payload["summary"]["units"] = read.units()
+    return payload
 
 
 def prepare_units(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None,
@@ -78,9 +86,38 @@ def _history(samples: list[Sample], name: str, problems: list[Problem]) -> list[
     return events
 
 
-def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | None, text_kind: str = "qa"
-             ) -> tuple[dict[str, Any], list[Unit], list[dict[str, Any]]]:
-    """``(payload, units, label events)`` of ``path``; DataError listing every problem."""
+@dataclass
+class ReadImport:
+    """A file read as ``kind`` under ``name`` and checked (:func:`read_import`): what an import stores.
+
+    ``samples`` are given up as the import writes them (:func:`import_dataset`
+    empties the list): pass one ``ReadImport`` to one import.
+    """
+
+    path: Path
+    kind: str
+    name: str
+    source_format: str
+    samples: list[Sample]
+    events: list[dict[str, Any]]
+    source_sha256: str
+    cases: int
+
+    def head(self, text_kind: str = "qa") -> dict[str, Any]:
+        """The payload's keys but ``samples`` (:func:`.core.payload_head`), ``text_kind`` when not qa."""
+        head = payload_head(self.name, self.kind, source=self.path.name, source_sha256=self.source_sha256,
+                            source_format=self.source_format)
+        if text_kind != "qa":
+            head["text_kind"] = text_kind
+        return head
+
+    def units(self) -> int:
+        """The number of units of the samples (:func:`.stored.count_units`), nothing built."""
+        return count_units(self.name, self.samples)
+
+
+def read_import(path: str | Path, kind: str, name: str, *, mapping: dict[str, str] | None = None) -> ReadImport:
+    """``path`` read as ``kind`` under ``name``, every problem checked (DataError listing them all)."""
     path = Path(path)
     check_name(name)
     if kind not in KINDS:
@@ -94,19 +131,20 @@ def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | N
     if problems:
         raise DataError(problems, f"{path}: not a valid {kind} file; nothing was imported")
     digest = hf_disk.digest(path)  # a file, or a save_to_disk folder
-    payload = build_payload(name, kind, samples, source=path.name, source_sha256=digest, source_format=fmt)
+    return ReadImport(path, kind, name, fmt, samples, events, digest, len(samples))
+
+
+def _prepare(path: str | Path, kind: str, name: str, mapping: dict[str, str] | None, text_kind: str = "qa"
+             ) -> tuple[dict[str, Any], list[Unit], list[dict[str, Any]]]:
+    """``(payload, units, label events)`` of ``path``; DataError listing every problem."""
+    read = read_import(path, kind, name, mapping=mapping)
+    payload = build_payload(name, kind, read.samples, source=read.path.name, source_sha256=read.source_sha256,
+                            source_format=read.source_format)
     if text_kind != "qa":
         payload["text_kind"] = text_kind
     units = payload_units(payload)
     payload["summary"]["units"] = len(units)
-    return payload, units, events
-
-
-def _with_responses(payload: dict[str, Any], units: list[Unit]) -> dict[str, Unit]:
-    """``unit_id -> Unit`` of ``units`` and of every response's verdict unit (labels may name them)."""
-    dataset, _ = build_dataset({**payload, "samples": [{**row, "contexts": [], "context_ids": []}
-                                                       for row in payload["samples"]]}, Path("."))
-    return {u.unit_id: u for u in [*units, *response_units(dataset)]}
+    return payload, units, read.events
 
 
 def _label_value(row: Row, problems: list[Problem]) -> int | None:
@@ -202,22 +240,45 @@ class DatasetImport:
         return text
 
 
+def _label_unit_ids(path: str | Path) -> set[str]:
+    """The ``unit_id`` cells of a label table (problems are :func:`read_label_rows`'s to report)."""
+    _fmt, rows = read_rows(Path(path), [], MAX_LABEL_ROWS)
+    return {uid for row in rows if isinstance(uid := row.data.get("unit_id"), str)}
+
+
 def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mapping: dict[str, str] | None = None,
                    labels: str | Path | None = None, replace: bool = False, text_kind: str = "qa",
-                   guidelines: str | None = None, guidelines_author: str = "import") -> DatasetImport:
+                   guidelines: str | None = None, guidelines_author: str = "import",
+                   read: ReadImport | None = None) -> DatasetImport:
     """Validate ``path`` (and ``labels``), then store the dataset and the labels in one transaction.
 
     ``guidelines`` (markdown text, e.g. from :func:`playground.store.guidelines.read_guidelines_file`)
     become the dataset's next guidelines version in the same transaction (the same text as the current
-    version adds none), after any the file's own history carries."""
-    payload, units, events = _prepare(path, kind, name, mapping, text_kind)
-    catalog = _with_responses(payload, units)
+    version adds none), after any the file's own history carries.  ``read``: the file already read
+    (:func:`read_import` of the same path, kind, name and mapping; its samples are used up).
+
+    Memory is bounded by the samples (:mod:`.stored`): the payload is written as
+    its JSON text sample by sample, and units are built only for the cases that
+    labels name (the label table, the file's label history, the store's labels
+    on this dataset), so an import with none builds no unit at all.
+    """
+    if read is None:
+        read = read_import(path, kind, name, mapping=mapping)
+    elif (read.kind, read.name) != (kind, name) or len(read.samples) != read.cases:
+        raise ValueError(f"the file read for import is not that of {kind} {name!r}, or was used up")
+    prefix = f"{name}:"
+    earlier = [lb.unit_id for lb in store.labels(include_unsure=True) if lb.unit_id.startswith(prefix)]
+    named = _label_unit_ids(labels) if labels is not None else set()
+    events = read.events
+    wanted = [*earlier, *named, *(e["unit_id"] for e in events if not is_record(e))]
+    stored = stream_payload(read.head(text_kind), drain(read.samples), wanted)
+    catalog = stored.catalog
     rows = read_label_rows(labels, catalog, derived=bool(events)) if labels is not None else []
-    before = store.dataset(name)
-    if before is not None and before.kind != kind and not replace:
-        raise ValueError(f"a dataset named {name!r} already exists (kind {before.kind}); choose another name")
+    before = dataset_head(store, name)
+    if before is not None and before[0] != kind and not replace:
+        raise ValueError(f"a dataset named {name!r} already exists (kind {before[0]}); choose another name")
     restored: list[Restored] = []
-    restore = restore_tx(store, events, f"{name}:", catalog)
+    restore = restore_tx(store, events, prefix, catalog)
     records = restore_records_tx(store, [e for e in events if is_record(e)], name)
     write_guidelines = store.guidelines_tx(name, guidelines, guidelines_author) if guidelines is not None else None
     version: list[int] = []
@@ -228,12 +289,13 @@ def import_dataset(path: str | Path, kind: str, name: str, store: Any, *, mappin
         if write_guidelines is not None:
             version.append(write_guidelines(cur))
 
-    info = store.put_dataset(name, kind, payload, label_rows=rows, replace=replace,
-                             also=also if events or guidelines is not None else None)
-    prefix = f"{name}:"
-    stale = [s for s in store.stale(catalog) if s.unit_id.startswith(prefix)]
-    return DatasetImport(name, kind, len(payload["samples"]), len(units), store.url,
-                         replaced=before is not None and before.sha256 != info.sha256,
-                         unchanged=before is not None and before.sha256 == info.sha256,
+    info = put_dataset_text(store, name, kind, stored.text, stored.sha256, stored.summary, label_rows=rows,
+                            replace=replace, also=also if events or guidelines is not None else None)
+    stored.text = ""  # the stale check below reads every label; the text is in the store now
+    # Only labels on this dataset's units can be stale; without any there is nothing to compare.
+    stale = [s for s in store.stale(catalog) if s.unit_id.startswith(prefix)] if earlier or rows or events else []
+    return DatasetImport(name, kind, stored.summary["cases"], stored.summary["units"], store.url,
+                         replaced=before is not None and before[1] != info.sha256,
+                         unchanged=before is not None and before[1] == info.sha256,
                          labels=len(rows), stale=len(stale), history=restored[0] if restored else Restored(),
                          guidelines_version=version[0] if version else None)
