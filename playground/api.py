@@ -213,11 +213,11 @@ def load_dataset(source: str | Path | None = None, *, kind: str = "ragas", name:
     if path.is_file():
         from . import REPO_ROOT
         from .importers.core import build_dataset
-        from .importers.load import prepare_units
+        from .importers.load import prepare
         from .model import slugify
 
         label = name or slugify(path.stem).replace("_", "-")
-        payload, _ = prepare_units(path, kind, label, mapping=mapping)
+        payload = prepare(path, kind, label, mapping=mapping)
         dataset, passages = build_dataset(payload, REPO_ROOT)
         return OpenDataset(label, kind, dataset, passages, payload)
     from .importers.core import SUFFIXES
