@@ -52,7 +52,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "type: they identify, they do not authenticate.",
     )
     sub = labels.add_subparsers(dest="labels_command", metavar="SUBCOMMAND")
+    _add_import(sub)
+    _add_export(sub)
+    _add_init(sub)
+    _add_stats(sub)
+    _add_history(sub)
+    _add_migrate(sub)
+    labels.set_defaults(func=lambda args: labels.print_help() or 2)
 
+
+def _add_import(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "import", help="import a CSV, JSONL or Parquet label file (all rows or none)",
         description="Import FILE (CSV with a header, JSONL: one object per line, or Parquet), as written by "
@@ -72,6 +81,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_root(p)
     p.set_defaults(func=run_import)
 
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="export labels as CSV, JSONL or a golden-set YAML file",
         description="Export current labels, sorted by annotator, unit and dimension: all annotators, one "
@@ -101,6 +112,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_root(p)
     p.set_defaults(func=run_export)
 
+
+def _add_init(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "init", help="create the store (or migrate it to this version's schema) and say where it is",
         description="Create the label store at --db, or migrate an older one forward, and print its location, "
@@ -110,6 +123,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_db(p)
     p.set_defaults(func=run_init)
 
+
+def _add_stats(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "stats", help="annotators, label and unsure counts, comments, progress, stale labels, consensus",
         description="Print the store's annotators with their label counts per dimension, unsure answers and "
@@ -125,6 +140,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_root(p)
     p.set_defaults(func=run_stats)
 
+
+def _add_history(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "history", help="every change of one unit's labels",
         description="Print every event (who, when, old -> new, action, notes and comments) of UNIT_ID, oldest "
@@ -137,6 +154,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_db(p)
     p.set_defaults(func=run_history)
 
+
+def _add_migrate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "migrate", help="copy a whole store into a new or empty one (SQLite <-> PostgreSQL)",
         description="Copy every annotator, event and current label from --from into --to exactly (ids and "
@@ -146,8 +165,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--from", dest="source", required=True, metavar="URL", help="source store (path or URL)")
     p.add_argument("--to", dest="target", required=True, metavar="URL", help="target store (path or URL), new or empty")
     p.set_defaults(func=run_migrate)
-
-    labels.set_defaults(func=lambda args: labels.print_help() or 2)
 
 
 # --- helpers --------------------------------------------------------------------------------------
@@ -292,24 +309,79 @@ def _lesson_units(args: argparse.Namespace, store: Any) -> set[str] | None:
     return set(lesson.units)
 
 
-@_guard
-def run_export(args: argparse.Namespace) -> int:
-    from ..store import consensus_export, export_golden, export_rows, export_table, write_export
-
-    catalog = None
-    if args.dataset is not None and args.include_stale:
-        return _err("--include-stale exports every label unchecked: it cannot be limited to one --dataset")
+def _export_catalog(args: argparse.Namespace) -> tuple[dict[str, Any] | None, str]:
+    """``(units, "")``: the units exported labels are checked against (None with --include-stale: no check);
+    ``(None, why)`` when the data cannot be loaded (a golden export raises instead)."""
     if args.dataset is not None:
         with _open(args, create=False, read_only=True) as store:
-            catalog, _cases = _scoped_catalog(args, store)
-    elif not args.include_stale or args.format == "golden":
-        try:
-            catalog = _load_catalog(args)
-        except Exception as exc:  # the data may be missing; say so rather than export stale labels silently
-            if args.format == "golden":
-                raise
-            return _err(f"cannot load the units to check for stale labels ({exc}); pass --include-stale to "
-                        "export without that check")
+            return _scoped_catalog(args, store)[0], ""
+    if args.include_stale and args.format != "golden":
+        return None, ""
+    try:
+        return _load_catalog(args), ""
+    except Exception as exc:  # the data may be missing; say so rather than export stale labels silently
+        if args.format == "golden":
+            raise
+        return None, (f"cannot load the units to check for stale labels ({exc}); pass --include-stale to "
+                      "export without that check")
+
+
+def _export_golden(args: argparse.Namespace, store: Any) -> int:
+    """``--format golden``: fully labelled responses in the golden set's YAML; the skipped ones on stderr."""
+    from ..golden import load_dataset
+    from ..store import export_golden
+
+    dataset = load_dataset(args.root)
+    target = args.out if args.out is not None else sys.stdout
+    result = export_golden(store, dataset, target, annotator=args.annotator)
+    print(f"golden export: {len(result.written)} response(s) written, {len(result.skipped)} skipped",
+          file=sys.stderr)
+    for rid, why in result.skipped:
+        print(f"  skipped {terminal_safe(rid)}: {terminal_safe(why)}", file=sys.stderr)
+    return 0
+
+
+def _export_rows(args: argparse.Namespace, store: Any, catalog: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The rows to export: the consensus (its ties listed on stderr), the five older columns, or the table."""
+    from ..store import consensus_export, export_rows, export_table
+
+    if args.consensus:
+        ties = consensus_export(store, catalog).ties
+        rows: list[dict[str, Any]] = (consensus_export(store, catalog).rows if args.minimal
+                                      else export_table(store, catalog, consensus=True))
+        if ties:
+            print(f"{len(ties)} tie(s) left out (not broken; adjudicate them to settle):", file=sys.stderr)
+            for t in ties:
+                print(f"  {terminal_safe(t.unit_id)} {t.dimension}: {t.yes} yes, {t.no} no", file=sys.stderr)
+        return rows
+    if args.minimal:
+        return export_rows(store, annotator=args.annotator, catalog=catalog)
+    return export_table(store, catalog, annotator=args.annotator)
+
+
+def _count_stale(args: argparse.Namespace, store: Any, catalog: dict[str, Any]) -> None:
+    """Say on stderr how many stale labels (text changed or unit gone) the export left out."""
+    from ..datasets import with_dataset
+
+    stale = store.stale(catalog, annotator=args.annotator if not args.consensus else None)
+    if args.dataset is not None:
+        mine = {u.case_id for u in catalog.values()}
+        stale = [s for s in stale if s.case_id in mine]
+    if stale:
+        print(f"{len(stale)} stale label(s) left out (text changed or unit gone); see "
+              f"'{with_dataset('playground labels stats', args.dataset)}', or pass --include-stale",
+              file=sys.stderr)
+
+
+@_guard
+def run_export(args: argparse.Namespace) -> int:
+    from ..store import write_export
+
+    if args.dataset is not None and args.include_stale:
+        return _err("--include-stale exports every label unchecked: it cannot be limited to one --dataset")
+    catalog, problem = _export_catalog(args)
+    if problem:
+        return _err(problem)
     with _open(args, create=False) as store:
         if catalog is not None:  # response verdicts, notes and tags (issue 24.6) are exported too
             catalog = {**catalog, **_responses(args, store, args.dataset)}
@@ -317,40 +389,10 @@ def run_export(args: argparse.Namespace) -> int:
         if in_lesson is not None and catalog is not None:
             catalog = {u: x for u, x in catalog.items() if u in in_lesson}
         if args.format == "golden":
-            from ..golden import load_dataset
-
-            dataset = load_dataset(args.root)
-            target = args.out if args.out is not None else sys.stdout
-            result = export_golden(store, dataset, target, annotator=args.annotator)
-            print(f"golden export: {len(result.written)} response(s) written, {len(result.skipped)} skipped",
-                  file=sys.stderr)
-            for rid, why in result.skipped:
-                print(f"  skipped {terminal_safe(rid)}: {terminal_safe(why)}", file=sys.stderr)
-            return 0
-        rows: list[dict[str, Any]]
-        if args.consensus:
-            ties = consensus_export(store, catalog).ties
-            rows = (consensus_export(store, catalog).rows if args.minimal
-                    else export_table(store, catalog, consensus=True))
-            if ties:
-                print(f"{len(ties)} tie(s) left out (not broken; adjudicate them to settle):", file=sys.stderr)
-                for t in ties:
-                    print(f"  {terminal_safe(t.unit_id)} {t.dimension}: {t.yes} yes, {t.no} no", file=sys.stderr)
-        elif args.minimal:
-            rows = export_rows(store, annotator=args.annotator, catalog=catalog)
-        else:
-            rows = export_table(store, catalog, annotator=args.annotator)
+            return _export_golden(args, store)
+        rows = _export_rows(args, store, catalog)
         if catalog is not None:
-            from ..datasets import with_dataset
-
-            stale = store.stale(catalog, annotator=args.annotator if not args.consensus else None)
-            if args.dataset is not None:
-                mine = {u.case_id for u in catalog.values()}
-                stale = [s for s in stale if s.case_id in mine]
-            if stale:
-                print(f"{len(stale)} stale label(s) left out (text changed or unit gone); see "
-                      f"'{with_dataset('playground labels stats', args.dataset)}', or pass --include-stale",
-                      file=sys.stderr)
+            _count_stale(args, store, catalog)
     if in_lesson is not None:
         rows = [r for r in rows if r["unit_id"] in in_lesson]
     if args.format == "parquet" and args.out is None and sys.stdout.isatty():
