@@ -62,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _add_import(sub: argparse._SubParsersAction) -> None:
+    """``labels import FILE``: a label file, all rows or none."""
     p = sub.add_parser(
         "import", help="import a CSV, JSONL or Parquet label file (all rows or none)",
         description="Import FILE (CSV with a header, JSONL: one object per line, or Parquet), as written by "
@@ -83,6 +84,7 @@ def _add_import(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_export(sub: argparse._SubParsersAction) -> None:
+    """``labels export``: current labels as CSV, JSONL, Parquet or golden-set YAML."""
     p = sub.add_parser(
         "export", help="export labels as CSV, JSONL or a golden-set YAML file",
         description="Export current labels, sorted by annotator, unit and dimension: all annotators, one "
@@ -114,6 +116,7 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_init(sub: argparse._SubParsersAction) -> None:
+    """``labels init``: create or migrate the store."""
     p = sub.add_parser(
         "init", help="create the store (or migrate it to this version's schema) and say where it is",
         description="Create the label store at --db, or migrate an older one forward, and print its location, "
@@ -125,6 +128,7 @@ def _add_init(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_stats(sub: argparse._SubParsersAction) -> None:
+    """``labels stats``: annotators, progress, stale labels, consensus."""
     p = sub.add_parser(
         "stats", help="annotators, label and unsure counts, comments, progress, stale labels, consensus",
         description="Print the store's annotators with their label counts per dimension, unsure answers and "
@@ -142,6 +146,7 @@ def _add_stats(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_history(sub: argparse._SubParsersAction) -> None:
+    """``labels history UNIT_ID``: every event of one unit."""
     p = sub.add_parser(
         "history", help="every change of one unit's labels",
         description="Print every event (who, when, old -> new, action, notes and comments) of UNIT_ID, oldest "
@@ -156,6 +161,7 @@ def _add_history(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_migrate(sub: argparse._SubParsersAction) -> None:
+    """``labels migrate``: copy a whole store into a new or empty one."""
     p = sub.add_parser(
         "migrate", help="copy a whole store into a new or empty one (SQLite <-> PostgreSQL)",
         description="Copy every annotator, event and current label from --from into --to exactly (ids and "
