@@ -737,7 +737,7 @@ def test_page_shows_the_paired_difference_and_no_ppi_without_a_sample(tmp_path):
 def test_store_calibration_samples_are_listed_for_the_seed():
     from types import SimpleNamespace
 
-    from playground.cli.calibrate import _calibration_samples
+    from playground.cli.calibrate_inputs import calibration_samples as _calibration_samples
 
     queue = SimpleNamespace(name="week1", kind="queue", seed=1)
     sample = SimpleNamespace(name="cal", kind="calibration_sample", seed=7)

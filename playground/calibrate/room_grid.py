@@ -21,7 +21,8 @@ from typing import Any
 
 from ..model import DIMENSIONS, Unit
 from ..store import UNSURE
-from .room import DimensionAgreement, PairKappa, RoomState
+from .room_agreement import DimensionAgreement, PairKappa
+from .room_state import RoomState
 
 __all__ = ["DIVIDED_SHARE", "AgreementSummary", "GridCell", "agreement_summary", "answer_key_values", "unit_grid"]
 

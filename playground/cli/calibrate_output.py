@@ -1,7 +1,7 @@
 """What the calibrate subcommands print and write: tables, the calibration report, the PPI table, --out files.
 
-Shared by :mod:`playground.cli.calibrate` and :mod:`playground.cli.calibrate_external` (apart from both, so that
-neither imports the other).
+Shared by the calibrate handlers (:mod:`playground.cli.calibrate_compare`, :mod:`playground.cli.calibrate_people`)
+and :mod:`playground.cli.calibrate_external` (apart from them, so that none imports another).
 """
 from __future__ import annotations
 

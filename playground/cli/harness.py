@@ -20,7 +20,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub = harness.add_subparsers(dest="harness_command", metavar="SUBCOMMAND")
     harness.set_defaults(func=lambda args: harness.print_help() or 2)
+    _add_run(sub)
+    _add_compare(sub)
+    _add_gate(sub)
+    _add_baseline(sub)
 
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    """``harness run``: score every unit of the shipped set or of an imported dataset."""
     run = sub.add_parser(
         "run",
         help="run the harness with a configuration",
@@ -64,6 +71,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_db(run)
     run.set_defaults(func=run_run)
 
+
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    """``harness compare``: two runs side by side."""
     compare = sub.add_parser(
         "compare",
         help="before/after table of two runs per metric and case type",
@@ -74,6 +84,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     compare.add_argument("--all", action="store_true", help="also list metrics that did not change")
     compare.set_defaults(func=run_compare)
 
+
+def _add_gate(sub: argparse._SubParsersAction) -> None:
+    """``harness gate``: a run against the baseline; with ``--scores``, the calibrated gate."""
     gate = sub.add_parser(
         "gate",
         help="exit 1 when a run regresses against the committed baseline",
@@ -95,6 +108,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_score_gate_options(gate)
     gate.set_defaults(func=run_gate)
 
+
+def _add_baseline(sub: argparse._SubParsersAction) -> None:
+    """``harness baseline``: write a baseline from a finished run."""
     baseline = sub.add_parser(
         "baseline",
         help="write a baseline file from a finished run",

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,8 +30,10 @@ __all__ = [
     "terminal_safe",
 ]
 
+from .labels_stats import annotator_lines, per_dataset_lines, progress_lines, verdict_lines
 from .options import add_dataset, add_root
 from .options import add_db as _add_db
+from .terminal import terminal_safe
 
 ROOT_HELP = "folder holding corpus/ and golden/, whose units labels refer to (default: the repository)"
 
@@ -52,7 +53,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "type: they identify, they do not authenticate.",
     )
     sub = labels.add_subparsers(dest="labels_command", metavar="SUBCOMMAND")
+    _add_import(sub)
+    _add_export(sub)
+    _add_init(sub)
+    _add_stats(sub)
+    _add_history(sub)
+    _add_migrate(sub)
+    labels.set_defaults(func=lambda args: labels.print_help() or 2)
 
+
+def _add_import(sub: argparse._SubParsersAction) -> None:
+    """``labels import FILE``: a label file, all rows or none."""
     p = sub.add_parser(
         "import", help="import a CSV, JSONL or Parquet label file (all rows or none)",
         description="Import FILE (CSV with a header, JSONL: one object per line, or Parquet), as written by "
@@ -72,6 +83,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_root(p)
     p.set_defaults(func=run_import)
 
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
+    """``labels export``: current labels as CSV, JSONL, Parquet or golden-set YAML."""
     p = sub.add_parser(
         "export", help="export labels as CSV, JSONL or a golden-set YAML file",
         description="Export current labels, sorted by annotator, unit and dimension: all annotators, one "
@@ -101,6 +115,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_root(p)
     p.set_defaults(func=run_export)
 
+
+def _add_init(sub: argparse._SubParsersAction) -> None:
+    """``labels init``: create or migrate the store."""
     p = sub.add_parser(
         "init", help="create the store (or migrate it to this version's schema) and say where it is",
         description="Create the label store at --db, or migrate an older one forward, and print its location, "
@@ -110,6 +127,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_db(p)
     p.set_defaults(func=run_init)
 
+
+def _add_stats(sub: argparse._SubParsersAction) -> None:
+    """``labels stats``: annotators, progress, stale labels, consensus."""
     p = sub.add_parser(
         "stats", help="annotators, label and unsure counts, comments, progress, stale labels, consensus",
         description="Print the store's annotators with their label counts per dimension, unsure answers and "
@@ -125,6 +145,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_root(p)
     p.set_defaults(func=run_stats)
 
+
+def _add_history(sub: argparse._SubParsersAction) -> None:
+    """``labels history UNIT_ID``: every event of one unit."""
     p = sub.add_parser(
         "history", help="every change of one unit's labels",
         description="Print every event (who, when, old -> new, action, notes and comments) of UNIT_ID, oldest "
@@ -137,6 +160,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_db(p)
     p.set_defaults(func=run_history)
 
+
+def _add_migrate(sub: argparse._SubParsersAction) -> None:
+    """``labels migrate``: copy a whole store into a new or empty one."""
     p = sub.add_parser(
         "migrate", help="copy a whole store into a new or empty one (SQLite <-> PostgreSQL)",
         description="Copy every annotator, event and current label from --from into --to exactly (ids and "
@@ -147,25 +173,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--to", dest="target", required=True, metavar="URL", help="target store (path or URL), new or empty")
     p.set_defaults(func=run_migrate)
 
-    labels.set_defaults(func=lambda args: labels.print_help() or 2)
-
 
 # --- helpers --------------------------------------------------------------------------------------
-
-
-_UNSAFE = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
-
-
-def terminal_safe(text: Any) -> str:
-    """``text`` with control and format characters escaped (``\\x1b``, ``\\u202e``), safe to print."""
-    out = []
-    for ch in str(text):
-        if unicodedata.category(ch) in _UNSAFE:
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def run_on_store(command: Callable[[], int]) -> int:
@@ -292,24 +301,79 @@ def _lesson_units(args: argparse.Namespace, store: Any) -> set[str] | None:
     return set(lesson.units)
 
 
-@_guard
-def run_export(args: argparse.Namespace) -> int:
-    from ..store import consensus_export, export_golden, export_rows, export_table, write_export
-
-    catalog = None
-    if args.dataset is not None and args.include_stale:
-        return _err("--include-stale exports every label unchecked: it cannot be limited to one --dataset")
+def _export_catalog(args: argparse.Namespace) -> tuple[dict[str, Any] | None, str]:
+    """``(units, "")``: the units exported labels are checked against (None with --include-stale: no check);
+    ``(None, why)`` when the data cannot be loaded (a golden export raises instead)."""
     if args.dataset is not None:
         with _open(args, create=False, read_only=True) as store:
-            catalog, _cases = _scoped_catalog(args, store)
-    elif not args.include_stale or args.format == "golden":
-        try:
-            catalog = _load_catalog(args)
-        except Exception as exc:  # the data may be missing; say so rather than export stale labels silently
-            if args.format == "golden":
-                raise
-            return _err(f"cannot load the units to check for stale labels ({exc}); pass --include-stale to "
-                        "export without that check")
+            return _scoped_catalog(args, store)[0], ""
+    if args.include_stale and args.format != "golden":
+        return None, ""
+    try:
+        return _load_catalog(args), ""
+    except Exception as exc:  # the data may be missing; say so rather than export stale labels silently
+        if args.format == "golden":
+            raise
+        return None, (f"cannot load the units to check for stale labels ({exc}); pass --include-stale to "
+                      "export without that check")
+
+
+def _export_golden(args: argparse.Namespace, store: Any) -> int:
+    """``--format golden``: fully labelled responses in the golden set's YAML; the skipped ones on stderr."""
+    from ..golden import load_dataset
+    from ..store import export_golden
+
+    dataset = load_dataset(args.root)
+    target = args.out if args.out is not None else sys.stdout
+    result = export_golden(store, dataset, target, annotator=args.annotator)
+    print(f"golden export: {len(result.written)} response(s) written, {len(result.skipped)} skipped",
+          file=sys.stderr)
+    for rid, why in result.skipped:
+        print(f"  skipped {terminal_safe(rid)}: {terminal_safe(why)}", file=sys.stderr)
+    return 0
+
+
+def _export_rows(args: argparse.Namespace, store: Any, catalog: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The rows to export: the consensus (its ties listed on stderr), the five older columns, or the table."""
+    from ..store import consensus_export, export_rows, export_table
+
+    if args.consensus:
+        ties = consensus_export(store, catalog).ties
+        rows: list[dict[str, Any]] = (consensus_export(store, catalog).rows if args.minimal
+                                      else export_table(store, catalog, consensus=True))
+        if ties:
+            print(f"{len(ties)} tie(s) left out (not broken; adjudicate them to settle):", file=sys.stderr)
+            for t in ties:
+                print(f"  {terminal_safe(t.unit_id)} {t.dimension}: {t.yes} yes, {t.no} no", file=sys.stderr)
+        return rows
+    if args.minimal:
+        return export_rows(store, annotator=args.annotator, catalog=catalog)
+    return export_table(store, catalog, annotator=args.annotator)
+
+
+def _count_stale(args: argparse.Namespace, store: Any, catalog: dict[str, Any]) -> None:
+    """Say on stderr how many stale labels (text changed or unit gone) the export left out."""
+    from ..datasets import with_dataset
+
+    stale = store.stale(catalog, annotator=args.annotator if not args.consensus else None)
+    if args.dataset is not None:
+        mine = {u.case_id for u in catalog.values()}
+        stale = [s for s in stale if s.case_id in mine]
+    if stale:
+        print(f"{len(stale)} stale label(s) left out (text changed or unit gone); see "
+              f"'{with_dataset('playground labels stats', args.dataset)}', or pass --include-stale",
+              file=sys.stderr)
+
+
+@_guard
+def run_export(args: argparse.Namespace) -> int:
+    from ..store import write_export
+
+    if args.dataset is not None and args.include_stale:
+        return _err("--include-stale exports every label unchecked: it cannot be limited to one --dataset")
+    catalog, problem = _export_catalog(args)
+    if problem:
+        return _err(problem)
     with _open(args, create=False) as store:
         if catalog is not None:  # response verdicts, notes and tags (issue 24.6) are exported too
             catalog = {**catalog, **_responses(args, store, args.dataset)}
@@ -317,40 +381,10 @@ def run_export(args: argparse.Namespace) -> int:
         if in_lesson is not None and catalog is not None:
             catalog = {u: x for u, x in catalog.items() if u in in_lesson}
         if args.format == "golden":
-            from ..golden import load_dataset
-
-            dataset = load_dataset(args.root)
-            target = args.out if args.out is not None else sys.stdout
-            result = export_golden(store, dataset, target, annotator=args.annotator)
-            print(f"golden export: {len(result.written)} response(s) written, {len(result.skipped)} skipped",
-                  file=sys.stderr)
-            for rid, why in result.skipped:
-                print(f"  skipped {terminal_safe(rid)}: {terminal_safe(why)}", file=sys.stderr)
-            return 0
-        rows: list[dict[str, Any]]
-        if args.consensus:
-            ties = consensus_export(store, catalog).ties
-            rows = (consensus_export(store, catalog).rows if args.minimal
-                    else export_table(store, catalog, consensus=True))
-            if ties:
-                print(f"{len(ties)} tie(s) left out (not broken; adjudicate them to settle):", file=sys.stderr)
-                for t in ties:
-                    print(f"  {terminal_safe(t.unit_id)} {t.dimension}: {t.yes} yes, {t.no} no", file=sys.stderr)
-        elif args.minimal:
-            rows = export_rows(store, annotator=args.annotator, catalog=catalog)
-        else:
-            rows = export_table(store, catalog, annotator=args.annotator)
+            return _export_golden(args, store)
+        rows = _export_rows(args, store, catalog)
         if catalog is not None:
-            from ..datasets import with_dataset
-
-            stale = store.stale(catalog, annotator=args.annotator if not args.consensus else None)
-            if args.dataset is not None:
-                mine = {u.case_id for u in catalog.values()}
-                stale = [s for s in stale if s.case_id in mine]
-            if stale:
-                print(f"{len(stale)} stale label(s) left out (text changed or unit gone); see "
-                      f"'{with_dataset('playground labels stats', args.dataset)}', or pass --include-stale",
-                      file=sys.stderr)
+            _count_stale(args, store, catalog)
     if in_lesson is not None:
         rows = [r for r in rows if r["unit_id"] in in_lesson]
     if args.format == "parquet" and args.out is None and sys.stdout.isatty():
@@ -369,95 +403,6 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
-def _annotator_lines(store: Any, labels: list, catalog: Any, cases: set[str] | None = None) -> list[str]:
-    """The per-annotator table: labels per dimension, unsure answers, comments (of ``cases`` only, when given)."""
-    from collections import Counter
-
-    from ..store import RESERVED_ANNOTATORS
-
-    def mine(case_id: str) -> bool:
-        return cases is None or case_id in cases
-
-    people = [lb for lb in labels if lb.annotator not in RESERVED_ANNOTATORS and mine(lb.case_id)]
-    by = Counter((lb.annotator, lb.dimension) for lb in people)
-    unsure: Counter[str] = Counter()
-    for (name, _dim), n in store.unsure_counts(catalog).items():
-        unsure[name] += n
-    said = Counter(c.annotator for c in store.comments() if mine(c.case_id))
-    if cases is None:
-        names = store.annotators()
-    else:
-        names = sorted({lb.annotator for lb in people} | set(said) | {n for n, k in unsure.items() if k})
-    lines = [f"annotators: {len(names)}; current labels (1/0): {len(people)}; unsure answers: {sum(unsure.values())}; "
-             f"comments: {sum(said.values())}"]
-    dims = sorted({d for _, d in by})
-    if names:
-        shown = {n: terminal_safe(n) for n in names}
-        width = max(len(v) for v in [*shown.values(), "annotator"])
-        lines.append(f"  {'annotator':<{width}}  " + "  ".join(f"{d:>9}" for d in dims)
-                     + "      total     unsure   comments")
-        for n in names:
-            lines.append(f"  {shown[n]:<{width}}  " + "  ".join(f"{by[(n, d)]:>9}" for d in dims)
-                         + f"  {sum(by[(n, d)] for d in dims):>9}  {unsure[n]:>9}  {said[n]:>9}")
-    return lines
-
-
-def _progress_lines(store: Any, catalog: Any, annotator: str | None, cases: set[str] | None,
-                    responses: Any = None) -> list[str]:
-    """Progress overall and per case with labels; stale labels (verdicts on ``responses`` are not orphans);
-    consensus by status."""
-    from collections import Counter
-
-    progress = store.progress(catalog, annotator=annotator)
-    o = progress.overall
-    who = f"annotator {terminal_safe(annotator)}" if annotator else "any annotator"
-    lines = [f"progress ({who}): {o.labelled_units}/{o.total_units} units fully labelled "
-             f"({100 * o.unit_fraction:.0f}%), {o.labelled_pairs}/{o.total_pairs} unit-dimension pairs "
-             f"({100 * o.pair_fraction:.0f}%), {o.stale_pairs} pair(s) with only stale labels"]
-    quiet = 0
-    for cid, c in progress.cases.items():
-        if not c.labelled_pairs and not c.stale_pairs:
-            quiet += 1
-            continue
-        stale_note = f", {c.stale_pairs} stale" if c.stale_pairs else ""
-        lines.append(f"  {terminal_safe(cid)}: {c.labelled_units}/{c.total_units} units, "
-                     f"{c.labelled_pairs}/{c.total_pairs} pairs{stale_note}")
-    if quiet:
-        lines.append(f"  ({quiet} other case(s) without labels)")
-    stale = [s for s in store.stale({**catalog, **(responses or {})}, annotator=annotator)
-             if cases is None or s.case_id in cases]
-    reasons = Counter(s.reason for s in stale)
-    lines.append(f"stale labels: {len(stale)} (text changed: {reasons['changed']}, unit gone: {reasons['orphaned']})")
-    statuses = Counter(c.status for c in store.consensus(catalog=catalog, unit_ids=catalog if cases else None))
-    order = ("unanimous", "majority", "single", "adjudicated", "tie")
-    lines.append(f"consensus: {sum(statuses.values())} item(s) — " + ", ".join(f"{k} {statuses[k]}" for k in order))
-    lines.append(f"consensus ties: {statuses['tie']}")
-    return lines
-
-
-def _per_dataset_lines(store: Any, catalog: Any, root: Any) -> list[str]:
-    """One line per dataset: its units, how many are fully labelled, its current labels and annotators."""
-    from ..datasets import SHIPPED, case_ids, dataset_names, open_dataset
-
-    owner: dict[str, str] = {}
-    for name in dataset_names(store):
-        if name != SHIPPED:
-            owner.update(dict.fromkeys(case_ids(open_dataset(name, store, root)), name))
-    units: dict[str, int] = {}
-    for u in catalog.values():
-        units[owner.get(u.case_id, SHIPPED)] = units.get(owner.get(u.case_id, SHIPPED), 0) + 1
-    labels: dict[str, list[Any]] = {}
-    for lb in store.current_labels(catalog, include_unsure=True):
-        labels.setdefault(owner.get(lb.case_id, SHIPPED), []).append(lb)
-    lines = ["per dataset (`playground labels stats --dataset NAME` for one):"]
-    for name in dataset_names(store):
-        mine = labels.get(name, [])
-        people = sorted({lb.annotator for lb in mine if lb.annotator != "consensus"})
-        lines.append(f"  {terminal_safe(name)}: {units.get(name, 0)} units, {len(mine)} current label(s) "
-                     f"(unsure answers and adjudications included), {len(people)} annotator(s)")
-    return lines
-
-
 @_guard
 def run_stats(args: argparse.Namespace) -> int:
     with _open(args, create=False) as store:
@@ -467,41 +412,20 @@ def run_stats(args: argparse.Namespace) -> int:
         except Exception as exc:
             if args.dataset is not None:
                 raise
-            lines += _annotator_lines(store, store.labels(), None)
+            lines += annotator_lines(store, store.labels(), None)
             lines.append(f"progress: unavailable (cannot load the units: {terminal_safe(exc)})")
             print("\n".join(lines))
             return 0
         if args.dataset is not None:
             lines.append(f"dataset: {terminal_safe(args.dataset)} ({len(catalog)} units)")
-        lines += _annotator_lines(store, store.labels(), catalog, cases)
+        lines += annotator_lines(store, store.labels(), catalog, cases)
         responses = _responses(args, store, args.dataset)
-        lines += _progress_lines(store, catalog, args.annotator, cases, responses)
-        lines += _verdict_lines(store, responses, args.annotator, args.dataset)
+        lines += progress_lines(store, catalog, args.annotator, cases, responses)
+        lines += verdict_lines(store, responses, args.annotator, args.dataset)
         if args.dataset is None:
-            lines += _per_dataset_lines(store, catalog, getattr(args, "root", None))
+            lines += per_dataset_lines(store, catalog, getattr(args, "root", None))
     print("\n".join(lines))
     return 0
-
-
-def _verdict_lines(store: Any, responses: Any, annotator: str | None, dataset: str | None) -> list[str]:
-    """Error analysis (issue 24.6): judged responses, the pass rate and the most frequent failure modes."""
-    from ..verdicts import failure_mode_table, pass_rate
-
-    units = list(responses.values())
-    passed = pass_rate(store, units, annotator)
-    modes = [r for r in failure_mode_table(store, units, annotator) if r.responses_tagged]
-    if not passed.judged and not modes:
-        return []
-
-    def pct(x: float | None) -> str:
-        return "—" if x is None else f"{100 * x:.1f}%"
-
-    rate = passed.passed / passed.judged if passed.judged else None
-    top = ", ".join(f"{terminal_safe(r.name)} {r.responses_tagged}/{r.responses_judged}" for r in modes[:5])
-    where = terminal_safe(dataset) if dataset is not None else "NAME"
-    return [f"verdicts: {passed.passed} of {passed.judged} judged response(s) pass ({pct(rate)} "
-            f"[{pct(passed.low)}, {pct(passed.high)}]); failure modes: {top or 'none tagged'} "
-            f"(all of them: `playground tags list --dataset {where}`)"]
 
 
 def _show_value(v: int | None) -> str:
