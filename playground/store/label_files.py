@@ -230,6 +230,54 @@ def _check_repeats(n: int, annotator: str, rec: Mapping[str, Any], value: int | 
             reasons.append(f"a different comment than row {first[0]} for the same annotator and unit")
 
 
+@dataclass
+class _RowChecker:
+    """Checks the records of one file in order, remembering what earlier rows said (duplicates, comments)."""
+
+    catalog: Mapping[str, Unit]
+    annotator_override: str | None
+    parsed: ParsedFile
+    #: (annotator, unit_id, dimension) -> the first row that set it.
+    seen: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    #: (annotator, unit_id) -> (the first row with a comment, that comment).
+    comments: dict[tuple[str, str], tuple[int, str]] = field(default_factory=dict)
+
+    def add(self, n: int, rec: Mapping[str, Any], reasons: list[str]) -> None:
+        """Check record ``n``: its problems go to ``reasons``; without any, it joins :attr:`parsed`."""
+        raw_name = self.annotator_override if self.annotator_override is not None else rec.get("annotator")
+        name_problem = annotator_problem(raw_name)
+        if name_problem is not None:
+            reasons.append(name_problem)
+        annotator = raw_name.strip() if isinstance(raw_name, str) else ""
+        unit = _row_unit(rec, self.catalog, reasons)
+        tags: tuple[str, ...] | None = None
+        if rec.get("dimension") == TAGS_DIMENSION:
+            tags, value, comment = self._tag_row(n, annotator, rec, reasons)
+        else:
+            value, comment = _row_value(rec, reasons)
+        _check_repeats(n, annotator, rec, value, comment, self.seen, self.comments, reasons)
+        if reasons:
+            return
+        assert unit is not None
+        if value is not None:
+            self.parsed.rows.append((n, annotator, unit, str(rec.get("dimension")), value))
+        if tags:
+            self.parsed.tags.append((n, annotator, unit, tags))
+        if comment and self.comments[(annotator, unit.unit_id)][0] == n:
+            self.parsed.comments.append((n, annotator, unit, comment))
+
+    def _tag_row(self, n: int, annotator: str, rec: Mapping[str, Any], reasons: list[str]
+                 ) -> tuple[tuple[str, ...], None, str]:
+        """``(tags, no value, comment)`` of a ``tags`` row (:mod:`.tag_rows`); one such row per annotator and unit."""
+        from .tag_rows import parse_tag_cell
+
+        tags = parse_tag_cell(rec.get("value"), reasons)
+        first = self.seen.setdefault((annotator, str(rec.get("unit_id")), TAGS_DIMENSION), n)
+        if first != n:
+            reasons.append(f"duplicate of row {first} (same annotator, unit and dimension)")
+        return tags, None, str(rec.get("comment") or "").strip()
+
+
 def validate_file(path: str | os.PathLike[str], catalog: Mapping[str, Unit], annotator_override: str | None = None,
                   fmt: str | None = None) -> ParsedFile:
     """Read and check every row of a label file; raise :class:`LabelImportError` listing every bad row.
@@ -253,9 +301,7 @@ def validate_file(path: str | os.PathLike[str], catalog: Mapping[str, Unit], ann
         if bad:
             problems += [(0, b) for b in bad]
             records = []
-    parsed = ParsedFile(source, fmt)
-    seen: dict[tuple[str, str, str], int] = {}
-    comments: dict[tuple[str, str], tuple[int, str]] = {}
+    rows = _RowChecker(catalog, annotator_override, ParsedFile(source, fmt))
     for n, rec in records:
         reasons: list[str] = []
         if header is None:
@@ -264,37 +310,12 @@ def validate_file(path: str | os.PathLike[str], catalog: Mapping[str, Unit], ann
                 problems.append((n, "; ".join(bad)))
                 continue
             reasons += bad
-        raw_name = annotator_override if annotator_override is not None else rec.get("annotator")
-        name_problem = annotator_problem(raw_name)
-        if name_problem is not None:
-            reasons.append(name_problem)
-        annotator = raw_name.strip() if isinstance(raw_name, str) else ""
-        unit = _row_unit(rec, catalog, reasons)
-        tags: tuple[str, ...] | None = None
-        if rec.get("dimension") == TAGS_DIMENSION:
-            from .tag_rows import parse_tag_cell
-
-            tags = parse_tag_cell(rec.get("value"), reasons)
-            value, comment = None, str(rec.get("comment") or "").strip()
-            first = seen.setdefault((annotator, str(rec.get("unit_id")), TAGS_DIMENSION), n)
-            if first != n:
-                reasons.append(f"duplicate of row {first} (same annotator, unit and dimension)")
-        else:
-            value, comment = _row_value(rec, reasons)
-        _check_repeats(n, annotator, rec, value, comment, seen, comments, reasons)
+        rows.add(n, rec, reasons)
         if reasons:
             problems.append((n, "; ".join(reasons)))
-            continue
-        assert unit is not None
-        if value is not None:
-            parsed.rows.append((n, annotator, unit, str(rec.get("dimension")), value))
-        if tags:
-            parsed.tags.append((n, annotator, unit, tags))
-        if comment and comments[(annotator, unit.unit_id)][0] == n:
-            parsed.comments.append((n, annotator, unit, comment))
     if problems:
         raise LabelImportError(problems, source)
-    return parsed
+    return rows.parsed
 
 
 def import_file(store: LabelStore, path: str | os.PathLike[str], catalog: Mapping[str, Unit],
