@@ -26,7 +26,6 @@ from .types import UNSURE, ImportReport
 __all__ = ["ParsedFile", "detect_format", "import_file", "validate_file"]
 
 
-
 def detect_format(path: str | os.PathLike[str], fmt: str | None = None) -> str:
     """``fmt`` if given (checked), else from the suffix (.csv/.txt, .jsonl/.ndjson/.json, .parquet) or the content."""
     if fmt:

@@ -32,7 +32,6 @@ def majority(yes: int, no: int) -> tuple[int | None, str]:
     return value, "single" if yes + no == 1 else ("unanimous" if min(yes, no) == 0 else "majority")
 
 
-
 class LabelReadsMixin(StoreHandle):
     """The reading methods of :class:`~playground.store.core.LabelStore`: events, labels, comments, consensus."""
 
