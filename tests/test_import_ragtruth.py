@@ -112,7 +112,8 @@ def test_a_failing_label_write_leaves_no_dataset(tmp_path, monkeypatch):
 
     with open_store(tmp_path / "labels.db") as store:
         before = store.dump()
-        monkeypatch.setattr(label_writes, "UPSERT_LABEL", "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        monkeypatch.setattr(label_writes, "UPSERT_LABEL",
+                            "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
         with pytest.raises(Exception, match="no_such_table"):
             RT.import_ragtruth(SAMPLE, None, store)
         assert store.dump() == before and store.datasets() == []
