@@ -237,12 +237,12 @@ def test_import_stores_the_dataset_and_open_dataset_reads_it(store):
 
 
 def test_a_failing_label_write_leaves_no_dataset(store, monkeypatch, tmp_path):
-    from playground.store import core
+    from playground.store import label_writes
 
     units = payload_units(prepare(FIX / "ragas_single.jsonl", "ragas", "demo"))
     table = write(tmp_path, "labels.csv", f"annotator,unit_id,dimension,value\nann,{units[0].unit_id},relevant,1\n")
     before = store.dump()
-    monkeypatch.setattr(core, "UPSERT_LABEL", "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    monkeypatch.setattr(label_writes, "UPSERT_LABEL", "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
     with pytest.raises(Exception, match="no_such_table"):
         import_dataset(FIX / "ragas_single.jsonl", "ragas", "demo", store, labels=table)
     assert store.datasets() == [] and store.dump() == before

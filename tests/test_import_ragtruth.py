@@ -108,11 +108,12 @@ def test_the_older_data_set_file_still_writes_and_reads(tmp_path):
 
 def test_a_failing_label_write_leaves_no_dataset(tmp_path, monkeypatch):
     """Issue 17.5: the dataset and its labels are one transaction, whichever statement fails."""
-    from playground.store import core
+    from playground.store import label_writes
 
     with open_store(tmp_path / "labels.db") as store:
         before = store.dump()
-        monkeypatch.setattr(core, "UPSERT_LABEL", "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        monkeypatch.setattr(label_writes, "UPSERT_LABEL",
+                            "INSERT INTO no_such_table VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
         with pytest.raises(Exception, match="no_such_table"):
             RT.import_ragtruth(SAMPLE, None, store)
         assert store.dump() == before and store.datasets() == []

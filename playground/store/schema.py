@@ -431,6 +431,28 @@ def _migrate_1_to_2(backend: Backend, cur: Cursor) -> None:
             [(canonical_timestamp(ts), aid) for aid, ts in annotators],
         )
 
+    events, last = _v2_events(backend, old_events)
+    labels = _v2_labels(backend, old_labels, events, last)
+    cur.executemany(
+        "INSERT INTO events (event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension,"
+        " old_value, new_value, old_text_hash, text_hash, action, undoes, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        events,
+    )
+    cur.executemany(
+        "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash,"
+        " updated_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        labels,
+    )
+    for stmt in _v2_triggers(dialect):
+        cur.execute(stmt)
+    backend.reset_sequences(cur)
+
+
+def _v2_events(backend: Backend, old_events: list[tuple[Any, ...]]
+               ) -> tuple[list[tuple[Any, ...]], dict[tuple[Any, ...], tuple[Any, ...]]]:
+    """Version-2 rows of the version-1 events (their own batch; ``old_text_hash`` from the previous event of the
+    label), and ``{(annotator_id, unit_id, dimension): (event_id, new_value, text_hash)}`` of each label's last."""
     events: list[tuple[Any, ...]] = []
     last: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # key -> (event_id, new_value, text_hash)
     for eid, aid, kind, uid, dim, old, new, thash, created in old_events:
@@ -442,7 +464,14 @@ def _migrate_1_to_2(backend: Backend, cur: Cursor) -> None:
             "clear" if new is None else "set", None, backend.ts_in(canonical_timestamp(created)),
         ))
         last[key] = (eid, new, thash)
-    next_id = (old_events[-1][0] if old_events else 0) + 1
+    return events, last
+
+
+def _v2_labels(backend: Backend, old_labels: list[tuple[Any, ...]], events: list[tuple[Any, ...]],
+               last: dict[tuple[Any, ...], tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Version-2 rows of the version-1 labels, each pointing at its last event; a label its last event does not
+    explain gets an ``import`` event appended to ``events`` (ids after the last one)."""
+    next_id = (events[-1][0] if events else 0) + 1
     labels: list[tuple[Any, ...]] = []
     for aid, kind, uid, dim, value, thash, updated in old_labels:
         key = (aid, uid, dim)
@@ -460,20 +489,7 @@ def _migrate_1_to_2(backend: Backend, cur: Cursor) -> None:
             last[key] = prev
             next_id += 1
         labels.append((aid, uid, dim, kind, case_id_from_unit_id(kind, uid), value, thash, updated_ts, prev[0]))
-    cur.executemany(
-        "INSERT INTO events (event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension,"
-        " old_value, new_value, old_text_hash, text_hash, action, undoes, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        events,
-    )
-    cur.executemany(
-        "INSERT INTO labels (annotator_id, unit_id, dimension, unit_kind, case_id, value, text_hash,"
-        " updated_at, event_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        labels,
-    )
-    for stmt in _v2_triggers(dialect):
-        cur.execute(stmt)
-    backend.reset_sequences(cur)
+    return labels
 
 
 _V2_EVENTS = ("event_id, batch_id, annotator_id, unit_kind, unit_id, case_id, dimension, old_value, new_value,"
