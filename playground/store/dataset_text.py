@@ -1,7 +1,7 @@
 """A dataset written from its canonical JSON text, and a dataset's kind and revision read without its payload.
 
-:meth:`playground.store.LabelStore.put_dataset` takes the payload as a dict and
-serialises it (:func:`.checks.canonical_json`).  An importer of a large file
+:meth:`playground.store.LabelStore.put_dataset` takes the payload as a dict,
+serialises it (:func:`.checks.canonical_json`) and writes it here.  An importer of a large file
 serialises it sample by sample instead (never holding the dict and its text at
 once) and hands the text here: :func:`put_dataset_text` runs the same one
 transaction on the same columns (``datasets``: name, kind, payload, sha256,
@@ -23,19 +23,19 @@ from .errors import InvalidLabelError, StoreError
 from .types import DatasetInfo
 
 if TYPE_CHECKING:
-    from .core import LabelStore
+    from .stored_datasets import DatasetsMixin
 
 __all__ = ["dataset_head", "put_dataset_text"]
 
 
-def dataset_head(store: LabelStore, name: str) -> tuple[str, str] | None:
+def dataset_head(store: DatasetsMixin, name: str) -> tuple[str, str] | None:
     """``(kind, sha256)`` of the dataset stored under ``name``, or ``None``; the payload is not read."""
     row = store._b.read(lambda cur: cur.execute("SELECT kind, sha256 FROM datasets WHERE name = ?",
                                                 (name,)).fetchone())
     return None if row is None else (str(row[0]), str(row[1]))
 
 
-def put_dataset_text(store: LabelStore, name: str, kind: str, text: str, digest: str, summary: Mapping[str, Any], *,
+def put_dataset_text(store: DatasetsMixin, name: str, kind: str, text: str, digest: str, summary: Mapping[str, Any], *,
                      label_rows: Sequence[tuple[str, Unit, str, int]] = (), replace: bool = False,
                      also: Callable[[Cursor], Any] | None = None) -> DatasetInfo:
     """:meth:`LabelStore.put_dataset` for a payload given as its canonical JSON ``text`` (sha256 ``digest``).

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ..model import Unit
 from .base import Cursor
 from .checks import canonical_json, dataset_info
-from .errors import InvalidLabelError, StoreError
+from .dataset_text import put_dataset_text
+from .errors import InvalidLabelError
 from .handle import StoreHandle
 from .types import DatasetInfo, StoredDataset
 
@@ -41,40 +42,13 @@ class DatasetsMixin(StoreHandle):
         of that name already present is an error unless ``replace=True``
         (labels are never removed by a replace).
         """
-        if not isinstance(name, str) or not name.strip() or len(name) > 200 or "\x00" in name:
-            raise InvalidLabelError(f"a dataset needs a name of 1 to 200 characters, got {name!r}")
-        if not isinstance(kind, str) or not kind:
-            raise InvalidLabelError(f"a dataset needs a kind, got {kind!r}")
         if not isinstance(payload, dict):
             raise InvalidLabelError(f"a dataset payload must be a JSON object (dict), got {type(payload).__name__}")
         text = canonical_json(payload)
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        write_labels = self._rows_tx(label_rows, "import") if label_rows else None
-
-        def tx(cur: Cursor) -> Any:
-            now = self._b.now(cur)
-            # One statement decides, so two concurrent imports of one new name cannot both "create" it.
-            on_conflict = ("DO UPDATE SET kind = excluded.kind, payload = excluded.payload,"
-                           " sha256 = excluded.sha256") if replace else "DO NOTHING"
-            written = cur.execute("INSERT INTO datasets (name, kind, payload, sha256, created_at)"
-                                  f" VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) {on_conflict} RETURNING created_at",
-                                  (name, kind, text, digest, now)).fetchone()
-            if written is None:
-                # Identical content again is no change (its labels may still be new); other content is refused.
-                found = cur.execute("SELECT sha256, created_at FROM datasets WHERE name = ?", (name,)).fetchone()
-                if found is None or found[0] != digest:
-                    raise StoreError(f"a dataset named {name!r} is already in the label store {self.url} with other"
-                                     " content; nothing was written (import with --replace to replace it, its labels"
-                                     " are kept, or choose another name)")
-                written = found[1:]
-            if also is not None:
-                also(cur)
-            if write_labels is not None:
-                write_labels(cur)
-            return written[0]
-
-        created = self._b.ts_out(self._write(tx))
-        return dataset_info(name, kind, digest, created, payload)
+        summary = payload.get("summary")
+        return put_dataset_text(self, name, kind, text, digest, summary if isinstance(summary, dict) else {},
+                                label_rows=label_rows, replace=replace, also=also)
 
     def dataset(self, name: str) -> StoredDataset | None:
         """The dataset stored under ``name`` (payload parsed back from JSON), or ``None``."""
