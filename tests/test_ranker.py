@@ -114,3 +114,12 @@ def test_oof_flags_are_deterministic() -> None:
     a = oof_flags(rows, ("support", "x"), 1.0, folds=5, seed=3)
     b = oof_flags(rows, ("support", "x"), 1.0, folds=5, seed=3)
     assert a[0].tobytes() == b[0].tobytes() and a[1].tobytes() == b[1].tobytes()
+
+
+def test_the_weakest_sentence_score_is_used_unfitted() -> None:
+    rows = [ClaimRow(r.claim_id, r.source, r.kind, r.natural, r.supported, {"weakest": r.features["support"]})
+            for r in _rows()]
+    scores, flags = oof_flags(rows, ("weakest",), folds=5, seed=0)
+    assert list(scores) == [r.features["weakest"] for r in rows]
+    base = oof_flags(_rows(), ("support",), folds=5, seed=0)[1]
+    assert flags.tobytes() == base.tobytes()  # same scores, same grid, same rule

@@ -15,8 +15,8 @@ Protocol (:func:`ranker_table`), per kind of text (``qa``: RAGTruth QA, ``summar
    (:func:`playground.calibrate.floor_rules.choose_by_rule`, grid :data:`LEARNED_GRID`) on *inner*
    out-of-fold scores of the training folds (folds by ``fold_of(source, folds, seed + 1)`` among them), so no
    floor is chosen on scores a model fitted on the same claims gave; the claims of fold ``k`` scoring below it
-   are flagged.  The shipped support score is run through the same protocol (nothing fitted; grid
-   :data:`playground.harness.score.SUPPORT_FLOOR_GRID`).
+   are flagged.  The shipped support score and the weakest sentence's support (:data:`UNFITTED`) are run
+   through the same protocol (nothing fitted; grid :data:`playground.harness.score.SUPPORT_FLOOR_GRID`).
 3. Reported: ROC AUC of the out-of-fold scores on every tuning claim and on the natural-rate ones
    (``validation-sample.jsonl``, not the enriched ``claims.jsonl``), beside plain token coverage's and
    ROUGE-1 precision's; and, on the natural-rate claims, hallucinated claims caught, flags, recall and
@@ -36,7 +36,11 @@ from .floor_rules import choose_by_rule
 from .logit import fit_logistic
 from .tuning_kinds import roc_auc
 
-__all__ = ["FEATURE_SETS", "LEARNED_GRID", "ClaimRow", "oof_flags", "ranker_table", "tuning_rows"]
+__all__ = ["FEATURE_SETS", "LEARNED_GRID", "UNFITTED", "ClaimRow", "oof_flags", "ranker_table", "tuning_rows"]
+
+#: Scores on the support scale used as they are (nothing fitted; the support floor grid): the shipped
+#: support score and the weakest sentence's (:mod:`playground.calibrate.claim_features`).
+UNFITTED: tuple[str, ...] = ("support", "weakest")
 
 #: Candidate floors of a learned score (``P(supported)``): 0.005 steps, since most claims score near 1.
 LEARNED_GRID: tuple[float, ...] = tuple(round(0.005 * i, 3) for i in range(1, 200))
@@ -88,7 +92,7 @@ def _matrix(rows: Sequence[ClaimRow], features: Sequence[str]) -> np.ndarray:
 
 def _fit_predict(train: Sequence[ClaimRow], test: Sequence[ClaimRow], features: Sequence[str],
                  l2: float) -> np.ndarray:
-    if tuple(features) == ("support",):
+    if len(features) == 1 and features[0] in UNFITTED:
         return _matrix(test, features)[:, 0]
     model = fit_logistic(_matrix(train, features), np.array([r.supported for r in train], dtype=float), l2)
     return model.predict(_matrix(test, features))
@@ -112,8 +116,8 @@ def oof_flags(rows: Sequence[ClaimRow], features: Sequence[str], l2: float = 1.0
     from ..harness.score import SUPPORT_FLOOR_GRID
     from ..sampling import fold_of
 
-    shipped = tuple(features) == ("support",)
-    grid = SUPPORT_FLOOR_GRID if shipped else LEARNED_GRID
+    unfitted = len(features) == 1 and features[0] in UNFITTED
+    grid = SUPPORT_FLOOR_GRID if unfitted else LEARNED_GRID
     fold = np.array([fold_of(r.source, folds, seed) for r in rows])
     scores = _oof(rows, features, l2, folds, seed)
     flags = np.zeros(len(rows), dtype=bool)
@@ -147,7 +151,8 @@ def ranker_table(*, folds: int = 5, seed: int = 0, l2s: Sequence[float] = (1.0, 
     """The out-of-fold table of the module docstring: the shipped support score, then each feature set of
     :data:`FEATURE_SETS` at each penalty of ``l2s``; per kind, then both kinds pooled (natural-rate claims)."""
     data = list(rows) if rows is not None else tuning_rows()
-    variants: list[tuple[str, tuple[str, ...], float]] = [("support (shipped)", ("support",), 0.0)]
+    variants: list[tuple[str, tuple[str, ...], float]] = [("support (shipped)", ("support",), 0.0),
+                                                          ("weakest sentence (no fit)", ("weakest",), 0.0)]
     variants += [(f"LR {name}, l2={l2:g}", feats, l2) for name, feats in FEATURE_SETS.items() for l2 in l2s]
     out: list[dict[str, Any]] = []
     for kind in ("qa", "summary"):
