@@ -1,6 +1,7 @@
 """Print the out-of-fold table of the learned rankers on RAGTruth's tuning part (issue 26 research).
 
     python scripts/ranker_oof.py [--seed 0] [--folds 5] [--l2 1 10 30]
+    python scripts/ranker_oof.py --ceiling [--l2 1 10 30]   # in-sample ceilings instead
 
 Reads the tuning part only (:mod:`playground.calibrate.ranker_cv` says how); prints one row per scorer
 and kind, then both kinds pooled on the natural-rate claims.
@@ -9,7 +10,17 @@ from __future__ import annotations
 
 import argparse
 
-from playground.calibrate.ranker_cv import ranker_table
+from playground.calibrate.ranker_cv import FEATURE_SETS, in_sample_ceiling, ranker_table, tuning_rows
+
+
+def ceilings(l2s: list[float]) -> None:
+    """Print the in-sample ceiling of each scorer (``in_sample_ceiling``)."""
+    rows = tuning_rows()
+    variants = [("support (shipped)", ("support",), 0.0), ("weakest sentence (no fit)", ("weakest",), 0.0)]
+    variants += [(f"LR {name}, l2={l2:g}", feats, l2) for name, feats in FEATURE_SETS.items() for l2 in l2s]
+    for name, feats, l2 in variants:
+        c, f, h = in_sample_ceiling(rows, feats, l2)
+        print(f"{name:32s} in-sample best pair of floors: {c}/{h} caught by {f} flags, precision {c / f:.4f}")
 
 
 def main() -> None:
@@ -17,7 +28,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--l2", type=float, nargs="+", default=[1.0, 10.0, 30.0])
+    ap.add_argument("--ceiling", action="store_true", help="print the in-sample ceilings instead")
     a = ap.parse_args()
+    if a.ceiling:
+        ceilings(a.l2)
+        return
     table = ranker_table(folds=a.folds, seed=a.seed, l2s=a.l2)
     print(table.to_string(index=False, na_rep="—"))
 

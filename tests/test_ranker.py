@@ -123,3 +123,17 @@ def test_the_weakest_sentence_score_is_used_unfitted() -> None:
     assert list(scores) == [r.features["weakest"] for r in rows]
     base = oof_flags(_rows(), ("support",), folds=5, seed=0)[1]
     assert flags.tobytes() == base.tobytes()  # same scores, same grid, same rule
+
+
+def test_in_sample_ceiling_by_hand() -> None:
+    # natural qa: scores 0.1 (h), 0.2, 0.3 (h), 0.9; natural summary: 0.2 (h), 0.5, 0.6 (h); 4 hallucinated
+    # (the qa claim at 0.05 is not natural-rate), so recall >= 0.55 needs 3 caught.  qa flagging 0.1-0.3
+    # (2 by 3) with summary flagging 0.2 (1 by 1) gives 3 by 4; so does qa 0.1 with summary 0.2-0.6; 4 caught
+    # needs 6 flags (0.67).  Best: 3 by 4.
+    def row(i: int, kind: str, s: float, h: bool, natural: bool = True) -> ClaimRow:
+        return ClaimRow(f"{kind}{i}", f"s{i}", kind, natural, not h, {"support": s})
+    rows = [row(0, "qa", 0.1, True), row(1, "qa", 0.2, False), row(2, "qa", 0.3, True), row(3, "qa", 0.9, False),
+            row(4, "qa", 0.05, True, natural=False),
+            row(5, "summary", 0.2, True), row(6, "summary", 0.5, False), row(7, "summary", 0.6, True)]
+    from playground.calibrate.ranker_cv import in_sample_ceiling
+    assert in_sample_ceiling(rows, ("support",)) == (3, 4, 4)

@@ -21,6 +21,11 @@ Protocol (:func:`ranker_table`), per kind of text (``qa``: RAGTruth QA, ``summar
    (``validation-sample.jsonl``, not the enriched ``claims.jsonl``), beside plain token coverage's and
    ROUGE-1 precision's; and, on the natural-rate claims, hallucinated claims caught, flags, recall and
    precision; last, both kinds pooled.
+
+:func:`in_sample_ceiling` is the opposite, optimistic, figure: each model fitted on *all* tuning claims of
+a kind and its floors (one per kind, any score as a floor) chosen on the same natural-rate claims it is
+read on -- the best precision at recall >= 0.55 the scores could show; below 0.30 there, no floor rule
+can reach 0.30 out of fold.
 """
 from __future__ import annotations
 
@@ -36,7 +41,8 @@ from .floor_rules import choose_by_rule
 from .logit import fit_logistic
 from .tuning_kinds import roc_auc
 
-__all__ = ["FEATURE_SETS", "LEARNED_GRID", "UNFITTED", "ClaimRow", "oof_flags", "ranker_table", "tuning_rows"]
+__all__ = ["FEATURE_SETS", "LEARNED_GRID", "UNFITTED", "ClaimRow", "in_sample_ceiling", "oof_flags", "ranker_table",
+           "tuning_rows"]
 
 #: Scores on the support scale used as they are (nothing fitted; the support floor grid): the shipped
 #: support score and the weakest sentence's (:mod:`playground.calibrate.claim_features`).
@@ -184,3 +190,31 @@ def _pooled(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                        "flags": n_flags, "recall": round(caught / int(h.sum()), 4),
                        "precision": round(caught / n_flags, 4) if n_flags else None})
     return pooled
+
+
+def _catches(scores: np.ndarray, hallucinated: np.ndarray) -> list[tuple[int, int]]:
+    """``(caught, flags)`` at every floor that flags a different set of claims (each distinct score, and above all)."""
+    floors = np.unique(np.r_[scores, np.inf])
+    return [(int(((scores < f) & hallucinated).sum()), int((scores < f).sum())) for f in floors]
+
+
+def in_sample_ceiling(rows: Sequence[ClaimRow], features: Sequence[str], l2: float = 1.0,
+                      min_recall: float = 0.55) -> tuple[int, int, int]:
+    """``(caught, flags, hallucinated)`` of the best pair of per-kind floors on the natural-rate claims, in
+    sample (module docstring): the highest precision among the pairs catching at least ``min_recall`` of them."""
+    per_kind: list[list[tuple[int, int]]] = []
+    n_h = 0
+    for kind in ("qa", "summary"):
+        kr = [r for r in rows if r.kind == kind]
+        s = _fit_predict(kr, kr, features, l2)
+        nat = np.array([r.natural for r in kr])
+        h = ~np.array([r.supported for r in kr])
+        n_h += int((h & nat).sum())
+        per_kind.append(_catches(s[nat], h[nat]))
+    best = (0, 0)
+    for cq, fq in per_kind[0]:
+        for cs, fs in per_kind[1]:
+            c, f = cq + cs, fq + fs
+            if f and c >= min_recall * n_h and (best[1] == 0 or c * best[1] > best[0] * f):
+                best = (c, f)
+    return best[0], best[1], n_h
