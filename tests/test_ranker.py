@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pytest
@@ -137,3 +138,18 @@ def test_in_sample_ceiling_by_hand() -> None:
             row(5, "summary", 0.2, True), row(6, "summary", 0.5, False), row(7, "summary", 0.6, True)]
     from playground.calibrate.ranker_cv import in_sample_ceiling
     assert in_sample_ceiling(rows, ("support",)) == (3, 4, 4)
+
+
+def test_oof_flags_take_another_model() -> None:
+    rows = [ClaimRow(r.claim_id, r.source, r.kind, r.natural, r.supported,
+                     {"support": r.features["support"], "x": 0.0}) for r in _rows()]
+    seen: list[int] = []
+
+    def first_feature(train: Sequence[ClaimRow], test: Sequence[ClaimRow], features: Sequence[str],
+                      l2: float) -> np.ndarray:
+        seen.append(len(train))
+        return np.array([r.features[features[0]] for r in test])
+
+    scores, _ = oof_flags(rows, ("support", "x"), folds=5, seed=0, fit=first_feature)
+    assert list(scores) == [r.features["support"] for r in rows]
+    assert len(seen) > 5  # the outer folds and the (non-empty) inner folds of each were fitted by it

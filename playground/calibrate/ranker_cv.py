@@ -29,7 +29,7 @@ can reach 0.30 out of fold.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,8 +41,8 @@ from .floor_rules import choose_by_rule
 from .logit import fit_logistic
 from .tuning_kinds import roc_auc
 
-__all__ = ["FEATURE_SETS", "LEARNED_GRID", "UNFITTED", "ClaimRow", "in_sample_ceiling", "oof_flags", "ranker_table",
-           "tuning_rows"]
+__all__ = ["FEATURE_SETS", "LEARNED_GRID", "UNFITTED", "ClaimRow", "FitPredict", "in_sample_ceiling", "oof_flags",
+           "ranker_table", "tuning_rows"]
 
 #: Scores on the support scale used as they are (nothing fitted; the support floor grid): the shipped
 #: support score and the weakest sentence's (:mod:`playground.calibrate.claim_features`).
@@ -104,32 +104,39 @@ def _fit_predict(train: Sequence[ClaimRow], test: Sequence[ClaimRow], features: 
     return model.predict(_matrix(test, features))
 
 
-def _oof(rows: Sequence[ClaimRow], features: Sequence[str], l2: float, folds: int, seed: int) -> np.ndarray:
+#: ``fit(train rows, test rows, features, l2) -> P(supported) of the test rows``: how a model is fitted and applied.
+FitPredict = Callable[[Sequence[ClaimRow], Sequence[ClaimRow], Sequence[str], float], np.ndarray]
+
+
+def _oof(rows: Sequence[ClaimRow], features: Sequence[str], l2: float, folds: int, seed: int,
+         fit: FitPredict | None = None) -> np.ndarray:
     from ..sampling import fold_of
 
+    fit = fit or _fit_predict
     fold = np.array([fold_of(r.source, folds, seed) for r in rows])
     out = np.zeros(len(rows))
     for k in range(folds):
         test = [r for r, f in zip(rows, fold, strict=True) if f == k]
         if test:  # a fold without sources has nothing to score
-            out[fold == k] = _fit_predict([r for r, f in zip(rows, fold, strict=True) if f != k], test, features, l2)
+            out[fold == k] = fit([r for r, f in zip(rows, fold, strict=True) if f != k], test, features, l2)
     return out
 
 
 def oof_flags(rows: Sequence[ClaimRow], features: Sequence[str], l2: float = 1.0, *, folds: int = 5,
-              seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """``(out-of-fold scores, held-out flags)`` of ``rows`` (module docstring, steps 1-2)."""
+              seed: int = 0, fit: FitPredict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(out-of-fold scores, held-out flags)`` of ``rows`` (module docstring, steps 1-2); ``fit``: another
+    model than the logistic regression (:data:`FitPredict`; a research script passes gradient boosting)."""
     from ..harness.score import SUPPORT_FLOOR_GRID
     from ..sampling import fold_of
 
     unfitted = len(features) == 1 and features[0] in UNFITTED
     grid = SUPPORT_FLOOR_GRID if unfitted else LEARNED_GRID
     fold = np.array([fold_of(r.source, folds, seed) for r in rows])
-    scores = _oof(rows, features, l2, folds, seed)
+    scores = _oof(rows, features, l2, folds, seed, fit)
     flags = np.zeros(len(rows), dtype=bool)
     for k in range(folds):
         train = [r for r, f in zip(rows, fold, strict=True) if f != k]
-        inner = _oof(train, features, l2, folds, seed + 1)
+        inner = _oof(train, features, l2, folds, seed + 1, fit)
         choice = choose_by_rule("reweighted", inner, [r.supported for r in train], [r.natural for r in train], grid)
         if choice.floor is not None:
             flags[fold == k] = np.round(scores[fold == k], 6) < choice.floor
