@@ -153,3 +153,20 @@ def test_oof_flags_take_another_model() -> None:
     scores, _ = oof_flags(rows, ("support", "x"), folds=5, seed=0, fit=first_feature)
     assert list(scores) == [r.features["support"] for r in rows]
     assert len(seen) > 5  # the outer folds and the (non-empty) inner folds of each were fitted by it
+
+
+def test_tuning_rows_read_the_tuning_part_only(shared_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from playground.calibrate import ranker_cv, splits
+
+    seen: list[str] = []
+
+    def stub(claim: str, context: Sequence[str], kind: str = "qa") -> dict[str, float]:
+        seen.append(claim)
+        return {"support": 1.0}
+
+    monkeypatch.setattr(ranker_cv, "claim_features", stub)  # the features are not what this test is about
+    rows = ranker_cv.tuning_rows()
+    frozen = splits.frozen_sources("ragtruth")
+    assert len(rows) == len(seen) == 1204  # RAGTruth's tuning part: 583 QA and 621 summary claims
+    assert not {r.source for r in rows} & frozen
+    assert sum(r.natural for r in rows) == 870 and sum(not r.supported and r.natural for r in rows) == 50
