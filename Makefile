@@ -50,7 +50,7 @@ bench: $(DEV_STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; echo; done
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check playground tests bench
+	$(BIN)/ruff check playground tests bench scripts
 	$(BIN)/mypy
 
 # Where the `playground` command is after `make serve`/`make test` created .venv (it is not on PATH).
