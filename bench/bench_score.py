@@ -211,12 +211,12 @@ def main(argv: list[str] | None = None) -> int:
               f"median {median:,.0f}; {1e3 / best:.3f} ms per response){verdict}")
     print("per response: 4 claims, 5 passages of ~120 words, query, reference, 2 accept strings")
     if args.cache_report:
-        from playground.harness import tokens
+        from playground.harness import token_keys, token_words, tokens
 
-        sizes = {"word_info": len(tokens._WORD_INFO), "chunk_tokens": len(tokens._CHUNK_TOKENS),
-                 "chunk_keys": len(tokens._CHUNK_KEYS), "match_keys": len(tokens._MATCH_KEYS),
+        sizes = {"word_info": len(token_words._WORD_INFO), "chunk_tokens": len(tokens._CHUNK_TOKENS),
+                 "chunk_keys": len(token_keys._CHUNK_KEYS), "match_keys": len(token_keys._MATCH_KEYS),
                  "analyses": sum(map(len, tokens._ANALYSES.values())),
-                 "context_keys": len(tokens._CONTEXT_KEYS)}
+                 "context_keys": len(token_keys._CONTEXT_KEYS)}
         print("token caches (entries / bound): " + ", ".join(
             f"{k} {v:,} / {tokens.CACHE_SIZES[k]:,}" for k, v in sizes.items()))
     return 0
