@@ -39,7 +39,7 @@ context key sets became plain dicts of strings, which CPython does not track
 (``tokens.KeySet``; collector time on this workload 0.39 s -> 0.21 s of
 3.2 s, measured with ``gc.callbacks``), and the abstention clauses are found
 with a first-letter look-ahead; a sentence without a hedge word among its
-tokens skips the hedge expressions (``score._sentence_hedges``).  What is left is mostly per passage chunk
+tokens skips the hedge expressions (``style._sentence_hedges``).  What is left is mostly per passage chunk
 (split, hash, two dict lookups, an insertion: about 1.4 k instructions for
 each of the ~600 chunks of five fresh passages, 1.0 M per response, measured
 alone under callgrind) and per fresh claim (~0.22 M each, a third of it the

@@ -152,6 +152,7 @@ class Analysis(NamedTuple):
         """Numbers, identifiers and names: the items checked exactly."""
         return self.numbers | self.identifiers | self.names
 
+# A backtick code span: every token inside one is an identifier, wherever it occurs in the text (rule 3).
 _CODE_RE = re.compile(r"`([^`\n]+)`")
 
 
@@ -259,22 +260,10 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
 _CHUNK_TOKENS = _ChunkTokens()
 
 
-def _prepared(text: str, markers: bool) -> tuple[str, set[str] | None]:
-    """The text to tokenise (curly apostrophes straightened, markers stripped when ``markers``) and the
-    tokens inside its backtick code spans, which are identifiers wherever they occur (None without any)."""
-    t = text.replace("’", "'").replace("‘", "'")
-    if markers:
-        t = strip_markers(t)
-    code = {m.group() for span in _CODE_RE.findall(t) for m in TOKEN_RE.finditer(span)} if "`" in t else None
-    return t, code
-
-
-def _items(found: set[str]) -> frozenset[str]:
-    return frozenset(found) if found else _NO_ITEMS
-
-
 def _analyze(text: str, markers: bool) -> Analysis:
-    t, code = _prepared(text, markers)
+    t = text.replace("’", "'").replace("‘", "'")
+    t = strip_markers(t) if markers else t
+    code = {m.group() for span in _CODE_RE.findall(t) for m in TOKEN_RE.finditer(span)} if "`" in t else None
     words: list[str] = []
     content: list[str] = []
     numbers: set[str] = set()
@@ -282,25 +271,26 @@ def _analyze(text: str, markers: bool) -> Analysis:
     names: set[str] = set()
     negations: list[str] = []
     pending: str | None = None  # stem of a sentence-initial capitalised word just seen
-    # carry_*: facts of the gap before the next chunk's first token
-    exact_count, first, carry_end, carry_ws = 0, True, True, True
-    whole = not code  # without code spans a plain chunk is taken whole
+    # carry_*: facts of the gap before the next chunk's first token; whole: no code span, plain chunks taken whole
+    exact_count, first, carry_end, carry_ws, whole = 0, True, True, True, not code
     for toks, tail_end, tail_ws, plain in map(_CHUNK_TOKENS.__getitem__, t.split(" ")):
         if plain is not None and whole:
             w, c, extra = plain
             words.extend(w)
             content.extend(c)
-            if extra is not None:  # numbers, identifiers or negations (an empty update adds nothing)
+            if extra is not None:
                 nums, ids, negs, n_exact = extra
-                exact_count += n_exact
-                numbers.update(nums)
-                identifiers.update(ids)
-                negations.extend(negs)
-            pending, first = None, False
-            carry_end, carry_ws = tail_end, tail_ws
-            continue
-        if not toks:
-            carry_end, carry_ws = carry_end or tail_end, carry_ws and tail_ws
+                exact_count += n_exact  # 0 when the chunk has no number or identifier
+                if nums:
+                    numbers.update(nums)
+                if ids:
+                    identifiers.update(ids)
+                if negs:
+                    negations.extend(negs)
+            pending = None
+            first = False
+            carry_end = tail_end
+            carry_ws = tail_ws
             continue
         for w, c, nums, ids, negs, name_stems, all_caps, n_exact, g_end, g_ws, kind, tok in toks:
             g_end, g_ws = carry_end or g_end, carry_ws and g_ws  # the carry counts before the first token only
@@ -309,17 +299,14 @@ def _analyze(text: str, markers: bool) -> Analysis:
                 w, c, nums, ids, negs, name_stems, all_caps, n_exact = _token_info(kind, tok, True)
             words.extend(w)
             content.extend(c)
-            if n_exact:
-                exact_count += n_exact
-                if nums:
-                    numbers.update(nums)
-                if ids:
-                    identifiers.update(ids)
+            exact_count += n_exact
+            if nums:
+                numbers.update(nums)
+            if ids:
+                identifiers.update(ids)
             if negs:
                 negations.extend(negs)
-            if name_stems is None:
-                pending = None
-            elif all_caps or not (first or g_end):
+            if name_stems is not None and (all_caps or not (first or g_end)):
                 names.update(name_stems)
                 exact_count += len(name_stems)
                 if pending is not None and g_ws:
@@ -327,10 +314,11 @@ def _analyze(text: str, markers: bool) -> Analysis:
                     exact_count += 1
                 pending = None
             else:
-                pending = name_stems[0]
+                pending = None if name_stems is None else name_stems[0]
             first = False
-        carry_end, carry_ws = tail_end, tail_ws
-    return Analysis(tuple(words), tuple(content), _items(numbers), _items(identifiers), _items(names),
+        carry_end, carry_ws = carry_end or tail_end, carry_ws and tail_ws  # a chunk without tokens joins the two
+    return Analysis(tuple(words), tuple(content), frozenset(numbers) if numbers else _NO_ITEMS,
+                    frozenset(identifiers) if identifiers else _NO_ITEMS, frozenset(names) if names else _NO_ITEMS,
                     tuple(negations), exact_count)
 
 
