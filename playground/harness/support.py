@@ -21,7 +21,7 @@ __all__ = ["SupportDetail", "support", "support_detail"]
 
 @dataclass(frozen=True)
 class SupportDetail:
-    """Why a claim got its support score (see the module docstring).
+    """Why a claim got its support score (the steps: :mod:`playground.harness.score`).
 
     ``score``: the support score.  ``coverage``: share of ``content_tokens``
     present in the context.  ``matched_tokens``/``missing_tokens``: the content
@@ -119,7 +119,7 @@ def _rouge1_precision(v: _ClaimView, ctx: Context) -> float:
 
 def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable[str] = (),
             kind: str | None = DEFAULT_KIND) -> float:
-    """Support score of ``claim`` by ``context`` in [0, 1] (module docstring):
+    """Support score of ``claim`` by ``context`` in [0, 1] (the steps: :mod:`playground.harness.score`):
     content-token coverage, or 0.0 when a number, identifier or capitalised
     name of the claim is missing from the context.  Supported when
     ``>= floor`` (default :data:`DEFAULT_SUPPORT_FLOOR`).  ``kind``: the kind of

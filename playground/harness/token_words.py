@@ -115,7 +115,7 @@ def number_value(token: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """Light deterministic stemmer (rule 7 of the module docstring)."""
+    """Light deterministic stemmer (rule 7 of :mod:`playground.harness.tokens`)."""
     w = word
     if len(w) <= 3 or not w.isalpha():
         return w
