@@ -39,7 +39,7 @@ context key sets became plain dicts of strings, which CPython does not track
 (``tokens.KeySet``; collector time on this workload 0.39 s -> 0.21 s of
 3.2 s, measured with ``gc.callbacks``), and the abstention clauses are found
 with a first-letter look-ahead; a sentence without a hedge word among its
-tokens skips the hedge expressions (``score._sentence_hedges``).  What is left is mostly per passage chunk
+tokens skips the hedge expressions (``style._sentence_hedges``).  What is left is mostly per passage chunk
 (split, hash, two dict lookups, an insertion: about 1.4 k instructions for
 each of the ~600 chunks of five fresh passages, 1.0 M per response, measured
 alone under callgrind) and per fresh claim (~0.22 M each, a third of it the
@@ -211,12 +211,12 @@ def main(argv: list[str] | None = None) -> int:
               f"median {median:,.0f}; {1e3 / best:.3f} ms per response){verdict}")
     print("per response: 4 claims, 5 passages of ~120 words, query, reference, 2 accept strings")
     if args.cache_report:
-        from playground.harness import tokens
+        from playground.harness import token_keys, token_words, tokens
 
-        sizes = {"word_info": len(tokens._WORD_INFO), "chunk_tokens": len(tokens._CHUNK_TOKENS),
-                 "chunk_keys": len(tokens._CHUNK_KEYS), "match_keys": len(tokens._MATCH_KEYS),
+        sizes = {"word_info": len(token_words._WORD_INFO), "chunk_tokens": len(tokens._CHUNK_TOKENS),
+                 "chunk_keys": len(token_keys._CHUNK_KEYS), "match_keys": len(token_keys._MATCH_KEYS),
                  "analyses": sum(map(len, tokens._ANALYSES.values())),
-                 "context_keys": len(tokens._CONTEXT_KEYS)}
+                 "context_keys": len(token_keys._CONTEXT_KEYS)}
         print("token caches (entries / bound): " + ", ".join(
             f"{k} {v:,} / {tokens.CACHE_SIZES[k]:,}" for k, v in sizes.items()))
     return 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from playground.harness import clauses, style
 from playground.harness import score as S
 from playground.harness.tokens import analyze, context_keys, number_value, stem, strip_markers
 from playground.model import Locator
@@ -376,12 +377,12 @@ def test_combined_clause_expressions_find_the_spans_of_a_plain_alternation():
     for t in texts:
         spans = [m.span() for m in plain.finditer(t)]
         n_matched += bool(spans)
-        assert [m.span() for m in S._REMOVABLE_RE.finditer(t)] == spans, t
+        assert [m.span() for m in clauses._REMOVABLE_RE.finditer(t)] == spans, t
         up = t.upper()
-        assert [m.span() for m in S._REMOVABLE_RE_I.finditer(up)] == [m.span() for m in plain_i.finditer(up)], t
-        assert [m.span() for m in S._ABSTENTION_RE_I.finditer(up)] == \
+        assert [m.span() for m in clauses._REMOVABLE_RE_I.finditer(up)] == [m.span() for m in plain_i.finditer(up)], t
+        assert [m.span() for m in clauses._ABSTENTION_RE_I.finditer(up)] == \
             [m.span() for m in plain_abst_i.finditer(up)], t
-        assert bool(S._ABSTENTION_RE_I.search(t)) == bool(plain_abst.search(t)), t
+        assert bool(clauses._ABSTENTION_RE_I.search(t)) == bool(plain_abst.search(t)), t
     assert n_matched >= len(_CLAUSE_EXAMPLES) + 2  # the comparison saw matches, not only misses
 
 
@@ -409,14 +410,14 @@ def test_the_hedge_word_shortcut_counts_as_the_expressions_do():
     from playground.importers.ragtruth import load_ragtruth
 
     for text, by_hand in _HEDGE_EDGES:
-        assert S._hedge_counts(text) == by_hand, text
-        assert S._sentence_hedges(text, analyze(text)) == by_hand, text
+        assert style._hedge_counts(text) == by_hand, text
+        assert style._sentence_hedges(text, analyze(text)) == by_hand, text
     ds = load_dataset()
     texts = [*(c.text for rid, r in ds.responses.items() for c in split_claims(r.text, rid)),
              *(r.claim for r in load_ragtruth(SHARED))]
     n_hedged = 0
     for t in texts:
-        expected = S._hedge_counts(t)
-        assert S._sentence_hedges(t, analyze(t)) == expected, t
+        expected = style._hedge_counts(t)
+        assert style._sentence_hedges(t, analyze(t)) == expected, t
         n_hedged += expected[0] > 0
     assert n_hedged >= 15  # hedged texts were compared, not only plain ones

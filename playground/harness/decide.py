@@ -351,54 +351,34 @@ def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: flo
     "a sentence below the floor" means some ``sentence_support < support_floor``
     and ``confidence = min(top_retrieval_similarity, groundedness)``.
 
-    ==  =======================  ==========================  =======  ==============  ==================================
-    #   rule                     condition                   verdict  failure type    next action
-    ==  =======================  ==========================  =======  ==============  ==================================
-    1   abstained_no_context     abstained and               ACCEPT   —               serve
-                                 context_quality <
-                                 min_context_quality
-                                 (nothing to answer from)
-    2   abstained_with_context   abstained, context looks    REVIEW   uncertain       human review
-                                 relevant
-    3   poor_retrieval           context_quality <           REJECT   poor_retrieval  retrieve more documents
-                                 min_context_quality
-    4a  off_topic_grounded       answer_relevance <          REVIEW   off_topic       human review
-                                 min_answer_relevance, but
-                                 groundedness >=
-                                 accept_groundedness and no
-                                 sentence below the floor
-    4   off_topic                answer_relevance <          REJECT   off_topic       retry with a specific prompt
-                                 min_answer_relevance
-    5   confident_hallucination  a sentence below the floor  REJECT   hallucination   regenerate with a grounding prompt
-                                 and specificity >=
-                                 high_specificity and
-                                 (attribution <
-                                 low_attribution or
-                                 groundedness <
-                                 reject_groundedness)
-    6   unspecific               specificity <               REVIEW   vague           retry with a specific prompt
-                                 low_specificity
-    7   ungrounded               groundedness <              REJECT   hallucination   regenerate with a grounding prompt
-                                 reject_groundedness
-    8   hedged                   hedging >= high_hedging     REVIEW   vague           retry with a specific prompt
-    9   signals_disagree         disagreement >              REVIEW   uncertain       human review
-                                 max_signal_disagreement
-    10  low_confidence           confidence <                REVIEW   uncertain       human review
-                                 confidence_review
-    11  borderline               groundedness within         REVIEW   borderline      human review
-                                 borderline_margin of
-                                 accept_groundedness, or a
-                                 sentence's support within
-                                 borderline_margin of the
-                                 floor
-    12  accept                   groundedness >=             ACCEPT   —               serve
-                                 accept_groundedness and no
-                                 sentence below the floor
-    13  otherwise                middle-band groundedness,   REVIEW   uncertain       human review
-                                 or an unsupported sentence
-                                 in an otherwise grounded
-                                 answer
-    ==  =======================  ==========================  =======  ==============  ==================================
+    Each rule's next action ("serve", "human review", "retry with a specific prompt", "regenerate with a
+    grounding prompt", "retrieve more documents") is in :data:`RULES`.
+
+    ==  =======================  =======  ==============  ==========================================================
+    #   rule                     verdict  failure type    condition
+    ==  =======================  =======  ==============  ==========================================================
+    1   abstained_no_context     ACCEPT   —               abstained and context_quality < min_context_quality
+                                                          (nothing to answer from)
+    2   abstained_with_context   REVIEW   uncertain       abstained, context looks relevant
+    3   poor_retrieval           REJECT   poor_retrieval  context_quality < min_context_quality
+    4a  off_topic_grounded       REVIEW   off_topic       answer_relevance < min_answer_relevance, but groundedness
+                                                          >= accept_groundedness and no sentence below the floor
+    4   off_topic                REJECT   off_topic       answer_relevance < min_answer_relevance
+    5   confident_hallucination  REJECT   hallucination   a sentence below the floor and specificity >= high_specificity
+                                                          and (attribution < low_attribution or groundedness <
+                                                          reject_groundedness)
+    6   unspecific               REVIEW   vague           specificity < low_specificity
+    7   ungrounded               REJECT   hallucination   groundedness < reject_groundedness
+    8   hedged                   REVIEW   vague           hedging >= high_hedging
+    9   signals_disagree         REVIEW   uncertain       disagreement > max_signal_disagreement
+    10  low_confidence           REVIEW   uncertain       confidence < confidence_review
+    11  borderline               REVIEW   borderline      groundedness within borderline_margin of accept_groundedness,
+                                                          or a sentence's support within borderline_margin of the floor
+    12  accept                   ACCEPT   —               groundedness >= accept_groundedness and no sentence below
+                                                          the floor
+    13  otherwise                REVIEW   uncertain       middle-band groundedness, or an unsupported sentence in an
+                                                          otherwise grounded answer
+    ==  =======================  =======  ==============  ==========================================================
 
     Why this order: abstentions are judged first (their other signals are
     meaningless); a retrieval failure is named before the answer is blamed for

@@ -46,11 +46,11 @@ from ..claims import split_claims
 from ..files import write_atomic
 from ..golden import Dataset, load_dataset, passage_key, passage_unit
 from ..metrics import RETRIEVAL_METRICS, rates_from_labels
-from ..model import Case, Label, Passage, Response
+from ..model import Case, Claim, Label, Passage, Response
 from . import score as S
 from .assertions import check_assertions
 from .config import Config
-from .decide import decide, flags
+from .decide import Decision, decide, flags
 from .pool import CHUNK, chunked, open_executor, ordered_map, workers
 from .report_stream import (
     CASE_COLUMNS,
@@ -62,6 +62,7 @@ from .report_stream import (
     write_all,
 )
 from .retrieve import Hit, Leg, build_retriever, case_query, retrieve_cases
+from .signals import Signals
 
 __all__ = [
     "CASE_COLUMNS",
@@ -169,28 +170,15 @@ def score_passages(case: Case, hits: Sequence[Hit], config: Config) -> list[dict
     return rows
 
 
-def score_response(case: Case, hits: Sequence[Hit], response: Response, config: Config,
-                   passage_rows: list[dict[str, Any]], context: S.Context | None = None) -> dict[str, Any]:
-    """Every automatic label and signal for one response, plus decision, flags and assertions.
-
-    ``context``: the retrieved passages tokenised once (:class:`score.Context`); built here when None.
-    """
-    passages = [h.passage for h in hits]
-    context = context if context is not None else S.Context([p.text for p in passages])
-    floor = config["scoring.support_floor"]
-    cfloor = config["scoring.correctness_floor"]
-    kind = config["scoring.kind"]
-    query = case_query(case, config["retrieval.use_history"])
-    claims = split_claims(response.text, response.response_id)
-    sentences = [c.text for c in claims]
-    top_similarity = max((p["relevance"] for p in passage_rows), default=0.0)
-    signals = S.response_signals(query, response.text, sentences, context, floor, kind=kind,
-                                 top_retrieval_similarity=top_similarity)
-    abstained = signals.abstained
+def _claim_rows(case: Case, response: Response, claims: Sequence[Claim], supports: Sequence[float],
+                config: Config) -> list[dict[str, Any]]:
+    """One row per claim: its support and correctness with their labels (``>=`` the floors), and its
+    answer-key labels.  On a case that must abstain only an abstention is correct (1.0, else 0.0)."""
+    floor, cfloor, kind = config["scoring.support_floor"], config["scoring.correctness_floor"], config["scoring.kind"]
     fact_texts = [f.statement for f in case.reference_facts]
     key = {k.text: k for k in response.key_claims}
     claim_rows: list[dict[str, Any]] = []
-    for claim, sup in zip(claims, signals.sentence_support, strict=True):
+    for claim, sup in zip(claims, supports, strict=True):
         if case.must_abstain:
             # Only an abstention is correct on a case that must abstain.
             corr = 1.0 if S.is_abstention(claim.text) else 0.0
@@ -204,6 +192,11 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
             "key_supported": None if k is None else int(k.supported),
             "key_correct": None if k is None else int(k.correct),
         })
+    return claim_rows
+
+
+def _fact_rows(case: Case, response: Response) -> list[dict[str, Any]]:
+    """One row per reference fact: covered by the response (:func:`score.fact_covered`) and its key."""
     key_facts = dict(response.key_facts)
     fact_rows: list[dict[str, Any]] = []
     for fact in case.reference_facts:
@@ -216,6 +209,58 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
                 "key_covered": None if fact.fact_id not in key_facts else int(key_facts[fact.fact_id]),
             }
         )
+    return fact_rows
+
+
+def _unit_rates(passage_rows: Sequence[dict[str, Any]], claim_rows: Sequence[dict[str, Any]],
+                fact_rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The four rates of the response's harness labels (relevant, supported, correct, covered)."""
+    labels = [Label("harness", "passage", p["unit_id"], "relevant", p["relevant"]) for p in passage_rows]
+    labels += [Label("harness", "claim", c["unit_id"], "supported", c["supported"]) for c in claim_rows]
+    labels += [Label("harness", "claim", c["unit_id"], "correct", c["correct"]) for c in claim_rows]
+    labels += [Label("harness", "fact", f["unit_id"], "covered", f["covered"]) for f in fact_rows]
+    rates = rates_from_labels(labels)
+    return {d: {"successes": r.successes, "n": r.n, "rate": _r(r.rate)} for d, r in rates.items()}
+
+
+def _signal_fields(signals: Signals) -> dict[str, Any]:
+    """The response-level signals as written in a checkpoint (rounded)."""
+    return {
+        "groundedness": _r(signals.groundedness), "attribution": _r(signals.attribution),
+        "specificity": _r(signals.specificity), "hedging": _r(signals.hedging),
+        "answer_relevance": _r(signals.answer_relevance), "context_quality": _r(signals.context_quality),
+        "top_retrieval_similarity": _r(signals.top_retrieval_similarity), "disagreement": _r(signals.disagreement),
+        "confidence": _r(signals.confidence),
+    }
+
+
+def _decision_fields(decision: Decision) -> dict[str, Any]:
+    """The decision as written in a checkpoint."""
+    return {
+        "verdict": decision.verdict, "failure_type": decision.failure_type, "reason": decision.reason,
+        "next_action": decision.next_action, "confidence": _r(decision.confidence), "rule": decision.rule,
+        "low_coverage_sentences": [[i, s, _r(v)] for i, s, v in decision.low_coverage_sentences],
+    }
+
+
+def score_response(case: Case, hits: Sequence[Hit], response: Response, config: Config,
+                   passage_rows: list[dict[str, Any]], context: S.Context | None = None) -> dict[str, Any]:
+    """Every automatic label and signal for one response, plus decision, flags and assertions.
+
+    ``context``: the retrieved passages tokenised once (:class:`score.Context`); built here when None.
+    """
+    passages = [h.passage for h in hits]
+    context = context if context is not None else S.Context([p.text for p in passages])
+    floor = config["scoring.support_floor"]
+    query = case_query(case, config["retrieval.use_history"])
+    claims = split_claims(response.text, response.response_id)
+    sentences = [c.text for c in claims]
+    top_similarity = max((p["relevance"] for p in passage_rows), default=0.0)
+    signals = S.response_signals(query, response.text, sentences, context, floor, kind=config["scoring.kind"],
+                                 top_retrieval_similarity=top_similarity)
+    abstained = signals.abstained
+    claim_rows = _claim_rows(case, response, claims, signals.sentence_support, config)
+    fact_rows = _fact_rows(case, response)
     accepted = [a for f in case.reference_facts for a in f.accept] + list(case.must_contain)
     answer_ok = S.answer_correct(response.text, accepted, must_abstain=case.must_abstain)
     if abstained and not case.must_abstain:
@@ -227,31 +272,16 @@ def score_response(case: Case, hits: Sequence[Hit], response: Response, config: 
         support_floor=floor, thresholds=config["decision"],
     )
     results = check_assertions(case, passages, response.text, abstained)
-    labels = [Label("harness", "passage", p["unit_id"], "relevant", p["relevant"]) for p in passage_rows]
-    labels += [Label("harness", "claim", c["unit_id"], "supported", c["supported"]) for c in claim_rows]
-    labels += [Label("harness", "claim", c["unit_id"], "correct", c["correct"]) for c in claim_rows]
-    labels += [Label("harness", "fact", f["unit_id"], "covered", f["covered"]) for f in fact_rows]
-    rates = rates_from_labels(labels)
     return {
         "response_id": response.response_id, "variant": response.variant, "origin": response.origin,
         "meta": dict(response.meta), "text": response.text, "abstained": abstained, "answer_correct": answer_ok,
-        "signals": {
-            "groundedness": _r(signals.groundedness), "attribution": _r(signals.attribution),
-            "specificity": _r(signals.specificity), "hedging": _r(signals.hedging),
-            "answer_relevance": _r(signals.answer_relevance), "context_quality": _r(signals.context_quality),
-            "top_retrieval_similarity": _r(signals.top_retrieval_similarity), "disagreement": _r(signals.disagreement),
-            "confidence": _r(signals.confidence),
-        },
-        "decision": {
-            "verdict": decision.verdict, "failure_type": decision.failure_type, "reason": decision.reason,
-            "next_action": decision.next_action, "confidence": _r(decision.confidence), "rule": decision.rule,
-            "low_coverage_sentences": [[i, s, _r(v)] for i, s, v in decision.low_coverage_sentences],
-        },
+        "signals": _signal_fields(signals),
+        "decision": _decision_fields(decision),
         "flags": {"hallucination": flag.hallucination, "grounded_but_wrong": flag.grounded_but_wrong,
                   "review_queue": flag.review_queue, "review_reasons": list(flag.review_reasons)},
         "assertions": [{"name": a.name, "status": a.status, "detail": a.detail} for a in results],
         "claims": claim_rows, "facts": fact_rows,
-        "rates": {d: {"successes": r.successes, "n": r.n, "rate": _r(r.rate)} for d, r in rates.items()},
+        "rates": _unit_rates(passage_rows, claim_rows, fact_rows),
     }
 
 
@@ -351,6 +381,34 @@ def _dump(obj: Any) -> str:
     return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def _prepare_run_folder(out: Path, run_meta: dict[str, Any], config: Config, resume: bool) -> Path:
+    """Make ``out`` ready for a run and return its checkpoint folder: on ``resume``, refuse a folder of another
+    configuration, data or case list (``run.json``) or with a broken checkpoint; otherwise clear an earlier
+    run's checkpoints and reports and refuse a non-empty folder that is not a run folder.  Writes
+    ``run.json``, the ``INCOMPLETE`` marker and ``config.yaml``."""
+    checkpoints = out / "checkpoints"
+    meta_path = out / "run.json"
+    if resume and meta_path.is_file():
+        previous = json.loads(meta_path.read_text(encoding="utf-8"))
+        if previous != run_meta:
+            what = [k for k in run_meta if previous.get(k) != run_meta[k]]
+            raise RunError(
+                f"cannot resume {out}: its {', '.join(what)} differ from this run's — use a new --out folder"
+            )
+    elif out.exists() and any(out.iterdir()) and not resume:
+        if not meta_path.is_file():
+            raise RunError(f"{out} exists and is not a harness run folder — choose an empty or new --out folder")
+        for stale in [*checkpoints.glob("*.json"), *[out / f for f in REPORT_FILES]]:
+            stale.unlink(missing_ok=True)
+    if resume:
+        _check_checkpoints(checkpoints)
+    checkpoints.mkdir(parents=True, exist_ok=True)
+    _atomic_write(meta_path, _dump(run_meta))
+    _atomic_write(out / INCOMPLETE, INCOMPLETE_TEXT)  # removed once every report is written
+    _atomic_write(out / "config.yaml", yaml.safe_dump(config.snapshot(), sort_keys=True, allow_unicode=True))
+    return checkpoints
+
+
 def run_harness(
     config: Config, out_dir: str | Path, *, root: str | Path | None = None, dataset: Dataset | None = None,
     sample: int | None = None, resume: bool = False, progress: bool = True, models: Any = None,
@@ -373,27 +431,7 @@ def run_harness(
     fingerprint = data_fingerprint(dataset.root)
     case_ids = select_cases(dataset.cases, sample)
     run_meta = {"config_fingerprint": config.fingerprint(), "data_fingerprint": fingerprint, "cases": case_ids}
-    checkpoints = out / "checkpoints"
-    meta_path = out / "run.json"
-    if resume and meta_path.is_file():
-        previous = json.loads(meta_path.read_text(encoding="utf-8"))
-        if previous != run_meta:
-            what = [k for k in run_meta if previous.get(k) != run_meta[k]]
-            raise RunError(
-                f"cannot resume {out}: its {', '.join(what)} differ from this run's — use a new --out folder"
-            )
-    elif out.exists() and any(out.iterdir()) and not resume:
-        if not meta_path.is_file():
-            raise RunError(f"{out} exists and is not a harness run folder — choose an empty or new --out folder")
-        for stale in [*checkpoints.glob("*.json"), *[out / f for f in REPORT_FILES]]:
-            stale.unlink(missing_ok=True)
-    if resume:
-        _check_checkpoints(checkpoints)
-    checkpoints.mkdir(parents=True, exist_ok=True)
-    _atomic_write(meta_path, _dump(run_meta))
-    _atomic_write(out / INCOMPLETE, INCOMPLETE_TEXT)  # removed once every report is written
-    _atomic_write(out / "config.yaml", yaml.safe_dump(config.snapshot(), sort_keys=True, allow_unicode=True))
-
+    checkpoints = _prepare_run_folder(out, run_meta, config, resume)
     legs = None
     if config.uses_models:
         legs = ModelLegs(config, Path(cache_path) if cache_path else out / ".cache" / "ollama.db", models)

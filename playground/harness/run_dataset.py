@@ -273,6 +273,21 @@ def _payload_digest(payload: Any) -> str:
     return h.hexdigest()[:16]
 
 
+def _dataset_report(tally: ReportTally, scoring: Config, opened: Any, kind: str, digest: str,
+                    sources: Mapping[str, FloorSource]) -> dict[str, Any]:
+    """The report of a dataset run: the tally's, with the retrieval metrics set to None (no retrieval: the
+    contexts are given), the dataset's name, kinds and payload digest, and where each floor came from."""
+    report: dict[str, Any] = tally.report(scoring, digest, None, None)
+    for scope in [report["metrics"]["overall"], *report["metrics"]["by_case_type"].values()]:
+        for name in _NOT_APPLICABLE:
+            scope[name] = None
+    report["dataset"] = {"name": opened.name, "kind": opened.kind, "text_kind": kind,
+                         "payload_sha256_16": digest,
+                         "retrieval": "none: the contexts as given; retrieval metrics not applicable"}
+    report["floor_source"] = {k: fs.record() for k, fs in sources.items()}
+    return report
+
+
 def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: bool = True,
                 labels: Sequence[Any] | None = None, jobs: int = 1, executor: Executor | None = None
                 ) -> dict[str, Any]:
@@ -325,14 +340,7 @@ def run_dataset(config: Config, opened: Any, out_dir: str | Path, *, progress: b
         bar.close()
     with files:
         digest = _payload_digest(opened.payload)
-        report = tally.report(scoring, digest, None, None)
-        for scope in [report["metrics"]["overall"], *report["metrics"]["by_case_type"].values()]:
-            for name in _NOT_APPLICABLE:
-                scope[name] = None
-        report["dataset"] = {"name": opened.name, "kind": opened.kind, "text_kind": kind,
-                             "payload_sha256_16": digest,
-                             "retrieval": "none: the contexts as given; retrieval metrics not applicable"}
-        report["floor_source"] = {k: fs.record() for k, fs in sources.items()}
+        report = _dataset_report(tally, scoring, opened, kind, digest, sources)
         for stale in [out / f for f in REPORT_FILES]:
             stale.unlink(missing_ok=True)
         _atomic_write(out / "config.yaml", yaml.safe_dump(scoring.snapshot(), sort_keys=True, allow_unicode=True))

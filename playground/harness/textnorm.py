@@ -39,7 +39,7 @@ sentence start, a URL is an identifier no passage spells the same way.
 
 Slash-joined word lists ("pants/jeans/shorts") are not handled here but by the
 tokeniser: a ``/``-joined word whose parts are all letters is split into its
-words (:func:`playground.harness.tokens._is_identifier`), as are
+words (:func:`playground.harness.token_words._is_identifier`), as are
 ``-``-joined words (unless written in capitals, ``TW-ENT-HIPAA``).
 
 Text without any trigger of these rules (:func:`_may_need`: ASCII, and none of
