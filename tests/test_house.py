@@ -22,19 +22,11 @@ MAX_MODULE = 600
 MAX_CLASS = 400
 MAX_FUNCTION = 60
 
-#: Offenders other helpers are splitting on their own branches at the same time (harness27, class).  The lead
+#: Offenders other helpers are splitting on their own branches at the same time (class).  The lead
 #: empties this set as their branches merge; an entry that no longer offends fails
 #: :func:`test_pending_entries_still_offend`.
 #: Keys: ``path`` for a module, ``path:Name`` for a class, ``path:qualified.name`` for a function.
 PENDING: frozenset[str] = frozenset({
-    # harness27
-    "playground/harness/score.py",
-    "playground/harness/tokens.py",
-    "playground/harness/tokens.py:_analyze",
-    "playground/harness/run.py:score_response",
-    "playground/harness/run.py:run_harness",
-    "playground/harness/decide.py:decide",
-    "playground/harness/run_dataset.py:run_dataset",
     # class
     "playground/cli/serve.py:register",
 })
