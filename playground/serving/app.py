@@ -25,7 +25,8 @@
   widget, the key dropped from the address bar, and a page sent without its
   widgets (or whose widgets cannot be drawn) says so and reloads itself;
 * compiles Voila's page templates once per server, not once per page
-  (:mod:`playground.serving.templates`);
+  (:mod:`playground.serving.templates`), and parses the dates of kernel
+  messages with the standard library (:mod:`playground.serving.messages`);
 * waits up to :data:`IOPUB_TIMEOUT` seconds, not nbclient's 4, for the rest of
   a cell's output after the cell has finished.  The page's cell sends a few
   hundred widget messages; the server reads them for every page being opened
@@ -52,7 +53,7 @@ from jupyter_server.utils import url_path_join
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
-from . import auth, guards, templates
+from . import auth, guards, messages, templates
 from .auth import TOKEN_ENV
 from .kernels import ClassFull, track_request_kernels
 from .page import WIDGET_VIEW, guard_script, plain_widget_text
@@ -318,6 +319,7 @@ def main(argv: list[str] | None = None) -> None:
     guards.install()
     auth.install()
     templates.install()  # page templates compiled once per server, not once per page
+    messages.install()  # kernel messages' dates parsed by the standard library
     keys = auth.take_keys()  # out of the environment before any kernel inherits it
     kwargs: dict[str, Any] = {}
     if any(role in keys for role in auth.ROLES):
