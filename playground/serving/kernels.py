@@ -58,7 +58,7 @@ from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelMana
 from tornado.ioloop import PeriodicCallback
 from traitlets import Float, Integer, default
 
-from . import auth
+from . import activity, auth
 from .queue import WaitingLine
 
 __all__ = ["IOPUB_RCVHWM", "WIDGETS_ECHO_ENV", "ClassFull", "GuardedKernelManager", "UnboundedIOPubClient",
@@ -423,6 +423,10 @@ class GuardedKernelManager(AsyncMappingKernelManager):
             self._watcher.start()
 
     # --- connections ----------------------------------------------------------------------------------------
+
+    def start_watching_activity(self, kernel_id: str) -> None:
+        """jupyter_server's activity watch, reading two JSON frames of each message (:mod:`.activity`)."""
+        activity.watch_activity(self, kernel_id)
 
     def notify_connect(self, kernel_id: str) -> None:
         super().notify_connect(kernel_id)
