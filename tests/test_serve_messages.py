@@ -37,3 +37,17 @@ def test_install_makes_jupyter_client_parse_message_dates_with_it(monkeypatch):
     assert jupyter_client.jsonutil._dateutil_parse is iso_datetime
     header = jupyter_client.jsonutil.extract_dates({"date": "2026-12-02T04:03:35.5Z", "msg_id": "x"})
     assert header == {"date": isoparse("2026-12-02T04:03:35.5Z"), "msg_id": "x"}
+
+
+def test_the_servers_logger_builds_no_record_it_would_not_show():
+    import logging
+
+    from playground.serving.app import PlaygroundVoila
+
+    app = PlaygroundVoila()
+    assert app.log.isEnabledFor(logging.DEBUG)  # traitlets' default: the handler drops them
+    app.skip_unshown_records()
+    assert not app.log.isEnabledFor(logging.DEBUG) and app.log.isEnabledFor(logging.INFO)
+    app.log_level = logging.DEBUG  # --debug
+    app.skip_unshown_records()
+    assert app.log.isEnabledFor(logging.DEBUG)

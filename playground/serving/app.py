@@ -271,7 +271,17 @@ class PlaygroundVoila(Voila):
     def init_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = super().init_settings()
         self._trust_served_notebook()
+        self.skip_unshown_records()
         return settings
+
+    def skip_unshown_records(self) -> None:
+        """The server's logger at the level its handler shows (``--log-level``, ``--debug``), not DEBUG.
+
+        traitlets sets the application's logger to DEBUG and lets its handler drop what is below the level
+        shown, so every ``log.debug`` call still built a record: nbclient makes one for each message of each
+        kernel (8 % of the server's samples under py-spy while a class opened its pages), only to drop it.
+        """
+        self.log.setLevel(self.log_level)
 
     def _trust_served_notebook(self) -> None:
         """Trust the served notebook for this process only (an in-memory notary with a fresh secret).
