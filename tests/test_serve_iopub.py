@@ -9,12 +9,19 @@ went out without its widgets.  This test fails on the manager without the fix (`
 from __future__ import annotations
 
 import asyncio
+import queue
 import time
 
+import pytest
 import zmq
 from traitlets.config import Config
 
-from playground.serving.kernels import IOPUB_RCVHWM, GuardedKernelManager, UnboundedIOPubClient
+from playground.serving.kernels import (
+    IOPUB_RCVHWM,
+    DrainingIOPubChannel,
+    GuardedKernelManager,
+    UnboundedIOPubClient,
+)
 
 #: More outputs than ZMQ's default marks hold (1,000 on the kernel's side, 1,000 on the reader's).
 FLOOD = 3000
@@ -46,8 +53,11 @@ async def _flood_read_late(manager: GuardedKernelManager) -> tuple[int, bool, ty
                 continue
             shown += msg["msg_type"] == "display_data"
             idle = msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle"
+        channel = type(client.iopub_channel)
+        with pytest.raises(queue.Empty):  # nothing queued: it polls, and says so when the time is up
+            await client.iopub_channel.get_msg(timeout=0.5)
         client.stop_channels()
-        return shown, idle, type(client)
+        return shown, idle, (type(client), channel)
     finally:
         await manager.shutdown_kernel(kernel_id, now=True)
 
@@ -57,7 +67,7 @@ def test_every_output_of_a_kernel_reaches_a_server_that_reads_it_late(tmp_path, 
     # ``playground serve`` runs its kernels over ipc (unix sockets: small buffers, unlike loopback TCP's)
     manager = GuardedKernelManager(watch_interval=0, config=Config({"KernelManager": {"transport": "ipc"}}))
     shown, idle, client_class = asyncio.run(_flood_read_late(manager))
-    assert client_class is UnboundedIOPubClient
+    assert client_class == (UnboundedIOPubClient, DrainingIOPubChannel)
     assert (shown, idle) == (FLOOD, True)
 
 
