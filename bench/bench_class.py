@@ -460,8 +460,8 @@ def _report(args: argparse.Namespace, students: list[Student], run: dict[str, An
     print(f"server process CPU: {run['cpu'][0]:.1f} s until the class came (starting the pool), "
           f"{run['cpu'][1]:.1f} s during the class")
     print(f"server CPU from the first arrival until the last page was open: {run['cpu'][2]:.1f} s, "
-          f"{run['cpu'][2] / max(1, len(opens)):.2f} s per page opened (load-independent; toggles of the pages "
-          "already open included)")
+          f"{run['cpu'][2] / max(1, len(opens)):.2f} s per page opened (toggles of the pages already open "
+          "included; it grows with the load, less than wall times do)")
     print("pool ready / kernels, every 5 s from the first arrival: " + " ".join(
         f"{t:.0f}s:{ready}/{kernels}" for t, ready, kernels in run["seen"][::2]))
     print(f"labels lost: {lost} (must be 0); toggles refused and shown as not saved: "
