@@ -21,8 +21,10 @@ labels lost (for each student, the last value it set on each toggle, compared
 with its labels in the store: yes/no counts must match; must be 0), kernels
 left once everyone has gone (must come back to the pool size).
 
-Students arrive over ``--ramp`` seconds (default 60); choices (which toggle, which value,
-when) come from ``playground.sampling.uniform`` with ``--seed``.
+The server is started as an instructor expecting the class would start it: ``--class-size`` the number of
+students (``playground serve`` then plans its pool for them, as far as the memory allows:
+:mod:`playground.serving.sizing`).  Students arrive over ``--ramp`` seconds (default 60); choices (which
+toggle, which value, when) come from ``playground.sampling.uniform`` with ``--seed``.
 
 A page counts as *rendered* only if its HTML carries the page's widget view
 (the ``application/vnd.jupyter.widget-view+json`` output, whose model is then
@@ -299,6 +301,14 @@ def server_cpu_s(pid: int) -> float:
     return float("nan")
 
 
+def _cpu_until_open(pid: int, students: list[Student], until: float) -> float:
+    """The server's CPU seconds (:func:`server_cpu_s`) once every student's page is open or has failed (or at
+    ``until``): with the CPU when the class came, what opening the pages cost the server."""
+    while time.monotonic() < until and any(s.open_s is None and s.error is None for s in students):
+        time.sleep(0.2)
+    return server_cpu_s(pid)
+
+
 def _pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
@@ -326,6 +336,9 @@ def _arguments() -> argparse.Namespace:
     ap.add_argument("--every", type=float, default=5.0, help="seconds between a student's toggles, on average (5)")
     ap.add_argument("--ramp", type=float, default=60.0,
                     help="students arrive over this many seconds (default 60: a class sitting down)")
+    ap.add_argument("--class-size", type=int, default=None,
+                    help="playground serve --class-size: the class the pool is planned for (default: --students, as "
+                         "an instructor expecting them would start it)")
     ap.add_argument("--preheat", type=int, default=None,
                     help="pool size (default: playground serve's, from the available memory)")
     ap.add_argument("--seed", type=int, default=13)
@@ -351,9 +364,11 @@ def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         from playground.serving.sizing import plan
 
-        pool_size = plan().pool if args.preheat is None else args.preheat  # playground serve's default
+        class_size = args.class_size or args.students
+        pool_size = plan(class_size=class_size).pool if args.preheat is None else args.preheat  # serve's default
         t_start = time.monotonic()
-        srv = start_server(Path(tmp), "--preheat", str(pool_size), "--unconnected-timeout", "120",
+        srv = start_server(Path(tmp), "--class-size", str(class_size), "--preheat", str(pool_size),
+                           "--unconnected-timeout", "120",
                            "--open-slots", str(args.open_slots), shipped=True)
         stop, peak = threading.Event(), [0.0, 0.0]
         sampler = threading.Thread(target=_memory_sampler, args=(srv.proc.pid, stop, peak), daemon=True)
@@ -368,7 +383,8 @@ def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
                 wait_until(lambda: status(srv.url)["pool_ready"] == pool_size, 600, 2.0)
                 # a pooled kernel is in the pool once started; its page is computed ahead after that
                 wait_until(lambda: srv.log_tail(10**7).count(READY) >= pool_size, 600, 2.0)
-                print(f"server: pool {pool_size} ready, cap {status(srv.url)['max_kernels']}")
+                print(f"server: pool {pool_size} ready for a class of {class_size}, "
+                      f"cap {status(srv.url)['max_kernels']}")
             students = [Student(f"student-{i:02d}", args.seed) for i in range(args.students)]
             cpu_ready = server_cpu_s(srv.proc.pid)
             start = time.monotonic()
@@ -381,6 +397,7 @@ def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
                 t = threading.Thread(target=student, args=(srv.url, st, until, args.every), daemon=True)
                 t.start()
                 threads.append(t)
+            cpu_open = _cpu_until_open(srv.proc.pid, students, until) - cpu_ready
             for t in threads:  # a student stuck past the end (a page that never came) is reported, not waited for
                 t.join(timeout=max(1.0, until + 300 - time.monotonic()))
             for st, t in zip(students, threads, strict=True):
@@ -399,7 +416,7 @@ def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
                 Path(args.keep_log).write_text(log, encoding="utf-8")
         lost = lost_labels(srv.db, students)
     return students, {"pool": pool_size, "peak": peak, "log": log, "back": back, "left": left, "settle": settle,
-                      "lost": lost, "seen": seen, "cpu": (cpu_ready, cpu_class)}
+                      "lost": lost, "seen": seen, "cpu": (cpu_ready, cpu_class, cpu_open)}
 
 
 def _report(args: argparse.Namespace, students: list[Student], run: dict[str, Any]) -> int:
@@ -442,6 +459,9 @@ def _report(args: argparse.Namespace, students: list[Student], run: dict[str, An
     print(f"peak memory: {peak[0]:.2f} GiB (server + kernels), {peak[1]:.0f} kernels at most")
     print(f"server process CPU: {run['cpu'][0]:.1f} s until the class came (starting the pool), "
           f"{run['cpu'][1]:.1f} s during the class")
+    print(f"server CPU from the first arrival until the last page was open: {run['cpu'][2]:.1f} s, "
+          f"{run['cpu'][2] / max(1, len(opens)):.2f} s per page opened (toggles of the pages already open "
+          "included; it grows with the load, less than wall times do)")
     print("pool ready / kernels, every 5 s from the first arrival: " + " ".join(
         f"{t:.0f}s:{ready}/{kernels}" for t, ready, kernels in run["seen"][::2]))
     print(f"labels lost: {lost} (must be 0); toggles refused and shown as not saved: "

@@ -108,6 +108,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "serve", help="start the labelling playground in the browser (Voila)",
         description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_where(p)
+    _add_lifetimes(p)
+    _add_app(p)
+    _add_capacity(p)
+    _add_links(p)
+    p.set_defaults(func=run_serve)
+
+
+def _add_where(p: argparse.ArgumentParser) -> None:
+    """Where the server listens, what it serves from, and who may open it."""
     p.add_argument("--port", type=int, default=8866, help="port to listen on (default 8866)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 for a class, "
@@ -122,6 +132,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="instructor's room: every annotator's labels and their agreement, change nothing")
     p.add_argument("--no-auth", action="store_true",
                    help="serve beyond loopback WITHOUT a token: anyone who can reach the host can open the page")
+
+
+def _add_lifetimes(p: argparse.ArgumentParser) -> None:
+    """When kernels no page holds are shut down."""
     p.add_argument("--cull-idle", type=int, default=3600, metavar="SECONDS",
                    help="backstop: shut down kernels idle this long with no page attached (default 3600; 0: never)")
     p.add_argument("--cull-interval", type=int, default=None, metavar="SECONDS",
@@ -131,9 +145,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(default 30; a closed or reloaded page's kernel goes at once)")
     p.add_argument("--unconnected-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="shut down a kernel nothing connected to this long after its page was sent (default 60)")
+
+
+def _add_app(p: argparse.ArgumentParser) -> None:
+    """Which app, in which theme."""
     p.add_argument("--notebook", choices=NOTEBOOKS, default="playground",
                    help="which app to serve (default playground)")
     p.add_argument("--theme", choices=("light", "dark"), default="light", help="page theme (default light)")
+
+
+def _add_capacity(p: argparse.ArgumentParser) -> None:
+    """The class the pool is planned for, the kernel cap, each visitor's share and the waiting line."""
     p.add_argument("--class-size", type=int, default=None, metavar="N",
                    help="students expected at once: the pool is planned for them (default 30)")
     p.add_argument("--preheat", type=int, default=None, metavar="N",
@@ -152,6 +174,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "wait in line, in arrival order, and say their place (0: no line)")
     p.add_argument("--max-per-visitor", type=int, default=4, metavar="N",
                    help="most pages one browser (one login cookie) may hold (default 4; 0: no limit)")
+
+
+def _add_links(p: argparse.ArgumentParser) -> None:
+    """The links' prefix and where they go, the roster, and debugging."""
     p.add_argument("--base-url", default="/", help="URL prefix when behind a proxy (default /)")
     p.add_argument("--links-file", default=None, metavar="FILE",
                    help="write the join/instructor/observer links (they hold the keys) to FILE, readable by you "
@@ -163,7 +189,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on the page and log verbosely")
     p.add_argument("--print-command", action="store_true",
                    help="print the server command and environment, and exit without starting it")
-    p.set_defaults(func=run_serve)
 
 
 def notebook_path(name: str) -> Path:

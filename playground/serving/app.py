@@ -24,6 +24,9 @@
 * rewrites the page (:mod:`playground.serving.page`): no Python repr of a
   widget, the key dropped from the address bar, and a page sent without its
   widgets (or whose widgets cannot be drawn) says so and reloads itself;
+* compiles Voila's page templates once per server, not once per page
+  (:mod:`playground.serving.templates`), and parses the dates of kernel
+  messages with the standard library (:mod:`playground.serving.messages`);
 * waits up to :data:`IOPUB_TIMEOUT` seconds, not nbclient's 4, for the rest of
   a cell's output after the cell has finished.  The page's cell sends a few
   hundred widget messages; the server reads them for every page being opened
@@ -50,7 +53,7 @@ from jupyter_server.utils import url_path_join
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
-from . import auth, guards
+from . import auth, guards, messages, templates
 from .auth import TOKEN_ENV
 from .kernels import ClassFull, track_request_kernels
 from .page import WIDGET_VIEW, guard_script, plain_widget_text
@@ -268,7 +271,17 @@ class PlaygroundVoila(Voila):
     def init_settings(self) -> dict[str, Any]:
         settings: dict[str, Any] = super().init_settings()
         self._trust_served_notebook()
+        self.skip_unshown_records()
         return settings
+
+    def skip_unshown_records(self) -> None:
+        """The server's logger at the level its handler shows (``--log-level``, ``--debug``), not DEBUG.
+
+        traitlets sets the application's logger to DEBUG and lets its handler drop what is below the level
+        shown, so every ``log.debug`` call still built a record: nbclient makes one for each message of each
+        kernel (8 % of the server's samples under py-spy while a class opened its pages), only to drop it.
+        """
+        self.log.setLevel(self.log_level)
 
     def _trust_served_notebook(self) -> None:
         """Trust the served notebook for this process only (an in-memory notary with a fresh secret).
@@ -315,6 +328,8 @@ def main(argv: list[str] | None = None) -> None:
     """Run the guarded Voila on ``argv`` (the notebook and Voila's options)."""
     guards.install()
     auth.install()
+    templates.install()  # page templates compiled once per server, not once per page
+    messages.install()  # kernel messages' dates parsed by the standard library
     keys = auth.take_keys()  # out of the environment before any kernel inherits it
     kwargs: dict[str, Any] = {}
     if any(role in keys for role in auth.ROLES):

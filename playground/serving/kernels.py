@@ -17,7 +17,20 @@ and jupyter_server's idle cull (the backstop), the watch here, every
   ``beforeunload``); a page's websocket reconnects within that time after a
   network blip.
 
-Preheated kernels waiting in the pool are never culled.  ``max_kernels``
+Preheated kernels waiting in the pool are never culled.
+
+Every IOPub socket the server opens on a kernel — the page renderer's client
+(:class:`UnboundedIOPubClient`), jupyter_server's activity watch and the page's
+websocket channels (the manager's shared ZMQ context) — has no receive
+high-water mark (``RCVHWM = 0``, :data:`IOPUB_RCVHWM`).  IOPub is PUB/SUB: with
+ZMQ's default marks (1000 messages on each side) a kernel's messages beyond
+about 2000 not yet read by the server are dropped without a word.  The server
+reads every kernel's output on its one event loop; while that loop is behind
+(thirty pages at once on two cores), a dropped ``status: idle`` or page
+display made the renderer wait its whole ``iopub_timeout`` (120 s) for output
+the kernel had sent within a second, and send the page without its widgets.
+Without the mark, ZMQ's own I/O thread (which needs no Python) takes every
+message off the kernel as it comes, however late the loop reads it.  ``max_kernels``
 counts every kernel, pooled or serving, and those starting: a page request
 beyond it gets :class:`ClassFull`; a pool refill waits for a free place.
 
@@ -38,15 +51,25 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
+import zmq
+import zmq.asyncio
+from jupyter_client.asynchronous import AsyncKernelClient
+from jupyter_client.channels import AsyncZMQSocketChannel
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado.ioloop import PeriodicCallback
-from traitlets import Float, Integer
+from traitlets import Float, Integer, Type, default
 
-from . import auth
+from . import activity, auth
 from .queue import WaitingLine
 
-__all__ = ["WIDGETS_ECHO_ENV", "ClassFull", "GuardedKernelManager", "kernel_env", "pooled_kernel_ids",
-           "track_request_kernels"]
+__all__ = ["DRAIN_YIELD_EVERY", "IOPUB_RCVHWM", "WIDGETS_ECHO_ENV", "ClassFull", "DrainingIOPubChannel",
+           "GuardedKernelManager", "UnboundedIOPubClient", "kernel_env", "pooled_kernel_ids", "track_request_kernels",
+           "unbounded_receive"]
+
+#: The receive high-water mark of the server's kernel sockets: 0, no limit (ZMQ's default, 1000, drops IOPub).
+IOPUB_RCVHWM = 0
+#: A renderer taking queued messages one after another lets the event loop run others after this many.
+DRAIN_YIELD_EVERY = 50
 
 #: ipywidgets reads it when it is imported: "0" turns the echo of front-end changes off.
 WIDGETS_ECHO_ENV = "JUPYTER_WIDGETS_ECHO"
@@ -81,6 +104,50 @@ def kernel_env(env: dict[str, str], kernel_id: str, for_pool: bool) -> dict[str,
             out["QUERY_STRING"] = auth.scrub_query(out["QUERY_STRING"])
         out.update(auth.page_env())  # the role and, with a roster, the bound name
     return out
+
+
+def unbounded_receive(context: zmq.Context[Any]) -> zmq.Context[Any]:
+    """``context`` with :data:`IOPUB_RCVHWM` as the receive high-water mark of the sockets it creates from now on."""
+    context.setsockopt(zmq.RCVHWM, IOPUB_RCVHWM)
+    return context
+
+
+class DrainingIOPubChannel(AsyncZMQSocketChannel):
+    """An IOPub channel whose :meth:`get_msg` takes a message already queued without polling for it.
+
+    jupyter_client's ``get_msg`` awaits a poll (a poller, its futures, a reader registered on the event loop
+    and removed again) and then the receive, for every message.  Voila's renderer reads a page's few hundred
+    widget messages that way; a message already queued is now taken at once (a non-blocking receive), and only
+    an empty queue is polled.  Measured on 3,000 queued messages: 0.27-0.36 s of CPU against 0.64-0.68 s.
+    Every :data:`DRAIN_YIELD_EVERY` messages taken at once, the loop runs the other pages' work.
+    """
+
+    _taken = 0
+
+    async def get_msg(self, timeout: float | None = None) -> dict[str, Any]:  # type: ignore[override]
+        try:
+            msg: dict[str, Any] = await self._recv(flags=zmq.NOBLOCK)
+        except zmq.Again:
+            return dict(await super().get_msg(timeout))
+        self._taken += 1
+        if self._taken % DRAIN_YIELD_EVERY == 0:
+            await asyncio.sleep(0)
+        return msg
+
+
+class UnboundedIOPubClient(AsyncKernelClient):
+    """The kernel client Voila's page renderer reads a kernel's output with: its sockets (IOPub among them)
+    have no receive high-water mark, so no message is dropped while the server's event loop is behind, and
+    its IOPub channel takes queued messages without polling (:class:`DrainingIOPubChannel`)."""
+
+    iopub_channel_class = Type(DrainingIOPubChannel)
+
+    @default("context")
+    def _unbounded_context(self) -> zmq.asyncio.Context:
+        self._created_context = True
+        context = zmq.asyncio.Context()
+        unbounded_receive(context)
+        return context
 
 
 class ClassFull(RuntimeError):
@@ -255,6 +322,15 @@ class GuardedKernelManager(AsyncMappingKernelManager):
 
     # --- starting -------------------------------------------------------------------------------------------
 
+    def pre_start_kernel(self, kernel_name: str | None, kwargs: Any) -> tuple[Any, str, str]:
+        """jupyter_client's, with unbounded receive queues (the module's docstring): on the shared context the
+        activity watch and the websockets use, and for the clients the kernel's manager makes (Voila's renderer)."""
+        unbounded_receive(self.context)
+        km, name, kernel_id = super().pre_start_kernel(kernel_name, kwargs)
+        if issubclass(UnboundedIOPubClient, km.client_factory):
+            km.client_factory = UnboundedIOPubClient
+        return km, name, kernel_id
+
     async def start_kernel(self, *args: Any, **kwargs: Any) -> str:  # type: ignore[override]
         env = kwargs.get("env") or {}
         for_pool = env.get("VOILA_PREHEAT") == "True"
@@ -377,6 +453,10 @@ class GuardedKernelManager(AsyncMappingKernelManager):
             self._watcher.start()
 
     # --- connections ----------------------------------------------------------------------------------------
+
+    def start_watching_activity(self, kernel_id: str) -> None:
+        """jupyter_server's activity watch, reading two JSON frames of each message (:mod:`.activity`)."""
+        activity.watch_activity(self, kernel_id)
 
     def notify_connect(self, kernel_id: str) -> None:
         super().notify_connect(kernel_id)
