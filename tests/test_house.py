@@ -22,14 +22,6 @@ MAX_MODULE = 600
 MAX_CLASS = 400
 MAX_FUNCTION = 60
 
-#: Offenders other helpers are splitting on their own branches at the same time (class).  The lead
-#: empties this set as their branches merge; an entry that no longer offends fails
-#: :func:`test_pending_entries_still_offend`.
-#: Keys: ``path`` for a module, ``path:Name`` for a class, ``path:qualified.name`` for a function.
-PENDING: frozenset[str] = frozenset({
-    # class
-    "playground/cli/serve.py:register",
-})
 
 
 @dataclass(frozen=True)
@@ -83,14 +75,8 @@ def house_offenders() -> tuple[Offender, ...]:
 
 
 def test_no_module_class_or_function_over_its_limit():
-    bad = [o for o in house_offenders() if o.key not in PENDING]
+    bad = list(house_offenders())
     assert not bad, "over the house limits (issue 27.3):\n" + "\n".join(map(str, bad))
-
-
-def test_pending_entries_still_offend():
-    """PENDING lists only what still offends: a split that merged takes its entries with it."""
-    stale = sorted(PENDING - {o.key for o in house_offenders()})
-    assert not stale, "no longer over a limit; remove from PENDING: " + ", ".join(stale)
 
 
 def _function(name: str, body_lines: int, indent: str = "") -> str:

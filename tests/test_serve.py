@@ -293,7 +293,7 @@ def test_read_only_serves_the_room_when_it_is_installed(monkeypatch, tmp_path):
 
 
 def test_a_token_is_asked_for_beyond_loopback(monkeypatch):
-    from playground.cli.serve import _token
+    from playground.cli.serve_links import _token
 
     monkeypatch.delenv(TOKEN_ENV, raising=False)
     assert _token(_args()) is None
