@@ -8,16 +8,18 @@ from playground.serving.kernels import GuardedKernelManager
 
 
 @pytest.mark.parametrize(("available", "class_size", "pool", "cap"), [
-    (16384, 30, 30, 60),  # (16384 - 1024) // 256 = 60 planned kernels = 2 × 30: the whole class ready
-    (16383, 30, 29, 59),  # one MiB less: 59 planned, half of them (29) ready
-    (16640, 30, 30, 61),  # more than twice the class planned: still the class, not more
-    (6144, 10, 10, 20),   # a class of 10 needs (6144 - 1024) // 256 = 20 planned kernels
-    (6143, 10, 9, 19),
+    # room = (available - 1024) // 256 planned kernels; pool = min(class, room - 2), at least 1; cap = room
+    (9216, 30, 30, 32),   # (9216 - 1024) // 256 = 32 = 30 + 2: the whole class ready, two kernels to spare
+    (9215, 30, 29, 31),   # one MiB less: 31 planned, 29 ready
+    (16384, 30, 30, 60),  # more planned than the class needs: still the class, not more
+    (23494, 60, 60, 87),  # this machine (about 23 GiB available): a class of 60 all from the pool
+    (6144, 10, 10, 20),   # a class of 10: 20 planned
+    (1792, 10, 1, 3),     # 3 planned: 1 ready
     (1280, 30, 1, 2),     # one kernel planned: one ready, and the cap stays above the pool
     (1024, 30, 1, 2),     # nothing planned beyond the reserve: still one ready
     (23494, 1, 1, 87),    # a class of one
 ])
-def test_the_pool_covers_the_class_while_memory_plans_for_twice_as_many_kernels(available, class_size, pool, cap):
+def test_the_pool_covers_the_class_while_memory_plans_for_the_class_and_the_spare(available, class_size, pool, cap):
     s = sizing.plan(available, class_size=class_size)
     assert (s.pool, s.max_kernels, s.class_size) == (pool, cap, class_size)
 
@@ -29,9 +31,10 @@ def test_a_pool_and_a_cap_given_are_kept_whatever_the_class():
 
 def test_what_serve_prints_says_the_pool_its_memory_the_cap_and_the_fill_time():
     assert sizing.plan(16384).fill_s == 60  # 30 kernels, one every FILL_S_PER_KERNEL = 2 s
-    assert sizing.plan(16383).describe() == (
-        "29 preheated kernel(s) for a class of 30 (about 2.5 GiB), at most 59 kernels (planned 14.8 GiB of "
-        "16.0 GiB available); the pool is full in about 58 s; beyond the first 29 students, pages open from cold "
+    # (8703 - 1024) // 256 = 29 planned, 27 ready: 27 x 90 MiB = 2.37 GiB, 29 x 256 MiB = 7.25 GiB, 27 x 2 s
+    assert sizing.plan(8703).describe() == (
+        "27 preheated kernel(s) for a class of 30 (about 2.4 GiB), at most 29 kernels (planned 7.2 GiB of "
+        "8.5 GiB available); the pool is full in about 54 s; beyond the first 27 students, pages open from cold "
         "kernels, in line (--class-size, --preheat)")
     assert sizing.plan(8000, pool=0, max_kernels=4).describe() == \
         "no preheated kernel, at most 4 kernels (planned 1.0 GiB of 7.8 GiB available)"

@@ -70,7 +70,7 @@ See docs/security.md and docs/classroom-server.md.
 
 A class on one machine is planned from its size and the free memory: a pool of
 preheated kernels as large as the class (--class-size, default 30) while the
-memory plans for twice that many kernels, so pages open at once, and a cap on
+memory plans for the class and two kernels more, so pages open at once, and a cap on
 kernels ((available - 1 GiB) / 256 MiB); beyond the cap a visitor
 gets "the class is full, try again in a minute". A page's kernel is shut down
 when the page is closed or reloaded, when its client hangs up before the page

@@ -61,6 +61,7 @@ from traitlets import Float, Integer, Type, default
 
 from . import activity, auth
 from .queue import WaitingLine
+from .sizing import POOL_SPARE
 
 __all__ = ["DRAIN_YIELD_EVERY", "IOPUB_RCVHWM", "WIDGETS_ECHO_ENV", "ClassFull", "DrainingIOPubChannel",
            "GuardedKernelManager", "UnboundedIOPubClient", "kernel_env", "pooled_kernel_ids", "track_request_kernels",
@@ -196,7 +197,7 @@ class GuardedKernelManager(AsyncMappingKernelManager):
     class_size = Integer(0, config=True,
                          help="students the pool is planned for: refills keep ready the places the class has not "
                               "taken, at least pool_spare (0: refill to the pool size, Voila's rule)")
-    pool_spare = Integer(2, config=True, help="kernels kept ready once the class has taken its places")
+    pool_spare = Integer(POOL_SPARE, config=True, help="kernels kept ready once the class has taken its places")
     open_slots = Integer(0, config=True,
                          help="most pages opened from a cold kernel at once; beyond, pages wait in line "
                               "(playground.serving.queue; 0: no line)")

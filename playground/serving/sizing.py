@@ -11,17 +11,22 @@ starts, and ``C`` the class size (``--class-size``, default
   divided by what one kernel is planned to use (256 MiB: a page's kernel on
   the shipped set measures 80–82 MiB, ``bench/bench_page.py``; the margin is
   for a big dataset's session and its labels);
-* pool (preheated kernels kept ready): ``clamp(min(C, room // 2), 1, C)`` with
+* pool (preheated kernels kept ready): ``clamp(min(C, room - POOL_SPARE), 1, C)`` with
   ``room = (A - RESERVE_MIB) // PLANNED_KERNEL_MIB`` — the whole class, as
-  long as the memory plans for twice that many kernels: every student's page
-  takes a pooled kernel and the pool refills behind them, so a class of ``C``
-  holds ``2 C`` kernels at its peak.  A class of 30 is covered from
-  ``A = 30 × 2 × 256 + 1024 = 16,384`` MiB (16 GiB) available; with less,
-  half the planned kernels are kept ready and the rest of the class opens
-  from cold kernels, in line (:mod:`playground.serving.queue`).
+  long as the memory plans for the class and :data:`POOL_SPARE` kernels more:
+  every student's page takes a pooled kernel, and once the class has taken
+  its places the pool keeps only ``POOL_SPARE`` kernels ready behind them (the
+  manager's ``class_size`` rule, :meth:`~playground.serving.kernels.GuardedKernelManager.pool_target`),
+  so a class of ``C`` holds ``C + POOL_SPARE`` kernels at its peak.  A class of
+  30 is covered from ``A = (30 + 2) × 256 + 1024 = 9,216`` MiB (9 GiB)
+  available; with less, ``room - POOL_SPARE`` kernels are kept ready and the
+  rest of the class opens from cold kernels, in line
+  (:mod:`playground.serving.queue`).  (Until 2026-12-02 the pool was
+  ``room // 2``, planned for a refill of the whole class behind it; at 60
+  students that left 18 to open from cold kernels, two at a time, p95 53.9 s.)
 
 On the project's machine (24 GiB, about 23 GiB available) that is a pool of
-30 and a cap of 87 kernels; the memory a full pool holds is
+30 and a cap of 87 kernels (a class of 60: a pool of 60); the memory a full pool holds is
 ``pool × KERNEL_RSS_MIB``.  The pool fills one kernel every
 :data:`FILL_S_PER_KERNEL` seconds at best (the refill spacing of
 :class:`~playground.serving.kernels.GuardedKernelManager`), so ``serve``
@@ -33,8 +38,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["CLASS_SIZE", "FILL_S_PER_KERNEL", "KERNEL_RSS_MIB", "PLANNED_KERNEL_MIB", "RESERVE_MIB", "Sizing",
-           "available_mib", "plan"]
+__all__ = ["CLASS_SIZE", "FILL_S_PER_KERNEL", "KERNEL_RSS_MIB", "PLANNED_KERNEL_MIB", "POOL_SPARE", "RESERVE_MIB",
+           "Sizing", "available_mib", "plan"]
 
 #: Planned resident memory of one page's kernel (MiB), for the cap: a wide margin over :data:`KERNEL_RSS_MIB`
 #: for a big dataset's session and labels.
@@ -48,6 +53,8 @@ KERNEL_RSS_MIB = 90
 RESERVE_MIB = 1024
 #: The class the pool is planned for when ``--class-size`` is not given: every student of it opens from the pool.
 CLASS_SIZE = 30
+#: Kernels the pool keeps ready once the class has taken its places (the manager's ``pool_spare``).
+POOL_SPARE = 2
 #: Seconds between two pooled kernels' starts (the manager's ``refill_spacing``): the pool fills at this pace.
 FILL_S_PER_KERNEL = 2.0
 
@@ -96,7 +103,7 @@ def plan(available: int | None = None, *, class_size: int = CLASS_SIZE, pool: in
     avail = available_mib() if available is None else int(available)
     room = max(0, (avail - RESERVE_MIB) // PLANNED_KERNEL_MIB)
     if pool is None:
-        pool = max(1, min(class_size, room // 2))
+        pool = max(1, min(class_size, room - POOL_SPARE))
     if max_kernels is None:
         max_kernels = max(pool + 1, room)
     return Sizing(avail, pool, max_kernels, class_size)
