@@ -133,10 +133,10 @@ def test_install_replaces_the_upstream_parsers_once(monkeypatch):
 
 
 @pytest.mark.parametrize(("available", "pool", "cap"), [
-    (23494, 30, 87),   # the project's machine: (23494 - 1024) // 256 = 87 planned; 87 // 2 = 43 ≥ a class of 30
+    (23494, 30, 87),   # the project's machine: (23494 - 1024) // 256 = 87 planned; 87 - 2 = 85 ≥ a class of 30
     (30719, 30, 115),
-    (16384, 30, 60),   # exactly 2 × 30 kernels planned: (16384 - 1024) // 256 = 60
-    (16383, 29, 59),   # one MiB less: 59 planned, half of them ready
+    (9216, 30, 32),    # exactly 30 + 2 kernels planned: (9216 - 1024) // 256 = 32
+    (9215, 29, 31),    # one MiB less: 31 planned, 31 - 2 = 29 ready
     (2047, 1, 3),
     (2048, 2, 4),      # 4 kernels planned: 2 ready
     (1023, 1, 2),      # under one kernel's worth: still one
@@ -277,7 +277,7 @@ def test_serve_builds_the_guarded_voila_command():
 def test_the_default_pool_follows_free_memory(monkeypatch):
     monkeypatch.setattr(sizing, "available_mib", lambda: 8192)
     cmd, _ = build_command(_args())
-    assert "--pool_size=14" in cmd and "--GuardedKernelManager.max_kernels=28" in cmd
+    assert "--pool_size=26" in cmd and "--GuardedKernelManager.max_kernels=28" in cmd  # (8192 - 1024) // 256 = 28
 
 
 def test_read_only_serves_the_room_when_it_is_installed(monkeypatch, tmp_path):
@@ -335,7 +335,7 @@ def test_serve_help_explains_the_token_and_the_cap(capsys):
         main(["serve", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     for text in ("asks for keys", "instructor link", "observer", "?token=", "--no-auth", "class is full",
-                 "--max-kernels", "--class-size", "twice that many kernels", "--dataset", "not authentication"):
+                 "--max-kernels", "--class-size", "the class and two kernels more", "--dataset", "not authentication"):
         assert text.lower() in out.lower(), text
 
 
