@@ -1,20 +1,7 @@
 """Export and import of labels: CSV, JSONL and Parquet tables, golden-set YAML, store-to-store copies.
 
-An export people can use on their own (:func:`export_table`) has the columns
-:data:`EXPORT_COLUMNS` — ``case_id, response_id, unit_kind, unit_id, text,
-dimension, value, comment, annotator, time`` — one row per label (``value``
-``1``, ``0`` or ``unsure``; text and response id from the catalog; the
-annotator's comment on the unit repeated on each of its rows; a comment on a
-unit without labels is a row with empty ``dimension`` and ``value``; a
-failure-mode tag set a row with ``dimension`` ``tags``, :mod:`.tag_rows`), sorted
-by (annotator, unit_id, dimension).  Every value is a string.  The older
-five-column rows (:data:`COLUMNS`, :func:`export_rows`) are still written and read.
-
-CSV cells that a spreadsheet would run as a formula — starting with ``=``,
-``+``, ``-``, ``@``, tab or carriage return (OWASP, CSV injection) — are
-written with a leading ``'``; so is a cell that starts with ``'`` itself, so
-the import can drop exactly one leading ``'`` before any of those characters
-and get the text back.
+An export people can use on their own is :func:`export_table` (its columns, sort order and the CSV
+formula guard are described in :mod:`.exports`).
 
 An import is all-or-nothing: every row is validated against the unit catalog
 first, and one :class:`LabelImportError` lists every bad row; only a file
