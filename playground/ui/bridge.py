@@ -263,7 +263,9 @@ function render({ model, el }) {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "pong") lastPong = Date.now();
     else if (msg.type === "ack") pending.delete(msg.toggle);
-    else if (msg.type === "focus_first") setFocus(null);
+    // the first unanswered question of the new view; current() finds it (a ring put on a row the redraw
+    // then replaced is put back by the timer below)
+    else if (msg.type === "focus_first") { setFocus(null); current(); }
     else if (msg.type === "named") flushWaiting();
     else if (msg.type === "focus_name") {
       const box = document.querySelector(".pg-annotator input");
@@ -286,6 +288,7 @@ function render({ model, el }) {
   document.addEventListener("click", onClick, true);
   const timer = setInterval(() => {
     if (lost) return;
+    if (focus && !focus.isConnected) { focus = null; current(); }
     const limit = model.get("lost_after_ms");
     if (Date.now() - lastPong > limit) { goLost(); return; }
     try { model.send({type: "ping", n: ++seq}); } catch (e) { goLost(); }
