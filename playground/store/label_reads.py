@@ -37,27 +37,22 @@ class LabelReadsMixin(StoreHandle):
 
     def history(self, unit_id: str, dimension: str | None = None, annotator: str | None = None) -> list[Event]:
         """Every event of ``unit_id`` (optionally one dimension / annotator), oldest first."""
-        sql = (f"SELECT {EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
-               " WHERE e.unit_id = ?")
-        params: list[Any] = [unit_id]
+        where, params = ["e.unit_id = ?"], [unit_id]
         if dimension is not None:
-            sql += " AND e.dimension = ?"
+            where.append("e.dimension = ?")
             params.append(dimension)
-        if annotator is not None:
-            sql += " AND a.name = ?"
-            params.append(annotator)
-        sql += " ORDER BY e.event_id"
-        return [self._event(r) for r in self._b.read(lambda cur: cur.execute(sql, params).fetchall())]
+        return self._events_where(where, params, annotator)
 
     def events(self, annotator: str | None = None, after: int = 0) -> list[Event]:
         """The event log (optionally one annotator's, and only ids above ``after``), oldest first."""
-        sql = (f"SELECT {EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
-               " WHERE e.event_id > ?")
-        params: list[Any] = [after]
+        return self._events_where(["e.event_id > ?"], [after], annotator)
+
+    def _events_where(self, where: list[str], params: list[Any], annotator: str | None) -> list[Event]:
+        """The events meeting every condition of ``where`` (and of ``annotator``'s, if given), by event id."""
         if annotator is not None:
-            sql += " AND a.name = ?"
-            params.append(annotator)
-        sql += " ORDER BY e.event_id"
+            where, params = [*where, "a.name = ?"], [*params, annotator]
+        sql = (f"SELECT {EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
+               f" WHERE {' AND '.join(where)} ORDER BY e.event_id")
         return [self._event(r) for r in self._b.read(lambda cur: cur.execute(sql, params).fetchall())]
 
     def labels(self, annotator: str | None = None, unit_ids: Iterable[str] | None = None,
