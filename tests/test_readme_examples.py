@@ -1,40 +1,45 @@
-"""Every ``playground ...`` command and every ``python`` block in the docs' fenced code blocks runs as written.
+"""The docs are tests: every command and ``python`` block of README.md and docs/*.md runs as written, and every
+output a page shows is what the command prints now.
 
-The docs are README.md and docs/*.md (:data:`DOCS`, in reading order: the
-README, then the guides of :data:`ORDER`, then any other page by name).  The
-commands are read at collection time (docs without any are a failure, not a
-pass) and run in that order, each in a subprocess, from
-one temporary copy of the repository — so examples that write (``--out
-runs/default``) write there, and a later example can read what an earlier one
-wrote, as a reader following the README would.  ``.venv/bin/playground`` and
-``playground`` are both run as ``python -m playground`` with the copy first on
-``PYTHONPATH``: the console script is ``playground.cli:main`` (asserted below),
-the same entry point.  The label store (created first, as ``make serve``
-would) and the user's data directory point into the temporary folder, and ``OLLAMA_HOST`` at the project's Ollama
-protocol double, so the Ollama example runs too, without a model.
+The pages (:data:`DOCS`) are read in reading order: the README, then the guides of :data:`ORDER`, then any
+other page by name.  What is a command, what is printed output and how a block that cannot run here is marked
+are the rules of :mod:`docs_walk`.  Every command runs with ``bash -c`` exactly as the page writes it, in that
+order, from one temporary copy of the repository (the reader's clone) with ``../shared`` beside it, a fresh
+label store, ``.venv/bin/playground`` and ``.venv/bin/python`` there (the project's entry point,
+``playground.cli:main``, and this interpreter), and ``OLLAMA_HOST`` at the project's Ollama protocol double.
+A command's printed output is compared, line by line and figure by figure, with the output block the page shows
+after it (:func:`docs_walk.stale_lines`); a stale figure fails naming the page and line.
 
-Not run, each for the reason given in :data:`SKIP` / :func:`skip_reason`:
-``serve`` (a server does not exit; :func:`test_serve_example_answers` starts
-the README's loopback ``serve`` example once and stops it when it answers) and
-commands that need a PostgreSQL server or a file the reader supplies.
+A documented ``serve`` is started where the walk meets it (on a free port instead of the one written, the only
+change), the link it gives out is opened in Chromium (the page, or the room with ``--read-only``) and must render
+its widgets, and the server is stopped.  Commands marked ``# not run by the docs test: WHY`` are listed with their reason
+(:func:`test_commands_not_run_are_listed`).
 """
 from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 import time
 import tomllib
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_fixtures import free_port, stop_server
+from docs_walk import (
+    Block,
+    Command,
+    blocks_of,
+    commands_of,
+    expected_exit,
+    line_pattern,
+    outputs_of,
+    python_blocks,
+    stale_lines,
+)
+from browser_fixtures import CHROMIUM, CHROMIUM_ARGS, PAGE_TIMEOUT_MS, free_port, need_chromium, stop_server
 from ollama_double import OllamaDouble
 from test_ollama import replies
 
@@ -45,157 +50,111 @@ ORDER = ("index.md", "annotator.md", "instructor.md", "reference.md", "engineer.
          "benchmarks.md", "development.md", "design-history.md")
 DOCS = [README, *[REPO / "docs" / n for n in ORDER if (REPO / "docs" / n).is_file()],
         *sorted(p for p in (REPO / "docs").glob("*.md") if p.name not in ORDER)]
-PREFIXES = ("playground", ".venv/bin/playground")
 #: Where the shared data lives beside the repository (``../shared``), or $PLAYGROUND_SHARED_DIR.
 SHARED = Path(os.environ.get("PLAYGROUND_SHARED_DIR", REPO.parent / "shared"))
-#: Exact commands not run, with the reason.
-SKIP = {
-    "calibrate external my-ragas-scores.csv --human key": "names a score file the reader brings (my-ragas-scores.csv)",
-    "calibrate ragtruth --frozen --scores my-hhem-scores.csv --scores-name HHEM":
-        "names a score file the reader brings (my-hhem-scores.csv; tests/test_frozen_scores.py runs --scores)",
-}
 COMMAND_TIMEOUT = 600
-
-
-def readme_commands(text: str) -> list[tuple[int, str]]:
-    """(line number, command line) of every ``playground ...`` line in a fenced code block, in order.
-
-    A line ending in ``\\`` goes on on the next line (as in a shell): the command is the lines joined, numbered
-    by its first line.
-    """
-    found, fence, number = [], None, 0
-    held: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        marker = re.match(r"^(`{3,}|~{3,})", stripped)
-        if marker and not held:
-            if fence is None:
-                fence = marker.group(1)
-            elif stripped.startswith(fence):
-                fence = None
-            continue
-        if fence is None:
-            continue
-        if stripped.endswith("\\"):
-            held.append(stripped[:-1].rstrip())
-            continue
-        first = number - len(held)
-        stripped = " ".join([*held, stripped]) if held else stripped
-        held = []
-        try:
-            words = shlex.split(stripped, comments=True)
-        except ValueError:  # printed output with an odd quote; a command that does not parse is an error
-            if re.match(r"^([A-Z_][A-Z0-9_]*=\S*\s+)*(\.venv/bin/)?playground\s", stripped):
-                raise
-            continue
-        while words and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
-            words = words[1:]  # VAR=value prefixes
-        if words and words[0] in PREFIXES:
-            found.append((first, stripped))
-    return found
-
-
-def heredoc_files(text: str) -> dict[str, str]:
-    """``{file name: content}`` of every ``cat > FILE <<'TAG'`` … ``TAG`` in a code block (a file a guide has the
-    reader write before a command reads it)."""
-    found: dict[str, str] = {}
-    for m in re.finditer(r"^cat > (\S+) <<'?(\w+)'?\n(.*?)^\2$", text, flags=re.M | re.S):
-        found[m.group(1)] = m.group(3)
-    return found
-
-
-def expected_exit(command: str) -> int:
-    """The exit code a guide says its command ends with (a trailing ``# exits N``), else 0."""
-    m = re.search(r"#\s*exits (\d+)", command)
-    return int(m.group(1)) if m else 0
-
-
-def python_blocks(text: str) -> list[tuple[int, str]]:
-    """(line number of the fence, code) of every fenced block marked ``python``, in order."""
-    found, code, start, fence = [], [], 0, None
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if fence is None:
-            marker = re.match(r"^(`{3,}|~{3,})\s*python\s*$", stripped)
-            if marker:
-                fence, start, code = marker.group(1), number, []
-            continue
-        if stripped.startswith(fence) and stripped.strip("`~") == "":
-            found.append((start, "\n".join(code) + "\n"))
-            fence = None
-        else:
-            code.append(line)
-    return found
 
 
 def _place(path: Path, line: int) -> str:
     return f"{path.relative_to(REPO).as_posix()}:{line}"
 
 
-def split_command(line: str) -> tuple[dict[str, str], list[str]]:
-    """(environment assignments, arguments after the program) of one README command line."""
-    words = shlex.split(line, comments=True)
-    env = {}
-    while re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", words[0]):
-        key, _, value = words.pop(0).partition("=")
-        env[key] = value
-    return env, words[1:]
+def _is_serve(command: Command) -> bool:
+    return re.search(r"(^|\s)(\.venv/bin/)?playground\s+serve(\s|$)", command.text) is not None
 
 
-def skip_reason(args: list[str]) -> str | None:
-    joined = " ".join(args)
-    if joined in SKIP:
-        return SKIP[joined]
-    if args and args[0] == "serve":
-        return "serve does not exit: test_serve_example_answers starts the loopback example once"
-    if any(a.startswith(("postgresql://", "postgres://")) for a in args):
-        return "needs a PostgreSQL server (tests/test_store*.py run these commands on a throwaway cluster)"
-    needs_shared = (args[:2] == ["calibrate", "ragtruth"] and len(args) == 2) or "../shared" in joined
-    if needs_shared and not SHARED.is_dir():
-        return f"needs the shared data beside the repository ({SHARED}); set PLAYGROUND_SHARED_DIR"
-    return None
-
-
-COMMANDS = [(_place(doc, n), c) for doc in DOCS for n, c in readme_commands(doc.read_text(encoding="utf-8"))]
-PYTHON = [(_place(doc, n), code) for doc in DOCS for n, code in python_blocks(doc.read_text(encoding="utf-8"))]
+BLOCKS: dict[Path, list[Block]] = {doc: blocks_of(doc, doc.read_text(encoding="utf-8")) for doc in DOCS}
+COMMANDS: list[Command] = [c for doc in DOCS for i, b in enumerate(BLOCKS[doc]) for c in commands_of(b, i)]
+NOT_RUN = [c for c in COMMANDS if c.not_run]
+SERVES = [c for c in COMMANDS if not c.not_run and _is_serve(c)]
+RUN = [c for c in COMMANDS if not c.not_run]
+#: How long a documented ``serve`` may take to give out its link and render a page (a cold machine, 2 cores).
+SERVE_TIMEOUT = 180.0
+#: (page, command block index) -> the printed output the page promises for it, with its lines' numbers.
+PROMISED: dict[tuple[Path, int], list[tuple[int, str]]] = {}
+for _doc in DOCS:
+    for _index, _fence, _lines in outputs_of(BLOCKS[_doc]):
+        PROMISED.setdefault((_doc, _index), []).extend(_lines)
 #: Python blocks that talk to a tool the reader runs (Phoenix's client and server): not dependencies, not run here.
 ELSEWHERE = ("phoenix.client",)
-PYTHON_NOT_RUN = [(n, code) for n, code in PYTHON if any(tool in code for tool in ELSEWHERE)]
-PYTHON_RUN = [(n, code) for n, code in PYTHON if (n, code) not in PYTHON_NOT_RUN]
-#: The commands not run here, each with its reason; every other command is a test of its own (so CI reports
-#: no skipped test: what is not run is listed, and test_commands_not_run_are_accounted_for checks the list).
-NOT_RUN = {(n, c): r for n, c in COMMANDS if (r := skip_reason(split_command(c)[1])) is not None}
-RUN = [(n, c) for n, c in COMMANDS if (n, c) not in NOT_RUN]
+PYTHON = [b for doc in DOCS for b in python_blocks(BLOCKS[doc])]
+PYTHON_NOT_RUN = [b for b in PYTHON if any(tool in "\n".join(b.lines) for tool in ELSEWHERE)]
+PYTHON_RUN = [b for b in PYTHON if b not in PYTHON_NOT_RUN]
+#: Printed output seen so far, per (page, command block index): a block's promised output is checked once its
+#: last command has run.
+PRINTED: dict[tuple[Path, int], str] = {}
+
+
+def _last_of_block(command: Command) -> bool:
+    same = [c for c in COMMANDS if c.doc == command.doc and c.block == command.block and not c.not_run]
+    return bool(same) and same[-1] == command
 
 
 def test_the_readme_has_commands_and_the_entry_point_is_the_cli():
-    assert len(COMMANDS) >= 5, COMMANDS
+    assert len(RUN) >= 20 and len(SERVES) >= 3, (len(RUN), len(SERVES))
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     assert scripts == {"playground": "playground.cli:main"}
 
 
-def test_command_extraction():
-    text = ("x\n```\nplayground a b   # note\n  .venv/bin/playground c 'd e'\nmake serve\nX=1 playground f\n```\n"
-            "playground no\n")
-    assert readme_commands(text) == [
-        (3, "playground a b   # note"),
-        (4, ".venv/bin/playground c 'd e'"),
-        (6, "X=1 playground f"),
-    ]
-    assert split_command("X=1 .venv/bin/playground c 'd e'  # why") == ({"X": "1"}, ["c", "d e"])
-    assert skip_reason(["serve", "--port", "1"]) is not None and skip_reason(["harness", "run"]) is None
-    text = "```\nplayground a \\\n  --b c\nrouge 'odd quote\n```\n"
-    assert readme_commands(text) == [(2, "playground a --b c")]
-    assert heredoc_files("```\ncat > x.csv <<'CSV'\na,b\n1,2\nCSV\n```\n") == {"x.csv": "a,b\n1,2\n"}
-    assert expected_exit("playground harness gate x   # exits 1: a regression") == 1
-    assert expected_exit("playground harness gate x") == 0
-    text = "a\n```python\nimport x\n\nx.y()\n```\n```\nnot python\n```\n~~~python\nz = 1\n~~~\n"
-    assert python_blocks(text) == [(2, "import x\n\nx.y()\n"), (10, "z = 1\n")]
-
-
 def test_the_docs_are_read_in_order_and_have_python_examples():
     assert DOCS[0] == README and [p.name for p in DOCS[1:4]] == ["index.md", "annotator.md", "instructor.md"]
-    assert {place.partition(":")[0] for place, _ in PYTHON} >= {"README.md", "docs/engineer.md"}
+    assert {_place(b.doc, b.line).partition(":")[0] for b in PYTHON} >= {"README.md", "docs/engineer.md"}
+
+
+def test_python_blocks_not_run_are_only_those_for_another_tool():
+    # the two Phoenix client blocks of the traces guide (getting spans out, sending annotations back), no other
+    assert [_place(b.doc, b.line).partition(":")[0] for b in PYTHON_NOT_RUN] == ["docs/label-your-traces.md"] * 2
+    assert len(PYTHON_RUN) >= 2
+
+
+def test_commands_not_run_are_listed(capsys):
+    """Every command left out carries its marker's reason; the list is printed (``pytest -s``) and counted."""
+    listing = [f"{_place(c.doc, c.line)}: {c.text.splitlines()[0][:80]}  — {c.not_run}" for c in NOT_RUN]
+    assert all(c.not_run and len(c.not_run) >= 10 for c in NOT_RUN), listing
+    with capsys.disabled():
+        print(f"\n{len(NOT_RUN)} documented command(s) not run here, each marked in its page:")
+        print("\n".join(f"  {line}" for line in listing))
+    assert len(NOT_RUN) <= 40, "more commands marked than run-worthy reasons would explain"
+
+
+# ---------------------------------------------------------------------------------------------------- the rules
+
+
+def test_blocks_commands_and_output_are_read_as_a_shell_and_a_reader_would():
+    text = ("x\n```\nplayground a b   # note\n  .venv/bin/playground c 'd e'\nmake serve  # not run by the docs test: it serves\n"
+            "X=1 playground f \\\n  --g h\ncat > t.csv <<'CSV'\na,b\nCSV\nnot a command\n```\n"
+            "prose\n```\nprinted 3 lines\n```\n```yaml\nplayground: no\n```\n"
+            "```\n# not run by the docs test: needs a model\nollama pull m\n```\n")
+    blocks = blocks_of(Path("p.md"), text)
+    assert [(b.line, b.lang) for b in blocks] == [(2, ""), (14, ""), (17, "yaml"), (20, "")]
+    commands = commands_of(blocks[0], 0)
+    assert [(c.line, c.text, c.not_run) for c in commands] == [
+        (3, "playground a b   # note", None),
+        (4, ".venv/bin/playground c 'd e'", None),
+        (5, "make serve  # not run by the docs test: it serves", "it serves"),
+        (6, "X=1 playground f \\\n--g h", None),
+        (8, "cat > t.csv <<'CSV'\na,b\nCSV", None),
+    ]
+    assert commands_of(blocks[2], 2) == []
+    assert [(c.text, c.not_run) for c in commands_of(blocks[3], 3)] == [("ollama pull m", "needs a model")]
+    assert outputs_of(blocks) == [(0, 14, [(15, "printed 3 lines")])]
+    assert expected_exit("playground harness gate x   # exits 1: a regression") == 1
+    assert expected_exit("playground harness gate x") == 0
+
+
+def test_a_promised_line_matches_only_with_the_same_figures():
+    assert line_pattern("rate  0.603 [0.633, 0.836]").fullmatch("rate 0.603 [0.633, 0.836]")
+    assert not line_pattern("rate 0.603 [0.633, 0.836]").fullmatch("rate 0.603 [0.633, 0.837]")
+    assert line_pattern("in sqlite:///…/labels.db").fullmatch("in sqlite:////tmp/x/labels.db")
+    assert line_pattern("1  2026-12-01T21:58:24.400993+00:00  alice").fullmatch("1 2027-01-02T03:04:05.1+00:00 alice")
+    assert not line_pattern("ppi 1.000").fullmatch("ppi 1.0001")
+    printed = "supported 0.577 [0.520, 0.727]\nmore_labels 258\n"
+    assert stale_lines([(7, "supported 0.578 [0.520, 0.716]"), (8, "..."), (9, "more_labels 258")], printed) == [
+        "7: doc says 'supported 0.578 [0.520, 0.716]' / prints 'supported 0.577 [0.520, 0.727]'"]
+    assert stale_lines([(3, "gone for good")], printed) == ["3: doc says 'gone for good' / prints no such line"]
+
+
+# ---------------------------------------------------------------------------------------------------- the walk
 
 
 #: Labels two readers would have given in the playground (alice says yes throughout, bob alternates).
@@ -214,151 +173,164 @@ with open_store(os.environ["PLAYGROUND_DB"], create=False) as store:
 
 
 def _copy_repo(target: Path) -> Path:
-    ignore = shutil.ignore_patterns(
-        ".git",
-        ".venv",
-        "runs",
-        "__pycache__",
-        "*.egg-info",
-        ".pytest_cache",
-        "*.db",
-        "*.db-wal",
-        "*.db-shm",
-        "build",
-        "node_modules",
-    )
+    ignore = shutil.ignore_patterns(".git", ".venv", "runs", "__pycache__", "*.egg-info", ".pytest_cache", "*.db",
+                                    "*.db-wal", "*.db-shm", "build", "node_modules", "test-artifacts")
     shutil.copytree(REPO, target, ignore=ignore, symlinks=True)
     return target
 
 
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
-    """A copy of the repository (with ../shared beside it) and the environment every command runs in."""
-    base = tmp_path_factory.mktemp("readme")
+def make_sandbox(base: Path, env_extra: dict[str, str]) -> tuple[Path, dict[str, str]]:
+    """A reader's clone: the repository copied to ``base/repo`` (a git work tree, ``../shared`` beside it),
+    ``.venv/bin/playground`` and ``.venv/bin/python`` running this interpreter on the copy, and the environment
+    every command runs in."""
     repo = _copy_repo(base / "repo")
     if SHARED.is_dir():
         (base / "shared").symlink_to(SHARED.resolve())
     home = base / "home"
     home.mkdir()
+    bin_dir = repo / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, target in (("playground", f'"{sys.executable}" -m playground'), ("python", f'"{sys.executable}"')):
+        shim = bin_dir / name
+        shim.write_text(f'#!/bin/sh\nexec {target} "$@"\n', encoding="utf-8")
+        shim.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(repo),
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / ".local/share"),
+        "PLAYGROUND_DB": str(base / "labels.db"),
+        "GIT_AUTHOR_NAME": "reader", "GIT_AUTHOR_EMAIL": "reader@example.org",
+        "GIT_COMMITTER_NAME": "reader", "GIT_COMMITTER_EMAIL": "reader@example.org",
+        **env_extra,
+    }
+    for key in ("PLAYGROUND_READ_ONLY", "PYTEST_CURRENT_TEST", "PLAYGROUND_DATASET"):
+        env.pop(key, None)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, env=env)
+    return repo, env
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
+    base = tmp_path_factory.mktemp("readme")
     with OllamaDouble(chat_reply=replies) as double:
-        env = {
-            **os.environ,
-            "PYTHONPATH": str(repo),
-            "HOME": str(home),
-            "XDG_DATA_HOME": str(home / ".local/share"),
-            "PLAYGROUND_DB": str(base / "labels.db"),
-            "OLLAMA_HOST": f"127.0.0.1:{double.port}",
-        }
-        env.pop("PLAYGROUND_READ_ONLY", None)
-        # A reader who followed the README ran `make serve` first (`playground serve` creates the store) and
-        # labelled in the browser: two annotators' labels on the first units, so the calibration examples have data.
-        for doc in DOCS:
-            for name, content in heredoc_files(doc.read_text(encoding="utf-8")).items():
-                (repo / name).write_text(content, encoding="utf-8")
+        repo, env = make_sandbox(base, {"OLLAMA_HOST": f"127.0.0.1:{double.port}"})
+        # A reader who followed the README ran `make serve` first (which creates the store) and labelled in the
+        # browser: two annotators' labels on the first units, so the calibration examples have data.
         for argv in (["-m", "playground", "labels", "init"], ["-c", SEED_LABELS]):
             subprocess.run([sys.executable, *argv], cwd=repo, env=env, check=True, capture_output=True,
                            timeout=COMMAND_TIMEOUT)
         yield repo, env
 
 
-def test_python_blocks_not_run_are_only_those_for_another_tool():
-    # the two Phoenix client blocks of the traces guide (getting spans out, sending annotations back), no other
-    assert [n.partition(":")[0] for n, _ in PYTHON_NOT_RUN] == ["docs/label-your-traces.md"] * 2
-    assert ["get_spans_dataframe" in code for _, code in PYTHON_NOT_RUN] == [True, False]
-    assert ["log_document_annotations_dataframe" in code for _, code in PYTHON_NOT_RUN] == [False, True]
-    assert len(PYTHON_RUN) >= 2
+def _exported(command: str, repo: Path, env: dict[str, str]) -> dict[str, str]:
+    """The variables an ``export`` line sets, as bash sets them."""
+    proc = subprocess.run(["bash", "-c", f"{command}\nenv -0"], cwd=repo, env=env, capture_output=True,
+                          timeout=60, check=True)
+    after = dict(item.split("=", 1) for item in proc.stdout.decode().split("\0") if "=" in item)
+    return {k: v for k, v in after.items() if env.get(k) != v and not k.startswith(("SHLVL", "_", "OLDPWD"))}
 
 
-def test_commands_not_run_are_accounted_for():
-    """Only `serve` (started once by test_serve_example_answers), PostgreSQL URLs (the store tests run them on a
-    throwaway cluster) and the exact commands in SKIP are left out; with the shared data present, nothing else."""
-    for (line, command), reason in NOT_RUN.items():
-        _, args = split_command(command)
-        known = args[:1] == ["serve"] or " ".join(args) in SKIP or any(a.startswith("postgres") for a in args)
-        assert known or (not SHARED.is_dir() and reason.startswith("needs the shared data")), (line, command)
-    if os.environ.get("PLAYGROUND_REQUIRE_SHARED") == "1":
-        assert SHARED.is_dir() and not any(r.startswith("needs the shared data") for r in NOT_RUN.values())
-    assert len(RUN) >= 20
+@pytest.fixture(scope="module")
+def docs_browser():
+    need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("line", "command"), RUN, ids=[n for n, _ in RUN])
-def test_readme_command_runs(sandbox, line, command):
-    repo, env = sandbox
-    extra, args = split_command(command)
-    proc = subprocess.run(
-        [sys.executable, "-m", "playground", *args],
-        cwd=repo,
-        env={**env, **extra},
-        capture_output=True,
-        text=True,
-        timeout=COMMAND_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    want = expected_exit(command)
-    assert proc.returncode == want, f"{line}: {command}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
-    assert "Traceback" not in proc.stderr
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(("line", "code"), PYTHON_RUN, ids=[n for n, _ in PYTHON_RUN])
-def test_python_example_runs(sandbox, line, code):
-    """Each ``python`` block runs whole in a fresh interpreter from the repository copy (its asserts checked)."""
-    repo, env = sandbox
-    proc = subprocess.run([sys.executable, "-c", code], cwd=repo, env={**env, "MPLBACKEND": "Agg"},
-                          capture_output=True, text=True, timeout=COMMAND_TIMEOUT, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, f"{line}\n{code}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
-
-
-def _serve_example() -> tuple[int, str] | None:
-    for line, command in COMMANDS:
-        _, args = split_command(command)
-        host = args[args.index("--host") + 1] if "--host" in args else "127.0.0.1"
-        if args[:1] == ["serve"] and host in ("127.0.0.1", "localhost") and not any("postgres" in a for a in args):
-            return line, command
-    return None
-
-
-@pytest.mark.slow
-def test_serve_example_answers(sandbox):
-    example = _serve_example()
-    assert example is not None, "the docs have no loopback `playground serve` example in a code block"
-    line, command = example
-    repo, env = sandbox
-    _, args = split_command(command)
+def _on_free_port(text: str) -> tuple[str, int]:
     port = free_port()
-    if "--port" in args:
-        args[args.index("--port") + 1] = str(port)  # the README's port may be taken on this machine
-    else:
-        args += ["--port", str(port)]
-    log = repo.parent / "serve.log"
+    if re.search(r"--port\s+\d+", text):
+        return re.sub(r"--port\s+\d+", f"--port {port}", text), port
+    return text.replace("serve", f"serve --port {port}", 1), port
+
+
+def _links_given(text: str, log: Path, repo: Path) -> list[str]:
+    """The links a started ``serve`` gave out: in its log, or in its ``--links-file``."""
+    said = log.read_text(errors="replace")
+    m = re.search(r"--links-file\s+(\S+)", text)
+    if m and "are in the file given with --links-file" in said:
+        target = Path(os.path.expanduser(m.group(1)))
+        said += (target if target.is_absolute() else repo / target).read_text(encoding="utf-8")
+    return re.findall(r"https?://\S+", said) if "ready" in said else []
+
+
+def _page_to_open(links: list[str], port: int, read_only: bool) -> str:
+    """The student's link for a roster class, else the join link, the instructor's for the room, else the page."""
+    links = [re.sub(r"^http://[^/]+/", f"http://127.0.0.1:{port}/", u) for u in links if f":{port}" in u]
+    for want in ("annotator=", "token="):
+        for url in links:
+            if want in url:
+                return url if read_only or "annotator=" in url else url + "&annotator=docs-reader"
+    return f"http://127.0.0.1:{port}/" + ("" if read_only else "?annotator=docs-reader")
+
+
+def _serve_and_open(command: Command, repo: Path, env: dict[str, str], browser) -> None:
+    """Start a documented ``serve`` as written (on a free port), open what it gives out in Chromium, stop it."""
+    place = _place(command.doc, command.line)
+    text, port = _on_free_port(command.text)
+    log = repo.parent / f"serve-{port}.log"
     with open(log, "wb") as fh:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "playground", *args],
-            cwd=repo,
-            env=env,
-            stdout=fh,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        proc = subprocess.Popen(["bash", "-c", f"exec {text}"], cwd=repo, env=env, stdout=fh,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        status = None
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                # any HTTP answer will do, and a path that is not a page starts no kernel (a GET of / would)
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/favicon.ico", timeout=2) as response:
-                    status = response.status
-            except urllib.error.HTTPError as answer:
-                status = answer.code
-            except OSError:
-                time.sleep(0.3)
-                continue
-            break
-        assert status is not None and status < 500, (
-            f"{line}: {command}\nstatus {status}\n{log.read_text(errors='replace')[-3000:]}"
-        )
-        assert proc.poll() is None, "the server exited after answering"
+        deadline = time.monotonic() + SERVE_TIMEOUT
+        while not (links := _links_given(text, log, repo)) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.5)
+        said = log.read_text(errors="replace")
+        assert proc.poll() is None and "ready" in said, f"{place}: {command.text}\n{said[-3000:]}"
+        url = _page_to_open(links, port, "--read-only" in text)
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        try:
+            page = context.new_page()
+            page.goto(url, timeout=PAGE_TIMEOUT_MS)
+            widget = ".pr-room .pr-progress" if "--read-only" in text else ".pg-app"
+            page.locator(widget).first.wait_for(state="visible", timeout=PAGE_TIMEOUT_MS)
+            assert "cannot start" not in page.inner_text("body"), f"{place}: {page.inner_text('body')[:2000]}"
+        finally:
+            context.close()
     finally:
         stop_server(proc)
-    assert proc.returncode is not None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [
+    pytest.param(c, id=_place(c.doc, c.line), marks=[pytest.mark.browser] if _is_serve(c) else []) for c in RUN])
+def test_documented_command_runs_and_prints_what_the_page_shows(sandbox, command, request):
+    repo, env = sandbox
+    place = _place(command.doc, command.line)
+    if _is_serve(command):
+        _serve_and_open(command, repo, env, request.getfixturevalue("docs_browser"))
+        return
+    if command.text.startswith("export "):
+        env.update(_exported(command.text, repo, env))
+        return
+    proc = subprocess.run(["bash", "-c", command.text], cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=COMMAND_TIMEOUT, stdin=subprocess.DEVNULL)
+    want = expected_exit(command.text)
+    assert proc.returncode == want, f"{place}: {command.text}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
+    assert "Traceback" not in proc.stderr, f"{place}\n{proc.stderr[-3000:]}"
+    key = (command.doc, command.block)
+    PRINTED[key] = PRINTED.get(key, "") + proc.stdout + "\n" + proc.stderr
+    if _last_of_block(command) and key in PROMISED:
+        printed = PRINTED[key].replace(str(repo), "…").replace(str(Path(env["HOME"])), "/home/you")
+        stale = stale_lines(PROMISED[key], printed)
+        page = command.doc.relative_to(REPO).as_posix()
+        assert not stale, (f"{page}: the output shown after the commands of line {command.line} is stale:\n"
+                           + "\n".join(f"  {page}:{s}" for s in stale) + f"\n--- printed now:\n{printed[-4000:]}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("block", PYTHON_RUN, ids=[_place(b.doc, b.line) for b in PYTHON_RUN])
+def test_python_example_runs(sandbox, block):
+    """Each ``python`` block runs whole in a fresh interpreter from the repository copy (its asserts checked)."""
+    repo, env = sandbox
+    code = "\n".join(block.lines) + "\n"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=repo, env={**env, "MPLBACKEND": "Agg"},
+                          capture_output=True, text=True, timeout=COMMAND_TIMEOUT, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, f"{_place(block.doc, block.line)}\n{code}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
