@@ -4,7 +4,7 @@ output a page shows is what the command prints now.
 The pages (:data:`DOCS`) are read in reading order: the README, then the guides of :data:`ORDER`, then any
 other page by name.  What is a command, what is printed output and how a block that cannot run here is marked
 are the rules of :mod:`docs_walk`.  Every command runs with ``bash -c`` exactly as the page writes it, in that
-order, from one temporary copy of the repository (the reader's clone) with ``../shared`` beside it, a fresh
+order, from a temporary copy of the repository per page (the reader's clone) with ``../shared`` beside it, a fresh
 label store, ``.venv/bin/playground`` and ``.venv/bin/python`` there (the project's entry point,
 ``playground.cli:main``, and this interpreter), and ``OLLAMA_HOST`` at the project's Ollama protocol double.
 A command's printed output is compared, line by line and figure by figure, with the output block the page shows
@@ -212,16 +212,28 @@ def make_sandbox(base: Path, env_extra: dict[str, str]) -> tuple[Path, dict[str,
 
 
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
-    base = tmp_path_factory.mktemp("readme")
+def sandboxes(tmp_path_factory) -> Iterator[dict[Path, tuple[Path, dict[str, str]]]]:
+    """One reader's clone per page, made when the walk reaches the page: each guide is walked from a fresh
+    folder and a fresh store, as a reader who opens it would."""
+    made: dict[Path, tuple[Path, dict[str, str]]] = {}
     with OllamaDouble(chat_reply=replies) as double:
-        repo, env = make_sandbox(base, {"OLLAMA_HOST": f"127.0.0.1:{double.port}"})
+        yield _Sandboxes(made, tmp_path_factory, {"OLLAMA_HOST": f"127.0.0.1:{double.port}"})
+
+
+class _Sandboxes(dict):
+    def __init__(self, made, factory, extra):
+        super().__init__(made)
+        self.factory, self.extra = factory, extra
+
+    def __missing__(self, doc: Path) -> tuple[Path, dict[str, str]]:
+        repo, env = make_sandbox(self.factory.mktemp(doc.stem), self.extra)
         # A reader who followed the README ran `make serve` first (which creates the store) and labelled in the
         # browser: two annotators' labels on the first units, so the calibration examples have data.
         for argv in (["-m", "playground", "labels", "init"], ["-c", SEED_LABELS]):
             subprocess.run([sys.executable, *argv], cwd=repo, env=env, check=True, capture_output=True,
                            timeout=COMMAND_TIMEOUT)
-        yield repo, env
+        self[doc] = (repo, env)
+        return repo, env
 
 
 def _exported(command: str, repo: Path, env: dict[str, str]) -> dict[str, str]:
@@ -301,8 +313,8 @@ def _serve_and_open(command: Command, repo: Path, env: dict[str, str], browser) 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [
     pytest.param(c, id=_place(c.doc, c.line), marks=[pytest.mark.browser] if _is_serve(c) else []) for c in RUN])
-def test_documented_command_runs_and_prints_what_the_page_shows(sandbox, command, request):
-    repo, env = sandbox
+def test_documented_command_runs_and_prints_what_the_page_shows(sandboxes, command, request):
+    repo, env = sandboxes[command.doc]
     place = _place(command.doc, command.line)
     if _is_serve(command):
         _serve_and_open(command, repo, env, request.getfixturevalue("docs_browser"))
@@ -318,7 +330,7 @@ def test_documented_command_runs_and_prints_what_the_page_shows(sandbox, command
     key = (command.doc, command.block)
     PRINTED[key] = PRINTED.get(key, "") + proc.stdout + "\n" + proc.stderr
     if _last_of_block(command) and key in PROMISED:
-        printed = PRINTED[key].replace(str(repo), "…").replace(str(Path(env["HOME"])), "/home/you")
+        printed = PRINTED[key].replace(str(repo), "/…").replace(str(Path(env["HOME"])), "/home/you")
         stale = stale_lines(PROMISED[key], printed)
         page = command.doc.relative_to(REPO).as_posix()
         assert not stale, (f"{page}: the output shown after the commands of line {command.line} is stale:\n"
@@ -327,9 +339,9 @@ def test_documented_command_runs_and_prints_what_the_page_shows(sandbox, command
 
 @pytest.mark.slow
 @pytest.mark.parametrize("block", PYTHON_RUN, ids=[_place(b.doc, b.line) for b in PYTHON_RUN])
-def test_python_example_runs(sandbox, block):
-    """Each ``python`` block runs whole in a fresh interpreter from the repository copy (its asserts checked)."""
-    repo, env = sandbox
+def test_python_example_runs(sandboxes, block):
+    """Each ``python`` block runs whole in a fresh interpreter from its page's clone (its asserts checked)."""
+    repo, env = sandboxes[block.doc]
     code = "\n".join(block.lines) + "\n"
     proc = subprocess.run([sys.executable, "-c", code], cwd=repo, env={**env, "MPLBACKEND": "Agg"},
                           capture_output=True, text=True, timeout=COMMAND_TIMEOUT, stdin=subprocess.DEVNULL)
