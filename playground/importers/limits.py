@@ -28,7 +28,7 @@ import stat
 from typing import Any
 
 __all__ = ["MAX_CELL_CHARS", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_LABEL_ROWS", "MAX_ROWS", "LimitExceeded",
-           "check_file", "check_value", "describe", "too_many_rows"]
+           "check_file", "check_text", "check_value", "describe", "too_many_rows"]
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_ROWS = 200_000
@@ -39,7 +39,14 @@ MAX_LABEL_ROWS = 1_000_000
 
 
 class LimitExceeded(ValueError):
-    """An input beyond one of the documented bounds (the message names it and the limit)."""
+    """An input beyond one of the documented bounds (the message names it and the limit).
+
+    ``field``: where in the row the bound was crossed (``contexts[2]``, ``a.b``), or "" when not one field.
+    """
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def describe() -> str:
@@ -72,27 +79,51 @@ def check_value(value: Any) -> int:
     """The characters of every string in ``value`` (a parsed row); LimitExceeded beyond a cell or depth bound.
 
     Walked without recursion, so any depth is measured, not crashed on.  Dict keys count as text too.
+    The error's ``field`` is the path of the cell that crossed the bound (keys joined by ``.``, list
+    positions as ``[n]`` from 0), or the row's field holding the nesting that did.
     """
     if isinstance(value, str):
-        return _check_text(value)
+        return check_text(value)
     total = 0
-    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, dict | list | tuple) else []
+    # (container, depth, path): the path a linked pair (parent path, key), made a string only for an error
+    stack: list[tuple[Any, int, Any]] = [(value, 1, None)] if isinstance(value, dict | list | tuple) else []
     while stack:
-        item, depth = stack.pop()
+        item, depth, path = stack.pop()
         if depth > MAX_DEPTH:
-            raise LimitExceeded(f"nested deeper than the limit of {MAX_DEPTH} levels")
-        if isinstance(item, dict):
-            total += sum(_check_text(k) for k in item if isinstance(k, str))
-            item = item.values()
-        for v in item:
+            raise LimitExceeded(f"nested deeper than the limit of {MAX_DEPTH} levels", _path(_top(path)))
+        pairs = item.items() if isinstance(item, dict) else enumerate(item)
+        for k, v in pairs:
+            if isinstance(k, str):
+                total += check_text(k, (path, k))
             if isinstance(v, str):
-                total += _check_text(v)
+                total += check_text(v, (path, k))
             elif isinstance(v, dict | list | tuple):
-                stack.append((v, depth + 1))
+                stack.append((v, depth + 1, (path, k)))
     return total
 
 
-def _check_text(text: str) -> int:
+def _top(path: Any) -> Any:
+    """The first step of a linked path (the row's own field)."""
+    while path is not None and path[0] is not None:
+        path = path[0]
+    return path
+
+
+def _path(path: Any) -> str:
+    """``(((None, "a"), 0), "b")`` → ``a[0].b``."""
+    keys: list[Any] = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    out = ""
+    for key in reversed(keys):
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
+    return out
+
+
+def check_text(text: str, path: Any = None) -> int:
+    """``len(text)``; LimitExceeded (naming the limit; ``field`` the path) beyond :data:`MAX_CELL_CHARS`."""
     if len(text) > MAX_CELL_CHARS:
-        raise LimitExceeded(f"a cell of {len(text):,} characters, longer than the limit of {MAX_CELL_CHARS:,}")
+        raise LimitExceeded(f"a cell of {len(text):,} characters, longer than the limit of {MAX_CELL_CHARS:,}",
+                            path if isinstance(path, str) else _path(path))
     return len(text)

@@ -74,6 +74,7 @@ from typing import Any
 from ..files import write_atomic
 from ..jsonl import LineProblems, json_lines, read_lines
 from ..model import Claim, Label, Unit, short_hash
+from . import limits
 from .claim_dataset import HUMAN_ANNOTATOR, ImportedDataset, payload_of
 
 __all__ = [
@@ -291,7 +292,17 @@ def parse_ragtruth_lines(lines: Sequence[str], path: str = "") -> RagTruthSample
     :class:`RagTruthError` with every problem, or return the sample."""
     problems: list[tuple[int, str]] = []
     records: list[RagTruthRecord] = []
+    seen = 0
     for ln, obj in json_lines(lines, problems):
+        seen += 1
+        if seen > limits.MAX_ROWS:
+            problems.append((ln, limits.too_many_rows(seen, limits.MAX_ROWS)))
+            break
+        try:
+            limits.check_value(obj)
+        except limits.LimitExceeded as exc:
+            problems.append((ln, f"field {exc.field!r}: {exc}" if exc.field else str(exc)))
+            continue
         rec = _check_line(obj, ln, problems)
         if rec is not None:
             records.append(rec)
@@ -335,8 +346,14 @@ def load_ragtruth(path: str | Path) -> RagTruthSample:
     """Read and validate a RAGTruth claim file (UTF-8 JSON lines).
 
     Raises :class:`RagTruthError` (a ``ValueError``) listing every problem as
-    ``(line_number, message)``; ``FileNotFoundError`` if the file is absent.
+    ``(line_number, message)``; ``FileNotFoundError`` if the file is absent.  The bounds of
+    :mod:`.limits` hold: a regular file of at most ``MAX_FILE_BYTES`` (line 0), at most ``MAX_ROWS``
+    claims, each cell and nesting within its limit (the line and field named).
     """
+    try:
+        limits.check_file(path)
+    except limits.LimitExceeded as exc:
+        raise RagTruthError([(0, str(exc))], str(Path(path))) from None
     return parse_ragtruth_lines(read_lines(path, RagTruthError), str(Path(path)))
 
 
