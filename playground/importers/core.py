@@ -193,26 +193,14 @@ def _read_jsonl(text: str, name: str, problems: list[Problem], limit: int) -> li
     return rows
 
 
-def _item_field(field: str) -> str:
-    """A path in a JSON array of rows as a place and a field: ``[3].response`` → ``item 4, response``."""
-    head, _, rest = field.partition("]")
-    if not head.startswith("[") or not head[1:].isdigit():
-        return field
-    return f"item {int(head[1:]) + 1}" + (f", {rest.lstrip('.')}" if rest else "")
-
-
 def _read_json(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
     try:
         data = json.loads(text)
-        check_value(data)
     except json.JSONDecodeError as exc:
         problems.append(Problem(name, f"invalid JSON: {exc.msg} (column {exc.colno})", "", exc.lineno))
         return []
     except RecursionError:
         problems.append(Problem(name, f"nested deeper than the limit of {limits.MAX_DEPTH} levels"))
-        return []
-    except LimitExceeded as exc:
-        problems.append(Problem(name, str(exc), _item_field(exc.field)))
         return []
     if isinstance(data, list) and len(data) > limit:
         problems.append(Problem(name, too_many_rows(len(data), limit)))
@@ -226,6 +214,11 @@ def _read_json(text: str, name: str, problems: list[Problem], limit: int) -> lis
         if not isinstance(obj, dict):
             problems.append(place.problem(f"expected a JSON object, got {type(obj).__name__}"))
             continue
+        try:
+            check_value(obj)  # each item a row: its own cells and nesting (the array is not a level)
+        except LimitExceeded as exc:
+            problems.append(place.problem(str(exc), exc.field))
+            return []
         rows.append(Row(place, obj))
     return rows
 
