@@ -71,7 +71,7 @@ _HEX = re.compile(r"(?:[0-9a-fA-F]{16}){1,2}")
 _SURROGATE = re.compile("[\udc80-\udcff]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Document:
     """One retrieved document: its position in the span's list, id, text and score."""
 
@@ -81,7 +81,7 @@ class Document:
     score: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a million spans are held at once, each without a __dict__
 class SpanRecord:
     """What a sample needs of one span, and where the span was in the file (``line N`` / ``row N``)."""
 
