@@ -269,3 +269,47 @@ def test_the_table_covers_every_importer_and_bound():
         assert {(importer, b) for b in ("cell", "depth", "rows", "size")} <= covered
     assert {c.fmt for c in CASES if c.importer == "ragas"} == {"jsonl", "csv", "parquet", "hf"}
     assert {c.fmt for c in CASES if c.importer == "traces"} == {"jsonl", "otlp", "spans-parquet"}
+
+
+def walk_strings(value: Any) -> list[str]:
+    """Every string in a JSON-able value (keys left out)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in walk_strings(v)]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in walk_strings(v)]
+    return []
+
+
+EDGE = limits.MAX_CELL_CHARS
+EDGE_INPUTS = {  # cells of exactly the limit, in every text a case shows: question, passage, response
+    "ragas": ("d.jsonl", lambda: [rag_row(0, user_input="q" * EDGE, response="r" * EDGE,
+                                          retrieved_contexts=["c" * EDGE, "A context."])]),
+    "traces": ("d.jsonl", lambda: [
+        span(TRACE, "1" * 15 + "a", None, "CHAIN", {"input": {"value": "q" * EDGE}, "output": {"value": "r" * EDGE}}),
+        span(TRACE, "1" * 15 + "b", "1" * 15 + "a", "RETRIEVER",
+             {"retrieval": {"documents": [{"document": {"id": "d1", "content": "c" * EDGE}}]}})]),
+}
+
+
+@pytest.mark.parametrize("importer", sorted(EDGE_INPUTS))
+def test_no_text_that_reaches_the_page_is_longer_than_the_cell_limit(importer, tmp_path):
+    """The page shows a case's question, passages, response, claims and facts, each as one widget's value:
+    the import keeps each within MAX_CELL_CHARS (a cell one longer is refused: the table above), so no
+    text the page sends is longer.  At the limit itself the import goes through."""
+    from playground.datasets import open_dataset
+
+    name, rows = EDGE_INPUTS[importer]
+    path = write_jsonl(tmp_path / name, rows())
+    db = tmp_path / "labels.db"
+    assert main(["import", importer, str(path), "--dataset", "x", "--db", str(db)]) == 0
+    with open_store(db) as store:
+        stored = store.dataset("x")
+        catalog = open_dataset("x", store).catalog()
+    assert stored is not None
+    texts = walk_strings(stored.payload["samples"])
+    assert max(len(t) for t in texts) == EDGE  # the question, the passage and the response, each whole
+    assert {u.unit_kind for u in catalog.values()} >= {"passage", "claim"}
+    assert max(len(u.text) for u in catalog.values()) <= EDGE
+    assert "c" * EDGE in {u.text for u in catalog.values() if u.unit_kind == "passage"}  # kept whole, not cut
