@@ -44,6 +44,7 @@ import base64
 import binascii
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -245,9 +246,10 @@ def _record(attrs: dict[str, Any], prefix: str, ids: tuple[Any, Any, Any], times
         return r.text(attrs.get(prefix + key), key)
 
     kind = attrs.get(prefix + "openinference.span.kind") or kind
+    # interned: the spans of a trace share one trace id, and names and kinds are few (a million spans are held)
     return SpanRecord(
-        _hex_id(ids[0]) or "", _hex_id(ids[1]) or "", _hex_id(ids[2]), str(name or ""),
-        str(kind or "UNKNOWN").upper(), _nanos(times[0]), _nanos(times[1]), text("input.value"),
+        sys.intern(_hex_id(ids[0]) or ""), _hex_id(ids[1]) or "", _hex_id(ids[2]), sys.intern(str(name or "")),
+        sys.intern(str(kind or "UNKNOWN").upper()), _nanos(times[0]), _nanos(times[1]), text("input.value"),
         text("input.mime_type"), text("output.value"), _documents(attrs, prefix, _DOC_LISTS[0], r, flat),
         _documents(attrs, prefix, _DOC_LISTS[1], r, flat), text("session.id"), where[0], where[1], tuple(r.bad))
 
