@@ -141,3 +141,32 @@ def test_1000002_spans_are_refused_at_the_trace_that_passes_the_sample_limit_bef
     assert [str(p) for p in problems] == [
         "many.jsonl:600001: 200,001 traces or more, more samples than the limit of 200,000 (one a trace; at most "
         "256 MiB of text, 200,000 rows, 1,000,000 characters per cell and 32 levels of nesting per file): split it"]
+
+
+def session(n: int) -> list[str]:
+    """``n`` traces of one session, each a root with a question and an answer of 5,000 characters and a
+    retriever: the history of trace k holds the 10,000 characters of each of the k - 1 before it."""
+    lines = []
+    for t in range(n):
+        trace, root = f"{t + 1:032x}", sid(2 * t)
+        lines.append(flat(trace, root, None, input_value="q" * 5000, output_value="a" * 5000, session_id="s1"))
+        lines.append(flat(trace, sid(2 * t + 1), root, "RETRIEVER",
+                          retrieval_documents=[{"document.id": "d", "document.content": "Text."}]))
+    return lines
+
+
+def test_a_session_whose_histories_pass_the_text_limit_is_refused(tmp_path):
+    """n traces hold 10,000 * n * (n - 1) / 2 characters of history: 232 traces 267,960,000, within
+    268,435,456 (256 MiB); 233 traces 270,280,000, beyond — refused at the 233rd sample."""
+    assert limits.MAX_FILE_BYTES == 268_435_456
+    problems: list[Problem] = []
+    read = read_traces(write(tmp_path / "ok.jsonl", session(232)), problems)
+    assert problems == [] and len(read.samples) == 232
+    assert sum(len(t.content) for s in read.samples for t in s.history) == 267_960_000
+    problems = []
+    read = read_traces(write(tmp_path / "long.jsonl", session(233)), problems)
+    assert read.samples == []
+    assert [str(p) for p in problems] == [
+        "long.jsonl [session s1]: the histories of the samples come to more than 268,435,456 characters, larger "
+        "than the limit (at most 256 MiB of text, 200,000 rows, 1,000,000 characters per cell and 32 levels of "
+        "nesting per file): split the session"]
