@@ -170,3 +170,16 @@ def test_a_session_whose_histories_pass_the_text_limit_is_refused(tmp_path):
         "long.jsonl [session s1]: the histories of the samples come to more than 268,435,456 characters, larger "
         "than the limit (at most 256 MiB of text, 200,000 rows, 1,000,000 characters per cell and 32 levels of "
         "nesting per file): split the session"]
+
+
+def test_a_fifo_is_refused_as_not_a_regular_file_without_waiting(tmp_path, capsys):
+    import os
+
+    fifo = tmp_path / "spans.jsonl"
+    os.mkfifo(fifo)
+    assert main(["import", "traces", str(fifo), "--dataset", "x", "--db", str(tmp_path / "l.db")]) == 1
+    assert capsys.readouterr().err == (f"error: {fifo}: not a regular file (a pipe, device, socket or folder): "
+                                       "give a file\n")
+    assert not (tmp_path / "l.db").exists()
+    assert main(["import", "traces", str(tmp_path / "none.jsonl"), "--dataset", "x"]) == 1
+    assert capsys.readouterr().err == f"error: no such file: {tmp_path / 'none.jsonl'}\n"
