@@ -313,3 +313,29 @@ def test_no_text_that_reaches_the_page_is_longer_than_the_cell_limit(importer, t
     assert {u.unit_kind for u in catalog.values()} >= {"passage", "claim"}
     assert max(len(u.text) for u in catalog.values()) <= EDGE
     assert "c" * EDGE in {u.text for u in catalog.values() if u.unit_kind == "passage"}  # kept whole, not cut
+
+
+CLAIM_FILE_CASES = {  # the older claim data set file (ragtruth.dataset.json, read by units.load_catalog)
+    "cell": ({"units": [{"text": "x" * LONG}]}, "units[0].text: " + CELL),
+    "depth": ({"units": [], "x": nested(33)}, "x: " + DEPTH),
+    "rows": ({"units": [{"text": "t"}] * 4}, ROWS),
+    "size": ({"units": [{"text": "t"}] * 4}, "{size} bytes, larger than the limit of {size1} bytes (" + bounds(mib=0)
+             + "): split it"),
+}
+
+
+@pytest.mark.parametrize("bound", sorted(CLAIM_FILE_CASES))
+def test_a_claim_data_set_file_holds_to_every_bound(bound, tmp_path, monkeypatch):
+    from playground.importers.claim_dataset import FORMAT, load_imported
+
+    data, error = CLAIM_FILE_CASES[bound]
+    path = tmp_path / "ragtruth.dataset.json"
+    path.write_text(json.dumps({"format": FORMAT, **data}), encoding="utf-8")
+    size = path.stat().st_size
+    if bound == "rows":
+        monkeypatch.setattr(limits, "MAX_ROWS", 3)
+    elif bound == "size":
+        monkeypatch.setattr(limits, "MAX_FILE_BYTES", size - 1)
+    with pytest.raises(ValueError) as err:
+        load_imported(path)
+    assert str(err.value) == f"{path}: " + error.format(size=f"{size:,}", size1=f"{size - 1:,}")
