@@ -339,3 +339,34 @@ def test_a_claim_data_set_file_holds_to_every_bound(bound, tmp_path, monkeypatch
     with pytest.raises(ValueError) as err:
         load_imported(path)
     assert str(err.value) == f"{path}: " + error.format(size=f"{size:,}", size1=f"{size - 1:,}")
+
+
+def begin_row(i: int, **extra: Any) -> dict:
+    return {"example_id": f"b{i}", "source_id": f"s{i}", "corpus": "wow", "claim": "The ferry runs daily.",
+            "evidence": ["The ferry runs every day.", "Does it run?"], "label": False,
+            "label_raw": "Fully attributable", "model_name": "m", **extra}
+
+
+BEGIN_CASES = {  # the BEGIN claim file (calibrate begin): one JSON object a line, as RAGTruth's
+    "cell": (lambda: [begin_row(0, claim="x" * LONG)], "line 1: field 'claim': " + CELL),
+    "depth": (lambda: [begin_row(0, extra=nested(33))], "line 1: field 'extra': " + DEPTH),
+    "rows": (many(begin_row), "line 4: " + ROWS),
+    "size": (many(begin_row), "line 0: {size} bytes, larger than the limit of {size1} bytes (" + bounds(mib=0)
+             + "): split it"),
+}
+
+
+@pytest.mark.parametrize("bound", sorted(BEGIN_CASES))
+def test_a_begin_claim_file_holds_to_every_bound(bound, tmp_path, monkeypatch):
+    from playground.begin import BeginError, load_begin
+
+    rows, error = BEGIN_CASES[bound]
+    path = write_jsonl(tmp_path / "claims.jsonl", rows())
+    size = path.stat().st_size
+    if bound == "rows":
+        monkeypatch.setattr(limits, "MAX_ROWS", 3)
+    elif bound == "size":
+        monkeypatch.setattr(limits, "MAX_FILE_BYTES", size - 1)
+    with pytest.raises(BeginError) as err:
+        load_begin(path)
+    assert str(err.value) == f"{path}: 1 problem(s)\n  " + error.format(size=f"{size:,}", size1=f"{size - 1:,}")

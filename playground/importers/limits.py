@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 __all__ = ["MAX_CELL_CHARS", "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_LABEL_ROWS", "MAX_ROWS", "LimitExceeded",
-           "check_file", "check_text", "check_value", "describe", "too_many_rows"]
+           "bounded_lines", "check_file", "check_text", "check_value", "describe", "too_many_rows"]
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_ROWS = 200_000
@@ -127,3 +128,21 @@ def check_text(text: str, path: Any = None) -> int:
         raise LimitExceeded(f"a cell of {len(text):,} characters, longer than the limit of {MAX_CELL_CHARS:,}",
                             path if isinstance(path, str) else _path(path))
     return len(text)
+
+
+def bounded_lines(values: Iterable[tuple[int, Any]], problems: list[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
+    """The ``(line, value)`` pairs of a JSON Lines file (:func:`playground.jsonl.json_lines`) within the bounds.
+
+    A value with a cell or a nesting beyond its limit is a problem ``(line, "field 'f': …")`` and left
+    out; the value past :data:`MAX_ROWS` is a problem that ends the lines.
+    """
+    for seen, (line, value) in enumerate(values, 1):
+        if seen > MAX_ROWS:
+            problems.append((line, too_many_rows(seen, MAX_ROWS)))
+            return
+        try:
+            check_value(value)
+        except LimitExceeded as exc:
+            problems.append((line, f"field {exc.field!r}: {exc}" if exc.field else str(exc)))
+            continue
+        yield line, value

@@ -292,17 +292,7 @@ def parse_ragtruth_lines(lines: Sequence[str], path: str = "") -> RagTruthSample
     :class:`RagTruthError` with every problem, or return the sample."""
     problems: list[tuple[int, str]] = []
     records: list[RagTruthRecord] = []
-    seen = 0
-    for ln, obj in json_lines(lines, problems):
-        seen += 1
-        if seen > limits.MAX_ROWS:
-            problems.append((ln, limits.too_many_rows(seen, limits.MAX_ROWS)))
-            break
-        try:
-            limits.check_value(obj)
-        except limits.LimitExceeded as exc:
-            problems.append((ln, f"field {exc.field!r}: {exc}" if exc.field else str(exc)))
-            continue
+    for ln, obj in limits.bounded_lines(json_lines(lines, problems), problems):
         rec = _check_line(obj, ln, problems)
         if rec is not None:
             records.append(rec)
