@@ -26,9 +26,16 @@ is *skipped*: listed with its trace id and why, never dropped silently.
 Fatal problems, each listed with the trace and span id (and the line of a
 JSON Lines file), import nothing: a span without trace or span id, a span id
 given twice, a parent id that is not in the file (missing parent), parent
-ids that form a cycle, more than one root span (two final outputs), two LLM
+ids that form a cycle (one problem a cycle, naming its first :data:`NAMED`
+members and the count), more than one root span (two final outputs), two LLM
 spans ending last with different outputs (two final outputs), a document
-without content, an attribute that is not UTF-8 text.
+without content, an attribute that is not UTF-8 text, and a bound of
+:mod:`.limits` crossed: a file over ``MAX_FILE_BYTES``, more than ``MAX_ROWS``
+traces (counted as the spans stream: reading stops at the first span of one
+too many), a span's cell or nesting (its field named), histories of more than
+``MAX_FILE_BYTES`` characters in all.
+
+The trees are built in time linear in the spans (:func:`_structure`).
 """
 from __future__ import annotations
 
