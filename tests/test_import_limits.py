@@ -370,3 +370,40 @@ def test_a_begin_claim_file_holds_to_every_bound(bound, tmp_path, monkeypatch):
     with pytest.raises(BeginError) as err:
         load_begin(path)
     assert str(err.value) == f"{path}: 1 problem(s)\n  " + error.format(size=f"{size:,}", size1=f"{size - 1:,}")
+
+
+def label_row(i: int, **extra: Any) -> dict:
+    """A good label on a unit of the shipped set (its first passage unit), by annotator ``a<i>``."""
+    from playground.units import load_catalog
+
+    unit = min((u for u in load_catalog().values() if u.unit_kind == "passage"), key=lambda u: u.unit_id)
+    return {"annotator": f"a{i}", "unit_kind": unit.unit_kind, "unit_id": unit.unit_id,
+            "dimension": unit.dimensions[0], "value": 1, **extra}
+
+
+LABEL_CASES = {  # `labels import` (a label table: a label a row, so its own row bound, MAX_LABEL_ROWS)
+    "jsonl-cell": ("labels.jsonl", lambda: [label_row(0, comment="x" * LONG)], "row 1: field 'comment': " + CELL),
+    "csv-cell": ("labels.csv", lambda: [label_row(0, comment="x" * LONG)], "row 1: field 'comment': " + CELL),
+    "jsonl-depth": ("labels.jsonl", lambda: [label_row(0, extra=nested(33))], "row 1: field 'extra': " + DEPTH),
+    "jsonl-rows": ("labels.jsonl", many(label_row), "row 4: 4 rows or more, more rows than the limit of 3: split it"),
+    "csv-rows": ("labels.csv", many(label_row), "row 4: 4 rows or more, more rows than the limit of 3: split it"),
+    "csv-size": ("labels.csv", many(label_row), "row 0: {size} bytes, larger than the limit of {size1} bytes ("
+                 + bounds(mib=0) + "): split it"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LABEL_CASES))
+def test_a_label_table_holds_to_every_bound(case, tmp_path, monkeypatch, capsys):
+    name, rows, error = LABEL_CASES[case]
+    path = (write_csv if name.endswith(".csv") else write_jsonl)(tmp_path / name, rows())
+    size = path.stat().st_size
+    if case.endswith("rows"):
+        monkeypatch.setattr(limits, "MAX_LABEL_ROWS", 3)
+    elif case.endswith("size"):
+        monkeypatch.setattr(limits, "MAX_FILE_BYTES", size - 1)
+    db = tmp_path / "labels.db"
+    assert main(["labels", "import", str(path), "--db", str(db)]) == 1
+    assert capsys.readouterr().err == (f"import {path} rejected, nothing was written: 1 problem(s)\n  "
+                                       + error.format(size=f"{size:,}", size1=f"{size - 1:,}") + "\n")
+    with open_store(db) as store:
+        assert store.events() == []

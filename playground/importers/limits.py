@@ -72,8 +72,9 @@ def check_file(path: str | os.PathLike[str], *, text: bool = True) -> int:
 
 
 def too_many_rows(count: int, limit: int) -> str:
-    """The problem of a file with ``count`` rows, more than ``limit`` (:data:`MAX_ROWS`)."""
-    return f"{count:,} rows or more, more rows than the limit of {limit:,} ({describe()}): split it"
+    """The problem of a file with ``count`` rows, more than ``limit`` (:data:`MAX_ROWS`: then the bounds follow)."""
+    bounds = f" ({describe()})" if limit == MAX_ROWS else ""
+    return f"{count:,} rows or more, more rows than the limit of {limit:,}{bounds}: split it"
 
 
 def check_value(value: Any) -> int:
@@ -130,15 +131,17 @@ def check_text(text: str, path: Any = None) -> int:
     return len(text)
 
 
-def bounded_lines(values: Iterable[tuple[int, Any]], problems: list[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
-    """The ``(line, value)`` pairs of a JSON Lines file (:func:`playground.jsonl.json_lines`) within the bounds.
+def bounded_lines(values: Iterable[tuple[int, Any]], problems: list[tuple[int, str]],
+                  limit: int | None = None) -> Iterator[tuple[int, Any]]:
+    """The ``(line, value)`` pairs of a file's records (:func:`playground.jsonl.json_lines`) within the bounds.
 
     A value with a cell or a nesting beyond its limit is a problem ``(line, "field 'f': …")`` and left
-    out; the value past :data:`MAX_ROWS` is a problem that ends the lines.
+    out; the value past ``limit`` (default :data:`MAX_ROWS`) is a problem that ends the lines.
     """
+    limit = MAX_ROWS if limit is None else limit
     for seen, (line, value) in enumerate(values, 1):
-        if seen > MAX_ROWS:
-            problems.append((line, too_many_rows(seen, MAX_ROWS)))
+        if seen > limit:
+            problems.append((line, too_many_rows(seen, limit)))
             return
         try:
             check_value(value)
