@@ -12,9 +12,18 @@ a regular file         FIFOs, devices, sockets and folders are refused         `
 :data:`MAX_ROWS`        samples (rows, lines, items) per file; a Parquet      ``more rows than the limit``
                        file's count is read from its footer first;
                        :data:`MAX_LABEL_ROWS` rows of a label table
-:data:`MAX_CELL_CHARS`  characters in one cell (one string value)             ``a cell longer than the limit``
+:data:`MAX_CELL_CHARS`  characters in one cell (one string value)             ``a cell of N characters, longer
+                                                                              than the limit``
 :data:`MAX_DEPTH`       nesting of lists and objects inside one row           ``nested deeper than the limit``
 =====================  =====================================================  ==============================
+
+Every reader applies them (tests/test_import_limits.py, one table): the core
+formats (:mod:`.core`, :func:`.rows.bounded_rows` for Parquet and Arrow
+shards), :mod:`.ragtruth`, the BEGIN claim file and label tables
+(:func:`bounded_lines`), the claim data set file, and :mod:`.spans` /
+:mod:`.traces` (a trace is one sample, counted as the spans stream).  A cell
+or nesting error's :attr:`LimitExceeded.field` names where in the row it is
+(``contexts[2]``, ``attributes.output.value``), which the problem shows.
 
 Each check runs before the next part of the file is held in memory, so an
 import holds at most about :data:`MAX_FILE_BYTES` of text (plus Python's
