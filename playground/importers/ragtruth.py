@@ -490,9 +490,9 @@ def import_ragtruth(path: str | os.PathLike[str], out_dir: str | os.PathLike[str
     if (store is None) == (out_dir is None):
         raise ValueError("import_ragtruth: give a label store or an output folder (exactly one)")
     path = Path(path)
-    raw = path.read_bytes()
     if sample is None:
-        sample = load_ragtruth(path)  # raises with every problem; nothing written yet
+        sample = load_ragtruth(path)  # raises with every problem (the file's size first); nothing written yet
+    raw = path.read_bytes()
     dataset = build_dataset(sample, source_file=path.name, source_sha256=hashlib.sha256(raw).hexdigest(),
                             annotator=annotator)
     if store is None:
