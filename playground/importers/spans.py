@@ -289,8 +289,7 @@ def _otlp_records(request: dict[str, Any], place: str, line: int | None,
     for resource in request.get("resourceSpans") or []:
         for scope in (resource or {}).get("scopeSpans") or []:
             for span in (scope or {}).get("spans") or []:
-                if not isinstance(span, dict):
-                    continue
+                span = span if isinstance(span, dict) else {}  # no ids: listed as a span without them
                 over = _over_limit(span, (span.get("traceId"), span.get("spanId"), span.get("parentSpanId")),
                                    (place, line))
                 if over is not None:
