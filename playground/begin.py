@@ -10,6 +10,10 @@ README for provenance, licences and caveats).
 ``(line_number, message)`` (1-based); if there is any it raises one
 :class:`BeginError` listing them, so a bad file yields nothing.
 
+The bounds of :mod:`playground.importers.limits` hold as for every importer: a
+regular file of at most ``MAX_FILE_BYTES``, at most ``MAX_ROWS`` lines, each
+cell and nesting within its limit (the line and field named).
+
 Checks, per line: valid JSON object; every field present with its type
 (``bool`` is not a string and not a number); ``claim`` not blank;
 ``corpus`` one of :data:`CORPORA`; ``evidence`` a list of exactly 2 strings
@@ -30,6 +34,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from .importers.limits import LimitExceeded, bounded_lines, check_file
 from .jsonl import LineProblems, json_lines, read_lines
 
 __all__ = [
@@ -173,7 +178,7 @@ def parse_begin_lines(lines: Sequence[str], path: str = "") -> BeginSample:
     problems: list[tuple[int, str]] = []
     records: list[BeginRecord] = []
     first: dict[str, int] = {}
-    for ln, obj in json_lines(lines, problems):
+    for ln, obj in bounded_lines(json_lines(lines, problems), problems):
         rec = _check_line(obj, ln, problems)
         if rec is None:
             continue
@@ -194,4 +199,8 @@ def load_begin(path: str | Path | None = None) -> BeginSample:
     :func:`default_begin_path`).  Raises :class:`BeginError` (a ``ValueError``)
     listing every problem (bytes that are not UTF-8 too, by line); ``FileNotFoundError`` if the file is absent."""
     p = default_begin_path() if path is None else Path(path)
+    try:
+        check_file(p)  # the bounds of playground.importers.limits: the file's size here, its lines as parsed
+    except LimitExceeded as exc:
+        raise BeginError([(0, str(exc))], str(p)) from None
     return parse_begin_lines(read_lines(p, BeginError), str(p))

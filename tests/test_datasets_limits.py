@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from playground.errors import DataError
-from playground.importers import core, limits
+from playground.importers import limits
 from playground.importers.load import prepare
 from playground.store import LabelImportError, import_file, open_store
 
@@ -126,28 +126,29 @@ def test_the_depth_bound_at_its_edge(tmp_path):
     assert limits.MAX_DEPTH == 32
     prepare(jsonl(tmp_path / "ok.jsonl", [nested(32)]), "ragas", "x")
     assert problems_of(jsonl(tmp_path / "deep.jsonl", [nested(33)])) == [
-        "deep.jsonl:1: nested deeper than the limit of 32 levels"]
+        "deep.jsonl:1 [extra]: nested deeper than the limit of 32 levels"]
 
 
 def test_the_cell_bound_at_its_edge(tmp_path):
     n = limits.MAX_CELL_CHARS
     prepare(jsonl(tmp_path / "ok.jsonl", [row(response="a" * n)]), "ragas", "x")
     assert problems_of(jsonl(tmp_path / "long.jsonl", [row(response="a" * (n + 1))])) == [
-        "long.jsonl:1: a cell of 1,000,001 characters, longer than the limit of 1,000,000"]
-    # CSV: the csv module's own cap (131,072) is raised to the documented one, and no further
+        "long.jsonl:1 [response]: a cell of 1,000,001 characters, longer than the limit of 1,000,000"]
+    # CSV: the csv module's own cap (131,072) is lifted; each cell is checked against the documented one
     ok = tmp_path / "ok.csv"
     ok.write_text(f"user_input,response\nQ?,{'a' * n}\n", encoding="utf-8")
     assert len(prepare(ok, "ragas", "x")["samples"][0]["response"]) == n
     long = tmp_path / "long.csv"
     long.write_text(f"user_input,response\nQ?,{'a' * (n + 1)}\n", encoding="utf-8")
-    assert problems_of(long) == ["long.csv:2: a cell longer than the limit of 1,000,000 characters"]
+    assert problems_of(long) == ["long.csv:2 [response]: a cell of 1,000,001 characters, longer than the limit of "
+                                 "1,000,000"]
 
 
 def test_the_row_bound_at_its_edge(tmp_path, monkeypatch):
-    monkeypatch.setattr(core, "MAX_ROWS", 3)
+    monkeypatch.setattr(limits, "MAX_ROWS", 3)
     assert len(prepare(jsonl(tmp_path / "three.jsonl", [row(i) for i in range(3)]), "ragas", "x")["samples"]) == 3
     assert problems_of(jsonl(tmp_path / "four.jsonl", [row(i) for i in range(4)])) == [
-        "four.jsonl:4: 4 rows or more, more rows than the limit of 3 (at most 256 MiB of text, 200,000 rows, "
+        "four.jsonl:4: 4 rows or more, more rows than the limit of 3 (at most 256 MiB of text, 3 rows, "
         "1,000,000 characters per cell and 32 levels of nesting per file): split it"]
     csv_path = tmp_path / "four.csv"
     csv_path.write_text("user_input,response\n" + "".join(f"Q{i}?,A.\n" for i in range(4)), encoding="utf-8")
@@ -165,13 +166,13 @@ def test_a_parquet_of_2e6_rows_of_one_dictionary_string_is_refused_from_its_foot
 
 
 def test_a_parquet_whose_text_passes_the_size_bound_is_refused_before_it_is_all_made(tmp_path, monkeypatch):
-    monkeypatch.setattr(core, "MAX_FILE_BYTES", 10_000)
+    monkeypatch.setattr(limits, "MAX_FILE_BYTES", 10_000)
     text = pa.DictionaryArray.from_arrays(pa.array([0] * 1000, pa.int32()), pa.array(["y" * 100]))
     path = tmp_path / "wide.parquet"
     pq.write_table(pa.table({"user_input": text, "response": text}), path)
     # 218 characters a row (the column names count too): row 46 passes 10,000
     assert problems_of(path) == ["wide.parquet: more than 10,000 characters of text, larger than the limit (at most "
-                                 "256 MiB of text, 200,000 rows, 1,000,000 characters per cell and 32 levels of "
+                                 "0 MiB of text, 200,000 rows, 1,000,000 characters per cell and 32 levels of "
                                  "nesting per file): split it"]
 
 
@@ -189,7 +190,7 @@ def test_a_label_table_has_its_own_row_bound(tmp_path, monkeypatch):
     from playground.datasets import open_dataset
     from playground.importers.load import import_dataset
 
-    monkeypatch.setattr(core, "MAX_ROWS", 3)
+    monkeypatch.setattr(limits, "MAX_ROWS", 3)
     data = jsonl(tmp_path / "d.jsonl", [row(i) for i in range(2)])
     with open_store(tmp_path / "l.db") as store:
         import_dataset(data, "ragas", "x", store)

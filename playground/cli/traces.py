@@ -37,11 +37,17 @@ def add_import(sub: argparse._SubParsersAction) -> None:
 
 def run_import_traces(args: argparse.Namespace) -> int:
     from ..errors import DataError
+    from ..importers.limits import LimitExceeded, check_file
     from ..importers.traces import import_traces, prepare_traces
     from ..store import StoreError, open_store
 
-    if not args.file.is_file():
+    try:
+        check_file(args.file, text=False)  # a FIFO is refused unopened; the size is read_traces' to check
+    except FileNotFoundError:
         print(f"error: no such file: {args.file}", file=sys.stderr)
+        return 1
+    except (LimitExceeded, OSError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
         return 1
     try:
         prepared = payload, units, read = prepare_traces(args.file, args.dataset)  # before opening a store

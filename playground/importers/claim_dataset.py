@@ -123,8 +123,24 @@ def imported_from_payload(data: Any, where: str = "the stored dataset") -> Impor
 
 def load_imported(path: str | os.PathLike[str]) -> ImportedDataset:
     """Read a data set file (``ragtruth.dataset.json``) written by
-    :func:`playground.importers.ragtruth.import_ragtruth` with ``--out``."""
-    return imported_from_payload(json.loads(Path(path).read_text(encoding="utf-8")), str(path))
+    :func:`playground.importers.ragtruth.import_ragtruth` with ``--out``.
+
+    Within the bounds of :mod:`.limits` (a ValueError naming the file, the field and the bound): a
+    regular file of at most ``MAX_FILE_BYTES``, each cell and nesting within its limit (the file's
+    object is level 1), at most ``MAX_ROWS`` claim units.
+    """
+    from . import limits
+
+    try:
+        limits.check_file(path)
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        limits.check_value(data)
+    except limits.LimitExceeded as exc:
+        raise ValueError(f"{path}: {exc.field + ': ' if exc.field else ''}{exc}") from None
+    units = data.get("units") if isinstance(data, dict) else None
+    if isinstance(units, list) and len(units) > limits.MAX_ROWS:
+        raise ValueError(f"{path}: {limits.too_many_rows(len(units), limits.MAX_ROWS)}")
+    return imported_from_payload(data, str(path))
 
 
 def payload_of(dataset: ImportedDataset) -> dict[str, Any]:

@@ -65,18 +65,9 @@ from ..corpus import Corpus
 from ..errors import DataError, Problem
 from ..golden import Dataset
 from ..model import Case, Fact, Locator, Passage, Response, Turn, slugify
-from .limits import (
-    MAX_CELL_CHARS,
-    MAX_DEPTH,
-    MAX_FILE_BYTES,
-    MAX_ROWS,
-    LimitExceeded,
-    check_file,
-    check_value,
-    describe,
-    too_many_rows,
-)
-from .rows import Place, Row
+from . import limits  # the bounds read at each call (limits.MAX_ROWS…), so one module holds them
+from .limits import LimitExceeded, check_file, check_text, check_value, too_many_rows
+from .rows import Place, Row, bounded_rows
 
 __all__ = [
     "FORMAT",
@@ -163,10 +154,10 @@ def _parsed(text: str, place: Place, problems: list[Problem]) -> Any:
         problems.append(place.problem(f"invalid JSON: {exc.msg} (column {exc.colno})"))  # jsonl.json_value's wording
         return None
     except RecursionError:
-        problems.append(place.problem(f"nested deeper than the limit of {MAX_DEPTH} levels"))
+        problems.append(place.problem(f"nested deeper than the limit of {limits.MAX_DEPTH} levels"))
         return None
     except LimitExceeded as exc:
-        problems.append(place.problem(str(exc)))
+        problems.append(place.problem(str(exc), exc.field))
         return None
     return obj
 
@@ -205,15 +196,11 @@ def _read_jsonl(text: str, name: str, problems: list[Problem], limit: int) -> li
 def _read_json(text: str, name: str, problems: list[Problem], limit: int) -> list[Row]:
     try:
         data = json.loads(text)
-        check_value(data)
     except json.JSONDecodeError as exc:
         problems.append(Problem(name, f"invalid JSON: {exc.msg} (column {exc.colno})", "", exc.lineno))
         return []
     except RecursionError:
-        problems.append(Problem(name, f"nested deeper than the limit of {MAX_DEPTH} levels"))
-        return []
-    except LimitExceeded as exc:
-        problems.append(Problem(name, str(exc)))
+        problems.append(Problem(name, f"nested deeper than the limit of {limits.MAX_DEPTH} levels"))
         return []
     if isinstance(data, list) and len(data) > limit:
         problems.append(Problem(name, too_many_rows(len(data), limit)))
@@ -227,6 +214,11 @@ def _read_json(text: str, name: str, problems: list[Problem], limit: int) -> lis
         if not isinstance(obj, dict):
             problems.append(place.problem(f"expected a JSON object, got {type(obj).__name__}"))
             continue
+        try:
+            check_value(obj)  # each item a row: its own cells and nesting (the array is not a level)
+        except LimitExceeded as exc:
+            problems.append(place.problem(str(exc), exc.field))
+            return []
         rows.append(Row(place, obj))
     return rows
 
@@ -239,7 +231,9 @@ def _read_csv(text: str, name: str, problems: list[Problem], limit: int) -> list
     """
     from ..store.io import restore_cell
 
-    before = csv.field_size_limit(MAX_CELL_CHARS)  # the module's own cap (131,072) becomes the documented one
+    # the csv module's own cap (131,072) lifted to the file's: each cell is checked against the cell limit
+    # as it is read, so the problem names its column
+    before = csv.field_size_limit(limits.MAX_FILE_BYTES)
     try:
         return _csv_rows(csv.reader(io.StringIO(text, newline=""), strict=True), name, problems, restore_cell, limit)
     finally:
@@ -267,11 +261,7 @@ def _csv_rows(reader: Any, name: str, problems: list[Problem], restore: Callable
         except StopIteration:
             break
         except csv.Error as exc:
-            if "field larger than field limit" in str(exc):
-                problems.append(Problem(name, f"a cell longer than the limit of {MAX_CELL_CHARS:,} characters",
-                                        "", start))
-            else:
-                problems.append(Problem(name, f"malformed CSV: {exc}", "", start))
+            problems.append(Problem(name, f"malformed CSV: {exc}", "", start))
             break
         if not any(cell.strip() for cell in record):
             continue
@@ -282,6 +272,12 @@ def _csv_rows(reader: Any, name: str, problems: list[Problem], restore: Callable
         if len(record) != len(header):
             problems.append(place.problem(f"{len(record)} cells, the header has {len(header)}"))
             continue
+        try:
+            for h, v in zip(header, record, strict=True):
+                check_text(v, h)
+        except LimitExceeded as exc:
+            problems.append(place.problem(str(exc), exc.field))
+            return []
         rows.append(Row(place, {h: (restore(v) if v != "" else None)
                                 for h, v in zip(header, record, strict=True)}))
     return rows
@@ -301,25 +297,11 @@ def _read_parquet(path: Path, name: str, problems: list[Problem], limit: int) ->
         if pf.metadata.num_rows > limit:
             problems.append(Problem(name, too_many_rows(pf.metadata.num_rows, limit)))
             return []
-        rows: list[Row] = []
-        total = 0
-        for batch in pf.iter_batches(batch_size=256):
-            for obj in batch.to_pylist():
-                try:
-                    total += check_value(obj)
-                except LimitExceeded as exc:
-                    raise LimitExceeded(f"row {len(rows) + 1}: {exc}") from None
-                if total > MAX_FILE_BYTES:
-                    raise LimitExceeded(f"more than {MAX_FILE_BYTES:,} characters of text, larger than the limit "
-                                        f"({describe()}): split it")
-                rows.append(Row(Place(name, "row", len(rows) + 1), obj))
+        return bounded_rows((obj for batch in pf.iter_batches(batch_size=256) for obj in batch.to_pylist()),
+                            name, problems, limit)
     except (pa.ArrowException, OSError) as exc:
         problems.append(Problem(name, f"not a readable Parquet file: {exc}"))
         return []
-    except LimitExceeded as exc:
-        problems.append(Problem(name, str(exc)))
-        return []
-    return rows
 
 
 def read_rows(path: str | Path, problems: list[Problem], max_rows: int | None = None) -> tuple[str, list[Row]]:
@@ -327,12 +309,12 @@ def read_rows(path: str | Path, problems: list[Problem], max_rows: int | None = 
 
     ``max_rows``: at most this many rows (default :data:`~playground.importers.limits.MAX_ROWS`).
     """
-    limit = MAX_ROWS if max_rows is None else max_rows
+    limit = limits.MAX_ROWS if max_rows is None else max_rows
     path = Path(path)
     if path.is_dir():  # a Hugging Face save_to_disk folder
         from . import hf_disk
 
-        return "hf-disk", hf_disk.read_rows(path, problems)
+        return "hf-disk", hf_disk.read_rows(path, problems, limit=limit)
     fmt = file_format(path)
     name = path.name
     try:

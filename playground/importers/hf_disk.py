@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem
-from .rows import Place, Row
+from . import limits
+from .rows import Row, bounded_rows
 
 __all__ = ["digest", "is_hf_folder", "read_rows", "shards", "split_folder"]
 
@@ -101,20 +102,32 @@ def _records(shard: Path) -> Iterator[dict[str, Any]]:
             yield from batch.to_pylist()
 
 
-def read_rows(path: Path, problems: list[Problem], split: str | None = None) -> list[Row]:
-    """The records of the Dataset at ``path`` (``split`` of a DatasetDict), numbered ``row N``."""
+def read_rows(path: Path, problems: list[Problem], split: str | None = None, *,
+              limit: int | None = None) -> list[Row]:
+    """The records of the Dataset at ``path`` (``split`` of a DatasetDict), numbered ``row N`` across its shards.
+
+    Within the bounds of :mod:`.limits` (:func:`.rows.bounded_rows`: at most ``limit`` rows, default
+    :data:`~.limits.MAX_ROWS`, counted as the shards stream; each cell and nesting; the text in all):
+    the first bound crossed is one problem and no rows.
+    """
     import pyarrow as pa
 
     folder = split_folder(path, split, problems)
     if folder is None:
         return []
     name = f"{folder.parent.name}/{folder.name}" if (folder.parent / _DICT).is_file() else folder.name
-    rows: list[Row] = []
-    for shard in shards(folder, problems):
-        try:
-            rows.extend(Row(Place(name, "row", len(rows) + 1), r) for r in _records(shard))
-        except (pa.ArrowException, OSError) as exc:
-            problems.append(Problem(f"{name}/{shard.name}", f"not a readable Arrow stream: {exc}"))
+    files = shards(folder, problems)
+    unreadable: list[Problem] = []
+
+    def records() -> Iterator[dict[str, Any]]:
+        for shard in files:
+            try:
+                yield from _records(shard)
+            except (pa.ArrowException, OSError) as exc:
+                unreadable.append(Problem(f"{name}/{shard.name}", f"not a readable Arrow stream: {exc}"))
+
+    rows = bounded_rows(records(), name, problems, limits.MAX_ROWS if limit is None else limit)
+    problems += unreadable
     return rows
 
 

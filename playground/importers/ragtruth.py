@@ -74,6 +74,7 @@ from typing import Any
 from ..files import write_atomic
 from ..jsonl import LineProblems, json_lines, read_lines
 from ..model import Claim, Label, Unit, short_hash
+from . import limits
 from .claim_dataset import HUMAN_ANNOTATOR, ImportedDataset, payload_of
 
 __all__ = [
@@ -291,7 +292,7 @@ def parse_ragtruth_lines(lines: Sequence[str], path: str = "") -> RagTruthSample
     :class:`RagTruthError` with every problem, or return the sample."""
     problems: list[tuple[int, str]] = []
     records: list[RagTruthRecord] = []
-    for ln, obj in json_lines(lines, problems):
+    for ln, obj in limits.bounded_lines(json_lines(lines, problems), problems):
         rec = _check_line(obj, ln, problems)
         if rec is not None:
             records.append(rec)
@@ -335,8 +336,14 @@ def load_ragtruth(path: str | Path) -> RagTruthSample:
     """Read and validate a RAGTruth claim file (UTF-8 JSON lines).
 
     Raises :class:`RagTruthError` (a ``ValueError``) listing every problem as
-    ``(line_number, message)``; ``FileNotFoundError`` if the file is absent.
+    ``(line_number, message)``; ``FileNotFoundError`` if the file is absent.  The bounds of
+    :mod:`.limits` hold: a regular file of at most ``MAX_FILE_BYTES`` (line 0), at most ``MAX_ROWS``
+    claims, each cell and nesting within its limit (the line and field named).
     """
+    try:
+        limits.check_file(path)
+    except limits.LimitExceeded as exc:
+        raise RagTruthError([(0, str(exc))], str(Path(path))) from None
     return parse_ragtruth_lines(read_lines(path, RagTruthError), str(Path(path)))
 
 
@@ -483,9 +490,9 @@ def import_ragtruth(path: str | os.PathLike[str], out_dir: str | os.PathLike[str
     if (store is None) == (out_dir is None):
         raise ValueError("import_ragtruth: give a label store or an output folder (exactly one)")
     path = Path(path)
-    raw = path.read_bytes()
     if sample is None:
-        sample = load_ragtruth(path)  # raises with every problem; nothing written yet
+        sample = load_ragtruth(path)  # raises with every problem (the file's size first); nothing written yet
+    raw = path.read_bytes()
     dataset = build_dataset(sample, source_file=path.name, source_sha256=hashlib.sha256(raw).hexdigest(),
                             annotator=annotator)
     if store is None:

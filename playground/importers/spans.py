@@ -29,6 +29,14 @@ are a list (Phoenix: items ``{"document": {"content", …}}`` or
 struct columns are flattened by Arrow and only the columns above are read;
 times only order spans, so each file keeps its own unit.  A string that is not UTF-8 (bytes in Parquet, undecodable
 bytes in a JSON line) is a problem naming the trace, span and attribute.
+
+Bounds (:mod:`.limits`), checked span by span as the file streams: a span (a
+Phoenix row or JSON object, an OTLP span) whose cell is longer than
+``MAX_CELL_CHARS`` or whose nesting is deeper than ``MAX_DEPTH`` becomes a
+record of its ids only, carrying the field and the bound it crossed
+(:attr:`SpanRecord.over_limit`); a Parquet file stops at more than
+``MAX_FILE_BYTES`` characters of text (a JSON file's size is checked before
+it is read, by :func:`.traces.read_traces`).
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ import base64
 import binascii
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,6 +53,7 @@ from typing import Any
 
 from ..errors import Problem
 from ..jsonl import json_value
+from . import limits
 
 __all__ = ["Document", "SpanRecord", "flatten", "read_spans"]
 
@@ -62,7 +72,7 @@ _HEX = re.compile(r"(?:[0-9a-fA-F]{16}){1,2}")
 _SURROGATE = re.compile("[\udc80-\udcff]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Document:
     """One retrieved document: its position in the span's list, id, text and score."""
 
@@ -72,7 +82,7 @@ class Document:
     score: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a million spans are held at once, each without a __dict__
 class SpanRecord:
     """What a sample needs of one span, and where the span was in the file (``line N`` / ``row N``)."""
 
@@ -92,6 +102,8 @@ class SpanRecord:
     place: str
     line: int | None
     bad_text: tuple[str, ...] = ()
+    #: ``(field, what)``: the span crossed a bound of :mod:`.limits` there (its texts are then not kept).
+    over_limit: tuple[str, str] | None = None
 
 
 def flatten(value: dict[str, Any], prefix: str = "", out: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -139,6 +151,26 @@ def _hex_id(value: Any) -> str | None:
     except (binascii.Error, ValueError):
         return text
     return raw.hex() if len(raw) in (8, 16) else text
+
+
+def _over_limit(span: dict[str, Any], ids: tuple[Any, Any, Any], where: tuple[str, int | None]) -> SpanRecord | None:
+    """None when ``span`` (one span's object) is within the cell and depth bounds; else a record of its ids
+    (each cut to 120 characters) and the field and bound it crossed."""
+    try:
+        limits.check_value(span)
+    except limits.LimitExceeded as exc:
+        trace_id, span_id, parent = (i if i is None else (_hex_id(i) or "")[:120] for i in ids)
+        return SpanRecord(trace_id or "", span_id or "", parent, "", "UNKNOWN", 0, 0, None, None, None, (), (),
+                          None, where[0], where[1], over_limit=(exc.field, str(exc)))
+    return None
+
+
+def _phoenix_ids(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """Trace, span and parent id of a Phoenix row, flat (``context.span_id``) or nested (``context: {…}``)."""
+    context = row.get("context")
+    context = context if isinstance(context, dict) else {}
+    return (row.get("context.trace_id", context.get("trace_id")), row.get("context.span_id", context.get("span_id")),
+            row.get("parent_id"))
 
 
 class _Reader:
@@ -214,16 +246,23 @@ def _record(attrs: dict[str, Any], prefix: str, ids: tuple[Any, Any, Any], times
         return r.text(attrs.get(prefix + key), key)
 
     kind = attrs.get(prefix + "openinference.span.kind") or kind
+    # interned: the spans of a trace share one trace id, and names and kinds are few (a million spans are held)
     return SpanRecord(
-        _hex_id(ids[0]) or "", _hex_id(ids[1]) or "", _hex_id(ids[2]), str(name or ""),
-        str(kind or "UNKNOWN").upper(), _nanos(times[0]), _nanos(times[1]), text("input.value"),
+        sys.intern(_hex_id(ids[0]) or ""), _hex_id(ids[1]) or "", _hex_id(ids[2]), sys.intern(str(name or "")),
+        sys.intern(str(kind or "UNKNOWN").upper()), _nanos(times[0]), _nanos(times[1]), text("input.value"),
         text("input.mime_type"), text("output.value"), _documents(attrs, prefix, _DOC_LISTS[0], r, flat),
         _documents(attrs, prefix, _DOC_LISTS[1], r, flat), text("session.id"), where[0], where[1], tuple(r.bad))
 
 
 def _phoenix_record(row: dict[str, Any], place: str, line: int | None, dirty: bool = False,
-                    nested: bool = True) -> SpanRecord:
-    """A span of Phoenix's dataframe (flat ``attributes.`` columns) or span JSON (``nested`` objects)."""
+                    nested: bool = True, checked: bool = False) -> SpanRecord:
+    """A span of Phoenix's dataframe (flat ``attributes.`` columns) or span JSON (``nested`` objects).
+
+    ``checked``: the caller has found ``row`` within the bounds already.
+    """
+    over = None if checked else _over_limit(row, _phoenix_ids(row), (place, line))
+    if over is not None:
+        return over
     flat = flatten(row) if nested else row
     return _record(flat, "attributes.", (flat.get("context.trace_id"), flat.get("context.span_id"),
                                          flat.get("parent_id")),
@@ -250,6 +289,12 @@ def _otlp_records(request: dict[str, Any], place: str, line: int | None,
     for resource in request.get("resourceSpans") or []:
         for scope in (resource or {}).get("scopeSpans") or []:
             for span in (scope or {}).get("spans") or []:
+                span = span if isinstance(span, dict) else {}  # no ids: listed as a span without them
+                over = _over_limit(span, (span.get("traceId"), span.get("spanId"), span.get("parentSpanId")),
+                                   (place, line))
+                if over is not None:
+                    yield over
+                    continue
                 attrs = {str(a.get("key")): _any_value(a.get("value")) for a in span.get("attributes") or []
                          if isinstance(a, dict)}
                 yield _record(attrs, "", (span.get("traceId"), span.get("spanId"), span.get("parentSpanId")),
@@ -315,7 +360,7 @@ def _parquet(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
         problems.append(Problem(path.name, f"not a readable Parquet file: {exc}"))
         return
     columns = [c for c in pf.schema_arrow.names if c.startswith(_WANTED) or c == "attributes"]
-    n = 0
+    n = text = 0
     for batch in pf.iter_batches(batch_size=_BATCH, columns=columns):
         table = pa.Table.from_batches([batch])
         while any(pa.types.is_struct(f.type) for f in table.schema):
@@ -325,7 +370,17 @@ def _parquet(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:
                   else table.column(c) for c in names]  # times as integers: only their order matters
         for row in zip(*(v.to_pylist() for v in values), strict=True):
             n += 1
-            yield _phoenix_record(dict(zip(names, row, strict=True)), f"row {n}", None, nested=False)
+            record = dict(zip(names, row, strict=True))
+            try:
+                text += limits.check_value(record)
+            except limits.LimitExceeded:
+                yield _phoenix_record(record, f"row {n}", None, nested=False)  # the record saying which bound
+                continue
+            if text > limits.MAX_FILE_BYTES:
+                problems.append(Problem(path.name, f"more than {limits.MAX_FILE_BYTES:,} characters of text, larger "
+                                        f"than the limit ({limits.describe()}): split it", "", None))
+                return
+            yield _phoenix_record(record, f"row {n}", None, nested=False, checked=True)
 
 
 def read_spans(path: Path, problems: list[Problem]) -> Iterator[SpanRecord]:

@@ -26,9 +26,16 @@ is *skipped*: listed with its trace id and why, never dropped silently.
 Fatal problems, each listed with the trace and span id (and the line of a
 JSON Lines file), import nothing: a span without trace or span id, a span id
 given twice, a parent id that is not in the file (missing parent), parent
-ids that form a cycle, more than one root span (two final outputs), two LLM
+ids that form a cycle (one problem a cycle, naming its first :data:`NAMED`
+members and the count), more than one root span (two final outputs), two LLM
 spans ending last with different outputs (two final outputs), a document
-without content, an attribute that is not UTF-8 text.
+without content, an attribute that is not UTF-8 text, and a bound of
+:mod:`.limits` crossed: a file over ``MAX_FILE_BYTES``, more than ``MAX_ROWS``
+traces (counted as the spans stream: reading stops at the first span of one
+too many), a span's cell or nesting (its field named), histories of more than
+``MAX_FILE_BYTES`` characters in all.
+
+The trees are built in time linear in the spans (:func:`_structure`).
 """
 from __future__ import annotations
 
@@ -42,14 +49,17 @@ from typing import Any
 
 from ..errors import Problem
 from ..model import Turn
+from . import limits
 from .core import Place, Sample
 from .spans import Document, SpanRecord, read_spans
 
-__all__ = ["QUESTION_KEYS", "Skipped", "TraceImport", "TraceRead", "assemble", "import_traces", "prepare_traces",
-           "read_traces"]
+__all__ = ["NAMED", "QUESTION_KEYS", "Skipped", "TraceImport", "TraceRead", "assemble", "import_traces",
+           "prepare_traces", "read_traces"]
 
 #: Fields of a JSON root input that hold the question, in order of preference.
 QUESTION_KEYS = ("query", "question", "input", "user_input", "message")
+#: Span ids a problem names at most (cycle members, root spans); the count says how many more.
+NAMED = 5
 _ID = re.compile(r"^[0-9A-Za-z_.-]{1,120}$")
 
 
@@ -112,30 +122,77 @@ def _question(root: SpanRecord) -> str:
     return text
 
 
+def _named(ids: list[str], joiner: str = ", ") -> str:
+    """The first :data:`NAMED` ids joined, and how many more there are."""
+    more = f"{joiner}… ({len(ids) - NAMED:,} more)" if len(ids) > NAMED else ""
+    return joiner.join(ids[:NAMED]) + more
+
+
 def _structure(file: str, spans: list[SpanRecord], problems: list[Problem]) -> SpanRecord | None:
-    """The root span of a trace, or None after listing missing parents, cycles and extra roots."""
+    """The root span of a trace, or None after listing missing parents, cycles and extra roots.
+
+    Linear in spans: one pass builds the parent map, the children lists and the roots; one walk
+    down from the roots (and from the spans whose parent is missing) reaches every span of a tree.
+    A span it does not reach hangs from a cycle (:func:`_cycles`).
+    """
     by_id = {s.span_id: s for s in spans}
+    children: dict[str, list[str]] = defaultdict(list)
+    roots: list[SpanRecord] = []
+    starts: list[str] = []
     before = len(problems)
     for s in spans:
-        if s.parent_id is not None and s.parent_id not in by_id:
+        if s.parent_id is None:
+            roots.append(s)
+            starts.append(s.span_id)
+        elif s.parent_id not in by_id:
             problems.append(_problem(file, s, f"missing parent: parent span {s.parent_id} is not in the file"))
-    for s in spans:
-        seen = {s.span_id}
-        node = s
-        while node.parent_id is not None and node.parent_id in by_id:
-            node = by_id[node.parent_id]
-            if node.span_id in seen:
-                problems.append(_problem(file, s, "parent ids form a cycle: "
-                                         + " -> ".join(sorted(seen)) + f" -> {node.span_id}"))
-                break
-            seen.add(node.span_id)
-    roots = sorted((s for s in spans if s.parent_id is None), key=lambda s: (s.start, s.span_id))
+            starts.append(s.span_id)
+        else:
+            children[s.parent_id].append(s.span_id)
+    reached = set(starts)
+    stack = list(starts)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in reached:
+                reached.add(child)
+                stack.append(child)
+    if len(reached) < len(by_id):
+        _cycles(file, by_id, reached, problems)
+    roots.sort(key=lambda s: (s.start, s.span_id))
     if len(roots) > 1:
-        problems.append(_problem(file, roots[1], f"two final outputs: {len(roots)} root spans "
-                                 f"({', '.join(r.span_id for r in roots)})"))
+        problems.append(_problem(file, roots[1], f"two final outputs: {len(roots):,} root spans "
+                                 f"({_named([r.span_id for r in roots])})"))
     if len(problems) > before or not roots:
         return None
     return roots[0]
+
+
+def _cycles(file: str, by_id: dict[str, SpanRecord], reached: set[str], problems: list[Problem]) -> None:
+    """Each cycle of parent ids among the spans not ``reached`` from a root, listed once.
+
+    Following parents from an unreached span stays among unreached spans (a span whose parent is
+    reached is reached); a walk stops at a span an earlier walk passed, so each span is followed
+    once.  A walk that comes back to its own span closed a cycle: it is listed on its smallest span
+    id, members in parent order from there, the first :data:`NAMED` named and the count given.
+    """
+    walk_of: dict[str, int] = {}
+    for walk, start in enumerate(sid for sid in by_id if sid not in reached):
+        node: str | None = start
+        while node is not None and node in by_id and node not in reached and node not in walk_of:
+            walk_of[node] = walk
+            node = by_id[node].parent_id
+        if node is None or walk_of.get(node) != walk:
+            continue
+        members = [node]
+        parent = by_id[node].parent_id
+        while parent is not None and parent != node:
+            members.append(parent)
+            parent = by_id[parent].parent_id
+        first = members.index(min(members))
+        members = members[first:] + members[:first]
+        count = f"{len(members):,} span" + ("s" if len(members) > 1 else "")
+        shown = _named(members, " -> ") + (f" -> {members[0]}" if len(members) <= NAMED else "")
+        problems.append(_problem(file, by_id[members[0]], f"parent ids form a cycle of {count}: {shown}"))
 
 
 def _passages(file: str, spans: list[SpanRecord], problems: list[Problem]) -> tuple[tuple[str, Document], ...] | str:
@@ -197,12 +254,24 @@ def assemble(file: str, trace_id: str, spans: list[SpanRecord],
 
 def _group(file: str, records: Iterable[SpanRecord],
            problems: list[Problem]) -> tuple[dict[str, list[SpanRecord]], int]:
-    """Spans by trace id (any order in the file); ids and text checked."""
+    """Spans by trace id (any order in the file); ids, text and bounds checked.
+
+    Traces are counted as the spans stream: the span that starts trace ``MAX_ROWS + 1`` (each trace
+    is one sample) stops the reading with one problem, before any sample is made.
+    """
     traces: dict[str, list[SpanRecord]] = defaultdict(list)
     owner: dict[str, str] = {}
     n = 0
     for span in records:
         n += 1
+        if span.trace_id not in traces and len(traces) >= limits.MAX_ROWS:
+            problems.append(Problem(file, f"{len(traces) + 1:,} traces or more, more samples than the limit of "
+                                    f"{limits.MAX_ROWS:,} (one a trace; {limits.describe()}): split it",
+                                    "" if span.line is not None else span.place, span.line))
+            break
+        if span.over_limit is not None:
+            field, what = span.over_limit
+            problems.append(Problem(file, what, _where(span) + (f", {field}" if field else ""), span.line))
         if not span.trace_id or not span.span_id:
             problems.append(Problem(file, "a span without trace id or span id (a spans dataframe saved without "
                                     "its context.span_id index? save df.reset_index())", span.place, span.line))
@@ -226,14 +295,28 @@ def _group(file: str, records: Iterable[SpanRecord],
     return traces, n
 
 
-def _samples(file: str, turns: list[_Turn]) -> list[Sample]:
-    """Turns in (start, trace id) order as samples; a session's earlier turns become history."""
+def _samples(file: str, turns: list[_Turn], problems: list[Problem]) -> list[Sample]:
+    """Turns in (start, trace id) order as samples; a session's earlier turns become history.
+
+    A history repeats the session's earlier text in every later sample, so a long session's
+    samples hold text quadratic in its turns: past ``MAX_FILE_BYTES`` characters of history in
+    all, one problem names the session and no sample is made.
+    """
     history: dict[str, list[Turn]] = defaultdict(list)
+    chars: dict[str, int] = defaultdict(int)  # the characters of a session's history so far
+    total = 0
     samples = []
     for n, t in enumerate(sorted(turns, key=lambda t: (t.start, t.trace_id)), 1):
         before = tuple(history[t.session_id]) if t.session_id else ()
         if t.session_id:
+            total += chars[t.session_id]
+            if total > limits.MAX_FILE_BYTES:
+                problems.append(Problem(file, f"the histories of the samples come to more than "
+                                        f"{limits.MAX_FILE_BYTES:,} characters, larger than the limit "
+                                        f"({limits.describe()}): split the session", f"session {t.session_id}"))
+                return []
             history[t.session_id] += [Turn("user", t.query), Turn("assistant", t.response)]
+            chars[t.session_id] += len(t.query) + len(t.response)
         extra: dict[str, Any] = {
             "trace_id": t.trace_id, "root_span_id": t.root_span_id, "response_span_id": t.response_span_id,
             "session_id": t.session_id,
@@ -248,6 +331,11 @@ def _samples(file: str, turns: list[_Turn]) -> list[Sample]:
 def read_traces(path: Path, problems: list[Problem]) -> TraceRead:
     """Samples and skipped traces of a span file; every problem appended (see the module docstring)."""
     file = path.name
+    try:
+        limits.check_file(path, text=path.suffix.lower() != ".parquet")  # Parquet's text is counted as read
+    except limits.LimitExceeded as exc:
+        problems.append(Problem(file, str(exc)))
+        return TraceRead(path.suffix.lower().lstrip("."))
     traces, n = _group(file, read_spans(path, problems), problems)
     out = TraceRead(path.suffix.lower().lstrip("."), spans=n, traces=len(traces))
     turns = []
@@ -257,7 +345,7 @@ def read_traces(path: Path, problems: list[Problem]) -> TraceRead:
             out.skipped.append(made)
         elif made is not None:
             turns.append(made)
-    out.samples = _samples(file, turns)
+    out.samples = _samples(file, turns, problems)
     return out
 
 

@@ -127,9 +127,10 @@ def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, pr
     """``(fmt, header or None for JSONL, records)``; unreadable files raise :class:`LabelImportError`.
 
     The file must be a regular file within :mod:`playground.importers.limits`' size (checked
-    before it is opened: a FIFO would wait forever) and, for Parquet, row bounds.
+    before it is opened: a FIFO would wait forever) and, for Parquet, row bounds; its records are
+    then held to the cell, nesting and label-row bounds (:func:`~playground.importers.limits.bounded_lines`).
     """
-    from ..importers.limits import MAX_LABEL_ROWS, LimitExceeded, check_file
+    from ..importers.limits import MAX_LABEL_ROWS, LimitExceeded, bounded_lines, check_file
 
     try:
         check_file(path)  # before anything opens it (detect_format may read its first bytes)
@@ -144,7 +145,7 @@ def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, pr
             if rows > MAX_LABEL_ROWS:
                 raise LimitExceeded(f"{rows:,} rows, more than the limit of {MAX_LABEL_ROWS:,} label rows: split it")
             header, records = _read_parquet(path, problems)
-            return fmt, header, records
+            return fmt, header, list(bounded_lines(records, problems, MAX_LABEL_ROWS))
         with open(path, encoding="utf-8-sig", newline="") as fh:  # newline="": keep "\r" inside fields
             text = fh.read()
     except UnicodeDecodeError as exc:
@@ -155,8 +156,8 @@ def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, pr
         raise LabelImportError([(0, f"cannot read the file: {exc.strerror or exc}")], source) from None
     if fmt == "csv":
         header, records = _read_csv(text, problems)
-        return fmt, header, records
-    return fmt, None, _read_jsonl(text, problems)
+        return fmt, header, list(bounded_lines(records, problems, MAX_LABEL_ROWS))
+    return fmt, None, list(bounded_lines(_read_jsonl(text, problems), problems, MAX_LABEL_ROWS))
 
 
 def _check_columns(header: list[str], required: list[str]) -> list[str]:
