@@ -170,50 +170,63 @@ class LabelWritesMixin(StoreHandle):
         a comment as it is — imports never clear).  Returns ``(changed,
         unchanged, new_annotators, batch_id)`` (comment events counted in ``changed``).
         """
-        return self._write(self._rows_tx(rows, action, comments))
+        changed, unchanged, created, batch, _older = self._write(self._rows_tx(rows, action, comments))
+        return changed, unchanged, created, batch
 
     def _rows_tx(self, rows: Sequence[tuple[str, Unit, str, int]], action: str,
-                 comments: Sequence[tuple[str, Unit, str]] = ()
-                 ) -> Callable[[Cursor], tuple[int, int, list[str], int | None]]:
-        """Validate ``rows`` now; return the transaction body that writes them (see :meth:`write_rows`)."""
+                 comments: Sequence[tuple[str, Unit, str]] = (), *, times: Sequence[str | None] = (),
+                 comment_times: Sequence[str | None] = ()
+                 ) -> Callable[[Cursor], tuple[int, int, list[str], int | None, int]]:
+        """Validate ``rows`` now; return the transaction body that writes them (see :meth:`write_rows`).
+
+        ``times`` (parallel to ``rows``) and ``comment_times`` (to ``comments``) are canonical
+        times (:func:`~.schema.canonical_timestamp`) the events keep instead of now — an import
+        keeps when a label was made; ``None`` or a missing entry means now.  The body returns
+        :meth:`write_rows`' four counts and a fifth: how many changes are older than the label they
+        replaced (that label stays in the history, as the new event's old value).
+        """
         if action not in ("import", "set"):
             raise InvalidLabelError(f"bulk writes record 'import' or 'set' events, not {action!r}")
-        checked: list[tuple[str, Unit, str, int]] = []
-        for name, unit, dim, value in rows:
+        checked: list[tuple[str, Unit, str, int, str | None]] = []
+        for i, (name, unit, dim, value) in enumerate(rows):
             check_unit(unit, dim)
             v = check_value(value)
             if v is None:
                 raise InvalidLabelError("imported values must be 1, 0 or UNSURE")
-            checked.append((check_annotator(name), unit, dim, v))
-        notes: list[tuple[str, Unit, str]] = []
-        for name, unit, text in comments:
+            checked.append((check_annotator(name), unit, dim, v, times[i] if i < len(times) else None))
+        notes: list[tuple[str, Unit, str, str | None]] = []
+        for i, (name, unit, text) in enumerate(comments):
             check_unit_identity(unit)
             if check_comment(text):
-                notes.append((check_annotator(name), unit, check_comment(text)))
+                notes.append((check_annotator(name), unit, check_comment(text),
+                              comment_times[i] if i < len(comment_times) else None))
         names = sorted({r[0] for r in checked} | {c[0] for c in notes})
         b = self._b
 
-        def tx(cur: Cursor) -> tuple[int, int, list[str], int | None]:
+        def tx(cur: Cursor) -> tuple[int, int, list[str], int | None, int]:
             ids, created = self._ids_creating(cur, names)
             b.lock_annotators(cur, ids.values())
             current, said = self._state_of(cur, ids.values())
             changes = []
-            for name, unit, dim, value in checked:
+            older = 0
+            for name, unit, dim, value, when in checked:
                 key = (ids[name], unit.unit_id, dim)
-                old = current.get(key, (None, None))
-                if old != (value, unit.text_hash):
-                    changes.append((key, old, unit, dim, value))
-                    current[key] = (value, unit.text_hash)
+                old = current.get(key, (None, None, None))
+                if old[:2] != (value, unit.text_hash):
+                    if when is not None and old[2] is not None and when < b.ts_out(old[2]):
+                        older += 1
+                    changes.append((key, old, unit, dim, value, when))
+                    current[key] = (value, unit.text_hash, None)
             new_comments = []
-            for name, unit, text in notes:
+            for name, unit, text, when in notes:
                 ckey = (ids[name], unit.unit_id)
                 if said.get(ckey) != text:
-                    new_comments.append((ckey, unit, text))
+                    new_comments.append((ckey, unit, text, when))
                     said[ckey] = text
             if not changes and not new_comments:
-                return 0, len(checked), created, None
+                return 0, len(checked), created, None, 0
             batch = self._insert_batch(cur, action, changes, new_comments)
-            return len(changes) + len(new_comments), len(checked) - len(changes), created, batch
+            return len(changes) + len(new_comments), len(checked) - len(changes), created, batch, older
 
         return tx
 
@@ -233,14 +246,14 @@ class LabelWritesMixin(StoreHandle):
     @staticmethod
     def _state_of(cur: Cursor, annotator_ids: Iterable[int]
                   ) -> tuple[dict[tuple[Any, ...], tuple[Any, ...]], dict[tuple[Any, ...], str]]:
-        """Current ``{(aid, unit_id, dim): (value, text_hash)}`` and ``{(aid, unit_id): comment}``."""
+        """Current ``{(aid, unit_id, dim): (value, text_hash, updated_at)}`` and ``{(aid, unit_id): comment}``."""
         current: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         said: dict[tuple[Any, ...], str] = {}
         for aid in annotator_ids:
-            for uid, dim, value, thash in cur.execute(
-                "SELECT unit_id, dimension, value, text_hash FROM labels WHERE annotator_id = ?", (aid,)
+            for uid, dim, value, thash, when in cur.execute(
+                "SELECT unit_id, dimension, value, text_hash, updated_at FROM labels WHERE annotator_id = ?", (aid,)
             ).fetchall():
-                current[(aid, uid, dim)] = (value, thash)
+                current[(aid, uid, dim)] = (value, thash, when)
             for uid, text in cur.execute("SELECT unit_id, text FROM comments WHERE annotator_id = ?",
                                          (aid,)).fetchall():
                 said[(aid, uid)] = text
@@ -248,7 +261,9 @@ class LabelWritesMixin(StoreHandle):
 
     def _insert_batch(self, cur: Cursor, action: str, changes: list[tuple[Any, ...]],
                       new_comments: list[tuple[Any, ...]]) -> int:
-        """Append one event per label change and per new comment, one batch; update the current views."""
+        """Append one event per label change and per new comment, one batch; update the current views.
+
+        Each change and comment ends with its time (canonical text, or ``None`` for now)."""
         b = self._b
         now = b.now(cur)
         eids = b.next_event_ids(cur, len(changes) + len(new_comments))
@@ -262,23 +277,26 @@ class LabelWritesMixin(StoreHandle):
                 versions[ds] = guidelines_now(cur, ds)
             return versions[ds]
 
+        def at(when: str | None) -> Any:
+            return now if when is None else b.ts_in(when)
+
         cur.executemany(INSERT_EVENT, [
             (eid, batch, key[0], unit.unit_kind, unit.unit_id, unit.case_id, dim, old[0], value, old[1],
-             unit.text_hash, action, None, now, None, gv(unit))
-            for eid, (key, old, unit, dim, value) in zip(leids, changes, strict=True)
+             unit.text_hash, action, None, at(when), None, gv(unit))
+            for eid, (key, old, unit, dim, value, when) in zip(leids, changes, strict=True)
         ])
         cur.executemany(UPSERT_LABEL, [
-            (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, now, eid)
-            for eid, (key, _old, unit, dim, value) in zip(leids, changes, strict=True)
+            (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, at(when), eid)
+            for eid, (key, _old, unit, dim, value, when) in zip(leids, changes, strict=True)
         ])
         cur.executemany(INSERT_EVENT, [
             (eid, batch, ckey[0], unit.unit_kind, unit.unit_id, unit.case_id, "", None, None, None,
-             unit.text_hash, "comment", None, now, text, gv(unit))
-            for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
+             unit.text_hash, "comment", None, at(when), text, gv(unit))
+            for eid, (ckey, unit, text, when) in zip(ceids, new_comments, strict=True)
         ])
         cur.executemany(UPSERT_COMMENT, [
-            (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid)
-            for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
+            (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, at(when), eid)
+            for eid, (ckey, unit, text, when) in zip(ceids, new_comments, strict=True)
         ])
         return batch
 

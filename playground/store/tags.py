@@ -138,15 +138,17 @@ class TagsMixin:
         self._annotator_ids[name] = result[1]
         return result[0]
 
-    def _tags_tx(self, items: Sequence[tuple[str, Unit, Sequence[str]]]) -> Callable[[Cursor], int]:
+    def _tags_tx(self, items: Sequence[tuple[str, Unit, Sequence[str]]], times: Sequence[str | None] = ()
+                 ) -> Callable[[Cursor], int]:
         """Check ``(annotator, unit, tags)`` items now; return the transaction body setting each non-empty set
-        that differs from the current one (a ``tags`` event each; imports never clear).  It returns how many."""
+        that differs from the current one (a ``tags`` event each; imports never clear).  It returns how many.
+        ``times`` (parallel to ``items``, canonical text or ``None`` for now) are the times the events keep."""
         checked = []
-        for name, unit, tags in items:
+        for i, (name, unit, tags) in enumerate(items):
             check_unit_identity(unit)
             raw = check_tag_set(tags)
             if raw:
-                checked.append((check_annotator(name), unit, raw))
+                checked.append((check_annotator(name), unit, raw, times[i] if i < len(times) else None))
         b = self._b
 
         def tx(cur: Cursor) -> int:
@@ -155,15 +157,16 @@ class TagsMixin:
             ids, _created = self._ids_creating(cur, sorted({c[0] for c in checked}))
             b.lock_annotators(cur, ids.values())
             now, written = b.now(cur), 0
-            for name, unit, raw in checked:
+            for name, unit, raw, when in checked:
                 note, aid = tag_note(raw), ids[name]
                 have = cur.scalar("SELECT tags FROM tags WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id))
                 if have == note:
                     continue
                 ds = dataset_of_case(unit.case_id)
                 check_dataset_exists(cur, ds)
+                at = now if when is None else b.ts_in(when)
                 self._add_missing(cur, ds, raw, name, now)
-                self._tag_event(cur, aid, name, unit, ds, note, now, "tags", None)
+                self._tag_event(cur, aid, name, unit, ds, note, at, "tags", None)
                 written += 1
             return written
 
