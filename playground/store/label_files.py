@@ -371,14 +371,14 @@ def import_file(store: LabelStore, path: str | os.PathLike[str], catalog: Mappin
 
         raise ReadOnlyStoreError(f"the label store {store.url} is open read-only; nothing was imported")
     when = parsed.times.get
-    write_labels = store._rows_tx(rows, "import", notes, times=[when(n) for n, *_ in parsed.rows],
+    write_labels = store.writes.rows_tx(rows, "import", notes, times=[when(n) for n, *_ in parsed.rows],
                                   comment_times=[when(n) for n, *_ in parsed.comments]) if rows or notes else None
-    write_tags = store._tags_tx([(a, u, t) for _n, a, u, t in parsed.tags], [when(n) for n, *_ in parsed.tags])
+    write_tags = store.tagging.tags_tx([(a, u, t) for _n, a, u, t in parsed.tags], [when(n) for n, *_ in parsed.tags])
 
     def tx(cur: Any) -> tuple[tuple[int, int, list[str], int | None, int], int]:
         return (write_labels(cur) if write_labels is not None else (0, 0, [], None, 0)), write_tags(cur)
 
-    (changed, unchanged, created, batch, older), tagged = store._write(tx) if rows or notes or parsed.tags else (
+    (changed, unchanged, created, batch, older), tagged = store.handle.write(tx) if rows or notes or parsed.tags else (
         (0, 0, [], None, 0), 0)
     changed += tagged
     names = tuple(sorted({a for a, *_ in rows} | {a for a, *_ in notes} | {a for _n, a, *_ in parsed.tags}))

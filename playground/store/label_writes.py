@@ -2,20 +2,20 @@
 
 The rule of every write: one transaction appends the event(s) to the log and
 brings the current views (``labels``, ``comments``) in line with them, so the
-log replayed gives the views (:meth:`~.audit.AuditMixin.verify`).  A write that
+log replayed gives the views (:meth:`~.audit.Audit.verify`).  A write that
 changes nothing (the same value on the same text, clearing a missing label,
 the same comment) writes nothing and returns ``None``.  Writers of one
 annotator are serialised (:meth:`~.base.Backend.lock_annotators`) before the
 event gets its time and id, so later writers get later times and ids.  Each
 event records the guidelines version of its unit's dataset
-(:func:`~.guidelines.guidelines_now`).  Bulk writes (:meth:`LabelWritesMixin.write_rows`,
+(:func:`~.guidelines.guidelines_now`).  Bulk writes (:meth:`LabelWrites.write_rows`,
 imports) validate every row first and write all of them in one transaction
 and one batch.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model import Unit
 from .base import Cursor
@@ -34,19 +34,22 @@ from .errors import InvalidLabelError
 from .guidelines import guidelines_now
 from .handle import StoreHandle
 from .statements import DELETE_LABEL, EVENT_COLUMNS, INSERT_EVENT, UPSERT_COMMENT, UPSERT_LABEL
+from .tags import TagSets
 from .types import Event
 
-__all__ = ["ADJUDICATED_BY", "LabelWritesMixin"]
+__all__ = ["ADJUDICATED_BY", "LabelWrites"]
 
 #: The note of an ``adjudicate`` event: this prefix and the adjudicator's name.
 ADJUDICATED_BY = "adjudicated by "
 
 
-class LabelWritesMixin(StoreHandle):
-    """The writing methods of :class:`~playground.store.core.LabelStore`: labels, undo, comments, bulk rows."""
+class LabelWrites:
+    """Writing labels: set, clear, undo, comments, adjudications, bulk rows; a ``tags`` event is undone by ``tags``."""
 
-    if TYPE_CHECKING:
-        def _undo_tags(self, cur: Cursor, aid: int, name: str, target: Event) -> Event: ...
+    def __init__(self, handle: StoreHandle, tags: TagSets):
+        self._h = handle
+        self._b = handle.db
+        self._tags = tags
 
     def _append(self, cur: Cursor, aid: int, name: str, kind: str, uid: str, case_id: str, dim: str,
                 old: tuple[int | None, str | None], new_value: int | None, new_hash: str, action: str,
@@ -94,7 +97,7 @@ class LabelWritesMixin(StoreHandle):
         """One label change of ``annotator`` (already checked) in its own transaction; None when nothing changes."""
 
         def tx(cur: Cursor) -> tuple[Event, int] | None:
-            aid = self._annotator_id(cur, annotator, create=value is not None)
+            aid = self._h.annotator_id(cur, annotator, create=value is not None)
             if aid is None:
                 return None
             self._b.lock_annotators(cur, [aid])
@@ -108,11 +111,11 @@ class LabelWritesMixin(StoreHandle):
             return self._append(cur, aid, annotator, unit.unit_kind, unit.unit_id, unit.case_id, dimension, old, value,
                                 unit.text_hash, action, note=note, dataset=dataset), aid
 
-        result = self._write(tx)
+        result = self._h.write(tx)
         if result is None:
             return None
         event, aid = result
-        self._annotator_ids[annotator] = aid  # committed: safe to remember
+        self._h.remember(annotator, aid)  # committed: safe to remember
         return event
 
     def undo(self, annotator: str) -> Event | None:
@@ -132,7 +135,7 @@ class LabelWritesMixin(StoreHandle):
         annotator = check_annotator(annotator)
 
         def tx(cur: Cursor) -> Event | None:
-            aid = self._annotator_id(cur, annotator, create=False)
+            aid = self._h.annotator_id(cur, annotator, create=False)
             if aid is None:
                 return None
             self._b.lock_annotators(cur, [aid])
@@ -145,9 +148,9 @@ class LabelWritesMixin(StoreHandle):
             ).fetchone()
             if target is None:
                 return None
-            ev = self._event(target)
+            ev = self._h.event(target)
             if ev.dimension == TAGS_DIMENSION:
-                return self._undo_tags(cur, aid, annotator, ev)
+                return self._tags.undo_tags(cur, aid, annotator, ev)
             row = cur.execute(
                 "SELECT value, text_hash FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?",
                 (aid, ev.unit_id, ev.dimension),
@@ -157,7 +160,7 @@ class LabelWritesMixin(StoreHandle):
             return self._append(cur, aid, annotator, ev.unit_kind, ev.unit_id, ev.case_id, ev.dimension, current,
                                 ev.old_value, restore_hash, "undo", undoes=ev.event_id)
 
-        return self._write(tx)
+        return self._h.write(tx)
 
     def write_rows(self, rows: Sequence[tuple[str, Unit, str, int]], action: str = "import",
                    comments: Sequence[tuple[str, Unit, str]] = ()) -> tuple[int, int, list[str], int | None]:
@@ -170,10 +173,10 @@ class LabelWritesMixin(StoreHandle):
         a comment as it is — imports never clear).  Returns ``(changed,
         unchanged, new_annotators, batch_id)`` (comment events counted in ``changed``).
         """
-        changed, unchanged, created, batch, _older = self._write(self._rows_tx(rows, action, comments))
+        changed, unchanged, created, batch, _older = self._h.write(self.rows_tx(rows, action, comments))
         return changed, unchanged, created, batch
 
-    def _rows_tx(self, rows: Sequence[tuple[str, Unit, str, int]], action: str,
+    def rows_tx(self, rows: Sequence[tuple[str, Unit, str, int]], action: str,
                  comments: Sequence[tuple[str, Unit, str]] = (), *, times: Sequence[str | None] = (),
                  comment_times: Sequence[str | None] = ()
                  ) -> Callable[[Cursor], tuple[int, int, list[str], int | None, int]]:
@@ -204,7 +207,7 @@ class LabelWritesMixin(StoreHandle):
         b = self._b
 
         def tx(cur: Cursor) -> tuple[int, int, list[str], int | None, int]:
-            ids, created = self._ids_creating(cur, names)
+            ids, created = self._h.ids_creating(cur, names)
             b.lock_annotators(cur, ids.values())
             current, said = self._state_of(cur, ids.values())
             changes = []
@@ -229,19 +232,6 @@ class LabelWritesMixin(StoreHandle):
             return len(changes) + len(new_comments), len(checked) - len(changes), created, batch, older
 
         return tx
-
-    def _ids_creating(self, cur: Cursor, names: Iterable[str]) -> tuple[dict[str, int], list[str]]:
-        """``({name: annotator_id}, [names created now])``, creating the missing annotators."""
-        ids: dict[str, int] = {}
-        created: list[str] = []
-        for name in names:
-            existed = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
-            aid = existed if existed is not None else self._annotator_id(cur, name, create=True)
-            assert aid is not None
-            ids[name] = int(aid)
-            if existed is None:
-                created.append(name)
-        return ids, created
 
     @staticmethod
     def _state_of(cur: Cursor, annotator_ids: Iterable[int]
@@ -314,7 +304,7 @@ class LabelWritesMixin(StoreHandle):
         text = check_comment(text)
 
         def tx(cur: Cursor) -> tuple[Event, int] | None:
-            aid = self._annotator_id(cur, annotator, create=bool(text))
+            aid = self._h.annotator_id(cur, annotator, create=bool(text))
             if aid is None:
                 return None
             self._b.lock_annotators(cur, [aid])
@@ -332,10 +322,10 @@ class LabelWritesMixin(StoreHandle):
             return Event(eid, annotator, unit.unit_kind, unit.unit_id, "", None, None, unit.text_hash,
                          self._b.ts_out(now), "comment", unit.case_id, None, eid, None, text, gv), aid
 
-        result = self._write(tx)
+        result = self._h.write(tx)
         if result is None:
             return None
-        self._annotator_ids[annotator] = result[1]
+        self._h.remember(annotator, result[1])
         return result[0]
 
     # --- adjudication -----------------------------------------------------------------------------------
