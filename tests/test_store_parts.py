@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from import_circles import circle, folder_imports
 
 from playground.store import LabelStore, open_store
 from playground.store.assignments import Plans
@@ -93,51 +94,22 @@ def test_the_store_reads_and_writes_through_its_parts(store):
     assert store.audit.verify() == [] and store.annotators() == ["ana"]
 
 
-def store_imports() -> dict[str, set[str]]:
-    """``{module: modules of playground.store it imports}``, module level, in functions and under TYPE_CHECKING."""
-    graph: dict[str, set[str]] = {}
-    for path in sorted(STORE.glob("*.py")):
-        name = path.stem
-        targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:
-                    targets.add(node.module.split(".")[0])
-                else:
-                    targets |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("playground.store."):
-                targets.add(node.module.split(".")[2])  # type: ignore[union-attr]
-        graph[name] = targets - {name}
-    return graph
-
-
 def test_no_import_circle_inside_the_store_type_only_imports_included():
-    graph = store_imports()
-    graph["__init__"] = set()  # the package's face re-exports its modules; nothing imports it back here
-    state: dict[str, int] = {}
-
-    def visit(node: str, path: list[str]) -> None:
-        if state.get(node) == 2:
-            return
-        assert state.get(node) != 1, "import circle: " + " -> ".join([*path[path.index(node):], node])
-        state[node] = 1
-        for nxt in sorted(graph.get(node, ())):
-            visit(nxt, [*path, node])
-        state[node] = 2
-
-    for module in sorted(graph):
-        visit(module, [])
+    graph = folder_imports(STORE, "playground.store")
+    assert circle(graph) is None, "import circle: " + " -> ".join(circle(graph) or [])
     parts = ("handle", "label_writes", "label_reads", "tags", "guidelines", "assignments", "stored_datasets", "audit")
     assert not any("core" in graph[p] for p in parts)  # a part never needs the facade, not even for a type
 
 
-def test_the_circle_finder_sees_a_type_only_circle(tmp_path, monkeypatch):
-    """The check above on two modules that import each other only for types: it fails, naming both."""
+def test_the_circle_finder_sees_a_type_only_circle(tmp_path):
+    """Two modules that import each other, one of them only for types: a circle, named in order."""
     (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n")
     (tmp_path / "b.py").write_text("from .a import A\n")
-    monkeypatch.setitem(globals(), "STORE", tmp_path)
-    with pytest.raises(AssertionError, match=r"import circle: a -> b -> a"):
-        test_no_import_circle_inside_the_store_type_only_imports_included()
+    (tmp_path / "c.py").write_text("from . import a\nfrom playground.x.b import B\n")
+    graph = folder_imports(tmp_path, "playground.x")
+    assert graph == {"a": {"b"}, "b": {"a"}, "c": {"a", "b"}}
+    assert circle(graph) == ["a", "b", "a"]
+    assert circle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
 
 def test_no_module_over_600_lines_no_class_over_400_no_function_over_60():
