@@ -21,8 +21,29 @@ def imports_of(path: Path) -> set[str]:
 
 
 def test_the_session_is_made_of_its_parts_in_order():
-    assert [c.__module__.rsplit(".", 1)[1] for c in LabelSession.__mro__[1:7]] == list(PARTS)
-    assert LabelSession.__mro__[7].__name__ == "SessionBase"
+    assert [c.__module__.rsplit(".", 1)[1] for c in LabelSession.__mro__[1:6]] == list(PARTS[:5])
+    assert LabelSession.__mro__[6].__name__ == "SessionBase"
+
+
+def test_the_verdicts_are_composed_in_and_keep_their_old_names(tmp_path):
+    """Issue 40.1: ``session.verdicts`` is an object of its own over the session's state; every method the page
+    and the tests call on the session is the part's own bound method."""
+    from playground.golden import load_dataset
+    from playground.store import open_store
+    from playground.ui.session_verdicts import Verdicts
+
+    names = ("response_unit", "verdict", "set_verdict", "note", "set_note", "tags", "taxonomy", "set_tags",
+             "toggle_tag", "add_tag", "failure_counts", "authored", "guidelines")
+    assert {n for n in dir(Verdicts) if not n.startswith("_")} == set(names)
+    assert Verdicts.__mro__ == (Verdicts, object)
+    with open_store(tmp_path / "l.db") as store:
+        session = LabelSession(load_dataset(), store, annotator="ana")
+        assert type(session.verdicts) is Verdicts and session.verdicts.state is session
+        for name in names:
+            method = getattr(session, name)
+            assert method.__self__ is session.verdicts and method.__func__ is getattr(Verdicts, name), name
+        assert session.set_verdict(0) and session.verdict() == 0 == session.verdicts.verdict()
+        assert session.authored() == session.verdicts.authored() is not None  # judged: the key shows
 
 
 def test_no_part_over_400_lines_and_no_function_over_60():

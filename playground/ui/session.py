@@ -95,7 +95,7 @@ from .session_types import (
     parse_weights,
     validate_annotator,
 )
-from .session_verdicts import VERDICT_VALUES, VerdictsPart
+from .session_verdicts import VERDICT_VALUES, Verdicts
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -131,7 +131,7 @@ __all__ = [
 ]
 
 
-class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPart, VerdictsPart):
+class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPart):
     """One page's state: see the module docstring.
 
     ``dataset``: the validated corpus and golden set; ``store``: an open
@@ -151,8 +151,11 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
     and ``hits`` are then not used.
 
     The parts, one job each: :mod:`~playground.ui.session_catalog`, :mod:`~playground.ui.session_labels`,
-    :mod:`~playground.ui.session_reveal`, :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates`,
-    :mod:`~playground.ui.session_verdicts` (a response's verdict, note and failure-mode tags; the guidelines).
+    :mod:`~playground.ui.session_reveal`, :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates`
+    (mixins over :class:`~playground.ui.session_types.SessionBase`), and :attr:`verdicts`
+    (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and failure-mode tags; the
+    guidelines), an object composed in, given this session as the state it reads; its methods are this session's
+    too, under their old names (the same bound methods).
     """
 
     #: The kind of text its claims are scored as (``playground.harness.score.KINDS``; an imported dataset's own).
@@ -163,10 +166,10 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
                  hits: Mapping[str, list] | None = None, passages: Mapping[str, Sequence[Passage]] | None = None,
                  dataset_name: str = "golden", harness: Any = None,
                  unit_counts: Mapping[str, Sequence[int]] | None = None):
+        self._compose_verdicts()
         self.dataset = dataset
         self.dataset_name = dataset_name
-        #: The store revision (SHA-256) of an imported dataset as this page opened it ("" for the shipped set):
-        #: every write first checks the store still holds it (:meth:`check_dataset`).
+        #: The store revision (SHA-256) of an imported dataset as opened ("" for golden); writes check it first.
         self.revision = ""
         #: Where the harness's results came from (``computed``, or the disk cache: ``read``).
         self.harness_source = "computed"
@@ -218,6 +221,15 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
             self.set_annotator(annotator)
         else:
             self.refresh()
+
+    def _compose_verdicts(self) -> None:
+        """:attr:`verdicts`, and its methods under their old names on the session (the same bound methods)."""
+        self.verdicts = v = Verdicts(self)
+        self.response_unit, self.verdict, self.set_verdict, self.note, self.set_note = (
+            v.response_unit, v.verdict, v.set_verdict, v.note, v.set_note)
+        self.tags, self.taxonomy, self.set_tags, self.toggle_tag, self.add_tag = (
+            v.tags, v.taxonomy, v.set_tags, v.toggle_tag, v.add_tag)
+        self.failure_counts, self.authored, self.guidelines = v.failure_counts, v.authored, v.guidelines
 
 
 def session_for_dataset(opened: Any, store: Any, *, reveal_all: bool = False, config: Any = None) -> LabelSession:
