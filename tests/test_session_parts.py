@@ -21,29 +21,47 @@ def imports_of(path: Path) -> set[str]:
 
 
 def test_the_session_is_made_of_its_parts_in_order():
-    assert [c.__module__.rsplit(".", 1)[1] for c in LabelSession.__mro__[1:6]] == list(PARTS[:5])
-    assert LabelSession.__mro__[6].__name__ == "SessionBase"
+    mixed = ("session_catalog", "session_labels", "session_navigation", "session_rates")
+    assert [c.__module__.rsplit(".", 1)[1] for c in LabelSession.__mro__[1:5]] == list(mixed)
+    assert LabelSession.__mro__[5].__name__ == "SessionBase"
 
 
-def test_the_verdicts_are_composed_in_and_keep_their_old_names(tmp_path):
-    """Issue 40.1: ``session.verdicts`` is an object of its own over the session's state; every method the page
-    and the tests call on the session is the part's own bound method."""
+COMPOSED = {
+    "reveal": ("session_reveal", "Reveal", ("revealed", "response_revealed", "response_name", "evidence", "auto_label",
+                                            "auto_detail", "decision", "group_of_response")),
+    "verdicts": ("session_verdicts", "Verdicts", ("response_unit", "verdict", "set_verdict", "note", "set_note",
+                                                  "tags", "taxonomy", "set_tags", "toggle_tag", "add_tag",
+                                                  "failure_counts", "authored", "guidelines")),
+}
+
+
+def test_the_composed_parts_keep_their_old_names(tmp_path):
+    """Issue 40.1: ``session.reveal`` and ``session.verdicts`` are objects of their own over the session's state;
+    every method the page and the tests call on the session is the part's own bound method."""
+    import importlib
+
     from playground.golden import load_dataset
     from playground.store import open_store
-    from playground.ui.session_verdicts import Verdicts
 
-    names = ("response_unit", "verdict", "set_verdict", "note", "set_note", "tags", "taxonomy", "set_tags",
-             "toggle_tag", "add_tag", "failure_counts", "authored", "guidelines")
-    assert {n for n in dir(Verdicts) if not n.startswith("_")} == set(names)
-    assert Verdicts.__mro__ == (Verdicts, object)
     with open_store(tmp_path / "l.db") as store:
         session = LabelSession(load_dataset(), store, annotator="ana")
-        assert type(session.verdicts) is Verdicts and session.verdicts.state is session
-        for name in names:
-            method = getattr(session, name)
-            assert method.__self__ is session.verdicts and method.__func__ is getattr(Verdicts, name), name
+        for attr, (module, cls_name, names) in COMPOSED.items():
+            cls = getattr(importlib.import_module(f"playground.ui.{module}"), cls_name)
+            assert {n for n in dir(cls) if not n.startswith("_")} == set(names), attr
+            assert cls.__mro__ == (cls, object), attr
+            part = getattr(session, attr)
+            assert type(part) is cls and part.state is session, attr
+            for name in names:
+                method = getattr(session, "_group_of_response" if name == "group_of_response" else name)
+                assert method.__self__ is part and method.__func__ is getattr(cls, name), name
+        # One state: what the session does, the parts see, and the other way round.
+        rid = session.response_id
+        assert session.decision(rid) is None and not session.response_revealed(rid)  # blind until answered
         assert session.set_verdict(0) and session.verdict() == 0 == session.verdicts.verdict()
         assert session.authored() == session.verdicts.authored() is not None  # judged: the key shows
+        for unit_id, dim in session._pairs(session._view_ids(session.case_id, rid)):
+            session.set_label(unit_id, dim, 1)
+        assert session.response_revealed(rid) and session.decision(rid) == session.decisions[rid]
 
 
 def test_no_part_over_400_lines_and_no_function_over_60():

@@ -76,7 +76,7 @@ from .session_catalog import Catalog, CatalogPart, unit_counts
 from .session_labels import LabelsPart
 from .session_navigation import NavigationPart
 from .session_rates import RatesPart, agreement_from_table, may_export_everyone
-from .session_reveal import RevealPart
+from .session_reveal import Reveal
 from .session_types import (
     DEFAULT_WEIGHTS,
     EXPORT_MIME,
@@ -131,7 +131,7 @@ __all__ = [
 ]
 
 
-class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPart):
+class LabelSession(CatalogPart, LabelsPart, NavigationPart, RatesPart):
     """One page's state: see the module docstring.
 
     ``dataset``: the validated corpus and golden set; ``store``: an open
@@ -151,11 +151,12 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
     and ``hits`` are then not used.
 
     The parts, one job each: :mod:`~playground.ui.session_catalog`, :mod:`~playground.ui.session_labels`,
-    :mod:`~playground.ui.session_reveal`, :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates`
-    (mixins over :class:`~playground.ui.session_types.SessionBase`), and :attr:`verdicts`
-    (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and failure-mode tags; the
-    guidelines), an object composed in, given this session as the state it reads; its methods are this session's
-    too, under their old names (the same bound methods).
+    :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates` (mixins over
+    :class:`~playground.ui.session_types.SessionBase`), and two objects composed in, each given this session as
+    the state it reads: :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling) and
+    :attr:`verdicts` (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and
+    failure-mode tags; the guidelines).  Their methods are this session's too, under their old names (the same
+    bound methods).
     """
 
     #: The kind of text its claims are scored as (``playground.harness.score.KINDS``; an imported dataset's own).
@@ -166,7 +167,7 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
                  hits: Mapping[str, list] | None = None, passages: Mapping[str, Sequence[Passage]] | None = None,
                  dataset_name: str = "golden", harness: Any = None,
                  unit_counts: Mapping[str, Sequence[int]] | None = None):
-        self._compose_verdicts()
+        self._compose_parts()
         self.dataset = dataset
         self.dataset_name = dataset_name
         #: The store revision (SHA-256) of an imported dataset as opened ("" for golden); writes check it first.
@@ -214,7 +215,6 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
         self.lesson_name: str | None = None
         self.queue_lesson = False
         self.queue: list[tuple[str, str | None]] = []
-        self._evidence: dict[str, Any] = {}
         self._ties: set[tuple[str, str]] = set()
         self._reset_labels()
         if annotator is not None or self.read_only:
@@ -222,8 +222,13 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
         else:
             self.refresh()
 
-    def _compose_verdicts(self) -> None:
-        """:attr:`verdicts`, and its methods under their old names on the session (the same bound methods)."""
+    def _compose_parts(self) -> None:
+        """:attr:`reveal` and :attr:`verdicts`, and their methods under their old names (the same bound methods)."""
+        self.reveal = r = Reveal(self)
+        self.revealed, self.response_revealed, self.response_name, self.evidence = (
+            r.revealed, r.response_revealed, r.response_name, r.evidence)
+        self.auto_label, self.auto_detail, self.decision, self._group_of_response = (
+            r.auto_label, r.auto_detail, r.decision, r.group_of_response)
         self.verdicts = v = Verdicts(self)
         self.response_unit, self.verdict, self.set_verdict, self.note, self.set_note = (
             v.response_unit, v.verdict, v.set_verdict, v.note, v.set_note)

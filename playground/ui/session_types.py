@@ -3,7 +3,7 @@ share, and the base class that declares the session's state."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,7 +234,6 @@ class SessionBase:
     lesson_name: str | None
     queue_lesson: bool
     queue: list[tuple[str, str | None]]
-    _evidence: dict[str, Any]
     _ties: set[tuple[str, str]]
     # labels (session_labels._reset_labels)
     labels: dict[tuple[str, str], int]
@@ -281,8 +280,6 @@ class SessionBase:
     def _restat(self, case_id: str) -> None:  # session_navigation
         raise NotImplementedError
 
-    def response_name(self, response_id: str) -> str:  # session_reveal
-        raise NotImplementedError
-
-    def _group_of_response(self, response_id: str) -> str:  # session_reveal
-        raise NotImplementedError
+    # the reveal part's, composed in (session_reveal.Reveal; LabelSession hands them on)
+    response_name: Callable[[str], str]
+    _group_of_response: Callable[[str], str]
