@@ -21,14 +21,17 @@ def imports_of(path: Path) -> set[str]:
 
 
 def test_the_session_is_made_of_its_parts_in_order():
-    mixed = ("session_catalog", "session_labels", "session_navigation", "session_rates")
-    assert [c.__module__.rsplit(".", 1)[1] for c in LabelSession.__mro__[1:5]] == list(mixed)
-    assert LabelSession.__mro__[5].__name__ == "SessionBase"
+    mixed = ("session_catalog", "session_labels", "session_navigation")
+    assert [c.__module__.rsplit(".", 1)[1] for c in LabelSession.__mro__[1:4]] == list(mixed)
+    assert LabelSession.__mro__[4].__name__ == "SessionBase"
 
 
 COMPOSED = {
     "reveal": ("session_reveal", "Reveal", ("revealed", "response_revealed", "response_name", "evidence", "auto_label",
                                             "auto_detail", "decision", "group_of_response")),
+    "rates": ("session_rates", "Rates", ("rates_current", "rates_response", "rates_pooled", "set_weights", "set_gate",
+                                         "normalised_weights", "composite", "agreement", "progress", "scores",
+                                         "url_params", "export_rows", "export_file", "export_text")),
     "verdicts": ("session_verdicts", "Verdicts", ("response_unit", "verdict", "set_verdict", "note", "set_note",
                                                   "tags", "taxonomy", "set_tags", "toggle_tag", "add_tag",
                                                   "failure_counts", "authored", "guidelines")),
@@ -36,8 +39,8 @@ COMPOSED = {
 
 
 def test_the_composed_parts_keep_their_old_names(tmp_path):
-    """Issue 40.1: ``session.reveal`` and ``session.verdicts`` are objects of their own over the session's state;
-    every method the page and the tests call on the session is the part's own bound method."""
+    """Issue 40.1: ``session.reveal``, ``session.rates`` and ``session.verdicts`` are objects of their own over
+    the session's state; every method the page and the tests call on the session is the part's own bound method."""
     import importlib
 
     from playground.golden import load_dataset
@@ -62,6 +65,9 @@ def test_the_composed_parts_keep_their_old_names(tmp_path):
         for unit_id, dim in session._pairs(session._view_ids(session.case_id, rid)):
             session.set_label(unit_id, dim, 1)
         assert session.response_revealed(rid) and session.decision(rid) == session.decisions[rid]
+        session.set_weights({"faithfulness": 2})  # the part sets the session's state
+        assert session.weights["faithfulness"] == 2.0
+        assert session.url_params()["weights"] == "context_relevance:0.25,faithfulness:2,correctness:0.25,coverage:0.25"
 
 
 def test_no_part_over_400_lines_and_no_function_over_60():

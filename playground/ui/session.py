@@ -75,7 +75,7 @@ from .search import CaseSearch
 from .session_catalog import Catalog, CatalogPart, unit_counts
 from .session_labels import LabelsPart
 from .session_navigation import NavigationPart
-from .session_rates import RatesPart, agreement_from_table, may_export_everyone
+from .session_rates import Rates, agreement_from_table, may_export_everyone
 from .session_reveal import Reveal
 from .session_types import (
     DEFAULT_WEIGHTS,
@@ -131,7 +131,7 @@ __all__ = [
 ]
 
 
-class LabelSession(CatalogPart, LabelsPart, NavigationPart, RatesPart):
+class LabelSession(CatalogPart, LabelsPart, NavigationPart):
     """One page's state: see the module docstring.
 
     ``dataset``: the validated corpus and golden set; ``store``: an open
@@ -151,9 +151,10 @@ class LabelSession(CatalogPart, LabelsPart, NavigationPart, RatesPart):
     and ``hits`` are then not used.
 
     The parts, one job each: :mod:`~playground.ui.session_catalog`, :mod:`~playground.ui.session_labels`,
-    :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates` (mixins over
-    :class:`~playground.ui.session_types.SessionBase`), and two objects composed in, each given this session as
-    the state it reads: :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling) and
+    :mod:`~playground.ui.session_navigation` (mixins over
+    :class:`~playground.ui.session_types.SessionBase`), and three objects composed in, each given this session as
+    the state it reads: :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling),
+    :attr:`rates` (:class:`~playground.ui.session_rates.Rates`: the numbers, the URL state, export) and
     :attr:`verdicts` (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and
     failure-mode tags; the guidelines).  Their methods are this session's too, under their old names (the same
     bound methods).
@@ -223,12 +224,20 @@ class LabelSession(CatalogPart, LabelsPart, NavigationPart, RatesPart):
             self.refresh()
 
     def _compose_parts(self) -> None:
-        """:attr:`reveal` and :attr:`verdicts`, and their methods under their old names (the same bound methods)."""
+        """:attr:`reveal`, :attr:`rates` and :attr:`verdicts`, and their methods under their old names (the same
+        bound methods)."""
         self.reveal = r = Reveal(self)
         self.revealed, self.response_revealed, self.response_name, self.evidence = (
             r.revealed, r.response_revealed, r.response_name, r.evidence)
         self.auto_label, self.auto_detail, self.decision, self._group_of_response = (
             r.auto_label, r.auto_detail, r.decision, r.group_of_response)
+        self.rates = n = Rates(self)
+        self.rates_current, self.rates_response, self.rates_pooled, self.set_weights, self.set_gate = (
+            n.rates_current, n.rates_response, n.rates_pooled, n.set_weights, n.set_gate)
+        self.normalised_weights, self.composite, self.agreement, self.progress, self.scores = (
+            n.normalised_weights, n.composite, n.agreement, n.progress, n.scores)
+        self.url_params, self.export_rows, self.export_file, self.export_text = (
+            n.url_params, n.export_rows, n.export_file, n.export_text)
         self.verdicts = v = Verdicts(self)
         self.response_unit, self.verdict, self.set_verdict, self.note, self.set_note = (
             v.response_unit, v.verdict, v.set_verdict, v.note, v.set_note)
