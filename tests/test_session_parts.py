@@ -21,12 +21,16 @@ def imports_of(path: Path) -> set[str]:
 
 
 def test_the_session_is_made_of_its_parts_in_order():
-    mixed = ("session_catalog", "session_labels", "session_navigation")
-    assert [c.__module__.rsplit(".", 1)[1] for c in LabelSession.__mro__[1:4]] == list(mixed)
-    assert LabelSession.__mro__[4].__name__ == "SessionBase"
+    mixed = ("session_catalog", "session_labels")
+    assert [c.__module__.rsplit(".", 1)[1] for c in LabelSession.__mro__[1:3]] == list(mixed)
+    assert LabelSession.__mro__[3].__name__ == "SessionBase"
 
 
 COMPOSED = {
+    "navigation": ("session_navigation", "Navigation", (
+        "view_ids", "pairs", "restat", "case_row", "case_types", "set_filter", "search", "cases", "visible_ids",
+        "case", "response", "go_to", "select_response", "scenarios", "next_case", "prev_case", "use_queue",
+        "queue_progress", "has_unlabelled", "next_unlabelled", "view_units", "view_progress")),
     "reveal": ("session_reveal", "Reveal", ("revealed", "response_revealed", "response_name", "evidence", "auto_label",
                                             "auto_detail", "decision", "group_of_response")),
     "rates": ("session_rates", "Rates", ("rates_current", "rates_response", "rates_pooled", "set_weights", "set_gate",
@@ -39,7 +43,7 @@ COMPOSED = {
 
 
 def test_the_composed_parts_keep_their_old_names(tmp_path):
-    """Issue 40.1: ``session.reveal``, ``session.rates`` and ``session.verdicts`` are objects of their own over
+    """Issue 40.1: ``session.navigation``, ``.reveal``, ``.rates`` and ``.verdicts`` are objects of their own over
     the session's state; every method the page and the tests call on the session is the part's own bound method."""
     import importlib
 
@@ -55,10 +59,18 @@ def test_the_composed_parts_keep_their_old_names(tmp_path):
             part = getattr(session, attr)
             assert type(part) is cls and part.state is session, attr
             for name in names:
-                method = getattr(session, "_group_of_response" if name == "group_of_response" else name)
+                if isinstance(getattr(cls, name), property):  # the case and response on screen, the search
+                    assert getattr(session, name) is getattr(part, name), name
+                    continue
+                old = f"_{name}" if name in ("group_of_response", "view_ids", "pairs", "restat") else name
+                method = getattr(session, old)
                 assert method.__self__ is part and method.__func__ is getattr(cls, name), name
         # One state: what the session does, the parts see, and the other way round.
         rid = session.response_id
+        nxt = session.next_case()  # the part moves the session's case on screen
+        assert nxt == session.case_id == session.case_ids[1] and session.case is session.dataset.cases[nxt]
+        session.go_to(session.case_ids[0], rid)
+        assert (session.case_id, session.response_id, session.response.response_id) == (session.case_ids[0], rid, rid)
         assert session.decision(rid) is None and not session.response_revealed(rid)  # blind until answered
         assert session.set_verdict(0) and session.verdict() == 0 == session.verdicts.verdict()
         assert session.authored() == session.verdicts.authored() is not None  # judged: the key shows

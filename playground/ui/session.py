@@ -68,13 +68,13 @@ from typing import Any
 
 from ..golden import Dataset
 from ..metrics import DEFAULT_THRESHOLDS
-from ..model import Passage
+from ..model import Case, Passage, Response
 from ..store import EXPORT_COLUMNS, UNSURE
 from .harness_cache import compute_harness, hits_of
 from .search import CaseSearch
 from .session_catalog import Catalog, CatalogPart, unit_counts
 from .session_labels import LabelsPart
-from .session_navigation import NavigationPart
+from .session_navigation import Navigation
 from .session_rates import Rates, agreement_from_table, may_export_everyone
 from .session_reveal import Reveal
 from .session_types import (
@@ -131,7 +131,7 @@ __all__ = [
 ]
 
 
-class LabelSession(CatalogPart, LabelsPart, NavigationPart):
+class LabelSession(CatalogPart, LabelsPart):
     """One page's state: see the module docstring.
 
     ``dataset``: the validated corpus and golden set; ``store``: an open
@@ -151,9 +151,10 @@ class LabelSession(CatalogPart, LabelsPart, NavigationPart):
     and ``hits`` are then not used.
 
     The parts, one job each: :mod:`~playground.ui.session_catalog`, :mod:`~playground.ui.session_labels`,
-    :mod:`~playground.ui.session_navigation` (mixins over
-    :class:`~playground.ui.session_types.SessionBase`), and three objects composed in, each given this session as
-    the state it reads: :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling),
+     (mixins over
+    :class:`~playground.ui.session_types.SessionBase`), and four objects composed in, each given this session as
+    the state it reads: :attr:`navigation` (:class:`~playground.ui.session_navigation.Navigation`: the case list,
+    the case on screen, queues), :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling),
     :attr:`rates` (:class:`~playground.ui.session_rates.Rates`: the numbers, the URL state, export) and
     :attr:`verdicts` (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and
     failure-mode tags; the guidelines).  Their methods are this session's too, under their old names (the same
@@ -202,7 +203,6 @@ class LabelSession(CatalogPart, LabelsPart, NavigationPart):
         self.gates: dict[str, float] = {}
         self.thresholds: dict[str, float] = dict(DEFAULT_THRESHOLDS)
         self.filter = CaseFilter()
-        self._search: CaseSearch | None = None
         self.search.prepare()  # fold every case's text now: no keystroke of the search box pays for it
         self.case_id: str | None = self.case_ids[0] if self.case_ids else None
         self.response_id: str | None = self._first_response(self.case_id)
@@ -223,9 +223,33 @@ class LabelSession(CatalogPart, LabelsPart, NavigationPart):
         else:
             self.refresh()
 
+    @property
+    def search(self) -> CaseSearch:
+        """The case list's text search (:attr:`navigation`'s)."""
+        return self.navigation.search
+
+    @property
+    def case(self) -> Case | None:
+        """The case on screen."""
+        return self.navigation.case
+
+    @property
+    def response(self) -> Response | None:
+        """The response on screen."""
+        return self.navigation.response
+
     def _compose_parts(self) -> None:
-        """:attr:`reveal`, :attr:`rates` and :attr:`verdicts`, and their methods under their old names (the same
-        bound methods)."""
+        """:attr:`navigation`, :attr:`reveal`, :attr:`rates` and :attr:`verdicts`, and their methods under their old
+        names (the same bound methods)."""
+        self.navigation = g = Navigation(self)
+        self._view_ids, self._pairs, self._restat, self.case_row, self.case_types, self.set_filter = (
+            g.view_ids, g.pairs, g.restat, g.case_row, g.case_types, g.set_filter)
+        self.cases, self.visible_ids, self.go_to, self.select_response, self.scenarios = (
+            g.cases, g.visible_ids, g.go_to, g.select_response, g.scenarios)
+        self.next_case, self.prev_case, self.use_queue, self.queue_progress = (
+            g.next_case, g.prev_case, g.use_queue, g.queue_progress)
+        self.has_unlabelled, self.next_unlabelled, self.view_units, self.view_progress = (
+            g.has_unlabelled, g.next_unlabelled, g.view_units, g.view_progress)
         self.reveal = r = Reveal(self)
         self.revealed, self.response_revealed, self.response_name, self.evidence = (
             r.revealed, r.response_revealed, r.response_name, r.evidence)

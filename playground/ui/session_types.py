@@ -224,7 +224,6 @@ class SessionBase:
     gates: dict[str, float]
     thresholds: dict[str, float]
     filter: CaseFilter
-    _search: Any
     case_id: str | None
     response_id: str | None
     annotator: str | None
@@ -271,14 +270,10 @@ class SessionBase:
     def answered(self, unit_id: str, dimension: str) -> bool:  # session_labels
         raise NotImplementedError
 
-    def _view_ids(self, case_id: str, response_id: str | None) -> list[str]:  # session_navigation
-        raise NotImplementedError
-
-    def _pairs(self, unit_ids: Iterable[str]) -> Iterator[tuple[str, str]]:  # session_navigation
-        raise NotImplementedError
-
-    def _restat(self, case_id: str) -> None:  # session_navigation
-        raise NotImplementedError
+    # the navigation part's, composed in (session_navigation.Navigation; LabelSession hands them on)
+    _view_ids: Callable[[str, str | None], list[str]]
+    _pairs: Callable[[Iterable[str]], Iterator[tuple[str, str]]]
+    _restat: Callable[[str], None]
 
     # the reveal part's, composed in (session_reveal.Reveal; LabelSession hands them on)
     response_name: Callable[[str], str]
