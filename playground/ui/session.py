@@ -73,7 +73,7 @@ from ..store import EXPORT_COLUMNS, UNSURE
 from .harness_cache import compute_harness, hits_of
 from .search import CaseSearch
 from .session_catalog import Catalog, CatalogPart, unit_counts
-from .session_labels import LabelsPart
+from .session_labels import Labelling
 from .session_navigation import Navigation
 from .session_rates import Rates, agreement_from_table, may_export_everyone
 from .session_reveal import Reveal
@@ -131,7 +131,7 @@ __all__ = [
 ]
 
 
-class LabelSession(CatalogPart, LabelsPart):
+class LabelSession(CatalogPart):
     """One page's state: see the module docstring.
 
     ``dataset``: the validated corpus and golden set; ``store``: an open
@@ -150,15 +150,15 @@ class LabelSession(CatalogPart, LabelsPart):
     given and ``unit_counts`` optional (computed when None); ``harness_results``
     and ``hits`` are then not used.
 
-    The parts, one job each: :mod:`~playground.ui.session_catalog`, :mod:`~playground.ui.session_labels`,
-     (mixins over
-    :class:`~playground.ui.session_types.SessionBase`), and four objects composed in, each given this session as
-    the state it reads: :attr:`navigation` (:class:`~playground.ui.session_navigation.Navigation`: the case list,
-    the case on screen, queues), :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling),
-    :attr:`rates` (:class:`~playground.ui.session_rates.Rates`: the numbers, the URL state, export) and
-    :attr:`verdicts` (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and
-    failure-mode tags; the guidelines).  Their methods are this session's too, under their old names (the same
-    bound methods).
+    The parts, one job each: :mod:`~playground.ui.session_catalog` (the one mixin left, over
+    :class:`~playground.ui.session_types.SessionBase`: it builds the state the others read), and five objects
+    composed in, each given this session as the state it reads and keeps: :attr:`labelling`
+    (:class:`~playground.ui.session_labels.Labelling`: the annotator, labels, comments, saving, undo),
+    :attr:`navigation` (:class:`~playground.ui.session_navigation.Navigation`: the case list, the case on screen,
+    queues), :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling), :attr:`rates`
+    (:class:`~playground.ui.session_rates.Rates`: the numbers, the URL state, export) and :attr:`verdicts`
+    (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and failure-mode tags; the
+    guidelines).  Their methods are this session's too, under their old names (the same bound methods).
     """
 
     #: The kind of text its claims are scored as (``playground.harness.score.KINDS``; an imported dataset's own).
@@ -224,6 +224,16 @@ class LabelSession(CatalogPart, LabelsPart):
             self.refresh()
 
     @property
+    def can_label(self) -> bool:
+        """Whether this page may label: a name is given and it is not read-only (:attr:`labelling`'s)."""
+        return self.labelling.can_label
+
+    @property
+    def ties(self) -> int:
+        """Consensus only: pairs whose annotators are split evenly (:attr:`labelling`'s)."""
+        return self.labelling.ties
+
+    @property
     def search(self) -> CaseSearch:
         """The case list's text search (:attr:`navigation`'s)."""
         return self.navigation.search
@@ -239,8 +249,16 @@ class LabelSession(CatalogPart, LabelsPart):
         return self.navigation.response
 
     def _compose_parts(self) -> None:
-        """:attr:`navigation`, :attr:`reveal`, :attr:`rates` and :attr:`verdicts`, and their methods under their old
-        names (the same bound methods)."""
+        """:attr:`labelling`, :attr:`navigation`, :attr:`reveal`, :attr:`rates` and :attr:`verdicts`, and their
+        methods under their old names (the same bound methods)."""
+        self.labelling = b = Labelling(self)
+        self.set_annotator, self.dataset_changed, self.check_dataset, self.known_annotators = (
+            b.set_annotator, b.dataset_changed, b.check_dataset, b.known_annotators)
+        self.annotator_progress, self._build_labelled, self._reset_labels, self.refresh, self.refresh_case = (
+            b.annotator_progress, b.build_labelled, b.reset_labels, b.refresh, b.refresh_case)
+        self.label, self.answer, self.answered, self.comment, self.set_comment, self.stale_label = (
+            b.label, b.answer, b.answered, b.comment, b.set_comment, b.stale_label)
+        self.set_label, self._apply, self.undo, self.describe = b.set_label, b.apply, b.undo, b.describe
         self.navigation = g = Navigation(self)
         self._view_ids, self._pairs, self._restat, self.case_row, self.case_types, self.set_filter = (
             g.view_ids, g.pairs, g.restat, g.case_row, g.case_types, g.set_filter)

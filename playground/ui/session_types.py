@@ -260,16 +260,6 @@ class SessionBase:
     def _first_response(self, case_id: str | None) -> str | None:  # session_catalog
         raise NotImplementedError
 
-    def _build_labelled(self, everyone: bool = False, labels: Iterable[Any] | None = None) -> None:  # session_labels
-        raise NotImplementedError
-
-    @property
-    def ties(self) -> int:  # session_labels
-        raise NotImplementedError
-
-    def answered(self, unit_id: str, dimension: str) -> bool:  # session_labels
-        raise NotImplementedError
-
     # the navigation part's, composed in (session_navigation.Navigation; LabelSession hands them on)
     _view_ids: Callable[[str, str | None], list[str]]
     _pairs: Callable[[Iterable[str]], Iterator[tuple[str, str]]]
