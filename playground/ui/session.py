@@ -72,7 +72,7 @@ from ..model import Case, Passage, Response
 from ..store import EXPORT_COLUMNS, UNSURE
 from .harness_cache import compute_harness, hits_of
 from .search import CaseSearch
-from .session_catalog import Catalog, CatalogPart, unit_counts
+from .session_catalog import Catalog, CatalogBuilder, unit_counts
 from .session_labels import Labelling
 from .session_navigation import Navigation
 from .session_rates import Rates, agreement_from_table, may_export_everyone
@@ -89,6 +89,7 @@ from .session_types import (
     LabelChange,
     Progress,
     Scores,
+    SessionBase,
     SessionError,
     ViewUnit,
     format_weights,
@@ -131,7 +132,7 @@ __all__ = [
 ]
 
 
-class LabelSession(CatalogPart):
+class LabelSession(SessionBase):
     """One page's state: see the module docstring.
 
     ``dataset``: the validated corpus and golden set; ``store``: an open
@@ -150,12 +151,12 @@ class LabelSession(CatalogPart):
     given and ``unit_counts`` optional (computed when None); ``harness_results``
     and ``hits`` are then not used.
 
-    The parts, one job each: :mod:`~playground.ui.session_catalog` (the one mixin left, over
-    :class:`~playground.ui.session_types.SessionBase`: it builds the state the others read), and five objects
-    composed in, each given this session as the state it reads and keeps: :attr:`labelling`
-    (:class:`~playground.ui.session_labels.Labelling`: the annotator, labels, comments, saving, undo),
-    :attr:`navigation` (:class:`~playground.ui.session_navigation.Navigation`: the case list, the case on screen,
-    queues), :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling), :attr:`rates`
+    The parts, one job each, are objects composed in, each given this session as the state it reads and keeps
+    (:class:`~playground.ui.session_types.SessionBase` declares that state; it has no behaviour):
+    :attr:`catalog_builder` (:class:`~playground.ui.session_catalog.CatalogBuilder`: the catalog, built per case),
+    :attr:`labelling` (:class:`~playground.ui.session_labels.Labelling`: the annotator, labels, comments, saving,
+    undo), :attr:`navigation` (:class:`~playground.ui.session_navigation.Navigation`: the case list, the case on
+    screen, queues), :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling), :attr:`rates`
     (:class:`~playground.ui.session_rates.Rates`: the numbers, the URL state, export) and :attr:`verdicts`
     (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and failure-mode tags; the
     guidelines).  Their methods are this session's too, under their old names (the same bound methods).
@@ -198,7 +199,7 @@ class LabelSession(CatalogPart):
             self.results = dict(harness_results)
             self.passages = {cid: [h.passage for h in hits.get(cid, [])] for cid in dataset.cases}
             self._hits = {cid: list(hits.get(cid, [])) for cid in dataset.cases}
-        self._build_catalog(unit_counts)
+        self.catalog_builder.build_catalog(unit_counts)
         self.weights: dict[str, float] = dict(DEFAULT_WEIGHTS)
         self.gates: dict[str, float] = {}
         self.thresholds: dict[str, float] = dict(DEFAULT_THRESHOLDS)
@@ -222,6 +223,11 @@ class LabelSession(CatalogPart):
             self.set_annotator(annotator)
         else:
             self.refresh()
+
+    @property
+    def built_cases(self) -> list[str]:
+        """The cases whose units are built so far, sorted (:attr:`catalog_builder`'s)."""
+        return self.catalog_builder.built_cases
 
     @property
     def can_label(self) -> bool:
@@ -249,8 +255,11 @@ class LabelSession(CatalogPart):
         return self.navigation.response
 
     def _compose_parts(self) -> None:
-        """:attr:`labelling`, :attr:`navigation`, :attr:`reveal`, :attr:`rates` and :attr:`verdicts`, and their
-        methods under their old names (the same bound methods)."""
+        """The parts (:attr:`catalog_builder`, :attr:`labelling`, :attr:`navigation`, :attr:`reveal`, :attr:`rates`,
+        :attr:`verdicts`), and their methods under their old names (the same bound methods)."""
+        self.catalog_builder = c = CatalogBuilder(self)
+        self.build_case, self.build_cases, self.build_all, self.build_case_of, self._first_response = (
+            c.build_case, c.build_cases, c.build_all, c.build_case_of, c.first_response)
         self.labelling = b = Labelling(self)
         self.set_annotator, self.dataset_changed, self.check_dataset, self.known_annotators = (
             b.set_annotator, b.dataset_changed, b.check_dataset, b.known_annotators)

@@ -184,9 +184,10 @@ def parse_weights(text: str, what: str = "weights", unit_interval: bool = False)
 
 
 class SessionBase:
-    """What every part of :class:`~playground.ui.session.LabelSession` shares: the session's state (set by
-    ``LabelSession.__init__`` and the catalog) and the methods one part calls in another (declared here for
-    the type checker; each is defined by the part named beside it, which comes first in the MRO)."""
+    """The state of a :class:`~playground.ui.session.LabelSession`, declared for the type checker (no behaviour):
+    what ``LabelSession.__init__`` and its parts set (the catalog, the labels, the view), and the parts' methods
+    one part calls in another, which the session hands on (each part's module named beside them).  Each part
+    reads it through a protocol of its own listing only what it uses (``CatalogState``, ``LabellingState``, ...)."""
 
     # the dataset and the store (LabelSession.__init__)
     dataset: Dataset
@@ -247,24 +248,19 @@ class SessionBase:
     _listed: tuple[CaseFilter, list[CaseRow]] | None
     _unsearched: tuple[CaseFilter, list[CaseRow]] | None
 
-    # methods one part calls in another; the part that defines each is named beside it
-    def build_case(self, case_id: str) -> None:  # session_catalog
-        raise NotImplementedError
+    # the parts' methods one part calls in another, handed on by LabelSession (the part's module beside them)
+    build_case: Callable[[str], None]  # session_catalog
+    build_cases: Callable[[Iterable[str]], None]  # session_catalog
+    build_all: Callable[[], None]  # session_catalog
+    _first_response: Callable[[str | None], str | None]  # session_catalog
+    answered: Callable[[str, str], bool]  # session_labels
+    _build_labelled: Callable[..., None]  # session_labels
 
-    def build_cases(self, case_ids: Iterable[str]) -> None:  # session_catalog
-        raise NotImplementedError
-
-    def build_all(self) -> None:  # session_catalog
-        raise NotImplementedError
-
-    def _first_response(self, case_id: str | None) -> str | None:  # session_catalog
-        raise NotImplementedError
-
-    # the navigation part's, composed in (session_navigation.Navigation; LabelSession hands them on)
+    # session_navigation
     _view_ids: Callable[[str, str | None], list[str]]
     _pairs: Callable[[Iterable[str]], Iterator[tuple[str, str]]]
     _restat: Callable[[str], None]
 
-    # the reveal part's, composed in (session_reveal.Reveal; LabelSession hands them on)
+    # session_reveal
     response_name: Callable[[str], str]
     _group_of_response: Callable[[str], str]
