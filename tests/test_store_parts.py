@@ -1,4 +1,4 @@
-"""The label store is split into parts with one job each (issue 27.3): its order, its sizes, one home per method.
+"""The label store is composed of parts with one job each (issues 27.3 and 40.1): who owns what, sizes, no circle.
 
 The limits this project adopted: no module over 600 lines, no class over 400, no function over 60.
 """
@@ -7,42 +7,109 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from playground.store import LabelStore
+import pytest
+from import_circles import circle, folder_imports
+
+from playground.store import LabelStore, open_store
+from playground.store.assignments import Plans
+from playground.store.audit import Audit
+from playground.store.core import PARTS
+from playground.store.guidelines import GuidelineVersions
 from playground.store.handle import StoreHandle
+from playground.store.label_reads import LabelReads
+from playground.store.label_writes import LabelWrites
+from playground.store.stored_datasets import StoredDatasets
+from playground.store.tags import TagSets
 
 STORE = Path(__file__).resolve().parent.parent / "playground" / "store"
-#: The parts of LabelStore, in method-resolution order, then its base.
-PARTS = ("label_writes", "label_reads", "tags", "guidelines", "assignments", "stored_datasets", "audit", "handle")
-#: Where each public method of LabelStore lives (what other code calls; names and signatures are kept).
-HOMES = {
-    "handle": {"annotators", "backend", "close", "url"},
-    "label_writes": {"adjudicate", "set_comment", "set_label", "undo", "write_rows"},
-    "label_reads": {"comments", "consensus", "current_labels", "events", "history", "labels", "progress", "stale",
-                    "unsure_counts"},
-    "tags": {"add_failure_mode", "merge_failure_modes", "rename_failure_mode", "set_tags", "tags", "taxonomy"},
-    "guidelines": {"guidelines", "guidelines_history", "guidelines_tx", "set_guidelines"},
-    "assignments": {"assignment", "assignments", "delete_lesson", "lesson", "lessons", "save_assignment",
-                    "save_lesson"},
-    "stored_datasets": {"dataset", "dataset_names", "dataset_revision", "datasets", "put_dataset"},
-    "audit": {"copy_from", "dump", "integrity_check", "verify"},
+#: Each part's class, and its whole public surface: what the store hands on (PARTS), and what the store's
+#: own modules use beyond that (imports, the dataset streaming of importers, restored histories).
+SURFACES = {
+    "handle": (StoreHandle, {"annotators", "close", "backend", "url", "db", "read_only", "schema_version", "write",
+                             "annotator_id", "remember", "ids_creating", "event", "chunked"}),
+    "writes": (LabelWrites, {"adjudicate", "set_comment", "set_label", "undo", "write_rows", "rows_tx"}),
+    "reads": (LabelReads, {"comments", "consensus", "current_labels", "events", "history", "labels", "progress",
+                           "stale", "unsure_counts"}),
+    "tagging": (TagSets, {"add_failure_mode", "merge_failure_modes", "rename_failure_mode", "set_tags", "tags",
+                          "taxonomy", "tags_tx", "add_missing", "tag_event", "undo_tags"}),
+    "guideline_versions": (GuidelineVersions, {"guidelines", "guidelines_history", "guidelines_tx",
+                                               "set_guidelines"}),
+    "plans": (Plans, {"assignment", "assignments", "delete_lesson", "lesson", "lessons", "save_assignment",
+                      "save_lesson"}),
+    "stored_datasets": (StoredDatasets, {"dataset", "dataset_names", "dataset_revision", "datasets", "put_dataset",
+                                         "put_text", "head"}),
+    "audit": (Audit, {"copy_from", "dump", "integrity_check", "verify"}),
 }
+#: Every public name of an open store other than its parts: the methods callers have always used, and these.
+OWN = {"backend", "url", "read_only", "schema_version"}
 
 
-def test_the_store_is_made_of_its_parts_in_order():
-    mro = [c.__module__.rsplit(".", 1)[1] for c in LabelStore.__mro__[1:-1]]
-    assert mro == list(PARTS)
-    assert LabelStore.__mro__[-2] is StoreHandle
-    assert LabelStore.__dict__.keys() <= {"__module__", "__doc__", "__qualname__", "__firstlineno__",
-                                          "__static_attributes__", "__annotations__"}  # it only composes
+def public(obj: object) -> set[str]:
+    return {n for n in dir(obj) if not n.startswith("_")}
 
 
-def test_each_public_method_has_one_home():
-    public = {n for n in dir(LabelStore) if not n.startswith("_")}
-    assert public == set().union(*HOMES.values())
-    for home, names in HOMES.items():
+@pytest.fixture
+def store(tmp_path):
+    with open_store(tmp_path / "labels.db") as s:
+        yield s
+
+
+def test_the_store_is_a_facade_over_parts_sharing_one_handle(store):
+    assert LabelStore.__mro__ == (LabelStore, object)  # no mixins: it composes
+    assert set(SURFACES) == set(PARTS)
+    for name, (cls, _surface) in SURFACES.items():
+        part = getattr(store, name)
+        assert type(part) is cls, name
+        assert part is store.handle or part._h is store.handle, name  # one handle, one connection
+    assert store.handle.db is store._b
+    assert store.stored_datasets._writes is store.writes and store.writes._tags is store.tagging
+
+
+def test_each_method_callers_use_is_its_parts_own_bound_method(store):
+    for part, names in PARTS.items():
         for name in names:
-            owner = next(c for c in LabelStore.__mro__ if name in c.__dict__)
-            assert owner.__module__ == f"playground.store.{home}", name
+            method, owner = getattr(store, name), getattr(store, part)
+            assert method.__self__ is owner and method.__func__ is getattr(type(owner), name), (part, name)
+    handed_on = set().union(*PARTS.values())
+    assert public(store) == handed_on | OWN | set(SURFACES)
+    assert len(handed_on) == sum(len(v) for v in PARTS.values())  # one home per method
+
+
+def test_each_part_has_its_own_small_public_surface(store):
+    for name, (cls, surface) in SURFACES.items():
+        assert public(getattr(store, name)) == surface, name
+        assert set(PARTS.get(name, ())) <= surface, name
+        assert cls.__mro__ == (cls, object), name  # a part is no mixin of another
+
+
+def test_the_store_reads_and_writes_through_its_parts(store):
+    """One label through the facade and through the parts is the same label (one connection, one state)."""
+    from store_fixtures import claim
+
+    unit = claim(1)
+    event = store.writes.set_label("ana", unit, "supported", 1)
+    assert event is not None and store.labels() == store.reads.labels()
+    assert [lb.value for lb in store.labels()] == [1] and store.events() == [event]
+    assert store.undo("ana").undoes == event.event_id and store.reads.labels() == []
+    assert store.audit.verify() == [] and store.annotators() == ["ana"]
+
+
+def test_no_import_circle_inside_the_store_type_only_imports_included():
+    graph = folder_imports(STORE, "playground.store")
+    assert circle(graph) is None, "import circle: " + " -> ".join(circle(graph) or [])
+    parts = ("handle", "label_writes", "label_reads", "tags", "guidelines", "assignments", "stored_datasets", "audit")
+    assert not any("core" in graph[p] for p in parts)  # a part never needs the facade, not even for a type
+
+
+def test_the_circle_finder_sees_a_type_only_circle(tmp_path):
+    """Two modules that import each other, one of them only for types: a circle, named in order."""
+    (tmp_path / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n")
+    (tmp_path / "b.py").write_text("from .a import A\n")
+    (tmp_path / "c.py").write_text("from . import a\nfrom playground.x.b import B\n")
+    graph = folder_imports(tmp_path, "playground.x")
+    assert graph == {"a": {"b"}, "b": {"a"}, "c": {"a", "b"}}
+    assert circle(graph) == ["a", "b", "a"]
+    assert circle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
 
 
 def test_no_module_over_600_lines_no_class_over_400_no_function_over_60():

@@ -693,3 +693,17 @@ def test_beside_the_toggle_your_answer_is_compared_by_name_with_the_harness_and_
         assert "≠ you" not in shown
     click(app, "claim", 0, "supported", "unsure")  # unsure is no answer to compare: no marks
     assert "your " not in row.autos["supported"].value and "harness: <b>" in row.autos["supported"].value
+
+
+def test_no_import_circle_in_the_page_type_only_imports_included():
+    """Issue 40.1: the page's parts (rows, panels, the verdict panel, the render and action mixins) take the page
+    as a type they can import (``page_state.PageState``, or a small protocol of their own), never as
+    ``views.PlaygroundApp``: nothing in ui/ imports views but the package's face, and ui/ has no circle."""
+    from pathlib import Path
+
+    from import_circles import circle, folder_imports
+
+    ui = Path(__file__).resolve().parent.parent / "playground" / "ui"
+    graph = folder_imports(ui, "playground.ui")
+    assert circle(graph) is None, "import circle: " + " -> ".join(circle(graph) or [])
+    assert sorted(m for m, targets in graph.items() if "views" in targets) == []

@@ -18,11 +18,15 @@ from .handle import StoreHandle
 from .statements import LESSON_COLUMNS
 from .types import ASSIGNMENT_KINDS, Assignment, Lesson
 
-__all__ = ["AssignmentsMixin"]
+__all__ = ["Plans"]
 
 
-class AssignmentsMixin(StoreHandle):
-    """The assignment and lesson methods of :class:`~playground.store.core.LabelStore`."""
+class Plans:
+    """Assignments (annotator queues, calibration samples) and lessons, over one handle."""
+
+    def __init__(self, handle: StoreHandle):
+        self._h = handle
+        self._b = handle.db
 
     def save_assignment(self, assignment: Assignment) -> Assignment:
         """Store ``assignment`` under its name (replacing one of that name); returns it with ``created_at``."""
@@ -44,7 +48,7 @@ class AssignmentsMixin(StoreHandle):
                 (a.name, a.kind, a.dataset, seed, int(a.overlap), canonical_json(queues), now))
             return now
 
-        created = self._b.ts_out(self._write(tx))
+        created = self._b.ts_out(self._h.write(tx))
         return Assignment(a.name, a.kind, a.dataset, a.seed, a.overlap, {k: tuple(v) for k, v in queues.items()},
                           created)
 
@@ -86,11 +90,11 @@ class AssignmentsMixin(StoreHandle):
             written = cur.execute(f"INSERT INTO lessons ({LESSON_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"
                                   f" ON CONFLICT (name) {on_conflict} RETURNING created_at", (*row, now)).fetchone()
             if written is None:
-                raise StoreError(f"a lesson named {x.name!r} is already in the label store {self.url}; nothing was "
+                raise StoreError(f"a lesson named {x.name!r} is already in the label store {self._h.url}; nothing was "
                                  "written (delete it first, or choose another name)")
             return written[0]
 
-        created = self._b.ts_out(self._write(tx))
+        created = self._b.ts_out(self._h.write(tx))
         return Lesson(x.name, x.dataset, tuple(x.cases), tuple(x.responses), tuple(x.units), created)
 
     def _lesson(self, row: tuple[Any, ...]) -> Lesson:
@@ -111,5 +115,5 @@ class AssignmentsMixin(StoreHandle):
 
     def delete_lesson(self, name: str) -> bool:
         """Remove the lesson ``name`` (its labels stay: they belong to the units); True when one was removed."""
-        return bool(self._write(lambda cur: cur.execute(
+        return bool(self._h.write(lambda cur: cur.execute(
             "DELETE FROM lessons WHERE name = ? RETURNING name", (name,)).fetchone()))

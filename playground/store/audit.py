@@ -1,17 +1,17 @@
 """Auditing a store: a full dump, the log replayed against the current views, and exact copies.
 
-:meth:`AuditMixin.dump` gives every row of every table in primary-key order
+:meth:`Audit.dump` gives every row of every table in primary-key order
 (timestamps canonical), so two stores with equal dumps hold the same content.
-:meth:`AuditMixin.verify` replays the event log: each label event's
+:meth:`Audit.verify` replays the event log: each label event's
 ``old_value`` must be the value the previous event of that label left, every
 undo must name an earlier event, and the replay must give exactly the
-``labels``, ``comments`` and ``tags`` tables.  :meth:`AuditMixin.copy_from`
+``labels``, ``comments`` and ``tags`` tables.  :meth:`Audit.copy_from`
 copies a store into an empty one, ids and timestamps included, and checks that
 both dumps are equal.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .base import Cursor
 from .checks import TAGS_DIMENSION
@@ -19,14 +19,24 @@ from .errors import StoreError
 from .handle import StoreHandle
 from .statements import DUMP, INSERT_EVENT, LESSON_COLUMNS, UPSERT_COMMENT, UPSERT_TAGS
 
-if TYPE_CHECKING:
-    from .core import LabelStore
-
-__all__ = ["AuditMixin"]
+__all__ = ["Audit", "DumpSource"]
 
 
-class AuditMixin(StoreHandle):
-    """The auditing methods of :class:`~playground.store.core.LabelStore`: dump, verify, copy."""
+class DumpSource(Protocol):
+    """What :meth:`Audit.copy_from` reads a store through (a :class:`~.core.LabelStore` is one)."""
+
+    @property
+    def url(self) -> str: ...
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]: ...
+
+
+class Audit:
+    """Auditing one store: dump, verify (the log replayed), integrity check, exact copies into it."""
+
+    def __init__(self, handle: StoreHandle):
+        self._h = handle
+        self._b = handle.db
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of every table, in primary-key order, timestamps as canonical strings.
@@ -107,12 +117,12 @@ class AuditMixin(StoreHandle):
     def integrity_check(self) -> list[str]:
         """The backend's own check (SQLite ``PRAGMA integrity_check``) plus :meth:`verify`."""
         problems = []
-        if self.backend == "sqlite":
+        if self._h.backend == "sqlite":
             rows = self._b.read(lambda cur: cur.execute("PRAGMA integrity_check").fetchall())
             problems += [r[0] for r in rows if r[0] != "ok"]
         return problems + self.verify()
 
-    def copy_from(self, source: LabelStore) -> dict[str, int]:
+    def copy_from(self, source: DumpSource) -> dict[str, int]:
         """Copy every row of ``source`` into this (empty) store exactly, ids and timestamps included.
 
         Refuses when this store already holds annotators, events or labels.
@@ -125,7 +135,7 @@ class AuditMixin(StoreHandle):
             for table in ("annotators", "events", "labels", "comments", "assignments", "datasets", "lessons", "tags",
                           "failure_modes", "guidelines"):
                 if cur.scalar(f"SELECT COUNT(*) FROM {table}"):
-                    raise StoreError(f"the target store {self.url} is not empty ({table} has rows); "
+                    raise StoreError(f"the target store {self._h.url} is not empty ({table} has rows); "
                                      "copy into an empty store")
             ts = b.ts_in
             cur.executemany("INSERT INTO annotators (annotator_id, name, created_at) VALUES (?, ?, ?)",
@@ -152,10 +162,10 @@ class AuditMixin(StoreHandle):
                             " VALUES (?, ?, ?, ?, ?)", [(*r[:4], ts(r[4])) for r in data["guidelines"]])
             b.reset_sequences(cur)
 
-        self._write(tx)
+        self._h.write(tx)
         copied = self.dump()
         if copied != data:
             diff = [t for t in data if data[t] != copied[t]]
-            raise StoreError(f"copy verification failed: tables {diff} differ between {source.url} and {self.url}")
+            raise StoreError(f"copy verification failed: tables {diff} differ between {source.url} and {self._h.url}")
         return {t: len(rows) for t, rows in data.items()}
 

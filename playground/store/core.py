@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from .assignments import AssignmentsMixin
-from .audit import AuditMixin
+from .assignments import Plans
+from .audit import Audit
 from .base import Backend
 from .checks import (
     APP_NAME,
@@ -33,37 +33,113 @@ from .checks import (
     check_value,
 )
 from .errors import StoreError
-from .guidelines import GuidelinesMixin
-from .label_reads import LabelReadsMixin, majority
-from .label_writes import LabelWritesMixin
-from .stored_datasets import DatasetsMixin
-from .tags import TagsMixin
+from .guidelines import GuidelineVersions
+from .handle import StoreHandle
+from .label_reads import LabelReads, majority
+from .label_writes import LabelWrites
+from .stored_datasets import StoredDatasets
+from .tags import TagSets
 
 __all__ = [
-    "APP_NAME", "CONSENSUS_ANNOTATOR", "ENV_VAR", "MAX_COMMENT_LENGTH", "MAX_NAME_LENGTH", "MAX_NOTE_LENGTH",
+    "APP_NAME", "CONSENSUS_ANNOTATOR", "ENV_VAR", "MAX_COMMENT_LENGTH", "MAX_NAME_LENGTH", "MAX_NOTE_LENGTH", "PARTS",
     "RESERVED_ANNOTATORS", "LabelStore", "annotator_problem", "canonical_json", "check_annotator", "check_comment",
-    "check_note",
-    "check_unit", "check_value", "default_db_path", "majority", "open_store", "parse_url",
+    "check_note", "check_unit", "check_value", "default_db_path", "majority", "open_store", "parse_url",
 ]
 
 
-class LabelStore(LabelWritesMixin, LabelReadsMixin, TagsMixin, GuidelinesMixin, AssignmentsMixin, DatasetsMixin,
-                 AuditMixin):
+class LabelStore:
     """Annotators, their labels and every change to them (see the package docstring).
 
     Open with :func:`open_store`; one store object per process (it owns one
     connection).  Use as a context manager or call :meth:`close`.
 
-    One part per job, each a mixin of :class:`~.handle.StoreHandle` (the
-    backend, transactions, schema check on open, annotator ids):
-    :class:`~.label_writes.LabelWritesMixin` (set, clear, undo, comments,
-    adjudications, bulk rows), :class:`~.label_reads.LabelReadsMixin` (events,
-    labels, stale, progress, consensus), :class:`~.tags.TagsMixin` (failure-mode
-    tags and taxonomy), :class:`~.guidelines.GuidelinesMixin` (versioned
-    guidelines), :class:`~.assignments.AssignmentsMixin` (assignments and
-    lessons), :class:`~.stored_datasets.DatasetsMixin` (datasets) and
-    :class:`~.audit.AuditMixin` (dump, verify, copy).
+    A facade over parts with one job each, every one given the same
+    :class:`~.handle.StoreHandle` (:attr:`handle`: the backend, transactions,
+    schema check on open, annotator ids) in its constructor:
+    :attr:`writes` (:class:`~.label_writes.LabelWrites`: set, clear, undo,
+    comments, adjudications, bulk rows), :attr:`reads`
+    (:class:`~.label_reads.LabelReads`: events, labels, stale, progress,
+    consensus), :attr:`tagging` (:class:`~.tags.TagSets`: failure-mode tags
+    and taxonomy), :attr:`guideline_versions`
+    (:class:`~.guidelines.GuidelineVersions`), :attr:`plans`
+    (:class:`~.assignments.Plans`: assignments and lessons),
+    :attr:`stored_datasets` (:class:`~.stored_datasets.StoredDatasets`) and
+    :attr:`audit` (:class:`~.audit.Audit`: dump, verify, copy).  The parts'
+    names are not the methods' (``store.labels()``, ``store.tags()``,
+    ``store.guidelines()`` and ``store.datasets()`` read, as they always did):
+    each public method of a part is also this store's, the same bound method
+    (:data:`PARTS` lists which part has which).
     """
+
+    def __init__(self, backend: Backend, *, create: bool = True):
+        self.handle = StoreHandle(backend, create=create)
+        self.tagging = TagSets(self.handle)
+        self.writes = LabelWrites(self.handle, self.tagging)
+        self.reads = LabelReads(self.handle)
+        self.guideline_versions = GuidelineVersions(self.handle)
+        self.plans = Plans(self.handle)
+        self.stored_datasets = StoredDatasets(self.handle, self.writes)
+        self.audit = Audit(self.handle)
+        self.read_only = self.handle.read_only
+        self.schema_version = self.handle.schema_version
+        # The old names, the parts' own bound methods (thin delegations: no code of their own).
+        h, w, r, t, g, p, d, a = (self.handle, self.writes, self.reads, self.tagging, self.guideline_versions,
+                                  self.plans, self.stored_datasets, self.audit)
+        self.annotators, self.close = h.annotators, h.close
+        self.set_label, self.undo, self.write_rows = w.set_label, w.undo, w.write_rows
+        self.set_comment, self.adjudicate = w.set_comment, w.adjudicate
+        self.history, self.events, self.labels, self.comments = r.history, r.events, r.labels, r.comments
+        self.stale, self.current_labels, self.unsure_counts = r.stale, r.current_labels, r.unsure_counts
+        self.progress, self.consensus = r.progress, r.consensus
+        self.set_tags, self.tags, self.taxonomy = t.set_tags, t.tags, t.taxonomy
+        self.add_failure_mode, self.rename_failure_mode = t.add_failure_mode, t.rename_failure_mode
+        self.merge_failure_modes = t.merge_failure_modes
+        self.set_guidelines, self.guidelines_tx = g.set_guidelines, g.guidelines_tx
+        self.guidelines, self.guidelines_history = g.guidelines, g.guidelines_history
+        self.save_assignment, self.assignment, self.assignments = p.save_assignment, p.assignment, p.assignments
+        self.save_lesson, self.lesson, self.lessons, self.delete_lesson = (p.save_lesson, p.lesson, p.lessons,
+                                                                           p.delete_lesson)
+        self.put_dataset, self.dataset, self.dataset_revision = d.put_dataset, d.dataset, d.dataset_revision
+        self.dataset_names, self.datasets = d.dataset_names, d.datasets
+        self.dump, self.verify, self.integrity_check, self.copy_from = a.dump, a.verify, a.integrity_check, a.copy_from
+
+    @property
+    def backend(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self.handle.backend
+
+    @property
+    def url(self) -> str:
+        """Where the store lives (passwords redacted)."""
+        return self.handle.url
+
+    @property
+    def _b(self) -> Backend:
+        """The backend (:attr:`~.handle.StoreHandle.db`), under the name tests and benches have always used."""
+        return self.handle.db
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"LabelStore({self.url!r}{', read_only=True' if self.read_only else ''})"
+
+
+#: Which part (attribute of :class:`LabelStore`) has each public method the store hands on.
+PARTS: dict[str, tuple[str, ...]] = {
+    "handle": ("annotators", "close"),
+    "writes": ("adjudicate", "set_comment", "set_label", "undo", "write_rows"),
+    "reads": ("comments", "consensus", "current_labels", "events", "history", "labels", "progress", "stale",
+              "unsure_counts"),
+    "tagging": ("add_failure_mode", "merge_failure_modes", "rename_failure_mode", "set_tags", "tags", "taxonomy"),
+    "guideline_versions": ("guidelines", "guidelines_history", "guidelines_tx", "set_guidelines"),
+    "plans": ("assignment", "assignments", "delete_lesson", "lesson", "lessons", "save_assignment", "save_lesson"),
+    "stored_datasets": ("dataset", "dataset_names", "dataset_revision", "datasets", "put_dataset"),
+    "audit": ("copy_from", "dump", "integrity_check", "verify"),
+}
 
 
 # --- opening -----------------------------------------------------------------------------------------------

@@ -22,19 +22,18 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from .base import Backend, Cursor
 from .checks import SHIPPED_DATASET, check_annotator
 from .errors import InvalidLabelError
+from .handle import StoreHandle
 from .types import Guidelines
 
 __all__ = [
-    "MAX_GUIDELINES_BYTES", "GuidelinesMixin", "check_dataset_exists", "check_guidelines", "guidelines_now",
+    "MAX_GUIDELINES_BYTES", "GuidelineVersions", "check_dataset_exists", "check_guidelines", "guidelines_now",
     "guidelines_tx", "read_guidelines_file",
 ]
-
-T = TypeVar("T")
 
 #: The largest guidelines text, in UTF-8 bytes (256 KiB).
 MAX_GUIDELINES_BYTES = 256 * 1024
@@ -96,7 +95,7 @@ def guidelines_now(cur: Cursor, dataset: str) -> int | None:
 
 def guidelines_tx(backend: Backend, dataset: str, markdown: str, author: str) -> Callable[[Cursor], int]:
     """Check now; return the transaction body storing ``markdown`` as ``dataset``'s next version (see
-    :meth:`GuidelinesMixin.set_guidelines`).  Run it inside :meth:`LabelStore.put_dataset`'s ``also`` to
+    :meth:`GuidelineVersions.set_guidelines`).  Run it inside :meth:`LabelStore.put_dataset`'s ``also`` to
     store a dataset and its guidelines together."""
     text = check_guidelines(markdown)
     who = check_annotator(author, allow_reserved=True)
@@ -118,13 +117,12 @@ def guidelines_tx(backend: Backend, dataset: str, markdown: str, author: str) ->
     return tx
 
 
-class GuidelinesMixin:
-    """The guidelines methods of :class:`~playground.store.core.LabelStore`."""
+class GuidelineVersions:
+    """The versioned guidelines of each dataset, over one handle."""
 
-    if TYPE_CHECKING:
-        _b: Backend
-
-        def _write(self, fn: Callable[[Cursor], T]) -> T: ...
+    def __init__(self, handle: StoreHandle):
+        self._h = handle
+        self._b = handle.db
 
     def set_guidelines(self, dataset: str, markdown: str, author: str) -> int:
         """Store ``markdown`` as the next guidelines version of ``dataset``; return its number (1, 2, ...).
@@ -132,7 +130,7 @@ class GuidelinesMixin:
         The same text as the current version writes nothing and returns the
         current number.  Bad text or an unknown dataset: :class:`InvalidLabelError`, nothing written.
         """
-        return self._write(guidelines_tx(self._b, dataset, markdown, author))
+        return self._h.write(guidelines_tx(self._b, dataset, markdown, author))
 
     def guidelines_tx(self, dataset: str, markdown: str, author: str) -> Callable[[Cursor], int]:
         """The transaction body of :meth:`set_guidelines`, checked now (for ``put_dataset(also=...)``)."""

@@ -1,8 +1,9 @@
 """One open label store: its backend, transactions, schema check on open, and annotator ids.
 
-The base every part of :class:`~playground.store.core.LabelStore` builds on
-(the parts are mixins of it, one job each).  It owns one :class:`~.base.Backend`
-(one connection per process); :meth:`StoreHandle._write` refuses every write of
+The one handle every part of :class:`~playground.store.core.LabelStore` is
+given in its constructor (the parts are objects with one job each, sharing
+it).  It owns one :class:`~.base.Backend` (:attr:`StoreHandle.db`, one
+connection per process); :meth:`StoreHandle.write` refuses every write of
 a read-only store (:class:`ReadOnlyStoreError`, nothing written).  On open the
 schema is checked: a newer version than this code is refused
 (:class:`SchemaVersionError`); an empty database gets the current schema when
@@ -14,7 +15,7 @@ created on first use; their ids are remembered once a transaction committed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 
 from .base import Backend, Cursor
 from .checks import RESERVED_ANNOTATORS
@@ -31,7 +32,8 @@ class StoreHandle:
     """The store's connection core: backend, transactions, schema on open, annotator ids, row readers."""
 
     def __init__(self, backend: Backend, *, create: bool = True):
-        self._b = backend
+        #: The backend: connection, transactions and the dialect's few differences.
+        self.db = backend
         self.read_only = backend.read_only
         self._create = create
         #: name -> annotator_id of annotators seen in committed transactions (rows are never deleted).
@@ -42,29 +44,21 @@ class StoreHandle:
     @property
     def backend(self) -> str:
         """``"sqlite"`` or ``"postgresql"``."""
-        return self._b.dialect
+        return self.db.dialect
 
     @property
     def url(self) -> str:
         """Where the store lives (passwords redacted)."""
-        return self._b.display
+        return self.db.display
 
     def close(self) -> None:
-        self._b.close()
+        self.db.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"LabelStore({self.url!r}{', read_only=True' if self.read_only else ''})"
-
-    def _write(self, fn: Callable[[Cursor], T]) -> T:
+    def write(self, fn: Callable[[Cursor], T]) -> T:
+        """Run ``fn`` in one write transaction; a read-only store refuses (:class:`ReadOnlyStoreError`)."""
         if self.read_only:
             raise ReadOnlyStoreError(f"the label store {self.url} is open read-only; nothing was written")
-        return self._b.write(fn)
+        return self.db.write(fn)
 
     # --- schema ----------------------------------------------------------------------------------
     @staticmethod
@@ -81,7 +75,7 @@ class StoreHandle:
             raise StoreError(f"{where}: unreadable schema version {raw!r}") from None
 
     def _prepare_schema(self) -> int:
-        b = self._b
+        b = self.db
 
         def inspect(cur: Cursor) -> tuple[set[str], int | None]:
             tables = b.table_names(cur)
@@ -126,7 +120,8 @@ class StoreHandle:
         return b.write(upgrade)
 
     # --- annotators ---------------------------------------------------------------------------------
-    def _annotator_id(self, cur: Cursor, name: str, create: bool) -> int | None:
+    def annotator_id(self, cur: Cursor, name: str, create: bool) -> int | None:
+        """The id of annotator ``name`` (created when ``create``; else None when unknown)."""
         cached = self._annotator_ids.get(name)
         if cached is not None:
             return cached
@@ -134,26 +129,43 @@ class StoreHandle:
         if aid is None and create:
             cur.execute(
                 "INSERT INTO annotators (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                (name, self._b.now(cur)),
+                (name, self.db.now(cur)),
             )
             aid = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
         return None if aid is None else int(aid)
 
+    def remember(self, name: str, annotator_id: int) -> None:
+        """Keep ``name``'s id once the transaction that used it committed (rows are never deleted)."""
+        self._annotator_ids[name] = annotator_id
+
+    def ids_creating(self, cur: Cursor, names: Iterable[str]) -> tuple[dict[str, int], list[str]]:
+        """``({name: annotator_id}, [names created now])``, creating the missing annotators."""
+        ids: dict[str, int] = {}
+        created: list[str] = []
+        for name in names:
+            existed = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
+            aid = existed if existed is not None else self.annotator_id(cur, name, create=True)
+            assert aid is not None
+            ids[name] = int(aid)
+            if existed is None:
+                created.append(name)
+        return ids, created
+
     def annotators(self) -> list[str]:
         """Every annotator name ever used, sorted; the reserved names (:data:`RESERVED_ANNOTATORS`) never."""
-        names = self._b.read(lambda cur: [r[0] for r in cur.execute("SELECT name FROM annotators").fetchall()])
+        names = self.db.read(lambda cur: [r[0] for r in cur.execute("SELECT name FROM annotators").fetchall()])
         return sorted(n for n in names if n not in RESERVED_ANNOTATORS)
 
     # --- rows ----------------------------------------------------------------------------------------
-    def _event(self, row: tuple[Any, ...]) -> Event:
+    def event(self, row: tuple[Any, ...]) -> Event:
         """An :class:`Event` from a row of :data:`~.statements.EVENT_COLUMNS`."""
         (eid, name, kind, uid, dim, old, new, thash, created, action, case_id, old_hash, batch, undoes, note,
          gv) = row
-        return Event(eid, name, kind, uid, dim, old, new, thash, self._b.ts_out(created), action, case_id,
+        return Event(eid, name, kind, uid, dim, old, new, thash, self.db.ts_out(created), action, case_id,
                      old_hash, batch, undoes, note, None if gv is None else int(gv))
 
     @staticmethod
-    def _chunked(cur: Cursor, base: str, params: list[Any], column: str,
+    def chunked(cur: Cursor, base: str, params: list[Any], column: str,
                  ids: Iterable[str] | None) -> list[tuple[Any, ...]]:
         """Rows of ``base`` (a query ending in a WHERE clause), restricted to ``column IN ids`` 500 ids at a time."""
         if ids is None:

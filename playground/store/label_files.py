@@ -21,6 +21,7 @@ from .checks import STORE_UNIT_DIMENSIONS, TAGS_DIMENSION
 from .core import LabelStore, annotator_problem
 from .errors import LabelImportError
 from .exports import COLUMNS, EXPORT_COLUMNS, FORMATS, UNSURE_TEXT, restore_cell
+from .schema import canonical_timestamp
 from .types import UNSURE, ImportReport
 
 __all__ = ["ParsedFile", "detect_format", "import_file", "validate_file"]
@@ -120,6 +121,8 @@ class ParsedFile:
     comments: list[tuple[int, str, Unit, str]] = field(default_factory=list)
     #: ``(row_number, annotator, unit, tag names)`` of ``tags`` rows (:mod:`.tag_rows`).
     tags: list[tuple[int, str, Unit, tuple[str, ...]]] = field(default_factory=list)
+    #: row_number -> the row's ``time`` as the store spells it (rows without a time are absent).
+    times: dict[int, str] = field(default_factory=dict)
 
 
 def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, problems: list[tuple[int, str]]
@@ -194,6 +197,24 @@ def _row_unit(rec: Mapping[str, Any], catalog: Mapping[str, Unit], reasons: list
     return unit
 
 
+def _row_time(rec: Mapping[str, Any], reasons: list[str]) -> str | None:
+    """The row's ``time`` as the store spells it (:func:`~.schema.canonical_timestamp`), or None when empty.
+
+    ISO 8601 with a date and a time of day; without an offset it is UTC (as the store reads its own times).
+    """
+    raw = rec.get("time")
+    if raw in (None, ""):
+        return None
+    text = raw.strip() if isinstance(raw, str) else ""
+    if len(text) > 10 and text[10] in "Tt ":  # a date alone is no time of day
+        try:
+            return canonical_timestamp(text)
+        except ValueError:
+            pass
+    reasons.append(f"time {raw!r} is not an ISO 8601 date and time (like 2026-12-07T06:56:21.000000+00:00)")
+    return None
+
+
 def _row_value(rec: Mapping[str, Any], reasons: list[str]) -> tuple[int | None, str]:
     """``(value or None for a comment-only row, stripped comment)``; problems appended to ``reasons``."""
     dim, raw_value, comment = rec.get("dimension"), rec.get("value"), rec.get("comment", "")
@@ -256,9 +277,12 @@ class _RowChecker:
         else:
             value, comment = _row_value(rec, reasons)
         _check_repeats(n, annotator, rec, value, comment, self.seen, self.comments, reasons)
+        when = _row_time(rec, reasons)
         if reasons:
             return
         assert unit is not None
+        if when is not None:
+            self.parsed.times[n] = when
         if value is not None:
             self.parsed.rows.append((n, annotator, unit, str(rec.get("dimension")), value))
         if tags:
@@ -330,6 +354,15 @@ def import_file(store: LabelStore, path: str | os.PathLike[str], catalog: Mappin
     text hash) is counted as unchanged.  Imports set values and comments
     only — they never clear.  ``annotator_override`` files every row under
     that name (the ``annotator`` column may then be absent).
+
+    Times: a row's ``time`` is kept as the event's and the label's time (not
+    re-stamped), so export → import → export gives the same bytes; a row
+    without one gets the time of the import.  The history's order is the
+    order the store learnt of its events (event ids), not their times: an
+    imported label older than the current label of the same annotator,
+    unit and dimension still becomes current (an import is asked for), the
+    label it replaces stays in the history as that event's old value (undo
+    brings it back), and the report counts such rows (``older``).
     """
     parsed = validate_file(path, catalog, annotator_override, fmt)
     rows = [(a, u, d, v) for _n, a, u, d, v in parsed.rows]
@@ -338,14 +371,17 @@ def import_file(store: LabelStore, path: str | os.PathLike[str], catalog: Mappin
         from .errors import ReadOnlyStoreError
 
         raise ReadOnlyStoreError(f"the label store {store.url} is open read-only; nothing was imported")
-    write_labels = store._rows_tx(rows, "import", notes) if rows or notes else None
-    write_tags = store._tags_tx([(a, u, t) for _n, a, u, t in parsed.tags])
+    when = parsed.times.get
+    write_labels = store.writes.rows_tx(rows, "import", notes, times=[when(n) for n, *_ in parsed.rows],
+                                  comment_times=[when(n) for n, *_ in parsed.comments]) if rows or notes else None
+    write_tags = store.tagging.tags_tx([(a, u, t) for _n, a, u, t in parsed.tags], [when(n) for n, *_ in parsed.tags])
 
-    def tx(cur: Any) -> tuple[tuple[int, int, list[str], int | None], int]:
-        return (write_labels(cur) if write_labels is not None else (0, 0, [], None)), write_tags(cur)
+    def tx(cur: Any) -> tuple[tuple[int, int, list[str], int | None, int], int]:
+        return (write_labels(cur) if write_labels is not None else (0, 0, [], None, 0)), write_tags(cur)
 
-    (changed, unchanged, created, batch), tagged = store._write(tx) if rows or notes or parsed.tags else (
-        (0, 0, [], None), 0)
+    (changed, unchanged, created, batch, older), tagged = store.handle.write(tx) if rows or notes or parsed.tags else (
+        (0, 0, [], None, 0), 0)
     changed += tagged
     names = tuple(sorted({a for a, *_ in rows} | {a for a, *_ in notes} | {a for _n, a, *_ in parsed.tags}))
-    return ImportReport(parsed.source, parsed.fmt, len(rows), changed, unchanged, names, tuple(created), batch)
+    return ImportReport(parsed.source, parsed.fmt, len(rows), changed, unchanged, names, tuple(created), batch,
+                        older)

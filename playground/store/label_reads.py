@@ -4,7 +4,7 @@ Everything here is derived on demand from the current views and the log;
 nothing is stored.  Current labels leave unsure answers (:data:`UNSURE`) out
 unless asked for.  A label is *stale* when its unit's text hash differs from
 the catalog's (``changed``) or its unit is not in the catalog (``orphaned``).
-Consensus (:meth:`LabelReadsMixin.consensus`) is the majority of the 1/0
+Consensus (:meth:`LabelReads.consensus`) is the majority of the 1/0
 votes (:func:`majority`), a tie reported and never broken, unless the item
 was adjudicated.
 """
@@ -21,7 +21,7 @@ from .label_writes import ADJUDICATED_BY
 from .statements import EVENT_COLUMNS
 from .types import UNSURE, CaseProgress, Comment, ConsensusRow, Event, Progress, StaleLabel, StoredLabel
 
-__all__ = ["LabelReadsMixin", "majority"]
+__all__ = ["LabelReads", "majority"]
 
 
 def majority(yes: int, no: int) -> tuple[int | None, str]:
@@ -32,8 +32,12 @@ def majority(yes: int, no: int) -> tuple[int | None, str]:
     return value, "single" if yes + no == 1 else ("unanimous" if min(yes, no) == 0 else "majority")
 
 
-class LabelReadsMixin(StoreHandle):
-    """The reading methods of :class:`~playground.store.core.LabelStore`: events, labels, comments, consensus."""
+class LabelReads:
+    """Reading labels: events, current labels and comments, stale labels, progress, consensus (one handle)."""
+
+    def __init__(self, handle: StoreHandle):
+        self._h = handle
+        self._b = handle.db
 
     def history(self, unit_id: str, dimension: str | None = None, annotator: str | None = None) -> list[Event]:
         """Every event of ``unit_id`` (optionally one dimension / annotator), oldest first."""
@@ -53,7 +57,7 @@ class LabelReadsMixin(StoreHandle):
             where, params = [*where, "a.name = ?"], [*params, annotator]
         sql = (f"SELECT {EVENT_COLUMNS} FROM events e JOIN annotators a ON a.annotator_id = e.annotator_id"
                f" WHERE {' AND '.join(where)} ORDER BY e.event_id")
-        return [self._event(r) for r in self._b.read(lambda cur: cur.execute(sql, params).fetchall())]
+        return [self._h.event(r) for r in self._b.read(lambda cur: cur.execute(sql, params).fetchall())]
 
     def labels(self, annotator: str | None = None, unit_ids: Iterable[str] | None = None,
                case_id: str | None = None, include_unsure: bool = False) -> list[StoredLabel]:
@@ -74,7 +78,7 @@ class LabelReadsMixin(StoreHandle):
             params.append(case_id)
         if not include_unsure:
             base += f" AND lb.value <> {UNSURE}"
-        rows = self._b.read(lambda cur: self._chunked(cur, base, params, "lb.unit_id", unit_ids))
+        rows = self._b.read(lambda cur: self._h.chunked(cur, base, params, "lb.unit_id", unit_ids))
         out = [StoredLabel(n, k, u, c, d, v, h, self._b.ts_out(t)) for n, k, u, c, d, v, h, t in rows]
         out.sort(key=lambda lb: (lb.unit_id, lb.dimension, lb.annotator))
         return out
@@ -86,7 +90,7 @@ class LabelReadsMixin(StoreHandle):
         if annotator is not None:
             base += " AND a.name = ?"
             params.append(annotator)
-        rows = self._b.read(lambda cur: self._chunked(cur, base, params, "c.unit_id", unit_ids))
+        rows = self._b.read(lambda cur: self._h.chunked(cur, base, params, "c.unit_id", unit_ids))
         out = [Comment(n, k, u, c, t, self._b.ts_out(ts)) for n, k, u, c, t, ts in rows]
         out.sort(key=lambda c: (c.unit_id, c.annotator))
         return out

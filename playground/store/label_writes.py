@@ -2,20 +2,20 @@
 
 The rule of every write: one transaction appends the event(s) to the log and
 brings the current views (``labels``, ``comments``) in line with them, so the
-log replayed gives the views (:meth:`~.audit.AuditMixin.verify`).  A write that
+log replayed gives the views (:meth:`~.audit.Audit.verify`).  A write that
 changes nothing (the same value on the same text, clearing a missing label,
 the same comment) writes nothing and returns ``None``.  Writers of one
 annotator are serialised (:meth:`~.base.Backend.lock_annotators`) before the
 event gets its time and id, so later writers get later times and ids.  Each
 event records the guidelines version of its unit's dataset
-(:func:`~.guidelines.guidelines_now`).  Bulk writes (:meth:`LabelWritesMixin.write_rows`,
+(:func:`~.guidelines.guidelines_now`).  Bulk writes (:meth:`LabelWrites.write_rows`,
 imports) validate every row first and write all of them in one transaction
 and one batch.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model import Unit
 from .base import Cursor
@@ -34,19 +34,22 @@ from .errors import InvalidLabelError
 from .guidelines import guidelines_now
 from .handle import StoreHandle
 from .statements import DELETE_LABEL, EVENT_COLUMNS, INSERT_EVENT, UPSERT_COMMENT, UPSERT_LABEL
+from .tags import TagSets
 from .types import Event
 
-__all__ = ["ADJUDICATED_BY", "LabelWritesMixin"]
+__all__ = ["ADJUDICATED_BY", "LabelWrites"]
 
 #: The note of an ``adjudicate`` event: this prefix and the adjudicator's name.
 ADJUDICATED_BY = "adjudicated by "
 
 
-class LabelWritesMixin(StoreHandle):
-    """The writing methods of :class:`~playground.store.core.LabelStore`: labels, undo, comments, bulk rows."""
+class LabelWrites:
+    """Writing labels: set, clear, undo, comments, adjudications, bulk rows; a ``tags`` event is undone by ``tags``."""
 
-    if TYPE_CHECKING:
-        def _undo_tags(self, cur: Cursor, aid: int, name: str, target: Event) -> Event: ...
+    def __init__(self, handle: StoreHandle, tags: TagSets):
+        self._h = handle
+        self._b = handle.db
+        self._tags = tags
 
     def _append(self, cur: Cursor, aid: int, name: str, kind: str, uid: str, case_id: str, dim: str,
                 old: tuple[int | None, str | None], new_value: int | None, new_hash: str, action: str,
@@ -94,7 +97,7 @@ class LabelWritesMixin(StoreHandle):
         """One label change of ``annotator`` (already checked) in its own transaction; None when nothing changes."""
 
         def tx(cur: Cursor) -> tuple[Event, int] | None:
-            aid = self._annotator_id(cur, annotator, create=value is not None)
+            aid = self._h.annotator_id(cur, annotator, create=value is not None)
             if aid is None:
                 return None
             self._b.lock_annotators(cur, [aid])
@@ -108,11 +111,11 @@ class LabelWritesMixin(StoreHandle):
             return self._append(cur, aid, annotator, unit.unit_kind, unit.unit_id, unit.case_id, dimension, old, value,
                                 unit.text_hash, action, note=note, dataset=dataset), aid
 
-        result = self._write(tx)
+        result = self._h.write(tx)
         if result is None:
             return None
         event, aid = result
-        self._annotator_ids[annotator] = aid  # committed: safe to remember
+        self._h.remember(annotator, aid)  # committed: safe to remember
         return event
 
     def undo(self, annotator: str) -> Event | None:
@@ -132,7 +135,7 @@ class LabelWritesMixin(StoreHandle):
         annotator = check_annotator(annotator)
 
         def tx(cur: Cursor) -> Event | None:
-            aid = self._annotator_id(cur, annotator, create=False)
+            aid = self._h.annotator_id(cur, annotator, create=False)
             if aid is None:
                 return None
             self._b.lock_annotators(cur, [aid])
@@ -145,9 +148,9 @@ class LabelWritesMixin(StoreHandle):
             ).fetchone()
             if target is None:
                 return None
-            ev = self._event(target)
+            ev = self._h.event(target)
             if ev.dimension == TAGS_DIMENSION:
-                return self._undo_tags(cur, aid, annotator, ev)
+                return self._tags.undo_tags(cur, aid, annotator, ev)
             row = cur.execute(
                 "SELECT value, text_hash FROM labels WHERE annotator_id = ? AND unit_id = ? AND dimension = ?",
                 (aid, ev.unit_id, ev.dimension),
@@ -157,7 +160,7 @@ class LabelWritesMixin(StoreHandle):
             return self._append(cur, aid, annotator, ev.unit_kind, ev.unit_id, ev.case_id, ev.dimension, current,
                                 ev.old_value, restore_hash, "undo", undoes=ev.event_id)
 
-        return self._write(tx)
+        return self._h.write(tx)
 
     def write_rows(self, rows: Sequence[tuple[str, Unit, str, int]], action: str = "import",
                    comments: Sequence[tuple[str, Unit, str]] = ()) -> tuple[int, int, list[str], int | None]:
@@ -170,77 +173,77 @@ class LabelWritesMixin(StoreHandle):
         a comment as it is — imports never clear).  Returns ``(changed,
         unchanged, new_annotators, batch_id)`` (comment events counted in ``changed``).
         """
-        return self._write(self._rows_tx(rows, action, comments))
+        changed, unchanged, created, batch, _older = self._h.write(self.rows_tx(rows, action, comments))
+        return changed, unchanged, created, batch
 
-    def _rows_tx(self, rows: Sequence[tuple[str, Unit, str, int]], action: str,
-                 comments: Sequence[tuple[str, Unit, str]] = ()
-                 ) -> Callable[[Cursor], tuple[int, int, list[str], int | None]]:
-        """Validate ``rows`` now; return the transaction body that writes them (see :meth:`write_rows`)."""
+    def rows_tx(self, rows: Sequence[tuple[str, Unit, str, int]], action: str,
+                 comments: Sequence[tuple[str, Unit, str]] = (), *, times: Sequence[str | None] = (),
+                 comment_times: Sequence[str | None] = ()
+                 ) -> Callable[[Cursor], tuple[int, int, list[str], int | None, int]]:
+        """Validate ``rows`` now; return the transaction body that writes them (see :meth:`write_rows`).
+
+        ``times`` (parallel to ``rows``) and ``comment_times`` (to ``comments``) are canonical
+        times (:func:`~.schema.canonical_timestamp`) the events keep instead of now — an import
+        keeps when a label was made; ``None`` or a missing entry means now.  The body returns
+        :meth:`write_rows`' four counts and a fifth: how many changes are older than the label they
+        replaced (that label stays in the history, as the new event's old value).
+        """
         if action not in ("import", "set"):
             raise InvalidLabelError(f"bulk writes record 'import' or 'set' events, not {action!r}")
-        checked: list[tuple[str, Unit, str, int]] = []
-        for name, unit, dim, value in rows:
+        checked: list[tuple[str, Unit, str, int, str | None]] = []
+        for i, (name, unit, dim, value) in enumerate(rows):
             check_unit(unit, dim)
             v = check_value(value)
             if v is None:
                 raise InvalidLabelError("imported values must be 1, 0 or UNSURE")
-            checked.append((check_annotator(name), unit, dim, v))
-        notes: list[tuple[str, Unit, str]] = []
-        for name, unit, text in comments:
+            checked.append((check_annotator(name), unit, dim, v, times[i] if i < len(times) else None))
+        notes: list[tuple[str, Unit, str, str | None]] = []
+        for i, (name, unit, text) in enumerate(comments):
             check_unit_identity(unit)
             if check_comment(text):
-                notes.append((check_annotator(name), unit, check_comment(text)))
+                notes.append((check_annotator(name), unit, check_comment(text),
+                              comment_times[i] if i < len(comment_times) else None))
         names = sorted({r[0] for r in checked} | {c[0] for c in notes})
         b = self._b
 
-        def tx(cur: Cursor) -> tuple[int, int, list[str], int | None]:
-            ids, created = self._ids_creating(cur, names)
+        def tx(cur: Cursor) -> tuple[int, int, list[str], int | None, int]:
+            ids, created = self._h.ids_creating(cur, names)
             b.lock_annotators(cur, ids.values())
             current, said = self._state_of(cur, ids.values())
             changes = []
-            for name, unit, dim, value in checked:
+            older = 0
+            for name, unit, dim, value, when in checked:
                 key = (ids[name], unit.unit_id, dim)
-                old = current.get(key, (None, None))
-                if old != (value, unit.text_hash):
-                    changes.append((key, old, unit, dim, value))
-                    current[key] = (value, unit.text_hash)
+                old = current.get(key, (None, None, None))
+                if old[:2] != (value, unit.text_hash):
+                    if when is not None and old[2] is not None and when < b.ts_out(old[2]):
+                        older += 1
+                    changes.append((key, old, unit, dim, value, when))
+                    current[key] = (value, unit.text_hash, None)
             new_comments = []
-            for name, unit, text in notes:
+            for name, unit, text, when in notes:
                 ckey = (ids[name], unit.unit_id)
                 if said.get(ckey) != text:
-                    new_comments.append((ckey, unit, text))
+                    new_comments.append((ckey, unit, text, when))
                     said[ckey] = text
             if not changes and not new_comments:
-                return 0, len(checked), created, None
+                return 0, len(checked), created, None, 0
             batch = self._insert_batch(cur, action, changes, new_comments)
-            return len(changes) + len(new_comments), len(checked) - len(changes), created, batch
+            return len(changes) + len(new_comments), len(checked) - len(changes), created, batch, older
 
         return tx
-
-    def _ids_creating(self, cur: Cursor, names: Iterable[str]) -> tuple[dict[str, int], list[str]]:
-        """``({name: annotator_id}, [names created now])``, creating the missing annotators."""
-        ids: dict[str, int] = {}
-        created: list[str] = []
-        for name in names:
-            existed = cur.scalar("SELECT annotator_id FROM annotators WHERE name = ?", (name,))
-            aid = existed if existed is not None else self._annotator_id(cur, name, create=True)
-            assert aid is not None
-            ids[name] = int(aid)
-            if existed is None:
-                created.append(name)
-        return ids, created
 
     @staticmethod
     def _state_of(cur: Cursor, annotator_ids: Iterable[int]
                   ) -> tuple[dict[tuple[Any, ...], tuple[Any, ...]], dict[tuple[Any, ...], str]]:
-        """Current ``{(aid, unit_id, dim): (value, text_hash)}`` and ``{(aid, unit_id): comment}``."""
+        """Current ``{(aid, unit_id, dim): (value, text_hash, updated_at)}`` and ``{(aid, unit_id): comment}``."""
         current: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         said: dict[tuple[Any, ...], str] = {}
         for aid in annotator_ids:
-            for uid, dim, value, thash in cur.execute(
-                "SELECT unit_id, dimension, value, text_hash FROM labels WHERE annotator_id = ?", (aid,)
+            for uid, dim, value, thash, when in cur.execute(
+                "SELECT unit_id, dimension, value, text_hash, updated_at FROM labels WHERE annotator_id = ?", (aid,)
             ).fetchall():
-                current[(aid, uid, dim)] = (value, thash)
+                current[(aid, uid, dim)] = (value, thash, when)
             for uid, text in cur.execute("SELECT unit_id, text FROM comments WHERE annotator_id = ?",
                                          (aid,)).fetchall():
                 said[(aid, uid)] = text
@@ -248,7 +251,9 @@ class LabelWritesMixin(StoreHandle):
 
     def _insert_batch(self, cur: Cursor, action: str, changes: list[tuple[Any, ...]],
                       new_comments: list[tuple[Any, ...]]) -> int:
-        """Append one event per label change and per new comment, one batch; update the current views."""
+        """Append one event per label change and per new comment, one batch; update the current views.
+
+        Each change and comment ends with its time (canonical text, or ``None`` for now)."""
         b = self._b
         now = b.now(cur)
         eids = b.next_event_ids(cur, len(changes) + len(new_comments))
@@ -262,23 +267,26 @@ class LabelWritesMixin(StoreHandle):
                 versions[ds] = guidelines_now(cur, ds)
             return versions[ds]
 
+        def at(when: str | None) -> Any:
+            return now if when is None else b.ts_in(when)
+
         cur.executemany(INSERT_EVENT, [
             (eid, batch, key[0], unit.unit_kind, unit.unit_id, unit.case_id, dim, old[0], value, old[1],
-             unit.text_hash, action, None, now, None, gv(unit))
-            for eid, (key, old, unit, dim, value) in zip(leids, changes, strict=True)
+             unit.text_hash, action, None, at(when), None, gv(unit))
+            for eid, (key, old, unit, dim, value, when) in zip(leids, changes, strict=True)
         ])
         cur.executemany(UPSERT_LABEL, [
-            (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, now, eid)
-            for eid, (key, _old, unit, dim, value) in zip(leids, changes, strict=True)
+            (key[0], unit.unit_id, dim, unit.unit_kind, unit.case_id, value, unit.text_hash, at(when), eid)
+            for eid, (key, _old, unit, dim, value, when) in zip(leids, changes, strict=True)
         ])
         cur.executemany(INSERT_EVENT, [
             (eid, batch, ckey[0], unit.unit_kind, unit.unit_id, unit.case_id, "", None, None, None,
-             unit.text_hash, "comment", None, now, text, gv(unit))
-            for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
+             unit.text_hash, "comment", None, at(when), text, gv(unit))
+            for eid, (ckey, unit, text, when) in zip(ceids, new_comments, strict=True)
         ])
         cur.executemany(UPSERT_COMMENT, [
-            (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, now, eid)
-            for eid, (ckey, unit, text) in zip(ceids, new_comments, strict=True)
+            (ckey[0], unit.unit_id, unit.unit_kind, unit.case_id, text, at(when), eid)
+            for eid, (ckey, unit, text, when) in zip(ceids, new_comments, strict=True)
         ])
         return batch
 
@@ -296,7 +304,7 @@ class LabelWritesMixin(StoreHandle):
         text = check_comment(text)
 
         def tx(cur: Cursor) -> tuple[Event, int] | None:
-            aid = self._annotator_id(cur, annotator, create=bool(text))
+            aid = self._h.annotator_id(cur, annotator, create=bool(text))
             if aid is None:
                 return None
             self._b.lock_annotators(cur, [aid])
@@ -314,10 +322,10 @@ class LabelWritesMixin(StoreHandle):
             return Event(eid, annotator, unit.unit_kind, unit.unit_id, "", None, None, unit.text_hash,
                          self._b.ts_out(now), "comment", unit.case_id, None, eid, None, text, gv), aid
 
-        result = self._write(tx)
+        result = self._h.write(tx)
         if result is None:
             return None
-        self._annotator_ids[annotator] = result[1]
+        self._h.remember(annotator, result[1])
         return result[0]
 
     # --- adjudication -----------------------------------------------------------------------------------

@@ -96,7 +96,7 @@ def restore_records_tx(store: Any, records: Sequence[Mapping[str, Any]], dataset
     ``(failure modes added, guidelines versions added)``."""
     modes = [r for r in records if r["record"] == "failure_mode"]
     versions = sorted((r for r in records if r["record"] == "guidelines"), key=lambda r: r["version"])
-    b = store._b
+    b = store.handle.db
 
     def tx(cur: Cursor) -> tuple[int, int]:
         added = 0
@@ -116,7 +116,7 @@ def restore_records_tx(store: Any, records: Sequence[Mapping[str, Any]], dataset
 def _restore_guidelines(store: Any, cur: Cursor, dataset: str, versions: list[Mapping[str, Any]]) -> int:
     if not versions:
         return 0
-    b = store._b
+    b = store.handle.db
     have = [r[0] for r in cur.execute("SELECT markdown FROM guidelines WHERE dataset = ? ORDER BY version",
                                       (dataset,)).fetchall()]
     mine = [v["markdown"] for v in versions]

@@ -149,7 +149,7 @@ def _same(e: Mapping[str, Any]) -> tuple[Any, ...]:
 
 def _stored_chains(store: LabelStore, cur: Cursor, prefix: str) -> dict[tuple[str, str, str], list[tuple[Any, ...]]]:
     """The store's events on unit ids starting with ``prefix``, by chain (oldest first)."""
-    b = store._b
+    b = store.handle.db
     rows = cur.execute(
         "SELECT e.event_id, a.name, e.unit_kind, e.unit_id, e.dimension, e.old_value, e.new_value, e.text_hash,"
         " e.created_at, e.action, e.case_id, e.old_text_hash, e.batch_id, e.undoes, e.note, e.guidelines_version"
@@ -185,8 +185,8 @@ def restore_tx(store: LabelStore, events: Sequence[Mapping[str, Any]], prefix: s
                 unchanged += 1
             else:
                 merges.append(mine[-1])
-        ids, _created = store._ids_creating(cur, sorted({e["annotator"] for e in fresh}))
-        store._b.lock_annotators(cur, ids.values())
+        ids, _created = store.handle.ids_creating(cur, sorted({e["annotator"] for e in fresh}))
+        store.handle.db.lock_annotators(cur, ids.values())
         _append_as_they_were(store, cur, sorted(fresh, key=lambda x: x["event"]), ids, dataset)
         merged = _merge(store, cur, merges, units, dataset)
         return Restored(len(fresh), unchanged, merged)
@@ -199,7 +199,7 @@ def _append_as_they_were(store: LabelStore, cur: Cursor, events: list[Mapping[st
     """Append ``events`` (chains the store has no event on) with their times; bring labels and comments in line."""
     if not events:
         return
-    b = store._b
+    b = store.handle.db
     new_ids = dict(zip((e["event"] for e in events), b.next_event_ids(cur, len(events)), strict=True))
     batches: dict[int, int] = {}
     for e in events:
@@ -240,7 +240,7 @@ def _append_as_they_were(store: LabelStore, cur: Cursor, events: list[Mapping[st
 def _tag_rows(store: LabelStore, cur: Cursor, tagged: list[tuple[int, str, Mapping[str, Any], int]],
               dataset: str) -> None:
     """The ``tags`` rows of restored tag chains, and every tag they name in the taxonomy (as the file had it)."""
-    b = store._b
+    b = store.handle.db
     for aid, uid, e, eid in tagged:
         names = parse_tag_note(e["note"])
         if not names:
@@ -248,7 +248,7 @@ def _tag_rows(store: LabelStore, cur: Cursor, tagged: list[tuple[int, str, Mappi
             continue
         cur.execute(UPSERT_TAGS, (aid, uid, e["unit_kind"], e["case_id"], dataset, tag_note(names), e["text_hash"],
                                   b.ts_in(e["time"]), eid))
-        store._add_missing(cur, dataset, names, e["annotator"], b.ts_in(e["time"]))
+        store.tagging.add_missing(cur, dataset, names, e["annotator"], b.ts_in(e["time"]))
 
 
 def _merge(store: LabelStore, cur: Cursor, finals: list[Mapping[str, Any]], units: Mapping[str, Any],
@@ -271,7 +271,7 @@ def _merge(store: LabelStore, cur: Cursor, finals: list[Mapping[str, Any]], unit
             rows.append((e["annotator"], unit, e["dimension"], value))
     if not rows and not notes:
         return tagged
-    changed, *_ = store._rows_tx(rows, "import", notes)(cur)
+    changed, *_ = store.writes.rows_tx(rows, "import", notes)(cur)
     return int(changed) + tagged
 
 
@@ -280,13 +280,13 @@ def _merge_tags(store: LabelStore, cur: Cursor, e: Mapping[str, Any], unit: Any,
     names = parse_tag_note(e["note"])
     if not names:
         return 0
-    ids, _ = store._ids_creating(cur, [e["annotator"]])
+    ids, _ = store.handle.ids_creating(cur, [e["annotator"]])
     aid = ids[e["annotator"]]
-    store._b.lock_annotators(cur, [aid])
+    store.handle.db.lock_annotators(cur, [aid])
     note = tag_note(names)
     if cur.scalar("SELECT tags FROM tags WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id)) == note:
         return 0
-    now = store._b.now(cur)
-    store._add_missing(cur, dataset, names, e["annotator"], now)
-    store._tag_event(cur, aid, e["annotator"], unit, dataset, note, now, "tags", None)
+    now = store.handle.db.now(cur)
+    store.tagging.add_missing(cur, dataset, names, e["annotator"], now)
+    store.tagging.tag_event(cur, aid, e["annotator"], unit, dataset, note, now, "tags", None)
     return 1

@@ -1,13 +1,13 @@
 """Failure-mode tags on responses, and each dataset's taxonomy of them (error analysis, issue 24.6).
 
 *Open coding*: an annotator gives a response a set of tags
-(:meth:`TagsMixin.set_tags`); a name not yet in the dataset's taxonomy is
+(:meth:`TagSets.set_tags`); a name not yet in the dataset's taxonomy is
 added to it in the same transaction (created by that annotator).  Each change
 is a ``tags`` event (dimension ``tags``, the new set as typed in ``note`` as
 a JSON list) so history, undo, export and verify carry it like a label.
 
 *Axial coding*: an owner renames a tag or merges several into one
-(:meth:`TagsMixin.rename_failure_mode`, :meth:`TagsMixin.merge_failure_modes`).
+(:meth:`TagSets.rename_failure_mode`, :meth:`TagSets.merge_failure_modes`).
 No tag event and no note is ever rewritten: the old tag keeps its row with
 ``merged_into`` set, and every read resolves a typed name by following
 ``merged_into`` to the tag in use (:func:`resolve_tag`).  Merging into a
@@ -22,22 +22,21 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 from ..model import Unit
 from .base import Backend, Cursor
 from .checks import TAGS_DIMENSION, check_annotator, check_unit_identity, dataset_of_case
 from .errors import InvalidLabelError
 from .guidelines import check_dataset_exists, guidelines_now
+from .handle import StoreHandle
 from .statements import INSERT_EVENT, UPSERT_TAGS
 from .types import Event, FailureMode, UnitTags
 
 __all__ = [
-    "MAX_TAG_LENGTH", "TAG_RULE", "TagsMixin", "check_tag_name", "check_tag_set", "parse_tag_note", "resolve_tag",
+    "MAX_TAG_LENGTH", "TAG_RULE", "TagSets", "check_tag_name", "check_tag_set", "parse_tag_note", "resolve_tag",
     "tag_note",
 ]
-
-T = TypeVar("T")
 
 MAX_TAG_LENGTH = 40
 #: The tag name rule in words (every refusal quotes it).
@@ -86,22 +85,12 @@ def _failure_mode(b: Backend, row: tuple[Any, ...]) -> FailureMode:
                        None if merged_at is None else b.ts_out(merged_at))
 
 
-class TagsMixin:
-    """The tag and taxonomy methods of :class:`~playground.store.core.LabelStore`."""
+class TagSets:
+    """Failure-mode tag sets and each dataset's taxonomy, over one handle."""
 
-    if TYPE_CHECKING:
-        _b: Backend
-        _annotator_ids: dict[str, int]
-
-        def _write(self, fn: Callable[[Cursor], T]) -> T: ...
-
-        def _annotator_id(self, cur: Cursor, name: str, create: bool) -> int | None: ...
-
-        def _ids_creating(self, cur: Cursor, names: Iterable[str]) -> tuple[dict[str, int], list[str]]: ...
-
-        @staticmethod
-        def _chunked(cur: Cursor, base: str, params: list[Any], column: str,
-                     ids: Iterable[str] | None) -> list[tuple[Any, ...]]: ...
+    def __init__(self, handle: StoreHandle):
+        self._h = handle
+        self._b = handle.db
 
     # --- tag sets -------------------------------------------------------------------------------------
     def set_tags(self, annotator: str, unit: Unit, tags: Iterable[str], *, dataset: str | None = None
@@ -119,7 +108,7 @@ class TagsMixin:
         b = self._b
 
         def tx(cur: Cursor) -> tuple[Event, int] | None:
-            aid = self._annotator_id(cur, name, create=bool(raw))
+            aid = self._h.annotator_id(cur, name, create=bool(raw))
             if aid is None:
                 return None
             b.lock_annotators(cur, [aid])
@@ -129,52 +118,55 @@ class TagsMixin:
             if raw:
                 check_dataset_exists(cur, ds)
             now = b.now(cur)
-            self._add_missing(cur, ds, raw, name, now)
-            return self._tag_event(cur, aid, name, unit, ds, note, now, "tags", None), aid
+            self.add_missing(cur, ds, raw, name, now)
+            return self.tag_event(cur, aid, name, unit, ds, note, now, "tags", None), aid
 
-        result = self._write(tx)
+        result = self._h.write(tx)
         if result is None:
             return None
-        self._annotator_ids[name] = result[1]
+        self._h.remember(name, result[1])
         return result[0]
 
-    def _tags_tx(self, items: Sequence[tuple[str, Unit, Sequence[str]]]) -> Callable[[Cursor], int]:
+    def tags_tx(self, items: Sequence[tuple[str, Unit, Sequence[str]]], times: Sequence[str | None] = ()
+                 ) -> Callable[[Cursor], int]:
         """Check ``(annotator, unit, tags)`` items now; return the transaction body setting each non-empty set
-        that differs from the current one (a ``tags`` event each; imports never clear).  It returns how many."""
+        that differs from the current one (a ``tags`` event each; imports never clear).  It returns how many.
+        ``times`` (parallel to ``items``, canonical text or ``None`` for now) are the times the events keep."""
         checked = []
-        for name, unit, tags in items:
+        for i, (name, unit, tags) in enumerate(items):
             check_unit_identity(unit)
             raw = check_tag_set(tags)
             if raw:
-                checked.append((check_annotator(name), unit, raw))
+                checked.append((check_annotator(name), unit, raw, times[i] if i < len(times) else None))
         b = self._b
 
         def tx(cur: Cursor) -> int:
             if not checked:
                 return 0
-            ids, _created = self._ids_creating(cur, sorted({c[0] for c in checked}))
+            ids, _created = self._h.ids_creating(cur, sorted({c[0] for c in checked}))
             b.lock_annotators(cur, ids.values())
             now, written = b.now(cur), 0
-            for name, unit, raw in checked:
+            for name, unit, raw, when in checked:
                 note, aid = tag_note(raw), ids[name]
                 have = cur.scalar("SELECT tags FROM tags WHERE annotator_id = ? AND unit_id = ?", (aid, unit.unit_id))
                 if have == note:
                     continue
                 ds = dataset_of_case(unit.case_id)
                 check_dataset_exists(cur, ds)
-                self._add_missing(cur, ds, raw, name, now)
-                self._tag_event(cur, aid, name, unit, ds, note, now, "tags", None)
+                at = now if when is None else b.ts_in(when)
+                self.add_missing(cur, ds, raw, name, now)
+                self.tag_event(cur, aid, name, unit, ds, note, at, "tags", None)
                 written += 1
             return written
 
         return tx
 
-    def _add_missing(self, cur: Cursor, dataset: str, names: Iterable[str], by: str, now: Any) -> None:
+    def add_missing(self, cur: Cursor, dataset: str, names: Iterable[str], by: str, now: Any) -> None:
         for tag in names:
             cur.execute(f"INSERT INTO failure_modes ({_FM_COLUMNS}) VALUES (?, ?, '', ?, ?, NULL, NULL, NULL)"
                         " ON CONFLICT (dataset, name) DO NOTHING", (dataset, tag, by, now))
 
-    def _tag_event(self, cur: Cursor, aid: int, name: str, unit: Unit, dataset: str, note: str, now: Any,
+    def tag_event(self, cur: Cursor, aid: int, name: str, unit: Unit, dataset: str, note: str, now: Any,
                    action: str, undoes: int | None) -> Event:
         """Append one ``tags`` (or undo) event and bring the ``tags`` row in line with it."""
         b = self._b
@@ -190,14 +182,14 @@ class TagsMixin:
         return Event(eid, name, unit.unit_kind, unit.unit_id, TAGS_DIMENSION, None, None, unit.text_hash,
                      b.ts_out(now), action, unit.case_id, None, eid, undoes, note, gv)
 
-    def _undo_tags(self, cur: Cursor, aid: int, name: str, target: Event) -> Event:
+    def undo_tags(self, cur: Cursor, aid: int, name: str, target: Event) -> Event:
         """The undo of ``target`` (a ``tags`` event): restore the set the chain had before it."""
         before = cur.scalar(
             "SELECT note FROM events WHERE annotator_id = ? AND unit_id = ? AND dimension = ? AND event_id < ?"
             " ORDER BY event_id DESC LIMIT 1", (aid, target.unit_id, TAGS_DIMENSION, target.event_id))
         dataset = cur.scalar("SELECT dataset FROM tags WHERE annotator_id = ? AND unit_id = ?", (aid, target.unit_id))
         unit = Unit(target.unit_kind, target.unit_id, target.case_id, "", (), "", target.text_hash)
-        return self._tag_event(cur, aid, name, unit, dataset or dataset_of_case(target.case_id),
+        return self.tag_event(cur, aid, name, unit, dataset or dataset_of_case(target.case_id),
                                tag_note(parse_tag_note(before)), self._b.now(cur), "undo", target.event_id)
 
     def tags(self, unit_ids: Iterable[str] | None = None, annotator: str | None = None,
@@ -214,7 +206,7 @@ class TagsMixin:
             params.append(dataset)
 
         def q(cur: Cursor) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-            return (self._chunked(cur, sql, params, "t.unit_id", unit_ids),
+            return (self._h.chunked(cur, sql, params, "t.unit_id", unit_ids),
                     cur.execute("SELECT dataset, name, merged_into FROM failure_modes").fetchall())
 
         rows, modes = self._b.read(q)
@@ -258,7 +250,7 @@ class TagsMixin:
                                         f"use {mode.merged_into!r}; nothing was written")
             return mode
 
-        return self._write(tx)
+        return self._h.write(tx)
 
     def _mode(self, cur: Cursor, dataset: str, name: str) -> FailureMode | None:
         row = cur.execute(f"SELECT {_FM_COLUMNS} FROM failure_modes WHERE dataset = ? AND name = ?",
@@ -305,7 +297,7 @@ class TagsMixin:
             assert mode is not None
             return mode
 
-        return self._write(tx)
+        return self._h.write(tx)
 
     def merge_failure_modes(self, dataset: str, sources: Sequence[str], target: str, by: str) -> FailureMode:
         """Merge every tag of ``sources`` into ``target`` (which must exist and be in use); returns the target.
@@ -331,4 +323,4 @@ class TagsMixin:
                             " WHERE dataset = ? AND name = ?", [(target, who, now, dataset, s) for s in names])
             return into
 
-        return self._write(tx)
+        return self._h.write(tx)

@@ -178,12 +178,16 @@ class ImportReport:
     annotators: tuple[str, ...]
     new_annotators: tuple[str, ...]
     batch_id: int | None = None
+    #: Changed labels whose time is before that of the label they replaced (which stays in the history).
+    older: int = 0
 
     def summary(self) -> str:
         return (
             f"imported {self.rows} row(s) from {self.source}: {self.changed} changed, "
             f"{self.unchanged} already so; annotators: {', '.join(self.annotators) or '-'}"
             + (f" (new: {', '.join(self.new_annotators)})" if self.new_annotators else "")
+            + (f"; {self.older} older than the label it replaced (kept in the history; undo brings it back)"
+               if self.older else "")
         )
 
 

@@ -1,23 +1,22 @@
 """The panels of the playground page, built once per page: header, case list, the case, the scores.
 
 Each ``build_*`` function creates the widgets of one panel, stores on the
-:class:`~playground.ui.views.PlaygroundApp` those it updates later, wires
-their events to the app's actions and returns the panel's box.
+:class:`~playground.ui.page_state.PageState` (the page,
+:class:`~playground.ui.views.PlaygroundApp`, is one) those it updates later, wires
+their events to the page's actions and returns the panel's box.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ipywidgets as W
 
 from ..metrics import DIMENSION_LABELS, DIMENSION_ORDER
 from .explain import why_html
+from .page_state import PageState
 from .rows import html_widget
 from .session import STATUSES, VERDICTS, may_export_everyone
-
-if TYPE_CHECKING:
-    from .views import PlaygroundApp
 
 __all__ = ["ALL", "build_case", "build_header", "build_nav", "build_scores", "button", "export_scopes", "on_click"]
 
@@ -40,13 +39,13 @@ def button(text: str, cls: str, tooltip: str = "", style: str = "", width: str =
     return b
 
 
-def on_click(b: W.Button, app: PlaygroundApp, action: Callable[..., Any], *args: Any) -> None:
+def on_click(b: W.Button, app: PageState, action: Callable[..., Any], *args: Any) -> None:
     """Run ``action`` on a click, unless the button is disabled: ipywidgets delivers a click message to a
     disabled button too, and the kernel, not the page, decides what is allowed."""
     b.on_click(lambda btn: None if btn.disabled else app.guard(action, *args))
 
 
-def _who(app: PlaygroundApp) -> list[W.Widget]:
+def _who(app: PageState) -> list[W.Widget]:
     s = app.session
     if s.read_only:
         names = [("all annotators (consensus)", ALL)] + [(n, n) for n in s.known_annotators()]
@@ -67,7 +66,7 @@ def _who(app: PlaygroundApp) -> list[W.Widget]:
     return [app.name, app.name_go, app.bookmark]
 
 
-def build_header(app: PlaygroundApp) -> list[W.Widget]:
+def build_header(app: PageState) -> list[W.Widget]:
     """Title, name (or viewer), dataset picker; the bar with progress, undo, refresh, reveal; the note."""
     s = app.session
     title = html_widget("<span class='pg-title'>RAG Label Playground</span>")
@@ -108,7 +107,7 @@ def build_header(app: PlaygroundApp) -> list[W.Widget]:
     return [header, bar, note]
 
 
-def build_nav(app: PlaygroundApp) -> W.VBox:
+def build_nav(app: PageState) -> W.VBox:
     """The case list with its filters and buttons, the export."""
     s = app.session
     app.search = W.Text(value=s.filter.text, placeholder="search question, answer, passages (/)",
@@ -159,7 +158,7 @@ def build_nav(app: PlaygroundApp) -> W.VBox:
     return nav
 
 
-def build_case(app: PlaygroundApp) -> list[W.Widget]:
+def build_case(app: PageState) -> list[W.Widget]:
     """The widgets of the case column (the column itself is made fresh per case by the app)."""
     app.case_head = html_widget(cls="pg-case-head")
     app.question = html_widget(cls="pg-question")
@@ -188,7 +187,7 @@ def build_case(app: PlaygroundApp) -> list[W.Widget]:
     ]
 
 
-def _weights_grid(app: PlaygroundApp) -> W.GridBox:
+def _weights_grid(app: PageState) -> W.GridBox:
     s = app.session
     app.weights, app.shares, app.gate_on, app.gate_floor = {}, {}, {}, {}
     grid: list[W.Widget] = [html_widget("<span class='pg-muted'>dimension</span>"),
@@ -215,7 +214,7 @@ def _weights_grid(app: PlaygroundApp) -> W.GridBox:
     return box
 
 
-def build_scores(app: PlaygroundApp) -> W.VBox:
+def build_scores(app: PageState) -> W.VBox:
     """Rates, chart, diagnosis, weights and gates, composite, agreement, the case by response."""
     app.rates = html_widget(cls="pg-rates")
     app.chart = html_widget(cls="pg-chart pg-chart-svg", width="100%")

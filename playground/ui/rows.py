@@ -9,17 +9,16 @@ answers yes / no / unsure / clear.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 import ipywidgets as W
 
 from .fragments import esc, evidence_html, markdown_html
-from .session import QUESTIONS, UNSURE, ViewUnit
+from .session import QUESTIONS, UNSURE, LabelSession, ViewUnit
 
-if TYPE_CHECKING:
-    from .views import PlaygroundApp
-
-__all__ = ["ANSWERS", "CLEAR", "FROM_VALUE", "NO", "TO_VALUE", "UNSURE_CHOICE", "YES", "UnitRow", "html_widget"]
+__all__ = ["ANSWERS", "CLEAR", "FROM_VALUE", "NO", "TO_VALUE", "UNSURE_CHOICE", "YES", "RowHost", "UnitRow",
+           "html_widget"]
 
 YES, NO, UNSURE_CHOICE, CLEAR = "yes", "no", "unsure", "clear"
 #: The answers of a toggle, in the order of the keys 1 / 2 / 3 / 0.
@@ -35,10 +34,27 @@ def html_widget(value: str = "", cls: str = "", **layout: Any) -> W.HTML:
     return w
 
 
+class RowHost(Protocol):
+    """What a row reads of the page that holds it (the page, :class:`~playground.ui.views.PlaygroundApp`, is one):
+    the session it draws, whether the page is syncing or stopped, and where a toggle or a comment goes."""
+
+    session: LabelSession
+    syncing: bool
+    stopped: bool
+
+    def quiet(self) -> AbstractContextManager[None]: ...
+
+    def guard(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+    def on_toggle(self, row: UnitRow, dim: str, choice: str | None) -> None: ...
+
+    def on_comment(self, row: UnitRow, text: str) -> None: ...
+
+
 class UnitRow:
     """One labelled unit on the page (reused across cases): its text and a toggle per dimension."""
 
-    def __init__(self, app: PlaygroundApp, kind: str, index: int, dimensions: tuple[str, ...]):
+    def __init__(self, app: RowHost, kind: str, index: int, dimensions: tuple[str, ...]):
         self.app = app
         self.kind = kind
         self.index = index

@@ -68,15 +68,15 @@ from typing import Any
 
 from ..golden import Dataset
 from ..metrics import DEFAULT_THRESHOLDS
-from ..model import Passage
+from ..model import Case, Passage, Response
 from ..store import EXPORT_COLUMNS, UNSURE
 from .harness_cache import compute_harness, hits_of
 from .search import CaseSearch
-from .session_catalog import Catalog, CatalogPart, unit_counts
-from .session_labels import LabelsPart
-from .session_navigation import NavigationPart
-from .session_rates import RatesPart, agreement_from_table, may_export_everyone
-from .session_reveal import RevealPart
+from .session_catalog import Catalog, CatalogBuilder, unit_counts
+from .session_labels import Labelling
+from .session_navigation import Navigation
+from .session_rates import Rates, agreement_from_table, may_export_everyone
+from .session_reveal import Reveal
 from .session_types import (
     DEFAULT_WEIGHTS,
     EXPORT_MIME,
@@ -89,13 +89,14 @@ from .session_types import (
     LabelChange,
     Progress,
     Scores,
+    SessionBase,
     SessionError,
     ViewUnit,
     format_weights,
     parse_weights,
     validate_annotator,
 )
-from .session_verdicts import VERDICT_VALUES, VerdictsPart
+from .session_verdicts import VERDICT_VALUES, Verdicts
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -131,7 +132,7 @@ __all__ = [
 ]
 
 
-class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPart, VerdictsPart):
+class LabelSession(SessionBase):
     """One page's state: see the module docstring.
 
     ``dataset``: the validated corpus and golden set; ``store``: an open
@@ -150,9 +151,15 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
     given and ``unit_counts`` optional (computed when None); ``harness_results``
     and ``hits`` are then not used.
 
-    The parts, one job each: :mod:`~playground.ui.session_catalog`, :mod:`~playground.ui.session_labels`,
-    :mod:`~playground.ui.session_reveal`, :mod:`~playground.ui.session_navigation`, :mod:`~playground.ui.session_rates`,
-    :mod:`~playground.ui.session_verdicts` (a response's verdict, note and failure-mode tags; the guidelines).
+    The parts, one job each, are objects composed in, each given this session as the state it reads and keeps
+    (:class:`~playground.ui.session_types.SessionBase` declares that state; it has no behaviour):
+    :attr:`catalog_builder` (:class:`~playground.ui.session_catalog.CatalogBuilder`: the catalog, built per case),
+    :attr:`labelling` (:class:`~playground.ui.session_labels.Labelling`: the annotator, labels, comments, saving,
+    undo), :attr:`navigation` (:class:`~playground.ui.session_navigation.Navigation`: the case list, the case on
+    screen, queues), :attr:`reveal` (:class:`~playground.ui.session_reveal.Reveal`: blind labelling), :attr:`rates`
+    (:class:`~playground.ui.session_rates.Rates`: the numbers, the URL state, export) and :attr:`verdicts`
+    (:class:`~playground.ui.session_verdicts.Verdicts`: a response's verdict, note and failure-mode tags; the
+    guidelines).  Their methods are this session's too, under their old names (the same bound methods).
     """
 
     #: The kind of text its claims are scored as (``playground.harness.score.KINDS``; an imported dataset's own).
@@ -163,10 +170,10 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
                  hits: Mapping[str, list] | None = None, passages: Mapping[str, Sequence[Passage]] | None = None,
                  dataset_name: str = "golden", harness: Any = None,
                  unit_counts: Mapping[str, Sequence[int]] | None = None):
+        self._compose_parts()
         self.dataset = dataset
         self.dataset_name = dataset_name
-        #: The store revision (SHA-256) of an imported dataset as this page opened it ("" for the shipped set):
-        #: every write first checks the store still holds it (:meth:`check_dataset`).
+        #: The store revision (SHA-256) of an imported dataset as opened ("" for golden); writes check it first.
         self.revision = ""
         #: Where the harness's results came from (``computed``, or the disk cache: ``read``).
         self.harness_source = "computed"
@@ -192,12 +199,11 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
             self.results = dict(harness_results)
             self.passages = {cid: [h.passage for h in hits.get(cid, [])] for cid in dataset.cases}
             self._hits = {cid: list(hits.get(cid, [])) for cid in dataset.cases}
-        self._build_catalog(unit_counts)
+        self.catalog_builder.build_catalog(unit_counts)
         self.weights: dict[str, float] = dict(DEFAULT_WEIGHTS)
         self.gates: dict[str, float] = {}
         self.thresholds: dict[str, float] = dict(DEFAULT_THRESHOLDS)
         self.filter = CaseFilter()
-        self._search: CaseSearch | None = None
         self.search.prepare()  # fold every case's text now: no keystroke of the search box pays for it
         self.case_id: str | None = self.case_ids[0] if self.case_ids else None
         self.response_id: str | None = self._first_response(self.case_id)
@@ -211,13 +217,84 @@ class LabelSession(CatalogPart, LabelsPart, RevealPart, NavigationPart, RatesPar
         self.lesson_name: str | None = None
         self.queue_lesson = False
         self.queue: list[tuple[str, str | None]] = []
-        self._evidence: dict[str, Any] = {}
         self._ties: set[tuple[str, str]] = set()
         self._reset_labels()
         if annotator is not None or self.read_only:
             self.set_annotator(annotator)
         else:
             self.refresh()
+
+    @property
+    def built_cases(self) -> list[str]:
+        """The cases whose units are built so far, sorted (:attr:`catalog_builder`'s)."""
+        return self.catalog_builder.built_cases
+
+    @property
+    def can_label(self) -> bool:
+        """Whether this page may label: a name is given and it is not read-only (:attr:`labelling`'s)."""
+        return self.labelling.can_label
+
+    @property
+    def ties(self) -> int:
+        """Consensus only: pairs whose annotators are split evenly (:attr:`labelling`'s)."""
+        return self.labelling.ties
+
+    @property
+    def search(self) -> CaseSearch:
+        """The case list's text search (:attr:`navigation`'s)."""
+        return self.navigation.search
+
+    @property
+    def case(self) -> Case | None:
+        """The case on screen."""
+        return self.navigation.case
+
+    @property
+    def response(self) -> Response | None:
+        """The response on screen."""
+        return self.navigation.response
+
+    def _compose_parts(self) -> None:
+        """The parts (:attr:`catalog_builder`, :attr:`labelling`, :attr:`navigation`, :attr:`reveal`, :attr:`rates`,
+        :attr:`verdicts`), and their methods under their old names (the same bound methods)."""
+        self.catalog_builder = c = CatalogBuilder(self)
+        self.build_case, self.build_cases, self.build_all, self.build_case_of, self._first_response = (
+            c.build_case, c.build_cases, c.build_all, c.build_case_of, c.first_response)
+        self.labelling = b = Labelling(self)
+        self.set_annotator, self.dataset_changed, self.check_dataset, self.known_annotators = (
+            b.set_annotator, b.dataset_changed, b.check_dataset, b.known_annotators)
+        self.annotator_progress, self._build_labelled, self._reset_labels, self.refresh, self.refresh_case = (
+            b.annotator_progress, b.build_labelled, b.reset_labels, b.refresh, b.refresh_case)
+        self.label, self.answer, self.answered, self.comment, self.set_comment, self.stale_label = (
+            b.label, b.answer, b.answered, b.comment, b.set_comment, b.stale_label)
+        self.set_label, self._apply, self.undo, self.describe = b.set_label, b.apply, b.undo, b.describe
+        self.navigation = g = Navigation(self)
+        self._view_ids, self._pairs, self._restat, self.case_row, self.case_types, self.set_filter = (
+            g.view_ids, g.pairs, g.restat, g.case_row, g.case_types, g.set_filter)
+        self.cases, self.visible_ids, self.go_to, self.select_response, self.scenarios = (
+            g.cases, g.visible_ids, g.go_to, g.select_response, g.scenarios)
+        self.next_case, self.prev_case, self.use_queue, self.queue_progress = (
+            g.next_case, g.prev_case, g.use_queue, g.queue_progress)
+        self.has_unlabelled, self.next_unlabelled, self.view_units, self.view_progress = (
+            g.has_unlabelled, g.next_unlabelled, g.view_units, g.view_progress)
+        self.reveal = r = Reveal(self)
+        self.revealed, self.response_revealed, self.response_name, self.evidence = (
+            r.revealed, r.response_revealed, r.response_name, r.evidence)
+        self.auto_label, self.auto_detail, self.decision, self._group_of_response = (
+            r.auto_label, r.auto_detail, r.decision, r.group_of_response)
+        self.rates = n = Rates(self)
+        self.rates_current, self.rates_response, self.rates_pooled, self.set_weights, self.set_gate = (
+            n.rates_current, n.rates_response, n.rates_pooled, n.set_weights, n.set_gate)
+        self.normalised_weights, self.composite, self.agreement, self.progress, self.scores = (
+            n.normalised_weights, n.composite, n.agreement, n.progress, n.scores)
+        self.url_params, self.export_rows, self.export_file, self.export_text = (
+            n.url_params, n.export_rows, n.export_file, n.export_text)
+        self.verdicts = v = Verdicts(self)
+        self.response_unit, self.verdict, self.set_verdict, self.note, self.set_note = (
+            v.response_unit, v.verdict, v.set_verdict, v.note, v.set_note)
+        self.tags, self.taxonomy, self.set_tags, self.toggle_tag, self.add_tag = (
+            v.tags, v.taxonomy, v.set_tags, v.toggle_tag, v.add_tag)
+        self.failure_counts, self.authored, self.guidelines = v.failure_counts, v.authored, v.guidelines
 
 
 def session_for_dataset(opened: Any, store: Any, *, reveal_all: bool = False, config: Any = None) -> LabelSession:

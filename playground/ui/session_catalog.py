@@ -1,23 +1,25 @@
 """The catalog of a page: a case's units and automatic labels, built per case on demand (lazy).
 
-One part of :class:`~playground.ui.session.LabelSession` (a mixin over
-:class:`~playground.ui.session_types.SessionBase`); see :mod:`playground.ui.session` for the rules."""
+One part of :class:`~playground.ui.session.LabelSession`, composed into it (``session.catalog_builder``, issue
+40.1): a :class:`CatalogBuilder` object given the page state it fills (:class:`CatalogState`: the catalog,
+responses, automatic labels, keys and decisions the other parts read) in its constructor; the session hands its
+methods on under their old names.  See :mod:`playground.ui.session` for the rules."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
 
 from ..claims import split_claims
 from ..datasets import SHIPPED
 from ..golden import Dataset, passage_unit, response_units
 from ..model import UNIT_DIMENSIONS, Case, Passage, Response, Unit
 from .session_types import (
-    SessionBase,
     SessionError,
     ViewUnit,
 )
 
-__all__ = ["Catalog", "CatalogPart", "claim_dimensions", "unit_counts"]
+__all__ = ["Catalog", "CatalogBuilder", "CatalogState", "claim_dimensions", "unit_counts"]
 
 
 def claim_dimensions(case: Case) -> tuple[str, ...]:
@@ -35,24 +37,24 @@ class Catalog(Mapping[str, Unit]):
     iterating builds every case.  :meth:`built` is what is built so far.
     """
 
-    def __init__(self, session: CatalogPart) -> None:
+    def __init__(self, builder: CatalogBuilder) -> None:
         self._units: dict[str, Unit] = {}
-        self._session = session
+        self._builder = builder
 
     def __getitem__(self, unit_id: str) -> Unit:
         unit = self._units.get(unit_id)
-        if unit is None and isinstance(unit_id, str) and self._session.build_case_of(unit_id):
+        if unit is None and isinstance(unit_id, str) and self._builder.build_case_of(unit_id):
             unit = self._units.get(unit_id)
         if unit is None:
             raise KeyError(unit_id)
         return unit
 
     def __iter__(self) -> Iterator[str]:
-        self._session.build_all()
+        self._builder.build_all()
         return iter(list(self._units))
 
     def __len__(self) -> int:
-        return self._session.total_units
+        return self._builder.state.total_units
 
     def built(self) -> dict[str, Unit]:
         """The units built so far (of the cases built so far)."""
@@ -79,53 +81,87 @@ def unit_counts(dataset: Dataset, passages: Mapping[str, Sequence[Passage]]) -> 
     return out
 
 
-class CatalogPart(SessionBase):
+class CatalogState(Protocol):
+    """What :class:`CatalogBuilder` reads of the page's state (a :class:`~playground.ui.session.LabelSession` is
+    one: the dataset, its passages and the harness) and fills there (the catalog and everything made with it)."""
+
+    dataset: Dataset
+    dataset_name: str
+    case_ids: list[str]
+    passages: Mapping[str, Sequence[Passage]]
+    results: dict[str, dict]
+    _hits: dict[str, list]
+    _harness: Any
+    catalog: Any
+    _units: dict[str, Unit]
+    responses: dict[str, list[Response]]
+    _view_units: dict[tuple[str, str], list[ViewUnit]]
+    _case_units: dict[str, list[str]]
+    _response_units: dict[str, list[str]]
+    _group: dict[str, tuple[str, str]]
+    auto: dict[tuple[str, str], int]
+    auto_score: dict[tuple[str, str], float | None]
+    key: dict[tuple[str, str], int | None]
+    decisions: dict[str, dict]
+    variants: dict[str, str]
+    _built: set[str]
+    _counts: dict[str, tuple[int, int]]
+    total_units: int
+    total_pairs: int
+    _restat: Callable[[str], None]
+
+
+class CatalogBuilder:
     """The catalog of a page: a case's units and automatic labels, built per case on demand (lazy)."""
 
-    def _build_catalog(self, counts: Mapping[str, Sequence[int]] | None) -> None:
-        ds = self.dataset
-        self.catalog = Catalog(self)
-        self._units = self.catalog.built()
-        self.responses: dict[str, list[Response]] = {}
-        self._view_units: dict[tuple[str, str], list[ViewUnit]] = {}
-        self._case_units: dict[str, list[str]] = {}
-        self._response_units: dict[str, list[str]] = {}
-        self._group: dict[str, tuple[str, str]] = {}
-        self.auto: dict[tuple[str, str], int] = {}
-        self.auto_score: dict[tuple[str, str], float | None] = {}
-        self.key: dict[tuple[str, str], int | None] = {}
-        self.decisions: dict[str, dict] = {}
-        self.variants: dict[str, str] = {}
-        self._built: set[str] = set()
-        self._counts: dict[str, tuple[int, int]] = {}
-        for cid in self.case_ids:
+    def __init__(self, state: CatalogState):
+        self.state = state
+
+    def build_catalog(self, counts: Mapping[str, Sequence[int]] | None) -> None:
+        """Make the catalog and its tables empty, every case's responses, and (unless lazy) every case."""
+        ds = self.state.dataset
+        self.state.catalog = Catalog(self)
+        self.state._units = self.state.catalog.built()
+        self.state.responses = {}
+        self.state._view_units = {}
+        self.state._case_units = {}
+        self.state._response_units = {}
+        self.state._group = {}
+        self.state.auto = {}
+        self.state.auto_score = {}
+        self.state.key = {}
+        self.state.decisions = {}
+        self.state.variants = {}
+        self.state._built = set()
+        self.state._counts = {}
+        for cid in self.state.case_ids:
             responses = ds.responses_for(cid)
             if len(responses) > 1:
                 responses.sort(key=lambda r: r.response_id)
-            self.responses[cid] = responses
+            self.state.responses[cid] = responses
             for response in responses:
-                self.variants[response.response_id] = response.variant
-        if self._harness is None:
-            for cid in self.case_ids:
+                self.state.variants[response.response_id] = response.variant
+        if self.state._harness is None:
+            for cid in self.state.case_ids:
                 self._build_case(cid)
         else:
-            if counts is None or set(counts) != set(self.case_ids):
-                counts = unit_counts(ds, self.passages)
-            self._counts = {cid: (int(counts[cid][0]), int(counts[cid][1])) for cid in self.case_ids}
-        self.total_units = sum(c[0] for c in self._counts.values())
-        self.total_pairs = sum(c[1] for c in self._counts.values())
+            if counts is None or set(counts) != set(self.state.case_ids):
+                counts = unit_counts(ds, self.state.passages)
+            self.state._counts = {cid: (int(counts[cid][0]), int(counts[cid][1])) for cid in self.state.case_ids}
+        self.state.total_units = sum(c[0] for c in self.state._counts.values())
+        self.state.total_pairs = sum(c[1] for c in self.state._counts.values())
 
     @property
     def built_cases(self) -> list[str]:
         """The cases whose units are built so far, sorted (every case unless lazy)."""
-        return sorted(self._built)
+        return sorted(self.state._built)
 
     def build_case(self, case_id: str) -> None:
         """Build the units of ``case_id`` and their automatic labels, if not built yet (lazy sessions)."""
-        if case_id not in self._built and case_id in self.dataset.cases:
+        if case_id not in self.state._built and case_id in self.state.dataset.cases:
             self._build_case(case_id)
-            if hasattr(self, "_case_stats"):  # built after the labels were loaded: it holds none of them
-                self._restat(case_id)
+            if hasattr(self.state, "_case_stats"):  # built after the labels were loaded: it holds none of them
+                self.state._restat(case_id)
 
     def build_cases(self, case_ids: Iterable[str]) -> None:
         for cid in sorted(set(case_ids)):
@@ -133,7 +169,7 @@ class CatalogPart(SessionBase):
 
     def build_all(self) -> None:
         """Build every case (the verdict filter, iterating the catalog)."""
-        self.build_cases(self.case_ids)
+        self.build_cases(self.state.case_ids)
 
     def build_case_of(self, unit_id: str) -> bool:
         """Build the case a unit id names: its id starts with ``<case id>:`` or ``<response id>:``.
@@ -145,42 +181,43 @@ class CatalogPart(SessionBase):
         while (i := unit_id.find(":", start)) >= 0:
             prefix = unit_id[:i]
             start = i + 1
-            cid = prefix if prefix in self.dataset.cases else None
-            if cid is None and prefix in self.dataset.responses:
-                cid = self.dataset.responses[prefix].case_id
-            if cid is not None and cid not in self._built:
+            cid = prefix if prefix in self.state.dataset.cases else None
+            if cid is None and prefix in self.state.dataset.responses:
+                cid = self.state.dataset.responses[prefix].case_id
+            if cid is not None and cid not in self.state._built:
                 self.build_case(cid)
-                if unit_id in self._units:
+                if unit_id in self.state._units:
                     return True
         return False
 
     def _case_hits(self, cid: str) -> list:
-        hits = self._hits.get(cid)
+        hits = self.state._hits.get(cid)
         if hits is None:
             from .harness_cache import KeptHit
 
-            hits = self._hits[cid] = [KeptHit(p, 0.0, i + 1) for i, p in enumerate(self.passages.get(cid, []))]
+            given = self.state.passages.get(cid, [])
+            hits = self.state._hits[cid] = [KeptHit(p, 0.0, i + 1) for i, p in enumerate(given)]
         return hits
 
     def _build_case(self, cid: str) -> None:
-        case = self.dataset.cases[cid]
-        result = self.results.get(cid)
-        if result is None and self._harness is not None:
-            result = self.results[cid] = self._harness.result(cid)
+        case = self.state.dataset.cases[cid]
+        result = self.state.results.get(cid)
+        if result is None and self.state._harness is not None:
+            result = self.state.results[cid] = self.state._harness.result(cid)
         if result is None:
             raise SessionError(f"no harness result for case {cid}")
-        self._built.add(cid)
+        self.state._built.add(cid)
         case_units = self._build_passages(case, result)
-        self._case_units[cid] = [v.unit.unit_id for v in case_units]
+        self.state._case_units[cid] = [v.unit.unit_id for v in case_units]
         scored = {r["response_id"]: r for r in result["responses"]}
-        self._view_units[(cid, "")] = case_units
+        self.state._view_units[(cid, "")] = case_units
         n_units, n_pairs = len(case_units), len(case_units) * len(UNIT_DIMENSIONS["passage"])
-        for response in self.responses[cid]:
+        for response in self.state.responses[cid]:
             units = self._build_response(case, response, scored.get(response.response_id))
             n_units += len(units)
             n_pairs += sum(len(v.unit.dimensions) for v in units)
-        if self._harness is None:
-            self._counts[cid] = (n_units, n_pairs)
+        if self.state._harness is None:
+            self.state._counts[cid] = (n_units, n_pairs)
 
     def _build_passages(self, case: Case, result: dict) -> list[ViewUnit]:
         """The passage units of a case with the harness's relevance and the answer key's."""
@@ -191,13 +228,13 @@ class CatalogPart(SessionBase):
             unit = passage_unit(case, hit.passage)
             row = passage_rows.get(unit.unit_id, {})
             self._add(unit, cid, "")
-            self.auto[(unit.unit_id, "relevant")] = int(row.get("relevant", 0))
-            self.auto_score[(unit.unit_id, "relevant")] = row.get("relevance")
+            self.state.auto[(unit.unit_id, "relevant")] = int(row.get("relevant", 0))
+            self.state.auto_score[(unit.unit_id, "relevant")] = row.get("relevance")
             # the key of "relevant?" is the authored passage key (golden.passage_key); older runs: the source.
             # Only the shipped set has one: an import has no expected sources, so its "no" would be no key at all.
             key_field = "key_relevant" if "key_relevant" in row else "from_expected_source"
-            authored = self.dataset_name == SHIPPED and key_field in row
-            self.key[(unit.unit_id, "relevant")] = int(bool(row[key_field])) if authored else None
+            authored = self.state.dataset_name == SHIPPED and key_field in row
+            self.state.key[(unit.unit_id, "relevant")] = int(bool(row[key_field])) if authored else None
             loc = hit.passage.locator
             title = hit.passage.title or loc.slug
             case_units.append(ViewUnit(
@@ -210,7 +247,7 @@ class CatalogPart(SessionBase):
         """The claim and fact units of one response, with the harness's labels, scores and the answer key's."""
         rid = response.response_id
         rrow = rrow or {"claims": [], "facts": [], "decision": None}
-        self.decisions[rid] = rrow.get("decision") or {}
+        self.state.decisions[rid] = rrow.get("decision") or {}
         claims = {c["unit_id"]: c for c in rrow["claims"]}
         facts = {f["unit_id"]: f for f in rrow["facts"]}
         units = []
@@ -224,29 +261,29 @@ class CatalogPart(SessionBase):
             if unit.unit_kind == "claim":
                 c = claims.get(unit.unit_id, {})
                 for dim, score in (("supported", "support"), ("correct", "correctness")):
-                    self.auto[(unit.unit_id, dim)] = int(c.get(dim, 0))
-                    self.auto_score[(unit.unit_id, dim)] = c.get(score)
-                    self.key[(unit.unit_id, dim)] = c.get(f"key_{dim}")
+                    self.state.auto[(unit.unit_id, dim)] = int(c.get(dim, 0))
+                    self.state.auto_score[(unit.unit_id, dim)] = c.get(score)
+                    self.state.key[(unit.unit_id, dim)] = c.get(f"key_{dim}")
                 units.append(ViewUnit(unit, "claim", ci))
                 ci += 1
             else:
                 f = facts.get(unit.unit_id, {})
-                self.auto[(unit.unit_id, "covered")] = int(f.get("covered", 0))
-                self.auto_score[(unit.unit_id, "covered")] = None
-                self.key[(unit.unit_id, "covered")] = f.get("key_covered")
+                self.state.auto[(unit.unit_id, "covered")] = int(f.get("covered", 0))
+                self.state.auto_score[(unit.unit_id, "covered")] = None
+                self.state.key[(unit.unit_id, "covered")] = f.get("key_covered")
                 fact = fact_of.get(unit.unit_id)
                 units.append(ViewUnit(unit, "fact", fi, fact.fact_id if fact else ""))
                 fi += 1
-        self._response_units[rid] = [v.unit.unit_id for v in units]
-        self._view_units[(case.case_id, rid)] = units
+        self.state._response_units[rid] = [v.unit.unit_id for v in units]
+        self.state._view_units[(case.case_id, rid)] = units
         return units
 
     def _add(self, unit: Unit, case_id: str, response_id: str) -> None:
-        self._units[unit.unit_id] = unit
-        self._group[unit.unit_id] = (case_id, response_id)
+        self.state._units[unit.unit_id] = unit
+        self.state._group[unit.unit_id] = (case_id, response_id)
 
-    def _first_response(self, case_id: str | None) -> str | None:
+    def first_response(self, case_id: str | None) -> str | None:
         if case_id is None:
             return None
-        responses = self.responses.get(case_id) or []
+        responses = self.state.responses.get(case_id) or []
         return responses[0].response_id if responses else None

@@ -1,17 +1,19 @@
 """The annotator, their labels and comments, saving, undo and the dataset-changed check.
 
-One part of :class:`~playground.ui.session.LabelSession` (a mixin over
-:class:`~playground.ui.session_types.SessionBase`); see :mod:`playground.ui.session` for the rules."""
+One part of :class:`~playground.ui.session.LabelSession`, composed into it (``session.labelling``, issue 40.1):
+a :class:`Labelling` object given the page state it reads and keeps (:class:`LabellingState`: the labels,
+comments, counts and caches it resets and updates) in its constructor; the session hands its methods on under
+their old names.  See :mod:`playground.ui.session` for the rules."""
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
-from typing import Any, cast
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from typing import Any, Protocol, cast
 
+from ..golden import Dataset
 from ..metrics import (
-    Agreement,
     RateCounter,
 )
-from ..model import DIMENSIONS, Unit
+from ..model import DIMENSIONS, Response, Unit
 from ..store import UNSURE
 from .session_types import (
     CaseFilter,
@@ -19,16 +21,63 @@ from .session_types import (
     DatasetChangedError,
     LabelChange,
     Progress,
-    SessionBase,
     SessionError,
+    ViewUnit,
     validate_annotator,
 )
 
-__all__ = ["LabelsPart"]
+__all__ = ["Labelling", "LabellingState"]
 
 
-class LabelsPart(SessionBase):
+class LabellingState(Protocol):
+    """What :class:`Labelling` reads of the page's state (a :class:`~playground.ui.session.LabelSession` is one)
+    and keeps there (who labels, their labels, unsure answers, stale labels, comments, the counts and caches)."""
+
+    dataset: Dataset
+    dataset_name: str
+    revision: str
+    store: Any
+    read_only: bool
+    annotator: str | None
+    case_ids: list[str]
+    case_id: str | None
+    catalog: Any
+    responses: dict[str, list[Response]]
+    auto: dict[tuple[str, str], int]
+    total_units: int
+    total_pairs: int
+    _harness: Any
+    _units: dict[str, Unit]
+    _group: dict[str, tuple[str, str]]
+    _view_units: dict[tuple[str, str], list[ViewUnit]]
+    _case_units: dict[str, list[str]]
+    _response_units: dict[str, list[str]]
+    labels: dict[tuple[str, str], int]
+    unsure: set[tuple[str, str]]
+    stale: dict[tuple[str, str], int]
+    comments: dict[str, str]
+    counter: Any
+    _ties: set[tuple[str, str]]
+    _tables: dict[str, list[int]]
+    _agreement_cache: dict[str, Any]
+    _case_stats: dict[str, tuple[int, int, int, int, int]]
+    _rows: dict[str, tuple[Any, CaseRow]]
+    _listed: tuple[CaseFilter, list[CaseRow]] | None
+    _unsearched: tuple[CaseFilter, list[CaseRow]] | None
+    response_name: Callable[[str], str]
+    _pairs: Callable[[Iterable[str]], Iterator[tuple[str, str]]]
+    _restat: Callable[[str], None]
+
+    def build_case(self, case_id: str) -> None: ...
+
+    def build_cases(self, case_ids: Iterable[str]) -> None: ...
+
+
+class Labelling:
     """The annotator, their labels and comments, saving, undo and the dataset-changed check."""
+
+    def __init__(self, state: LabellingState):
+        self.state = state
 
     def set_annotator(self, name: str | None) -> str | None:
         """Label (or, read-only, view) as ``name``; loads their labels from the store.
@@ -37,109 +86,110 @@ class LabelsPart(SessionBase):
         annotators.  Returns the tidied name.
         """
         if name is None:
-            if not self.read_only:
+            if not self.state.read_only:
                 raise SessionError("Type your name first.")
-            self.annotator = None
+            self.state.annotator = None
         else:
             from .request import check_name  # a roster link binds a student's page to one name
 
-            self.annotator = check_name(validate_annotator(name))
+            self.state.annotator = check_name(validate_annotator(name))
         self.refresh()
-        return self.annotator
+        return self.state.annotator
 
     def dataset_changed(self) -> bool:
         """Whether the store's dataset is no longer the revision this page opened (re-imported or removed)."""
-        if not self.revision:
+        if not self.state.revision:
             return False
-        return self.store.dataset_revision(self.dataset_name) != self.revision
+        return self.state.store.dataset_revision(self.state.dataset_name) != self.state.revision
 
     def check_dataset(self) -> None:
         """Raise :class:`DatasetChangedError` when the dataset changed under this page (before every write)."""
         if self.dataset_changed():
             raise DatasetChangedError(
-                f"The dataset {self.dataset_name!r} was re-imported since this page opened, so the text shown here may "
-                "no longer exist; nothing more is saved from this page. Reload the page to label the new version "
-                "(labels saved before are kept; those on changed text show as earlier labels).")
+                f"The dataset {self.state.dataset_name!r} was re-imported since this page opened, so the text shown "
+                "here may no longer exist; nothing more is saved from this page. Reload the page to label the new "
+                "version (labels saved before are kept; those on changed text show as earlier labels).")
 
     @property
     def can_label(self) -> bool:
-        return self.annotator is not None and not self.read_only
+        return self.state.annotator is not None and not self.state.read_only
 
     def known_annotators(self) -> list[str]:
-        return self.store.annotators()
+        return self.state.store.annotators()
 
     def annotator_progress(self) -> list[tuple[str, Progress]]:
         """Every annotator's progress on this dataset (for an instructor's dashboard), by name."""
         out = []
-        self._build_labelled(everyone=True)
+        self.build_labelled(everyone=True)
         for name in self.known_annotators():  # the store never lists the reserved names
-            p = self.store.progress(self._units, annotator=name)
+            p = self.state.store.progress(self.state._units, annotator=name)
             # every labelled unit is built; the units of cases not built yet are counted, not built
-            out.append((name, Progress("", p.labelled_units, self.total_units, p.labelled_pairs, self.total_pairs,
-                                       p.stale_pairs)))
+            out.append((name, Progress("", p.labelled_units, self.state.total_units, p.labelled_pairs,
+                                       self.state.total_pairs, p.stale_pairs)))
         return out
 
-    def _build_labelled(self, everyone: bool = False, labels: Iterable[Any] | None = None) -> None:
+    def build_labelled(self, everyone: bool = False, labels: Iterable[Any] | None = None) -> None:
         """Build every case holding a label or comment of this annotator (``everyone``: of anyone)."""
-        if self._harness is None:
+        if self.state._harness is None:
             return
-        who = None if everyone else self.annotator
+        who = None if everyone else self.state.annotator
         if labels is None:
-            labels = self.store.labels(annotator=who, include_unsure=True)
+            labels = self.state.store.labels(annotator=who, include_unsure=True)
         cases = {lb.case_id for lb in labels}
-        cases |= {c.case_id for c in self.store.comments(annotator=who)}
-        self.build_cases(c for c in cases if c in self.dataset.cases)
+        cases |= {c.case_id for c in self.state.store.comments(annotator=who)}
+        self.state.build_cases(c for c in cases if c in self.state.dataset.cases)
 
-    def _reset_labels(self) -> None:
-        self.counter = RateCounter(cast(Mapping[Hashable, Hashable], self._group))
-        self.labels: dict[tuple[str, str], int] = {}
-        self.unsure: set[tuple[str, str]] = set()
-        self.comments: dict[str, str] = {}
-        self.stale: dict[tuple[str, str], int] = {}
+    def reset_labels(self) -> None:
+        """Forget every label, comment, count and cache of the state (the next :meth:`refresh` loads them)."""
+        self.state.counter = RateCounter(cast(Mapping[Hashable, Hashable], self.state._group))
+        self.state.labels = {}
+        self.state.unsure = set()
+        self.state.comments = {}
+        self.state.stale = {}
         # (human, harness) table per label dimension, kept as labels change: agreement in O(1) per toggle
-        self._tables: dict[str, list[int]] = {d: [0, 0, 0, 0] for d in DIMENSIONS}
-        self._agreement_cache: dict[str, Agreement] = {}
-        self._case_stats: dict[str, tuple] = {}
-        self._rows: dict[str, tuple[tuple, CaseRow]] = {}
-        self._listed: tuple[CaseFilter, list[CaseRow]] | None = None
-        self._unsearched: tuple[CaseFilter, list[CaseRow]] | None = None
-        self._ties = set()
+        self.state._tables = {d: [0, 0, 0, 0] for d in DIMENSIONS}
+        self.state._agreement_cache = {}
+        self.state._case_stats = {}
+        self.state._rows = {}
+        self.state._listed = None
+        self.state._unsearched = None
+        self.state._ties = set()
 
     def _my_labels(self, **where: Any) -> list:
         """This annotator's stored labels, unsure ones included."""
-        return list(self.store.labels(annotator=self.annotator, **where, include_unsure=True))
+        return list(self.state.store.labels(annotator=self.state.annotator, **where, include_unsure=True))
 
     def _load_comments(self, unit_ids: Iterable[str] | None = None) -> dict[str, str]:
-        if self.annotator is None:
+        if self.state.annotator is None:
             return {}
         ids = None if unit_ids is None else list(unit_ids)
-        return {c.unit_id: c.text for c in self.store.comments(unit_ids=ids, annotator=self.annotator)
-                if c.unit_id in self._units and c.text}
+        return {c.unit_id: c.text for c in self.state.store.comments(unit_ids=ids, annotator=self.state.annotator)
+                if c.unit_id in self.state._units and c.text}
 
     def refresh(self) -> None:
         """Reload this annotator's labels (or the consensus) from the store: another tab's changes appear."""
-        self._reset_labels()
-        if self.annotator is None and self.read_only:
-            self._build_labelled(everyone=True)
-            for row in self.store.consensus(catalog=self._units):
+        self.reset_labels()
+        if self.state.annotator is None and self.state.read_only:
+            self.build_labelled(everyone=True)
+            for row in self.state.store.consensus(catalog=self.state._units):
                 if row.value is None:
-                    self._ties.add((row.unit_id, row.dimension))
+                    self.state._ties.add((row.unit_id, row.dimension))
                 else:
                     self._put(row.unit_id, row.dimension, row.value)
-        elif self.annotator is not None:
+        elif self.state.annotator is not None:
             mine = self._my_labels()
-            self._build_labelled(labels=mine)
-            self.comments = self._load_comments()
+            self.build_labelled(labels=mine)
+            self.state.comments = self._load_comments()
             for label in mine:
-                unit = self._units.get(label.unit_id)
+                unit = self.state._units.get(label.unit_id)
                 if unit is None or label.dimension not in unit.dimensions:
                     continue  # orphaned: a unit of another configuration or dataset
                 if unit.text_hash != label.text_hash:
-                    self.stale[(label.unit_id, label.dimension)] = label.value
+                    self.state.stale[(label.unit_id, label.dimension)] = label.value
                     continue
                 self._put(label.unit_id, label.dimension, label.value)
-        for cid in self.case_ids:
-            self._restat(cid)
+        for cid in self.state.case_ids:
+            self.state._restat(cid)
 
     def refresh_case(self, case_id: str | None = None) -> int:
         """Reload one case's labels from the store (cheap: one query); returns how many changed.
@@ -147,128 +197,128 @@ class LabelsPart(SessionBase):
         The page calls it when a case comes on screen, so a second tab's
         changes show up without a full :meth:`refresh`.
         """
-        cid = case_id or self.case_id
-        if cid is None or (self.annotator is None and not self.read_only):
+        cid = case_id or self.state.case_id
+        if cid is None or (self.state.annotator is None and not self.state.read_only):
             return 0
-        self.build_case(cid)
-        ids = list(self._case_units.get(cid, []))
-        for r in self.responses.get(cid, []):
-            ids += self._response_units.get(r.response_id, [])
+        self.state.build_case(cid)
+        ids = list(self.state._case_units.get(cid, []))
+        for r in self.state.responses.get(cid, []):
+            ids += self.state._response_units.get(r.response_id, [])
         fresh: dict[tuple[str, str], int] = {}
         stale: dict[tuple[str, str], int] = {}
-        if self.annotator is None:
+        if self.state.annotator is None:
             here = set(ids)
-            self._ties -= {k for k in self._ties if k[0] in here}
-            for row in self.store.consensus(catalog=self._units, unit_ids=ids):
+            self.state._ties -= {k for k in self.state._ties if k[0] in here}
+            for row in self.state.store.consensus(catalog=self.state._units, unit_ids=ids):
                 if row.value is None:
-                    self._ties.add((row.unit_id, row.dimension))
+                    self.state._ties.add((row.unit_id, row.dimension))
                 else:
                     fresh[(row.unit_id, row.dimension)] = row.value
         else:
             for label in self._my_labels(case_id=cid):
-                unit = self._units.get(label.unit_id)
+                unit = self.state._units.get(label.unit_id)
                 if unit is None or label.dimension not in unit.dimensions:
                     continue
                 target = fresh if unit.text_hash == label.text_hash else stale
                 target[(label.unit_id, label.dimension)] = label.value
         changed = 0
-        if self.annotator is not None:
+        if self.state.annotator is not None:
             here_comments = self._load_comments(ids)
             for uid in ids:
-                if self.comments.get(uid, "") != here_comments.get(uid, ""):
+                if self.state.comments.get(uid, "") != here_comments.get(uid, ""):
                     changed += 1
                     if uid in here_comments:
-                        self.comments[uid] = here_comments[uid]
+                        self.state.comments[uid] = here_comments[uid]
                     else:
-                        self.comments.pop(uid, None)
-        for uid, dim in self._pairs(ids):
+                        self.state.comments.pop(uid, None)
+        for uid, dim in self.state._pairs(ids):
             key = (uid, dim)
             new = fresh.get(key)
             if self.answer(uid, dim) != new:
                 self._put(uid, dim, new)
                 changed += 1
             if key in stale and new is None:
-                self.stale[key] = stale[key]
+                self.state.stale[key] = stale[key]
             elif key not in stale:
-                self.stale.pop(key, None)
+                self.state.stale.pop(key, None)
         if changed:
-            self._restat(cid)
+            self.state._restat(cid)
         return changed
 
     @property
     def ties(self) -> int:
         """Consensus only: (unit, dimension) pairs whose annotators are split evenly (left out of every rate)."""
-        return len(self._ties)
+        return len(self.state._ties)
 
     def _put(self, unit_id: str, dimension: str, value: int | None) -> None:
         """Record an answer (1, 0, :data:`UNSURE` or None) in memory: labels, unsure set, counts and agreement."""
         key = (unit_id, dimension)
-        old = self.labels.get(key)
-        auto = self.auto.get(key)
+        old = self.state.labels.get(key)
+        auto = self.state.auto.get(key)
         if old is not None and auto is not None:
-            self._tables[dimension][2 * old + auto] -= 1
+            self.state._tables[dimension][2 * old + auto] -= 1
         if value is None or value == UNSURE:
-            self.labels.pop(key, None)
+            self.state.labels.pop(key, None)
             if value == UNSURE:
-                self.unsure.add(key)
-                self.stale.pop(key, None)
+                self.state.unsure.add(key)
+                self.state.stale.pop(key, None)
             else:
-                self.unsure.discard(key)
-            self.counter.set(unit_id, dimension, None)  # unsure is counted in no rate
+                self.state.unsure.discard(key)
+            self.state.counter.set(unit_id, dimension, None)  # unsure is counted in no rate
         else:
             v = int(value)
-            self.labels[key] = v
-            self.unsure.discard(key)
-            self.stale.pop(key, None)
+            self.state.labels[key] = v
+            self.state.unsure.discard(key)
+            self.state.stale.pop(key, None)
             if auto is not None:
-                self._tables[dimension][2 * v + auto] += 1
-            self.counter.set(unit_id, dimension, v)
-        self._agreement_cache.pop(dimension, None)
+                self.state._tables[dimension][2 * v + auto] += 1
+            self.state.counter.set(unit_id, dimension, v)
+        self.state._agreement_cache.pop(dimension, None)
 
     def label(self, unit_id: str, dimension: str) -> int | None:
         """This annotator's current label (1, 0) or None (no label, or unsure)."""
-        return self.labels.get((unit_id, dimension))
+        return self.state.labels.get((unit_id, dimension))
 
     def answer(self, unit_id: str, dimension: str) -> int | None:
         """This annotator's answer: 1, 0, :data:`UNSURE` or None (not answered)."""
         key = (unit_id, dimension)
-        if key in self.unsure:
+        if key in self.state.unsure:
             return UNSURE
-        return self.labels.get(key)
+        return self.state.labels.get(key)
 
     def answered(self, unit_id: str, dimension: str) -> bool:
         """Whether this annotator gave an answer (an unsure one counts: they have looked at it)."""
         key = (unit_id, dimension)
-        return key in self.labels or key in self.unsure
+        return key in self.state.labels or key in self.state.unsure
 
     def comment(self, unit_id: str) -> str:
         """This annotator's comment on a unit ("" when none)."""
-        return self.comments.get(unit_id, "")
+        return self.state.comments.get(unit_id, "")
 
     def set_comment(self, unit_id: str, text: str) -> bool:
         """Save a comment on a unit ("" removes it); returns whether the store changed."""
-        if self.read_only:
+        if self.state.read_only:
             raise SessionError("This page is read-only: comments cannot be changed here.")
-        if self.annotator is None:
+        if self.state.annotator is None:
             raise SessionError("Type your name first: comments are saved under it.")
-        unit = self.catalog.get(unit_id)
+        unit = self.state.catalog.get(unit_id)
         if unit is None:
             raise SessionError(f"unknown unit {unit_id!r}")
         text = str(text).strip()
         self.check_dataset()
-        event = self.store.set_comment(self.annotator, unit, text)
+        event = self.state.store.set_comment(self.state.annotator, unit, text)
         if text:
-            self.comments[unit_id] = text
+            self.state.comments[unit_id] = text
         else:
-            self.comments.pop(unit_id, None)
+            self.state.comments.pop(unit_id, None)
         return event is not None
 
     def stale_label(self, unit_id: str, dimension: str) -> int | None:
         """An earlier label of this unit whose text has changed since, or None."""
-        return self.stale.get((unit_id, dimension))
+        return self.state.stale.get((unit_id, dimension))
 
     def _unit(self, unit_id: str, dimension: str) -> Unit:
-        unit = self.catalog.get(unit_id)
+        unit = self.state.catalog.get(unit_id)
         if unit is None:
             raise SessionError(f"unknown unit {unit_id!r}")
         if dimension not in unit.dimensions:
@@ -277,42 +327,42 @@ class LabelsPart(SessionBase):
 
     def set_label(self, unit_id: str, dimension: str, value: int | None) -> LabelChange | None:
         """Save ``value`` (1, 0, or None to clear) at once; returns the change, or None if nothing changed."""
-        if self.read_only:
+        if self.state.read_only:
             raise SessionError("This page is read-only (an instructor dashboard): labels cannot be changed here.")
-        if self.annotator is None:
+        if self.state.annotator is None:
             raise SessionError("Type your name first: labels are saved under it.")
         if value is not None and value not in (0, 1, UNSURE):
             raise SessionError(f"a label is 1 (yes), 0 (no), {UNSURE} (unsure) or None (clear), not {value!r}")
         unit = self._unit(unit_id, dimension)
         shown = self.answer(unit_id, dimension)
         self.check_dataset()
-        event = self.store.set_label(self.annotator, unit, dimension, None if value is None else int(value))
+        event = self.state.store.set_label(self.state.annotator, unit, dimension, None if value is None else int(value))
         if event is None:
             # Nothing changed in the store; make sure the page agrees with it.
             if shown != (None if value is None else int(value)):
-                self._apply(unit_id, dimension, value)
+                self.apply(unit_id, dimension, value)
             return None
-        self._apply(unit_id, dimension, event.new_value)
-        cid, rid = self._group[unit_id]
+        self.apply(unit_id, dimension, event.new_value)
+        cid, rid = self.state._group[unit_id]
         return LabelChange(unit_id, dimension, event.old_value, event.new_value, cid, rid, event.action,
                            conflict=event.old_value != shown)
 
-    def _apply(self, unit_id: str, dimension: str, value: int | None) -> None:
+    def apply(self, unit_id: str, dimension: str, value: int | None) -> None:
         self._put(unit_id, dimension, value)
-        cid = self._group[unit_id][0]
-        self._restat(cid)
+        cid = self.state._group[unit_id][0]
+        self.state._restat(cid)
 
     def undo(self) -> LabelChange | None:
         """Revert this annotator's last change (in the store, whichever tab made it); None when nothing is left."""
-        if self.read_only:
+        if self.state.read_only:
             raise SessionError("This page is read-only: nothing to undo.")
-        if self.annotator is None:
+        if self.state.annotator is None:
             raise SessionError("Type your name first.")
         self.check_dataset()
-        event = self.store.undo(self.annotator)
+        event = self.state.store.undo(self.state.annotator)
         if event is None:
             return None
-        unit = self.catalog.get(event.unit_id)
+        unit = self.state.catalog.get(event.unit_id)
         if unit is None:
             self.refresh()
             return LabelChange(event.unit_id, event.dimension, event.old_value, event.new_value, event.case_id, "",
@@ -320,17 +370,17 @@ class LabelsPart(SessionBase):
         if event.new_value is not None and event.text_hash != unit.text_hash:
             self.refresh()  # restored a label of older text: it is stale, not current
         else:
-            self._apply(event.unit_id, event.dimension, event.new_value)
-        cid, rid = self._group[event.unit_id]
+            self.apply(event.unit_id, event.dimension, event.new_value)
+        cid, rid = self.state._group[event.unit_id]
         return LabelChange(event.unit_id, event.dimension, event.old_value, event.new_value, cid, rid, "undo")
 
     def describe(self, unit_id: str) -> str:
         """A short name of a unit for messages: ``claim 2 of GC-0001 (confident hallucination)``."""
-        if unit_id not in self._group:
+        if unit_id not in self.state._group:
             return unit_id
-        cid, rid = self._group[unit_id]
-        for vu in self._view_units.get((cid, rid), []):
+        cid, rid = self.state._group[unit_id]
+        for vu in self.state._view_units.get((cid, rid), []):
             if vu.unit.unit_id == unit_id:
-                where = f" of {cid}" + (f" ({self.response_name(rid)})" if rid else "")
+                where = f" of {cid}" + (f" ({self.state.response_name(rid)})" if rid else "")
                 return f"{vu.kind} {vu.index + 1}{where}"
         return unit_id

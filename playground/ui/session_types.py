@@ -3,7 +3,7 @@ share, and the base class that declares the session's state."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -184,9 +184,10 @@ def parse_weights(text: str, what: str = "weights", unit_interval: bool = False)
 
 
 class SessionBase:
-    """What every part of :class:`~playground.ui.session.LabelSession` shares: the session's state (set by
-    ``LabelSession.__init__`` and the catalog) and the methods one part calls in another (declared here for
-    the type checker; each is defined by the part named beside it, which comes first in the MRO)."""
+    """The state of a :class:`~playground.ui.session.LabelSession`, declared for the type checker (no behaviour):
+    what ``LabelSession.__init__`` and its parts set (the catalog, the labels, the view), and the parts' methods
+    one part calls in another, which the session hands on (each part's module named beside them).  Each part
+    reads it through a protocol of its own listing only what it uses (``CatalogState``, ``LabellingState``, ...)."""
 
     # the dataset and the store (LabelSession.__init__)
     dataset: Dataset
@@ -224,7 +225,6 @@ class SessionBase:
     gates: dict[str, float]
     thresholds: dict[str, float]
     filter: CaseFilter
-    _search: Any
     case_id: str | None
     response_id: str | None
     annotator: str | None
@@ -234,7 +234,6 @@ class SessionBase:
     lesson_name: str | None
     queue_lesson: bool
     queue: list[tuple[str, str | None]]
-    _evidence: dict[str, Any]
     _ties: set[tuple[str, str]]
     # labels (session_labels._reset_labels)
     labels: dict[tuple[str, str], int]
@@ -249,40 +248,19 @@ class SessionBase:
     _listed: tuple[CaseFilter, list[CaseRow]] | None
     _unsearched: tuple[CaseFilter, list[CaseRow]] | None
 
-    # methods one part calls in another; the part that defines each is named beside it
-    def build_case(self, case_id: str) -> None:  # session_catalog
-        raise NotImplementedError
+    # the parts' methods one part calls in another, handed on by LabelSession (the part's module beside them)
+    build_case: Callable[[str], None]  # session_catalog
+    build_cases: Callable[[Iterable[str]], None]  # session_catalog
+    build_all: Callable[[], None]  # session_catalog
+    _first_response: Callable[[str | None], str | None]  # session_catalog
+    answered: Callable[[str, str], bool]  # session_labels
+    _build_labelled: Callable[..., None]  # session_labels
 
-    def build_cases(self, case_ids: Iterable[str]) -> None:  # session_catalog
-        raise NotImplementedError
+    # session_navigation
+    _view_ids: Callable[[str, str | None], list[str]]
+    _pairs: Callable[[Iterable[str]], Iterator[tuple[str, str]]]
+    _restat: Callable[[str], None]
 
-    def build_all(self) -> None:  # session_catalog
-        raise NotImplementedError
-
-    def _first_response(self, case_id: str | None) -> str | None:  # session_catalog
-        raise NotImplementedError
-
-    def _build_labelled(self, everyone: bool = False, labels: Iterable[Any] | None = None) -> None:  # session_labels
-        raise NotImplementedError
-
-    @property
-    def ties(self) -> int:  # session_labels
-        raise NotImplementedError
-
-    def answered(self, unit_id: str, dimension: str) -> bool:  # session_labels
-        raise NotImplementedError
-
-    def _view_ids(self, case_id: str, response_id: str | None) -> list[str]:  # session_navigation
-        raise NotImplementedError
-
-    def _pairs(self, unit_ids: Iterable[str]) -> Iterator[tuple[str, str]]:  # session_navigation
-        raise NotImplementedError
-
-    def _restat(self, case_id: str) -> None:  # session_navigation
-        raise NotImplementedError
-
-    def response_name(self, response_id: str) -> str:  # session_reveal
-        raise NotImplementedError
-
-    def _group_of_response(self, response_id: str) -> str:  # session_reveal
-        raise NotImplementedError
+    # session_reveal
+    response_name: Callable[[str], str]
+    _group_of_response: Callable[[str], str]

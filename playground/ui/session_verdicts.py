@@ -1,7 +1,9 @@
 """Error analysis on the page (issue 24.6): a response's pass/fail verdict, note and failure-mode tags.
 
-One part of :class:`~playground.ui.session.LabelSession` (a mixin over
-:class:`~playground.ui.session_types.SessionBase`).  The response on screen is
+One part of :class:`~playground.ui.session.LabelSession`, composed into it
+(``session.verdicts``, issue 40.1): a :class:`Verdicts` object given the page
+state it reads (:class:`VerdictsState`) in its constructor; the session hands
+its methods on under their old names.  The response on screen is
 a label unit of kind ``response`` with the single dimension ``pass``
 (:func:`playground.verdicts.response_unit`), outside the four dimensions, so
 progress, rates and the diagnosis are unchanged by it.  Everything is written
@@ -18,30 +20,51 @@ to the store at once, as ordinary events with history and undo:
   in words and nothing is written.
 
 Blind labelling: the shipped set's **authored** verdict and tags of a response
-(:meth:`VerdictsPart.authored`) show only once this annotator has given the
+(:meth:`Verdicts.authored`) show only once this annotator has given the
 response a verdict (or reveal is on), beside the variant reveal.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
+from ..golden import Dataset
 from ..model import Unit
 from ..store import UNSURE
-from .session_types import SessionBase, SessionError
+from .session_types import SessionError
 
-__all__ = ["VERDICT_VALUES", "VerdictsPart"]
+__all__ = ["VERDICT_VALUES", "Verdicts", "VerdictsState"]
 
 #: The verdict choices and their stored values (``clear`` removes the verdict).
 VERDICT_VALUES: dict[str, int | None] = {"pass": 1, "fail": 0, "unsure": UNSURE, "clear": None}
 
 
-class VerdictsPart(SessionBase):
+class VerdictsState(Protocol):
+    """What :class:`Verdicts` reads of the page's state (a :class:`~playground.ui.session.LabelSession` is one):
+    the dataset and its name, the store, who labels, the response on screen, read-only and reveal."""
+
+    dataset: Dataset
+    dataset_name: str
+    store: Any
+    annotator: str | None
+    response_id: str | None
+    read_only: bool
+    reveal_all: bool
+
+    def check_dataset(self) -> None: ...
+
+
+class Verdicts:
     """A response's verdict, note and tags, the taxonomy, the failure-mode counts and the guidelines."""
 
+    def __init__(self, state: VerdictsState):
+        self.state = state
+        self._units: Any = None  # the dataset's response units, made once (10,000 responses take 0.2 s to hash)
+        self._key: dict[str, Any] | None = None  # the shipped set's verdict key, made once
+
     def _response(self, response_id: str | None) -> Any:
-        rid = response_id or self.response_id
-        response = self.dataset.responses.get(rid) if rid else None
+        rid = response_id or self.state.response_id
+        response = self.state.dataset.responses.get(rid) if rid else None
         if response is None:
             raise SessionError("no response on screen to judge" if rid is None else f"unknown response {rid!r}")
         return response
@@ -54,28 +77,27 @@ class VerdictsPart(SessionBase):
         return response_unit(r.case_id, r.response_id, r.text)
 
     def _writable(self, what: str) -> None:
-        if self.read_only:
+        if self.state.read_only:
             raise SessionError(f"This page is read-only: {what} cannot be changed here.")
-        if self.annotator is None:
+        if self.state.annotator is None:
             raise SessionError(f"Type your name first: {what} are saved under it.")
-        check = getattr(self, "check_dataset", None)
-        if check is not None:
-            check()
+        self.state.check_dataset()
 
     def verdict(self, response_id: str | None = None) -> int | None:
         """This annotator's current verdict (1 pass, 0 fail, UNSURE), or None; a verdict on text that changed
         since is not current (None)."""
-        if self.annotator is None or self._response_or_none(response_id) is None:
+        if self.state.annotator is None or self._response_or_none(response_id) is None:
             return None
         unit = self.response_unit(response_id)
-        for lab in self.store.labels(annotator=self.annotator, unit_ids=[unit.unit_id], include_unsure=True):
+        s = self.state
+        for lab in s.store.labels(annotator=s.annotator, unit_ids=[unit.unit_id], include_unsure=True):
             if lab.dimension == "pass" and lab.text_hash == unit.text_hash:
                 return int(lab.value)
         return None
 
     def _response_or_none(self, response_id: str | None) -> Any:
-        rid = response_id or self.response_id
-        return self.dataset.responses.get(rid) if rid else None
+        rid = response_id or self.state.response_id
+        return self.state.dataset.responses.get(rid) if rid else None
 
     def set_verdict(self, value: int | None, response_id: str | None = None) -> bool:
         """Save the verdict (1, 0, UNSURE; None clears it); returns whether the store changed."""
@@ -83,33 +105,36 @@ class VerdictsPart(SessionBase):
             raise SessionError(f"a verdict is 1 (pass), 0 (fail), {UNSURE} (unsure) or None (clear), not {value!r}")
         self._writable("verdicts")
         unit = self.response_unit(response_id)
-        return self.store.set_label(self.annotator, unit, "pass", value, dataset=self.dataset_name) is not None
+        s = self.state
+        return s.store.set_label(s.annotator, unit, "pass", value, dataset=s.dataset_name) is not None
 
     def note(self, response_id: str | None = None) -> str:
         """This annotator's note on the response ("" when none)."""
-        if self.annotator is None or self._response_or_none(response_id) is None:
+        if self.state.annotator is None or self._response_or_none(response_id) is None:
             return ""
         unit = self.response_unit(response_id)
-        return next((c.text for c in self.store.comments(unit_ids=[unit.unit_id], annotator=self.annotator)), "")
+        said = self.state.store.comments(unit_ids=[unit.unit_id], annotator=self.state.annotator)
+        return next((c.text for c in said), "")
 
     def set_note(self, text: str, response_id: str | None = None) -> bool:
         """Save the note ("" removes it); returns whether the store changed."""
         self._writable("notes")
         unit = self.response_unit(response_id)
-        return self.store.set_comment(self.annotator, unit, str(text).strip(), dataset=self.dataset_name) is not None
+        s = self.state
+        return s.store.set_comment(s.annotator, unit, str(text).strip(), dataset=s.dataset_name) is not None
 
     def tags(self, response_id: str | None = None) -> tuple[str, ...]:
         """This annotator's failure-mode tags on the response (names resolved through renames and merges)."""
-        if self.annotator is None or self._response_or_none(response_id) is None:
+        if self.state.annotator is None or self._response_or_none(response_id) is None:
             return ()
         unit = self.response_unit(response_id)
-        found = [t for t in self.store.tags(unit_ids=[unit.unit_id], annotator=self.annotator)
+        found = [t for t in self.state.store.tags(unit_ids=[unit.unit_id], annotator=self.state.annotator)
                  if t.text_hash == unit.text_hash]
         return tuple(found[0].tags) if found else ()
 
     def taxonomy(self) -> list[str]:
         """The dataset's failure modes a tag can be (merged ones left out), in the taxonomy's order."""
-        return [m.name for m in self.store.taxonomy(self.dataset_name) if m.merged_into is None]
+        return [m.name for m in self.state.store.taxonomy(self.state.dataset_name) if m.merged_into is None]
 
     def set_tags(self, tags: Sequence[str], response_id: str | None = None) -> bool:
         """Give the response exactly ``tags`` (each a failure mode of the taxonomy); whether the store changed."""
@@ -117,10 +142,11 @@ class VerdictsPart(SessionBase):
         known = set(self.taxonomy())
         unknown = [t for t in tags if t not in known]
         if unknown:
-            raise SessionError(f"not a failure mode of {self.dataset_name}: {', '.join(unknown)} (add it first)")
+            raise SessionError(f"not a failure mode of {self.state.dataset_name}: {', '.join(unknown)} (add it first)")
         ordered = tuple(dict.fromkeys(tags))
         unit = self.response_unit(response_id)
-        return self.store.set_tags(self.annotator, unit, ordered, dataset=self.dataset_name) is not None
+        s = self.state
+        return s.store.set_tags(s.annotator, unit, ordered, dataset=s.dataset_name) is not None
 
     def toggle_tag(self, name: str, on: bool, response_id: str | None = None) -> bool:
         """Add ``name`` to the response's tags (``on``) or take it off."""
@@ -138,13 +164,13 @@ class VerdictsPart(SessionBase):
             tidy = validate_tag(str(name).strip())
         except ValueError as exc:
             raise SessionError(str(exc)) from None
-        known = {m.name: m for m in self.store.taxonomy(self.dataset_name)}
+        known = {m.name: m for m in self.state.store.taxonomy(self.state.dataset_name)}
         if tidy in known and known[tidy].merged_into is not None:
             raise SessionError(f"the tag {tidy!r} was merged into {known[tidy].merged_into!r}: use that one")
         now = self.tags(response_id)
         if tidy not in now:  # the store adds a new name to the taxonomy in the same write (open coding)
-            self.store.set_tags(self.annotator, self.response_unit(response_id), (*now, tidy),
-                                dataset=self.dataset_name)
+            self.state.store.set_tags(self.state.annotator, self.response_unit(response_id), (*now, tidy),
+                                dataset=self.state.dataset_name)
         return tidy
 
     def failure_counts(self, annotator: str | None = None) -> tuple[list[Any], Any]:
@@ -152,32 +178,31 @@ class VerdictsPart(SessionBase):
         and :func:`playground.verdicts.pass_rate`, for ``annotator`` (None: pooled over everyone)."""
         from ..verdicts import failure_mode_table, pass_rate, response_units
 
-        units = getattr(self, "_verdict_units", None)
-        if units is None:  # made once per page: 10,000 responses take 0.2 s to hash
-            units = self._verdict_units = response_units(self.dataset)
-        return failure_mode_table(self.store, units, annotator), pass_rate(self.store, units, annotator)
+        if self._units is None:
+            self._units = response_units(self.state.dataset)
+        store = self.state.store
+        return failure_mode_table(store, self._units, annotator), pass_rate(store, self._units, annotator)
 
     def authored(self, response_id: str | None = None) -> tuple[int | None, tuple[str, ...]] | None:
         """The shipped set's authored ``(verdict, tags)`` of the response, once this annotator has judged it (or
         reveal is on); None while blind, or for a dataset with no authored verdicts."""
         r = self._response_or_none(response_id)
-        if r is None or self.dataset_name != "golden":
+        if r is None or self.state.dataset_name != "golden":
             return None
-        if not self.reveal_all and self.verdict(r.response_id) is None:
+        if not self.state.reveal_all and self.verdict(r.response_id) is None:
             return None
         key = self._verdict_key().get(r.response_id)
         return None if key is None else (key.verdict, key.tags)
 
     def _verdict_key(self) -> dict[str, Any]:
         """The shipped set's verdict key (:func:`playground.verdict_key.verdict_key`), made once per session."""
-        cached = getattr(self, "_verdict_key_cache", None)
-        if cached is None:
+        if self._key is None:
             from ..verdict_key import verdict_key
 
-            cached = self._verdict_key_cache = verdict_key(self.dataset)
-        return cached
+            self._key = verdict_key(self.state.dataset)
+        return self._key
 
     def guidelines(self) -> Any:
         """The dataset's current guidelines (``Guidelines(dataset, version, markdown, author, created_at)``) or
         None."""
-        return self.store.guidelines(self.dataset_name)
+        return self.state.store.guidelines(self.state.dataset_name)

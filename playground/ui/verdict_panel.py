@@ -21,14 +21,17 @@ the same buttons a mouse would, so every verdict goes through the kernel.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 import anywidget
 import ipywidgets as W
 import traitlets
 
-from .bridge import KEYMAP
+from .bridge import KEYMAP, PageBridge
 from .rows import FROM_VALUE, html_widget
+from .session import LabelSession
 from .session_verdicts import VERDICT_VALUES
 from .verdict_html import (
     VERDICT_WORDS,
@@ -38,10 +41,8 @@ from .verdict_html import (
     guidelines_html,
 )
 
-if TYPE_CHECKING:
-    from .views import PlaygroundApp
-
-__all__ = ["VERDICT_KEYMAP", "VERDICT_KEYS_ESM", "VerdictKeys", "VerdictPanel", "describe_change", "keymap_json"]
+__all__ = ["VERDICT_KEYMAP", "VERDICT_KEYS_ESM", "PanelHost", "VerdictKeys", "VerdictPanel", "describe_change",
+           "keymap_json"]
 
 #: The keys of the panel, as shown in the page's key map.
 VERDICT_KEYMAP: tuple[tuple[str, str], ...] = (
@@ -126,10 +127,27 @@ def describe_change(change: Any, session: Any, verb: str) -> str:
     return f"{verb}: {what} · {change.dimension}: {word(change.old)} → {word(change.new)}."
 
 
+class PanelHost(Protocol):
+    """What the panel reads of the page that holds it (the page, :class:`~playground.ui.views.PlaygroundApp`, is
+    one): the session it draws, the page's guard, status line and front-end bridge, the response's text widget."""
+
+    session: LabelSession
+    syncing: bool
+    stopped: bool
+    bridge: PageBridge
+    response_text: Any
+
+    def quiet(self) -> AbstractContextManager[None]: ...
+
+    def guard(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+    def say(self, message: str, error: bool = False) -> None: ...
+
+
 class VerdictPanel:
     """The widgets of the panel (module docstring) and their handlers, over the app's session."""
 
-    def __init__(self, app: PlaygroundApp):
+    def __init__(self, app: PanelHost):
         self.app = app
         self.keys = VerdictKeys()
         self.keys.handlers["hint"] = lambda msg: app.say(str(msg.get("text", ""))[:200], error=True)
