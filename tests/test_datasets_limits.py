@@ -16,8 +16,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from playground import limits
 from playground.errors import DataError
-from playground.importers import core, limits
+from playground.importers import core
 from playground.importers.load import prepare
 from playground.store import LabelImportError, import_file, open_store
 

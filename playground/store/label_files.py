@@ -129,7 +129,7 @@ def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, pr
     The file must be a regular file within :mod:`playground.importers.limits`' size (checked
     before it is opened: a FIFO would wait forever) and, for Parquet, row bounds.
     """
-    from ..importers.limits import MAX_LABEL_ROWS, LimitExceeded, check_file
+    from ..limits import MAX_LABEL_ROWS, LimitExceeded, check_file
 
     try:
         check_file(path)  # before anything opens it (detect_format may read its first bytes)
