@@ -1,8 +1,9 @@
 """``playground harness gate --scores FILE --record RECORD``: the calibrated gate.
 
-See :mod:`playground.harness.score_gate` for the rules.
+See :mod:`playground.calibrate.score_gate` for the rules.
 
-Exit 0 on a pass, 1 on a regression, 2 on bad input (the record, the scores, the options).
+Exit 0 on PASS, 1 on FAIL (a regression), 2 on INCONCLUSIVE (nothing gated, or a metric of the record not
+gated: each printed with what would decide it), 3 on bad input (the record, the scores, the options).
 """
 from __future__ import annotations
 
@@ -61,8 +62,8 @@ def add_score_gate_options(p: argparse.ArgumentParser) -> None:
 
 def run_score_gate(args: argparse.Namespace) -> int:
     from ..calibrate.record import load_record
+    from ..calibrate.score_gate import BAD_INPUT, EXIT_CODES, gate_scores
     from ..harness.gate import DEFAULT_MAX_RELATIVE_DROP
-    from ..harness.score_gate import gate_scores
     from ..store import StoreError
     from .calibrate_external import identity_of
 
@@ -70,7 +71,7 @@ def run_score_gate(args: argparse.Namespace) -> int:
         print("error: --scores needs --record RECORD: a scorer with no calibration record is not gated "
               "(write one with 'playground calibrate external RESULT --dataset NAME --sample-seed S --record FILE')",
               file=sys.stderr)
-        return 2
+        return BAD_INPUT
     try:
         record = load_record(args.record)
         baseline = _load(args.scores_baseline)
@@ -80,10 +81,10 @@ def run_score_gate(args: argparse.Namespace) -> int:
                              n_boot=args.boot, seed=args.seed, scale=args.scale, slice_of=_slice(args, record))
     except DataError as exc:
         print(exc.report(), file=sys.stderr)
-        return 2
+        return BAD_INPUT
     except (ValueError, OSError, StoreError) as exc:  # DatasetNotFound is a ValueError
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
     print("\n".join(result.lines))
     for r in result.regressions:
         print(f"REGRESSION: {r}", file=sys.stderr)
@@ -97,8 +98,8 @@ def run_score_gate(args: argparse.Namespace) -> int:
         Path(args.write_baseline).parent.mkdir(parents=True, exist_ok=True)
         write_atomic(args.write_baseline, json.dumps(body, indent=2, sort_keys=True) + "\n")
         print(f"baseline of corrected rates written to {args.write_baseline} ({len(rates)} metric(s))")
-    print(f"calibrated gate: {'PASS' if result.passed else 'FAIL'}")
-    return 0 if result.passed else 1
+    print(f"calibrated gate: {result.verdict}")
+    return EXIT_CODES[result.verdict]
 
 
 def _slice(args: argparse.Namespace, record: dict) -> tuple | None:
