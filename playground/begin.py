@@ -69,7 +69,7 @@ def shared_data_dir() -> Path:
     ``<repo>/../shared/data`` (the layout beside the repository)."""
     import os
 
-    from . import REPO_ROOT
+    from .installed import REPO_ROOT
 
     env = os.environ.get("PLAYGROUND_SHARED_DATA")
     return Path(env) if env else REPO_ROOT.parent / "shared" / "data"
