@@ -68,6 +68,7 @@ from .external_samples import (
     metric_key,
     read_result,
 )
+from .index_column import index_columns
 from .needed import LIFT_CAP, labels_to_lift
 from .ppi import calibration_sample
 
@@ -207,7 +208,8 @@ def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0,
     _fmt, rows = read_rows(path, problems)
     if problems:
         raise DataError(problems, f"{path}: not a readable run of scores")
-    present = set(itertools.chain.from_iterable(r.data for r in rows))
+    columns = list(dict.fromkeys(itertools.chain.from_iterable(r.data for r in rows)))
+    present = set(columns) - set(index_columns(columns, [r.data for r in rows]))
     out = {}
     for c in rates:
         if c in present:
