@@ -278,11 +278,11 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     ``dimension`` (``pass`` or ``tag:NAME``): every column that is no known metric and no input column is a
     judge of it (instead of an unknown metric column).
     """
-    from ..importers.core import read_rows
+    from .tool_results import read_scored_rows
 
     path = Path(path)
     problems: list[Problem] = []
-    _fmt, rows = read_rows(path, problems)
+    _fmt, rows = read_scored_rows(path, problems)
     if problems:
         raise DataError(problems, f"{path}: not a readable result table")
     columns = list(dict.fromkeys(itertools.chain.from_iterable(r.data for r in rows)))

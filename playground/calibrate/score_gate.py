@@ -57,7 +57,6 @@ from typing import Any
 from ..errors import DataError, Problem
 from ..harness.corrected import CorrectedRate, corrected_rate
 from ..harness.gate import resolve_tolerance
-from ..importers.core import read_rows
 from ..stats import ppi_mean
 from .external_samples import (
     _SUFFIX_IGNORED,
@@ -71,6 +70,7 @@ from .external_samples import (
 from .index_column import index_columns
 from .needed import LIFT_CAP, labels_to_lift
 from .ppi import calibration_sample
+from .tool_results import read_scored_rows
 
 __all__ = [
     "BAD_INPUT",
@@ -205,7 +205,7 @@ def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0,
         return {c: [r[3][c] for r in table.rows] for c in table.rates}, len(table.rows), table, []
     path = Path(path)
     problems: list[Problem] = []
-    _fmt, rows = read_rows(path, problems)
+    _fmt, rows = read_scored_rows(path, problems)
     if problems:
         raise DataError(problems, f"{path}: not a readable run of scores")
     columns = list(dict.fromkeys(itertools.chain.from_iterable(r.data for r in rows)))
