@@ -19,6 +19,8 @@ gives the same bytes)::
                  cv: the threshold selection's grouped cross-validation {best_threshold, kappa, kappa_low,
                  kappa_high, balanced_accuracy, folds, groups, fold_thresholds} or null
                  repeats: for a judge rerun K times, {k, flip_rate, unstable_units, n_units} or null
+                 bias (added by ``calibrate bias``): {length: {measure, by_class, biased, reason}}
+                 (:mod:`.bias`)
     fingerprint  SHA-256 of the canonical JSON of everything above
 
 :func:`load_record` recomputes the fingerprint and refuses a record whose

@@ -14,8 +14,9 @@ A scorer is **advisory** — printed with the reason, never gated — when:
 * its record is below the bar: not a uniform random sample (no
   ``--sample-seed``), ``n < MIN_N``, fewer than :data:`MIN_CLASS` human "yes" or
   human "no" samples, the lower Wilson bound of TPR or of TNR below
-  :data:`MIN_LOWER` (exactly the bar passes), or a judge's flip rate above
-  :data:`MAX_FLIP_RATE`;
+  :data:`MIN_LOWER` (exactly the bar passes), a judge's flip rate above
+  :data:`MAX_FLIP_RATE`, or a length bias recorded by ``calibrate bias``
+  (:mod:`playground.calibrate.bias`);
 * the record is stale: the scorer identity given to the gate differs from the
   record's (name, version, config hash, model, prompt hash — every facet,
   an absent one included), or ``--threshold`` differs from the record's;
@@ -152,6 +153,9 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
         why.append("flip rate unknown: no sample was scored in every rerun")
     elif flips is not None and flips > MAX_FLIP_RATE:
         why.append(f"flip rate {flips:g} > {MAX_FLIP_RATE} on reruns")
+    length = (entry.get("bias") or {}).get("length") or {}
+    if length.get("biased"):
+        why.append(f"length bias: {length['reason']}")
     return "; ".join(why)
 
 
@@ -191,6 +195,9 @@ def to_decide(entry: dict[str, Any], uniform_random: bool) -> list[str]:
     flips = (entry.get("repeats") or {}).get("flip_rate")
     if entry.get("repeats") and (flips is None or flips > MAX_FLIP_RATE):
         out.append(f"a judge whose reruns flip at most {MAX_FLIP_RATE:g} of its verdicts")
+    if ((entry.get("bias") or {}).get("length") or {}).get("biased"):
+        out.append("a scorer whose scores do not follow answer length among answers people judged alike "
+                   "(probe it again with calibrate bias)")
     return out
 
 
