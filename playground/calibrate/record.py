@@ -21,6 +21,8 @@ gives the same bytes)::
                  repeats: for a judge rerun K times, {k, flip_rate, unstable_units, n_units} or null
                  bias (added by ``calibrate bias``): {length: {measure, by_class, biased, reason}}
                  (:mod:`.bias`)
+                 anchor (added by ``calibrate drift``): {checked_on, held, last_held, n, tpr, tnr, reason}
+                 (:mod:`.drift`)
     fingerprint  SHA-256 of the canonical JSON of everything above
 
 :func:`load_record` recomputes the fingerprint and refuses a record whose

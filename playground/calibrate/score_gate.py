@@ -15,8 +15,9 @@ A scorer is **advisory** — printed with the reason, never gated — when:
   ``--sample-seed``), ``n < MIN_N``, fewer than :data:`MIN_CLASS` human "yes" or
   human "no" samples, the lower Wilson bound of TPR or of TNR below
   :data:`MIN_LOWER` (exactly the bar passes), a judge's flip rate above
-  :data:`MAX_FLIP_RATE`, or a length bias recorded by ``calibrate bias``
-  (:mod:`playground.calibrate.bias`);
+  :data:`MAX_FLIP_RATE`, a length bias recorded by ``calibrate bias``
+  (:mod:`playground.calibrate.bias`), or a drift check on the anchor set that
+  did not hold (:mod:`playground.calibrate.drift`);
 * the record is stale: the scorer identity given to the gate differs from the
   record's (name, version, config hash, model, prompt hash — every facet,
   an absent one included), or ``--threshold`` differs from the record's;
@@ -156,6 +157,10 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
     length = (entry.get("bias") or {}).get("length") or {}
     if length.get("biased"):
         why.append(f"length bias: {length['reason']}")
+    anchor = entry.get("anchor")
+    if anchor and not anchor["held"]:
+        why.append(f"drift on the anchor set (checked {anchor['checked_on']}, last held "
+                   f"{anchor.get('last_held') or 'never'}): {anchor['reason']}")
     return "; ".join(why)
 
 
@@ -198,6 +203,8 @@ def to_decide(entry: dict[str, Any], uniform_random: bool) -> list[str]:
     if ((entry.get("bias") or {}).get("length") or {}).get("biased"):
         out.append("a scorer whose scores do not follow answer length among answers people judged alike "
                    "(probe it again with calibrate bias)")
+    if entry.get("anchor") and not entry["anchor"]["held"]:
+        out.append("re-calibrate the scorer as it is now, or restore the one recorded (calibrate drift --anchor)")
     return out
 
 
