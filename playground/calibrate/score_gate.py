@@ -154,9 +154,11 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
         why.append("flip rate unknown: no sample was scored in every rerun")
     elif flips is not None and flips > MAX_FLIP_RATE:
         why.append(f"flip rate {flips:g} > {MAX_FLIP_RATE} on reruns")
-    length = (entry.get("bias") or {}).get("length") or {}
-    if length.get("biased"):
-        why.append(f"length bias: {length['reason']}")
+    for probe, name in (("length", "length bias"), ("position", "position bias"),
+                        ("self_preference", "self-preference")):
+        found = (entry.get("bias") or {}).get(probe) or {}
+        if found.get("biased"):
+            why.append(f"{name}: {found['reason']}")
     anchor = entry.get("anchor")
     if anchor and not anchor["held"]:
         why.append(f"drift on the anchor set (checked {anchor['checked_on']}, last held "
@@ -200,9 +202,12 @@ def to_decide(entry: dict[str, Any], uniform_random: bool) -> list[str]:
     flips = (entry.get("repeats") or {}).get("flip_rate")
     if entry.get("repeats") and (flips is None or flips > MAX_FLIP_RATE):
         out.append(f"a judge whose reruns flip at most {MAX_FLIP_RATE:g} of its verdicts")
-    if ((entry.get("bias") or {}).get("length") or {}).get("biased"):
+    biased = [k for k, v in (entry.get("bias") or {}).items() if (v or {}).get("biased")]
+    if "length" in biased:
         out.append("a scorer whose scores do not follow answer length among answers people judged alike "
                    "(probe it again with calibrate bias)")
+    if "position" in biased or "self_preference" in biased:
+        out.append("another judge model or prompt, probed again with calibrate bias --judge")
     if entry.get("anchor") and not entry["anchor"]["held"]:
         out.append("re-calibrate the scorer as it is now, or restore the one recorded (calibrate drift --anchor)")
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..errors import DataError
 from ..files import write_atomic
@@ -32,6 +33,17 @@ def register_bias(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--record", required=True, type=Path, metavar="RECORD", help="the calibration record")
     p.add_argument("--out", type=Path, default=None, metavar="FILE", help="write here (default: the record itself)")
     p.add_argument("--scale", type=float, default=1.0, choices=(1.0, 100.0), help="scores are on 0–SCALE")
+    p.add_argument("--judge", default=None, metavar="MODEL",
+                   help="with --pairs-with: probe this Ollama judge for position bias (each pair in both orders)")
+    p.add_argument("--pairs-with", default=None, metavar="DATASET",
+                   help="another run of the same questions (a dataset in the store): its answers are paired "
+                   "with --dataset's by sample id")
+    p.add_argument("--max-pairs", type=int, default=50, metavar="N",
+                   help="at most N pairs, the first of the seeded ranking of the sample ids (default 50)")
+    p.add_argument("--generator", default=None, metavar="MODEL",
+                   help="the model that wrote the answers: a scorer whose judge model is this one is probed "
+                   "for self-preference (its pass rate against people's on the same samples)")
+    p.add_argument("--ollama-host", default=None, metavar="URL", help="Ollama server (default: $OLLAMA_HOST)")
     from .options import add_db
 
     add_db(p)
@@ -57,15 +69,13 @@ def _load(args: argparse.Namespace, result: Path) -> tuple[dict, dict, dict, dic
     from ..calibrate.external_samples import RATE_OF_DIMENSION, match_rows, read_result
     from ..calibrate.record import load_record
     from ..store import StoreError
-    from .gate_scores import _votes
-
     try:
         record = load_record(args.record)
         if record["dataset"]["name"] != args.dataset:
             raise ValueError(f"the record is of dataset {record['dataset']['name']!r}, not {args.dataset!r}")
         rates = {e["column"]: RATE_OF_DIMENSION[e["dimension"]] for e in record["scorers"]}
         table = read_result(result, scale=args.scale, extra_metrics=rates, only=tuple(rates))
-        opened, votes = _votes(args, args.dataset)
+        opened, votes = _votes_of(args, args.dataset)
     except DataError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
@@ -75,6 +85,12 @@ def _load(args: argparse.Namespace, result: Path) -> tuple[dict, dict, dict, dic
     matched, _rows, _samples = match_rows(table, opened)
     length = {s["case_id"]: len(s["response"] or "") for s in opened.payload["samples"]}
     return record, matched, length, votes
+
+
+def _votes_of(args: argparse.Namespace, name: str) -> tuple[Any, dict]:
+    from .gate_scores import _votes
+
+    return _votes(args, name)
 
 
 def _labelled(record: dict, entry: dict, matched: dict, votes: dict) -> tuple[list[str], list[float], list[int]]:
@@ -110,8 +126,64 @@ def run_bias(args: argparse.Namespace) -> int:
                             for k, f in probe["by_class"].items())
         print(f"{e['column']}: length probe on {len(cases)} labelled sample(s): {figures}: "
               + (f"LENGTH-BIASED ({probe['reason']})" if probe["biased"] else "no length bias beyond ±0.2"))
+    from ..harness.model_errors import ModelError
+    from ..store import StoreError
+
+    try:
+        _judge_probes(args, record, matched, votes)
+    except (ValueError, OSError, StoreError, ModelError) as exc:  # DatasetNotFound is a ValueError
+        print(f"error: {exc}; the record was not written", file=sys.stderr)
+        return 2
     _write(args, record, "the bias probes")
     return 0
+
+
+def _judge_probes(args: argparse.Namespace, record: dict, matched: dict, votes: dict) -> None:
+    """Self-preference (``--generator``) and position bias (``--judge --pairs-with``) into the judge's entries."""
+    from ..calibrate.judge_bias import position_probe, self_preference
+
+    for e in record["scorers"]:
+        if args.generator is not None and e["identity"].get("model") == args.generator:
+            _cases, scores, human = _labelled(record, e, matched, votes)
+            sp = self_preference([int(s >= e["threshold"]) for s in scores], human)
+            e.setdefault("bias", {})["self_preference"] = sp
+            print(f"{e['column']}: self-preference (judge model {args.generator} wrote the answers): judge minus "
+                  f"people {sp['difference']} [{sp['low']}, {sp['high']}], n = {sp['n']}: "
+                  + ("SELF-PREFERRING" if sp["biased"] else "not above people's rate"))
+    if args.judge is None or args.pairs_with is None:
+        return
+    probe = position_probe(_asker(args), _pairs(args))
+    print(f"judge {args.judge}: {probe['pairs']} pair(s) asked in both orders: the first-shown answer chosen "
+          f"{probe['first_chosen']}/{probe['verdicts']} [{probe['low']}, {probe['high']}], "
+          f"{probe['order_flipped_pairs']} pair(s) whose choice followed the position, {probe['unreadable']} "
+          f"unreadable: " + ("POSITION-BIASED" if probe["biased"] else "no position bias beyond ±0.1"))
+    for e in record["scorers"]:
+        if e["identity"].get("model") == args.judge:
+            e.setdefault("bias", {})["position"] = probe
+
+
+def _asker(args: argparse.Namespace) -> Any:
+    import os
+
+    from ..calibrate.judge_bias import PAIRWISE_FORMAT
+    from ..harness.llm import OllamaModels
+
+    models = OllamaModels(host=args.ollama_host or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434")
+    return lambda prompt: models.chat(args.judge, [{"role": "user", "content": prompt}], format=PAIRWISE_FORMAT)
+
+
+def _pairs(args: argparse.Namespace) -> list[tuple[str, str, str]]:
+    """``(question, answer here, answer there)`` per sample id in both datasets, answers differing, seeded order."""
+    from ..sampling import ranked
+
+    samples = {}
+    for name in (args.dataset, args.pairs_with):
+        opened, _votes = _votes_of(args, name)
+        samples[name] = {s["case_id"].split(":", 1)[1]: s for s in opened.payload["samples"]}
+    here, there = samples[args.dataset], samples[args.pairs_with]
+    ids = [i for i in here if i in there and (here[i]["response"] or "") != (there[i]["response"] or "")]
+    return [(here[i]["query"], here[i]["response"], there[i]["response"])
+            for i in ranked(ids, "position")[: args.max_pairs]]
 
 
 def run_drift(args: argparse.Namespace) -> int:
