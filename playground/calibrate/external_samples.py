@@ -280,8 +280,7 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     """
     from .tool_results import read_scored_rows
 
-    path = Path(path)
-    problems: list[Problem] = []
+    path, problems = Path(path), list[Problem]()
     _fmt, rows = read_scored_rows(path, problems)
     if problems:
         raise DataError(problems, f"{path}: not a readable result table")

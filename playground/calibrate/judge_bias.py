@@ -45,7 +45,7 @@ def position_probe(ask: Callable[[str], str], pairs: Sequence[tuple[str, str, st
     """Put each ``(question, answer_1, answer_2)`` to ``ask`` (prompt -> reply) in both orders (module docstring)."""
     first = valid = flipped = unreadable = 0
     for question, one, two in pairs:
-        picks = []
+        picks: list[str | None] = []
         for a, b in ((one, two), (two, one)):
             c = _choice(ask(PAIRWISE_PROMPT.format(question=question, a=a, b=b)))
             if c is None:
