@@ -17,9 +17,8 @@ plotting code; ``playground.ui`` and ``playground.cli`` are thin layers over it.
 from __future__ import annotations
 
 import importlib
-import site
-import sys
-from pathlib import Path
+
+from .installed import REPO_ROOT, __version__
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: importing typing would double what `import playground` costs
 if TYPE_CHECKING:
@@ -39,31 +38,6 @@ __all__ = [
 ]
 #: The public names that :func:`__getattr__` loads from :mod:`playground.api` on first use.
 _API = frozenset({"Calibration", "Rates", "agreement", "calibrate", "diagnose", "load_dataset", "rates", "score"})
-
-
-__version__ = "0.1.0"
-
-
-def _data_root() -> Path:
-    """Where corpus/, golden/, configs/ and notebooks/ live: the checkout, else an installed wheel's data.
-
-    A wheel installs them under ``<prefix>/share/rag-label-playground`` (the
-    ``data-files`` of pyproject.toml), ``prefix`` being the environment's
-    (``sys.prefix``) or, for ``pip install --user``, ``site.USER_BASE``.
-    """
-    checkout = Path(__file__).resolve().parent.parent
-    if (checkout / "corpus").is_dir() and (checkout / "golden").is_dir():
-        return checkout
-    for prefix in (sys.prefix, site.USER_BASE or ""):
-        shared = Path(prefix) / "share" / "rag-label-playground"
-        if (shared / "golden").is_dir():
-            return shared
-    return checkout
-
-
-#: The repository root when running from a checkout (corpus/, golden/, configs/ live here), else the
-#: installed copy of that data (see :func:`_data_root`).
-REPO_ROOT = _data_root()
 
 
 def __getattr__(name: str) -> Any:

@@ -211,9 +211,9 @@ def load_dataset(source: str | Path | None = None, *, kind: str = "ragas", name:
         return open_dataset(None)
     path = Path(source)
     if path.is_file():
-        from . import REPO_ROOT
         from .importers.core import build_dataset
         from .importers.load import prepare
+        from .installed import REPO_ROOT
         from .model import slugify
 
         label = name or slugify(path.stem).replace("_", "-")

@@ -34,8 +34,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .importers.limits import LimitExceeded, bounded_lines, check_file
 from .jsonl import LineProblems, json_lines, read_lines
+from .limits import LimitExceeded, bounded_lines, check_file
 
 __all__ = [
     "CORPORA",
@@ -74,7 +74,7 @@ def shared_data_dir() -> Path:
     ``<repo>/../shared/data`` (the layout beside the repository)."""
     import os
 
-    from . import REPO_ROOT
+    from .installed import REPO_ROOT
 
     env = os.environ.get("PLAYGROUND_SHARED_DATA")
     return Path(env) if env else REPO_ROOT.parent / "shared" / "data"

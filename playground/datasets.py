@@ -134,7 +134,7 @@ def open_dataset(name: str | None, store: Any = None, root: str | Path | None = 
     Raises :class:`DatasetNotFound` naming the known datasets when there is
     none of that name (or no store to look in).
     """
-    from . import REPO_ROOT
+    from .installed import REPO_ROOT
 
     base = Path(root) if root is not None else REPO_ROOT
     if name is None or name == SHIPPED:

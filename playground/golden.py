@@ -562,7 +562,7 @@ def load_dataset(root: str | Path | None = None) -> Dataset:
 
     Corpus and golden-set problems are reported together in one DataError.
     """
-    from . import REPO_ROOT
+    from .installed import REPO_ROOT
 
     root = Path(root) if root is not None else REPO_ROOT
     corpus, problems = read_corpus(root / "corpus", relative_to=root)

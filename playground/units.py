@@ -30,7 +30,7 @@ def load_catalog(root: str | Path | None = None, config: Any = None, store: Any 
     the units of every dataset imported into it, so their labels count as
     known units rather than orphans.
     """
-    from . import REPO_ROOT
+    from .installed import REPO_ROOT
 
     dataset = load_dataset(root)
     catalog = {u.unit_id: u for u in dataset_units(dataset, config)}

@@ -9,8 +9,8 @@ import os
 import pytest
 from calibration_data import make_labelled
 
+from playground import limits
 from playground.cli import main
-from playground.importers import limits
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from playground.calibrate.needed import labels_to_lift
 from playground.calibrate.record import dumps_record, load_record
+from playground.calibrate.score_gate import (
+    MAX_FLIP_RATE,
+    MIN_CLASS,
+    MIN_LOWER,
+    MIN_N,
+    below_bar,
+    gate_scores,
+    to_decide,
+)
 from playground.cli import main
 from playground.errors import DataError
 from playground.harness.corrected import corrected_rate, rogan_gladen
-from playground.harness.score_gate import MAX_FLIP_RATE, MIN_CLASS, MIN_LOWER, MIN_N, below_bar, gate_scores
 
 IDENTITY = {"name": "faithfulness", "version": "ragas 0.4.3", "config_sha256": None, "model": None,
             "prompt_sha256": None}
@@ -168,7 +177,7 @@ def test_cli_exit_codes_and_the_baseline_it_writes(tmp_path, capsys):
     rec = record(tmp_path)
     path = run(tmp_path, 100, 200)
     args = ["harness", "gate", "--scores", str(path), "--scorer-version", "ragas 0.4.3", "--boot", "200"]
-    assert main(args) == 2
+    assert main(args) == 3  # bad input: not a verdict
     assert "a scorer with no calibration record is not gated" in capsys.readouterr().err
     assert main([*args, "--record", str(rec), "--write-baseline", str(tmp_path / "b.json")]) == 0
     assert json.loads((tmp_path / "b.json").read_text())["metrics"] == {"faithfulness": 0.5}
@@ -176,7 +185,7 @@ def test_cli_exit_codes_and_the_baseline_it_writes(tmp_path, capsys):
     run(tmp_path, 80, 200)
     assert main([*args, "--record", str(rec), "--scores-baseline", str(tmp_path / "b.json")]) == 1
     assert "REGRESSION: faithfulness: corrected pass rate 0.5000 → 0.4000" in capsys.readouterr().err
-    assert main([*args, "--record", str(rec), "--dataset", "news"]) == 2
+    assert main([*args, "--record", str(rec), "--dataset", "news"]) == 3
 
 
 def test_reruns_give_the_flip_rate_the_record_carries_and_the_gate_refuses_an_unstable_judge(tmp_path, capsys):
@@ -272,3 +281,91 @@ def test_a_metric_without_a_record_is_listed_as_advisory(tmp_path):
     result = gate_scores(path, rec, identities={"faithfulness": IDENTITY}, n_boot=100)
     assert result.advisory == {"answer_relevancy": "no calibration record: a scorer is gated only with one"}
     assert "answer_relevancy             ADVISORY, not gated: no calibration record" in result.lines
+
+
+# --------------------------------------------------------------------------- three verdicts (issue 37.1)
+
+
+def _lift_reference(k: int, n: int, bar: float, least: int = 0) -> int | None:
+    """statsmodels' Wilson interval, scanned upwards: the smallest m >= max(n, least) whose lower bound reaches bar."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    if n == 0 or k / n <= bar:
+        return None
+    for m in range(max(n, least), n + 100_001):
+        if proportion_confint(round(k / n * m), m, alpha=0.05, method="wilson")[0] >= bar - 1e-12:
+            return m - n
+    return None
+
+
+def test_labels_to_lift_at_its_boundaries():
+    # k = n: the Wilson lower bound is n / (n + z^2) >= 0.6 from n >= 1.5 z^2 = 5.76, i.e. n = 6
+    assert labels_to_lift(5, 5, 0.6) == 1 and labels_to_lift(6, 6, 0.6) == 0
+    assert labels_to_lift(6, 6, 0.6, least=10) == 4  # MIN_CLASS: at least 10 of the class
+    assert labels_to_lift(6, 10, 0.6) is None  # the rate is exactly the bar: no number of labels lifts it
+    assert labels_to_lift(0, 0, 0.6) is None
+    for k, n in ((7, 10), (45, 60), (30, 40), (9, 9), (61, 100)):
+        assert labels_to_lift(k, n, MIN_LOWER, MIN_CLASS) == _lift_reference(k, n, MIN_LOWER, MIN_CLASS), (k, n)
+
+
+def test_to_decide_names_the_class_and_the_count():
+    ok = entry()
+    assert to_decide(ok, True) == []
+    few = entry(tp=8, npos=8, tn=40, nneg=40)
+    few["tpr"]["low"] = 0.68  # 8/8: 8 / (8 + z^2) = 0.6756
+    assert to_decide(few, True) == [
+        "2 more label(s) of either class (n 48 → 50)",
+        "2 more human-'yes' (positive) label(s) at today's TPR 8/8 (Wilson lower bound → ≥ 0.6)"]
+    weak = entry(tn=24, nneg=40)
+    weak["tnr"]["low"] = 0.4469  # 24/40 = 0.6: at the bar itself
+    assert to_decide(weak, False) == [
+        "re-calibrate on a drawn random sample (calibrate external --sample-seed S)",
+        "no number of labels: TNR 24/40 is itself ≤ 0.6, more labels only narrow its interval under the bar "
+        "(a better scorer or threshold would)"]
+
+
+def _two(tmp: Path, weak: bool) -> Path:
+    """A record of two scorers; the second (answer_relevancy) below the bar when ``weak``."""
+    second = entry(tp=8, npos=8, tn=40, nneg=40) if weak else entry()
+    second.update(column="answer_relevancy", identity={**IDENTITY, "name": "answer_relevancy"})
+    if weak:
+        second["tpr"]["low"] = 0.68
+    return record(tmp, entry(), second)
+
+
+def test_three_verdicts_at_their_boundaries(tmp_path):
+    rows = [{"user_input": f"Q{i}?", "response": "A.", "faithfulness": 0.9 if i < 100 else 0.1,
+             "answer_relevancy": 0.9, "context_recall": 0.5} for i in range(200)]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    ids = {"faithfulness": IDENTITY, "answer_relevancy": {**IDENTITY, "name": "answer_relevancy"}}
+    both = gate_scores(path, load_record(_two(tmp_path, weak=False)), identities=ids, n_boot=100)
+    # context_recall has no record: advisory, but not asked for, so the verdict is PASS
+    assert both.verdict == "PASS" and both.gated == ["faithfulness", "answer_relevancy"]
+    assert both.undecided == {} and "context_recall" in both.advisory
+    one_weak = gate_scores(path, load_record(_two(tmp_path, weak=True)), identities=ids, n_boot=100)
+    assert one_weak.verdict == "INCONCLUSIVE" and one_weak.gated == ["faithfulness"]
+    assert one_weak.undecided == {"answer_relevancy": "n = 48 < 50; TPR rests on 8 samples < 10; to decide: 2 more "
+                                  "label(s) of either class (n 48 → 50); 2 more human-'yes' (positive) label(s) at "
+                                  "today's TPR 8/8 (Wilson lower bound → ≥ 0.6)"}
+    base = {"metrics": {"faithfulness": 0.9}}
+    failed = gate_scores(path, load_record(_two(tmp_path, weak=True)), identities=ids, baseline=base, n_boot=100)
+    assert failed.verdict == "FAIL"  # a regression decides, whatever else is undecided
+    stale = gate_scores(path, load_record(_two(tmp_path, weak=False)), identities={}, threshold=0.6, n_boot=100)
+    assert stale.gated == [] and stale.verdict == "INCONCLUSIVE"
+    assert "this gate checks nothing yet" in stale.lines[-3] and "PASS" not in "\n".join(stale.lines)
+    lacking = gate_scores(run(tmp_path, 100, 200), load_record(_two(tmp_path, weak=False)), identities=ids,
+                          n_boot=100)
+    assert lacking.verdict == "INCONCLUSIVE" and lacking.undecided == {
+        "answer_relevancy": "not in the run; to decide: a run that has this column"}
+
+
+def test_cli_exit_2_on_inconclusive_and_never_pass_when_nothing_is_gated(tmp_path, capsys):
+    rec = record(tmp_path, uniform=False)
+    args = ["harness", "gate", "--scores", str(run(tmp_path, 100, 200)), "--record", str(rec),
+            "--scorer-version", "ragas 0.4.3", "--boot", "100"]
+    assert main(args) == 2
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "calibrated gate: INCONCLUSIVE" and "PASS" not in out
+    assert ("undecided: faithfulness: its labels are not a drawn random sample (calibrate with --sample-seed); "
+            "to decide: re-calibrate on a drawn random sample (calibrate external --sample-seed S)") in out

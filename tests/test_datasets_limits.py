@@ -16,8 +16,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from playground import limits
 from playground.errors import DataError
-from playground.importers import limits
 from playground.importers.load import prepare
 from playground.store import LabelImportError, import_file, open_store
 

@@ -98,14 +98,14 @@ def test_unknown_columns_bad_scores_and_the_scale(tmp_path):
     with pytest.raises(DataError) as err:
         read_result(path)
     assert [str(p) for p in err.value.problems] == [
-        "r.jsonl: unknown metric column(s) my_metric: map with --metric COLUMN=RATE (rates: context_relevance, "
+        "r.jsonl: unknown metric column(s) 'my_metric': map with --metric COLUMN=RATE (rates: context_relevance, "
         "faithfulness, correctness, coverage) or drop with --ignore COLUMN",
-        "r.jsonl:1 [Context Recall]: score 101 is outside [0, 1]",  # 101 does not look like 0–100: no hint
-        "r.jsonl:1 [faithfulness]: score 1.5 is outside [0, 1] (scores on 0–100? pass --scale 100)",
+        "r.jsonl:1 ['Context Recall']: score 101 is outside [0, 1]",  # 101 does not look like 0–100: no hint
+        "r.jsonl:1 ['faithfulness']: score 1.5 is outside [0, 1] (scores on 0–100? pass --scale 100)",
     ]
     with pytest.raises(DataError) as err:  # 101 is outside 0–100 too
         read_result(path, scale=100.0, extra_metrics={"my_metric": "correctness"})
-    assert [str(p) for p in err.value.problems] == ["r.jsonl:1 [Context Recall]: score 101 is outside [0, 100]"]
+    assert [str(p) for p in err.value.problems] == ["r.jsonl:1 ['Context Recall']: score 101 is outside [0, 100]"]
     table = read_result(path, scale=100.0, extra_metrics={"my_metric": "correctness"}, ignore=("Context Recall",))
     assert table.rates == {"faithfulness": "faithfulness", "my_metric": "correctness"}
     ((_place, _id, _key, scores),) = table.rows

@@ -21,8 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from playground import limits
 from playground.cli import main
-from playground.importers import limits
 from playground.store import open_store
 
 LONG = 1_000_001  # one past MAX_CELL_CHARS

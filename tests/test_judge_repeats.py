@@ -17,10 +17,10 @@ from calibration_data import write_rows
 from ollama_double import OllamaDouble
 
 from playground.calibrate.record import load_record
+from playground.calibrate.score_gate import MAX_FLIP_RATE, below_bar
 from playground.cli import main
 from playground.datasets import open_dataset
 from playground.harness.llm import ModelCache, OllamaModels, cache_key
-from playground.harness.score_gate import MAX_FLIP_RATE, below_bar
 from playground.importers.load import import_dataset
 from playground.store import open_store
 

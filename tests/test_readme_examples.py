@@ -12,8 +12,8 @@ after it (:func:`docs_walk.stale_lines`); a stale figure fails naming the page a
 
 A documented ``serve`` is started where the walk meets it (on a free port instead of the one written, the only
 change), the link it gives out is opened in Chromium (the page, or the room with ``--read-only``) and must render
-its widgets, and the server is stopped.  Commands marked ``# not run by the docs test: WHY`` are listed with their reason
-(:func:`test_commands_not_run_are_listed`).
+its widgets, and the server is stopped.  Commands marked ``# not run by the docs test: WHY`` are listed with
+their reason (:func:`test_commands_not_run_are_listed`).
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_fixtures import CHROMIUM, CHROMIUM_ARGS, PAGE_TIMEOUT_MS, free_port, need_chromium, stop_server
 from docs_walk import (
     Block,
     Command,
@@ -39,7 +40,6 @@ from docs_walk import (
     python_blocks,
     stale_lines,
 )
-from browser_fixtures import CHROMIUM, CHROMIUM_ARGS, PAGE_TIMEOUT_MS, free_port, need_chromium, stop_server
 from ollama_double import OllamaDouble
 from test_ollama import replies
 
@@ -121,7 +121,8 @@ def test_commands_not_run_are_listed(capsys):
 
 
 def test_blocks_commands_and_output_are_read_as_a_shell_and_a_reader_would():
-    text = ("x\n```\nplayground a b   # note\n  .venv/bin/playground c 'd e'\nmake serve  # not run by the docs test: it serves\n"
+    text = ("x\n```\nplayground a b   # note\n  .venv/bin/playground c 'd e'\n"
+            "make serve  # not run by the docs test: it serves\n"
             "X=1 playground f \\\n  --g h\ncat > t.csv <<'CSV'\na,b\nCSV\nnot a command\n```\n"
             "prose\n```\nprinted 3 lines\n```\n```yaml\nplayground: no\n```\n"
             "```\n# not run by the docs test: needs a model\nollama pull m\n```\n")
@@ -345,4 +346,5 @@ def test_python_example_runs(sandboxes, block):
     code = "\n".join(block.lines) + "\n"
     proc = subprocess.run([sys.executable, "-c", code], cwd=repo, env={**env, "MPLBACKEND": "Agg"},
                           capture_output=True, text=True, timeout=COMMAND_TIMEOUT, stdin=subprocess.DEVNULL)
-    assert proc.returncode == 0, f"{_place(block.doc, block.line)}\n{code}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"
+    place = _place(block.doc, block.line)
+    assert proc.returncode == 0, f"{place}\n{code}\nexit {proc.returncode}\n{proc.stderr[-3000:]}"

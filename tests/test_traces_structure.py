@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from playground import limits
 from playground.cli import main
 from playground.errors import DataError, Problem
-from playground.importers import limits
 from playground.importers.traces import NAMED, prepare_traces, read_traces
 from playground.store import open_store
 

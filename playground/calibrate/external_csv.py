@@ -33,7 +33,7 @@ def _implied_threshold(scores: Sequence[float], labels: Sequence[int]) -> float 
 
 def _read(path: str | Path, source: str) -> tuple[csv.DictReader[str], list[str]]:
     """The CSV reader over the file's text and its header (names stripped); an unreadable file is row 0's error."""
-    from ..importers.limits import LimitExceeded, check_file
+    from ..limits import LimitExceeded, check_file
 
     try:
         check_file(path)  # a regular file within the import bounds: a FIFO is refused, not waited on

@@ -29,7 +29,10 @@ recall
 here and are listed as ignored; any other column that is not a known input
 column (RAGAS or DeepEval fields, ``id``, DeepEval's ``*_reason``,
 ``*_success``, ``*_threshold``) is an *unknown metric column*: the error names
-it, and ``--metric COLUMN=RATE`` maps it or ``--ignore COLUMN`` drops it.
+it quoted (``''`` when empty), and ``--metric COLUMN=RATE`` maps it or
+``--ignore COLUMN`` drops it.  A pandas index column (``to_csv(path)`` without
+``index=False``: a first column named ``''`` holding 0, 1, …, n − 1) is
+recognised and skipped (:mod:`playground.calibrate.index_column`).
 
 Rows are matched to samples by their id (``id``/``sample_id`` column,
 DeepEval's ``additional_metadata.id``) when the dataset's samples have ids,
@@ -89,6 +92,7 @@ from typing import Any
 from ..errors import DataError, Problem
 from ..model import DIMENSION_NAMES
 from ..stats import KappaResult, PPIResult, cohens_kappa, ppi_mean
+from .index_column import index_columns, quoted
 
 __all__ = [
     "CLAMP_TOLERANCE",
@@ -229,7 +233,7 @@ def _scores_of(column: str, cells: list[tuple[Any, Any]], scale: float,
     clamped = 0
     for place, x in values:
         if isinstance(x, str):
-            problems.append(place.problem(f"score {x!r} is not a number", column))
+            problems.append(place.problem(f"score {x!r} is not a number", repr(column)))
             out.append(None)
             continue
         if x is None:
@@ -238,7 +242,7 @@ def _scores_of(column: str, cells: list[tuple[Any, Any]], scale: float,
         y = x / scale
         if math.isinf(x) or not -CLAMP_TOLERANCE <= y <= 1.0 + CLAMP_TOLERANCE:
             shown = f"{x:g}" if float(f"{x:g}") == x else repr(x)  # 1.000000002, not "1"
-            problems.append(place.problem(f"score {shown} is outside [0, {scale:g}]{hint}", column))
+            problems.append(place.problem(f"score {shown} is outside [0, {scale:g}]{hint}", repr(column)))
             out.append(None)
             continue
         if not 0.0 <= y <= 1.0:
@@ -274,14 +278,15 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
     ``dimension`` (``pass`` or ``tag:NAME``): every column that is no known metric and no input column is a
     judge of it (instead of an unknown metric column).
     """
-    from ..importers.core import read_rows
+    from .tool_results import read_scored_rows
 
-    path = Path(path)
-    problems: list[Problem] = []
-    _fmt, rows = read_rows(path, problems)
+    path, problems = Path(path), list[Problem]()
+    _fmt, rows = read_scored_rows(path, problems)
     if problems:
         raise DataError(problems, f"{path}: not a readable result table")
     columns = list(dict.fromkeys(itertools.chain.from_iterable(r.data for r in rows)))
+    index = index_columns(columns, [r.data for r in rows])
+    columns = [c for c in columns if c not in index]  # pandas index columns (index_column.py): not metrics
     if only is not None:
         columns = [c for c in columns if c in only]
     extra = dict(extra_metrics or {})
@@ -308,7 +313,7 @@ def read_result(path: str | Path, *, scale: float = 1.0, extra_metrics: dict[str
         else:
             unknown.append(c)
     if unknown:
-        problems.append(Problem(path.name, f"unknown metric column(s) {', '.join(unknown)}: map with --metric "
+        problems.append(Problem(path.name, f"unknown metric column(s) {quoted(unknown)}: map with --metric "
                                 f"COLUMN=RATE (rates: {', '.join(DIMENSION_OF_RATE)}) or drop with --ignore COLUMN"))
     if not rates and not unknown and only is None:
         problems.append(Problem(path.name, f"no metric column (known: {', '.join(sorted(METRICS))})"))

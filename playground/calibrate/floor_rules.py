@@ -73,7 +73,7 @@ def choose_by_rule(rule: str, scores: Sequence[float] | np.ndarray, supported: S
     """The floor of ``grid`` that ``rule`` (:data:`RULES`) chooses on these claims (module docstring).
 
     ``natural``: which claims are at the natural rate.  Scores are rounded to 6 decimals first, as
-    :func:`playground.calibrate.frozen.choose_floor` does.  A rule whose claims lack a class, or whose
+    :func:`playground.harness.floor_choice.choose_floor` does.  A rule whose claims lack a class, or whose
     recall stays below ``min_recall`` at every floor, chooses no floor (``reason`` says why)."""
     if rule not in RULES:
         raise ValueError(f"unknown floor rule {rule!r} (known: {', '.join(RULES)})")

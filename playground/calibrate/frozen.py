@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..harness.floor_choice import choose_floor, counts_metrics
 from ..sampling import stable_hash
 
 __all__ = [
@@ -166,58 +167,12 @@ def rouge1_precision(claim: str, context: Sequence[str] | str) -> float:
     return sum(min(c, ref[w]) for w, c in Counter(toks).items()) / len(toks)
 
 
-def counts_metrics(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> dict[str, np.ndarray]:
-    """Kappa, balanced accuracy, hallucination recall and precision from
-    confusion counts (arrays; NaN where undefined): formulas in the module docstring."""
-    tp, fp, fn, tn = (np.asarray(x, dtype=float) for x in (tp, fp, fn, tn))
-    n = tp + fp + fn + tn
-    with np.errstate(divide="ignore", invalid="ignore"):
-        recall = tp / (tp + fn)
-        spec = tn / (tn + fp)
-        precision = tp / (tp + fp)
-        po = (tp + tn) / n
-        pe = ((tp + fp) * (tp + fn) + (fn + tn) * (fp + tn)) / (n * n)
-        kappa = np.where(pe >= 1.0 - 1e-15, np.nan, (po - pe) / (1.0 - pe))
-    return {"kappa": kappa, "balanced_accuracy": (recall + spec) / 2.0, "recall_hallucinated": recall,
-            "precision_hallucinated": precision}
-
-
 @lru_cache(maxsize=64)
 def bootstrap_indices(n_groups: int, n_boot: int, seed: int | str) -> np.ndarray:
     """``(n_boot, n_groups)`` source indices: resample ``b`` draws
     ``stable_hash(seed, f"{b}:{j}") mod n_groups`` for ``j = 0 … n_groups-1``."""
     return np.array([[stable_hash(seed, f"{b}:{j}") % n_groups for j in range(n_groups)] for b in range(n_boot)],
                     dtype=np.int64).reshape(n_boot, n_groups)
-
-
-def _confusion(supported: np.ndarray, predicted: np.ndarray) -> tuple[int, int, int, int]:
-    h, p = ~supported, ~predicted  # hallucinated, flagged
-    return int((h & p).sum()), int((~h & p).sum()), int((h & ~p).sum()), int((~h & ~p).sum())
-
-
-def choose_floor(scores: Sequence[float], supported: Sequence[bool], grid: Sequence[float], *,
-                 default: float, criterion: str = "balanced_accuracy") -> tuple[float | None, str]:
-    """The floor of ``grid`` maximising ``criterion`` on the given (tuning) labels,
-    ties to the floor nearest ``default`` then the lower; ``(None, reason)`` when
-    the criterion is undefined at every floor (one class only, no items)."""
-    s = np.round(np.asarray(scores, dtype=float), 6)
-    h = np.asarray(supported, dtype=bool)
-    if s.size == 0:
-        return None, "no tuning items"
-    if h.all() or not h.any():
-        return None, f"the tuning part has one class only ({'supported' if h.all() else 'hallucinated'})"
-    best: tuple[float, float, float] | None = None
-    for f in grid:
-        c = _confusion(h, s >= f)
-        v = float(counts_metrics(*(np.array([x]) for x in c))[criterion][0])
-        if np.isnan(v):
-            continue
-        key = (-v, abs(f - default), f)
-        if best is None or key < (best[0], best[1], best[2]):
-            best = key
-    if best is None:
-        return None, f"{criterion} is undefined at every floor"
-    return best[2], ""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..stats import wilson_interval
 
-__all__ = ["Needed", "class_labels_needed", "needed_for_rates", "needed_text"]
+__all__ = ["LIFT_CAP", "Needed", "class_labels_needed", "labels_to_lift", "needed_for_rates", "needed_text"]
 
 _MAX = 10_000_000
 
@@ -86,3 +86,26 @@ def needed_text(need: Needed) -> str:
         return f"reached: both intervals are at most {need.width:g} wide ({widths}); more labels are optional"
     return (f"about {need.more} more labels of the random sample (in its order) to bring both intervals under "
             f"{need.width:g} ({widths}; TPR needs {need.more_for_tpr}, TNR {need.more_for_tnr})")
+
+
+#: :func:`labels_to_lift` looks this far (labels of one class) before it says the bar is out of reach.
+LIFT_CAP = 100_000
+
+
+def labels_to_lift(k: int, n: int, bar: float, least: int = 0) -> int | None:
+    """More labels of one class for the Wilson lower bound of ``k / n`` to reach ``bar`` (the gate's bar rule).
+
+    The smallest ``m >= max(n, least)`` whose 95% Wilson lower bound of ``round(k/n · m)`` of ``m`` is at least
+    ``bar``, minus ``n`` (the new labels assumed to agree at today's rate; scanned upwards, so the rounding's
+    wobble cannot skip the first ``m``).  ``0`` when ``k / n`` already reaches it with ``n >= least``; ``None``
+    when no ``m`` up to ``n +`` :data:`LIFT_CAP` does: the rate itself is at or under the bar (more labels
+    only narrow the interval around it), or so near it that the count is out of reach, or ``n == 0``.
+    """
+    if n == 0 or k / n <= bar:
+        return None
+    rate = k / n
+    for m in range(max(n, least), n + LIFT_CAP + 1):
+        ci = wilson_interval(round(rate * m), m)
+        if ci is not None and ci[0] >= bar:
+            return m - n
+    return None

@@ -19,6 +19,10 @@ gives the same bytes)::
                  cv: the threshold selection's grouped cross-validation {best_threshold, kappa, kappa_low,
                  kappa_high, balanced_accuracy, folds, groups, fold_thresholds} or null
                  repeats: for a judge rerun K times, {k, flip_rate, unstable_units, n_units} or null
+                 bias (added by ``calibrate bias``): {length: {measure, by_class, biased, reason}}
+                 (:mod:`.bias`)
+                 anchor (added by ``calibrate drift``): {checked_on, held, last_held, n, tpr, tnr, reason}
+                 (:mod:`.drift`)
     fingerprint  SHA-256 of the canonical JSON of everything above
 
 :func:`load_record` recomputes the fingerprint and refuses a record whose
@@ -69,7 +73,7 @@ class Identity:
 def file_sha256(path: str | Path) -> str:
     """SHA-256 hex digest of a file's bytes; the file must be a regular file within the import bounds
     (:func:`playground.importers.limits.check_file`: a FIFO is refused, not waited on)."""
-    from ..importers.limits import check_file
+    from ..limits import check_file
 
     check_file(path)
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()

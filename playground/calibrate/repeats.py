@@ -20,7 +20,7 @@ its own cache entry, so the cache never makes a rerun a copy of the first run
 (:meth:`playground.harness.llm.OllamaModels.chat`).
 
 The calibration record carries ``{k, flip_rate, unstable_units, n_units, mean_stability}``
-per column; the gate refuses above :data:`playground.harness.score_gate.MAX_FLIP_RATE`
+per column; the gate refuses above :data:`playground.calibrate.score_gate.MAX_FLIP_RATE`
 and widens the run's interval below it (:mod:`playground.harness.corrected`).
 """
 from __future__ import annotations

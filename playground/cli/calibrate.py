@@ -76,6 +76,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_sample(sub)
     _add_annotators(sub)
     _add_adjudicate(sub)
+    from .calibrate_bias import register_bias  # bias probes into a calibration record
+
+    register_bias(sub)
+    from .calibrate_modes import register_modes  # a gate per failure mode
+
+    register_modes(sub)
     from .calibrate_real import register_real  # ragtruth --frozen, begin, ablation (the `scorers` work)
     register_real(sub)
     from .calibrate_outside import register_outside  # --judge, --scores, --write-ids on ragtruth and begin

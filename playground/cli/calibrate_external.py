@@ -78,7 +78,7 @@ def check_inputs(args: argparse.Namespace) -> str | None:
     A missing file is left to the reader that opens it (its own message); a FIFO, a device, a folder or a file
     over ``MAX_FILE_BYTES`` is refused here, before anything is read.
     """
-    from ..importers.limits import LimitExceeded, check_file
+    from ..limits import LimitExceeded, check_file
 
     for flag, path in input_files(args):
         if not path.exists() and not path.is_symlink():

@@ -92,7 +92,8 @@ def _add_gate(sub: argparse._SubParsersAction) -> None:
         help="exit 1 when a run regresses against the committed baseline",
         description="Fail (exit 1) when a gated metric drops more than the tolerance (default 5%% relative) below "
         "the baseline, or any gated hard assertion fails. Improvements never fail; a missing baseline passes with a "
-        "notice.",
+        "notice. With --scores, the calibrated gate: exit 0 PASS, 1 FAIL, 2 INCONCLUSIVE (nothing gated, or a metric "
+        "of the record not gated: what would decide it is printed), 3 bad input.",
     )
     gate.add_argument("run", type=Path, nargs="?", default=None,
                       help="harness run folder (optional with --scores: then only the calibrated gate runs)")
@@ -316,9 +317,12 @@ def run_gate(args: argparse.Namespace) -> int:
               f"{'calibrated gate (--scores)' if args.scores is None else 'harness run gate (RUN)'}", file=sys.stderr)
         return 2
     code = 0 if args.scores is None else run_score_gate(args)
-    if args.run is None or code == 2:
+    if args.run is None or code == 3:  # the calibrated gate's verdict alone, or its bad input
         return code
-    return max(code, _run_gate(args))
+    run_code = _run_gate(args)  # 0, 1, or 2 on its own bad input
+    if args.scores is None or run_code == 2:
+        return 3 if args.scores is not None else run_code
+    return 1 if 1 in (code, run_code) else code  # FAIL, else the calibrated gate's PASS or INCONCLUSIVE
 
 
 def _run_gate(args: argparse.Namespace) -> int:

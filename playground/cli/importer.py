@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..importers.limits import describe
+from ..limits import describe
 from .options import DB_HELP, add_db
 
 __all__ = ["register", "run_import", "run_ragtruth"]
@@ -108,7 +108,7 @@ def _absent(file: Path | None, *more: Path | None) -> bool:
 
     Checked without opening it (a FIFO would wait for a writer forever); then nothing was tried, so no more is said.
     """
-    from ..importers.limits import LimitExceeded, check_file
+    from ..limits import LimitExceeded, check_file
 
     for path in (file, *more):
         if path is None:

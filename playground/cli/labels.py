@@ -271,7 +271,7 @@ def _open(args: argparse.Namespace, **kw):
 
 @_guard
 def run_import(args: argparse.Namespace) -> int:
-    from ..importers.limits import LimitExceeded, check_file
+    from ..limits import LimitExceeded, check_file
     from ..store import import_file
 
     try:

@@ -37,8 +37,8 @@ def add_import(sub: argparse._SubParsersAction) -> None:
 
 def run_import_traces(args: argparse.Namespace) -> int:
     from ..errors import DataError
-    from ..importers.limits import LimitExceeded, check_file
     from ..importers.traces import import_traces, prepare_traces
+    from ..limits import LimitExceeded, check_file
     from ..store import StoreError, open_store
 
     try:

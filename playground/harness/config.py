@@ -421,7 +421,7 @@ def _key_lines(node: Any, prefix: str = "") -> dict[str, int]:
 
 def load_config(path: str | Path | None = None) -> Config:
     """Load a YAML configuration (``None``: the repository's ``configs/default.yaml``)."""
-    from .. import REPO_ROOT
+    from ..installed import REPO_ROOT
 
     path = Path(path) if path is not None else REPO_ROOT / "configs" / "default.yaml"
     problems: list[Problem] = []

@@ -38,7 +38,9 @@ from typing import Any
 
 import numpy as np
 
+from ..sampling import fold_of
 from . import score as S
+from .floor_choice import choose_floor, counts_metrics
 
 __all__ = ["MIN_PER_CLASS", "SCORED", "FloorSource", "calibrate_floor", "floor_note", "human_labels"]
 
@@ -96,9 +98,6 @@ def human_labels(labels: Iterable[Any], dimension: str) -> dict[str, int]:
 
 def _cv(scores: np.ndarray, yes: np.ndarray, groups: Sequence[str], default: float
         ) -> tuple[tuple[float | None, ...], float | None, float | None]:
-    from ..calibrate.frozen import choose_floor, counts_metrics
-    from ..sampling import fold_of
-
     fold = np.array([fold_of(g, _FOLDS, 0) for g in groups])
     pred = np.zeros(len(yes), dtype=bool)
     used = np.zeros(len(yes), dtype=bool)
@@ -122,8 +121,6 @@ def calibrate_floor(key: str, scores: Mapping[str, float], cases: Mapping[str, s
                     kind: str, default: float) -> FloorSource:
     """The floor of ``key`` from ``labels`` (unit -> 0/1) of units with ``scores`` (unit -> score) in
     ``cases`` (unit -> case id), or ``default`` when the labels do not suffice (module docstring)."""
-    from ..calibrate.frozen import choose_floor
-
     units = sorted(u for u in labels if u in scores)
     yes = np.array([bool(labels[u]) for u in units], dtype=bool)
     pos, neg, groups = int(yes.sum()), int((~yes).sum()), [cases.get(u, u) for u in units]

@@ -219,7 +219,7 @@ class ReportTally:
     def report(self, config: Any, fingerprint: str, sample: int | None,
                model_stats: Mapping[str, Any] | None) -> dict[str, Any]:
         """The report of the cases added so far (:func:`playground.harness.run.build_report`)."""
-        from .. import __version__
+        from ..installed import __version__
 
         report: dict[str, Any] = {
             "playground_version": __version__, "config": config.snapshot(), "config_fingerprint": config.fingerprint(),

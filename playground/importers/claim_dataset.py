@@ -129,7 +129,7 @@ def load_imported(path: str | os.PathLike[str]) -> ImportedDataset:
     regular file of at most ``MAX_FILE_BYTES``, each cell and nesting within its limit (the file's
     object is level 1), at most ``MAX_ROWS`` claim units.
     """
-    from . import limits
+    from .. import limits
 
     try:
         limits.check_file(path)

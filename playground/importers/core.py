@@ -60,13 +60,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import limits  # the bounds read at each call (limits.MAX_ROWS…), so one module holds them
 from ..claims import split_claims
 from ..corpus import Corpus
 from ..errors import DataError, Problem
 from ..golden import Dataset
+from ..limits import LimitExceeded, check_file, check_text, check_value, too_many_rows
 from ..model import Case, Fact, Locator, Passage, Response, Turn, slugify
-from . import limits  # the bounds read at each call (limits.MAX_ROWS…), so one module holds them
-from .limits import LimitExceeded, check_file, check_text, check_value, too_many_rows
 from .rows import Place, Row, bounded_rows
 
 __all__ = [

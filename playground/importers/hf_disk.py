@@ -23,8 +23,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .. import limits
 from ..errors import Problem
-from . import limits
 from .rows import Row, bounded_rows
 
 __all__ = ["digest", "is_hf_folder", "read_rows", "shards", "split_folder"]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, Problem
+from ..limits import MAX_LABEL_ROWS
 from ..model import Unit
 from ..store.core import RESERVED_ANNOTATORS
 from ..store.dataset_text import dataset_head, put_dataset_text
@@ -26,7 +27,6 @@ from ..store.records import check_record, is_record, restore_records_tx
 from ..store.replay import Restored, check_events, restore_tx
 from . import deepeval, hf_disk, ragas, table
 from .core import Row, Sample, build_dataset, build_payload, check_name, check_samples, payload_head, read_rows
-from .limits import MAX_LABEL_ROWS
 from .stored import count_units, drain, stream_payload
 
 __all__ = ["KINDS", "DatasetImport", "ReadImport", "import_dataset", "payload_units", "prepare", "prepare_units",

@@ -71,10 +71,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import limits
 from ..files import write_atomic
 from ..jsonl import LineProblems, json_lines, read_lines
 from ..model import Claim, Label, Unit, short_hash
-from . import limits
 from .claim_dataset import HUMAN_ANNOTATOR, ImportedDataset, payload_of
 
 __all__ = [

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .. import limits
 from ..errors import Problem
-from . import limits
 
 __all__ = ["Place", "Row", "bounded_rows"]
 

@@ -51,9 +51,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from .. import limits
 from ..errors import Problem
 from ..jsonl import json_value
-from . import limits
 
 __all__ = ["Document", "SpanRecord", "flatten", "read_spans"]
 

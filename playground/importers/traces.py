@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import limits
 from ..errors import Problem
 from ..model import Turn
-from . import limits
 from .core import Place, Sample
 from .spans import Document, SpanRecord, read_spans
 

@@ -66,7 +66,7 @@ def read_roster(path: str | Path) -> list[str]:
     Every problem is listed (``FILE line N: ...``); a roster without a name is refused.  The file is
     checked with the import bounds first (a regular file: a FIFO is refused without waiting).
     """
-    from ..importers.limits import LimitExceeded, check_file
+    from ..limits import LimitExceeded, check_file
     from ..ui.session_types import SessionError, validate_annotator
 
     p = Path(path)

@@ -129,11 +129,11 @@ def _read_records(path: str | os.PathLike[str], fmt: str | None, source: str, pr
                   ) -> tuple[str, list[str] | None, list[tuple[int, dict[str, Any]]]]:
     """``(fmt, header or None for JSONL, records)``; unreadable files raise :class:`LabelImportError`.
 
-    The file must be a regular file within :mod:`playground.importers.limits`' size (checked
+    The file must be a regular file within :mod:`playground.limits`' size (checked
     before it is opened: a FIFO would wait forever) and, for Parquet, row bounds; its records are
-    then held to the cell, nesting and label-row bounds (:func:`~playground.importers.limits.bounded_lines`).
+    then held to the cell, nesting and label-row bounds (:func:`~playground.limits.bounded_lines`).
     """
-    from ..importers.limits import MAX_LABEL_ROWS, LimitExceeded, bounded_lines, check_file
+    from ..limits import MAX_LABEL_ROWS, LimitExceeded, bounded_lines, check_file
 
     try:
         check_file(path)  # before anything opens it (detect_format may read its first bytes)

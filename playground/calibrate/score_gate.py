@@ -4,9 +4,9 @@ FILE is a new, unlabelled run's per-sample result table (RAGAS ``evaluate()``,
 DeepEval; the format ``calibrate external --dataset`` reads).  For every
 scorer of the calibration record (:mod:`playground.calibrate.record`) whose
 column the run has, the pass rate ``score >= threshold`` is corrected for the
-record's TPR and TNR with its interval (:mod:`.corrected`), then compared with
+record's TPR and TNR with its interval (:mod:`playground.harness.corrected`), then compared with
 the baseline's corrected rate under the gate's tolerance rules
-(:mod:`.gate`: a drop of more than ``tol`` relative fails, exactly ``tol``
+(:mod:`playground.harness.gate`: a drop of more than ``tol`` relative fails, exactly ``tol``
 passes, improvements pass, no baseline passes with a notice).
 
 A scorer is **advisory** — printed with the reason, never gated — when:
@@ -14,8 +14,10 @@ A scorer is **advisory** — printed with the reason, never gated — when:
 * its record is below the bar: not a uniform random sample (no
   ``--sample-seed``), ``n < MIN_N``, fewer than :data:`MIN_CLASS` human "yes" or
   human "no" samples, the lower Wilson bound of TPR or of TNR below
-  :data:`MIN_LOWER` (exactly the bar passes), or a judge's flip rate above
-  :data:`MAX_FLIP_RATE`;
+  :data:`MIN_LOWER` (exactly the bar passes), a judge's flip rate above
+  :data:`MAX_FLIP_RATE`, a length bias recorded by ``calibrate bias``
+  (:mod:`playground.calibrate.bias`), or a drift check on the anchor set that
+  did not hold (:mod:`playground.calibrate.drift`);
 * the record is stale: the scorer identity given to the gate differs from the
   record's (name, version, config hash, model, prompt hash — every facet,
   an absent one included), or ``--threshold`` differs from the record's;
@@ -34,6 +36,14 @@ correction; it needs no assumption that the error rates carried over from
 the calibration data.
 
 A metric in the baseline that the run lacks fails (it cannot be checked).
+
+**Three verdicts** (:attr:`ScoreGateResult.verdict`, exit codes :data:`EXIT_CODES`): **FAIL** (exit 1) on
+any regression; else **INCONCLUSIVE** (exit 2) when nothing was gated, or when a metric the user asked to
+gate — a scorer of the record — is advisory or missing from the run (and not in the baseline); else
+**PASS** (exit 0).  A run's metric column with no record is listed as advisory but was not asked for, so it
+alone does not make the gate inconclusive.  Each undecided metric is printed with why and what would decide
+it (:func:`to_decide`: how many more labels of which class, from the same Wilson bar).  PASS is never the
+verdict when nothing was gated.  Bad input exits :data:`BAD_INPUT` (3).
 Refused outright (an error naming the file): a record that is not one, was
 edited (fingerprint), or is of another dataset than ``--dataset``; scores that
 are not numbers or infinite; a score outside [0, 1] beyond the 1e-9 clamp.
@@ -47,10 +57,26 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, Problem
-from .corrected import CorrectedRate, corrected_rate
-from .gate import resolve_tolerance
+from ..harness.corrected import CorrectedRate, corrected_rate
+from ..harness.gate import resolve_tolerance
+from ..stats import ppi_mean
+from .external_samples import (
+    _SUFFIX_IGNORED,
+    INPUT_COLUMNS,
+    RATE_OF_DIMENSION,
+    _scores_of,
+    match_rows,
+    metric_key,
+    read_result,
+)
+from .index_column import index_columns
+from .needed import LIFT_CAP, labels_to_lift
+from .ppi import calibration_sample
+from .tool_results import read_scored_rows
 
 __all__ = [
+    "BAD_INPUT",
+    "EXIT_CODES",
     "MAX_FLIP_RATE",
     "MIN_CLASS",
     "MIN_LOWER",
@@ -60,6 +86,7 @@ __all__ = [
     "below_bar",
     "gate_scores",
     "read_run",
+    "to_decide",
 ]
 
 #: The bar a record must reach to gate: at least this many calibration samples ...
@@ -74,15 +101,38 @@ MAX_FLIP_RATE = 0.10
 MIN_SLICE = 30
 
 
+#: The three verdicts and the exit code of each (``harness gate --scores``); bad input exits :data:`BAD_INPUT`.
+EXIT_CODES = {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 2}
+#: The exit code of bad input (the record, the scores, the options): not a verdict.
+BAD_INPUT = 3
+
+
 @dataclass
 class ScoreGateResult:
-    """The verdict, the printed lines, the regressions, the advisory metrics and each gated metric's rate."""
+    """The verdict, the printed lines, the regressions, the advisory metrics and each gated metric's rate.
+
+    ``undecided``: each metric the user asked to gate (a scorer of the record) that is not gated, with why and
+    what would decide it (:func:`to_decide`).  ``passed`` is False on a regression only.
+    """
 
     passed: bool = True
     lines: list[str] = field(default_factory=list)
     regressions: list[str] = field(default_factory=list)
     advisory: dict[str, str] = field(default_factory=dict)
     rates: dict[str, CorrectedRate] = field(default_factory=dict)
+    undecided: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def gated(self) -> list[str]:
+        """The metrics that were gated: a corrected rate with an interval, and no reason to be advisory."""
+        return [c for c in self.rates if c not in self.advisory]
+
+    @property
+    def verdict(self) -> str:
+        """FAIL on any regression; else INCONCLUSIVE when nothing was gated or an asked metric was not; else PASS."""
+        if not self.passed:
+            return "FAIL"
+        return "INCONCLUSIVE" if self.undecided or not self.gated else "PASS"
 
 
 def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
@@ -104,7 +154,63 @@ def below_bar(entry: dict[str, Any], uniform_random: bool) -> str:
         why.append("flip rate unknown: no sample was scored in every rerun")
     elif flips is not None and flips > MAX_FLIP_RATE:
         why.append(f"flip rate {flips:g} > {MAX_FLIP_RATE} on reruns")
+    for probe, name in (("length", "length bias"), ("position", "position bias"),
+                        ("self_preference", "self-preference")):
+        found = (entry.get("bias") or {}).get(probe) or {}
+        if found.get("biased"):
+            why.append(f"{name}: {found['reason']}")
+    anchor = entry.get("anchor")
+    if anchor and not anchor["held"]:
+        why.append(f"drift on the anchor set (checked {anchor['checked_on']}, last held "
+                   f"{anchor.get('last_held') or 'never'}): {anchor['reason']}")
     return "; ".join(why)
+
+
+_CLASS = {"tpr": "human-'yes' (positive)", "tnr": "human-'no' (negative)"}
+
+
+def to_decide(entry: dict[str, Any], uniform_random: bool) -> list[str]:
+    """What would lift a record's scorer entry over the bar (module docstring), one phrase per shortfall.
+
+    Labels: ``MIN_N - n`` more of either class when ``n < MIN_N``; for TPR (human-"yes" samples) and TNR
+    (human-"no"), the more labels of that class :func:`playground.calibrate.needed.labels_to_lift` finds for
+    its Wilson lower bound to reach :data:`MIN_LOWER` with at least :data:`MIN_CLASS` of the class.  The
+    other shortfalls are not a matter of labels: a drawn random sample, a steadier judge.
+    """
+    out = []
+    if not uniform_random:
+        out.append("re-calibrate on a drawn random sample (calibrate external --sample-seed S)")
+    if entry["n"] < MIN_N:
+        out.append(f"{MIN_N - entry['n']} more label(s) of either class (n {entry['n']} → {MIN_N})")
+    for rate in ("tpr", "tnr"):
+        r = entry[rate]
+        if r["n"] >= MIN_CLASS and r["low"] is not None and r["low"] >= MIN_LOWER:
+            continue
+        more = labels_to_lift(r["successes"], r["n"], MIN_LOWER, MIN_CLASS)
+        name = rate.upper()
+        if more is not None:
+            out.append(f"{more} more {_CLASS[rate]} label(s) at today's {name} {r['successes']}/{r['n']} "
+                       f"(Wilson lower bound → ≥ {MIN_LOWER})")
+        elif r["n"] == 0:
+            out.append(f"at least {MIN_CLASS} {_CLASS[rate]} labels ({name} has none yet)")
+        elif r["successes"] / r["n"] <= MIN_LOWER:
+            out.append(f"no number of labels: {name} {r['successes']}/{r['n']} is itself ≤ {MIN_LOWER}, more labels "
+                       "only narrow its interval under the bar (a better scorer or threshold would)")
+        else:
+            out.append(f"more than {LIFT_CAP:,} {_CLASS[rate]} labels: {name} {r['successes']}/{r['n']} sits "
+                       f"just over {MIN_LOWER}")
+    flips = (entry.get("repeats") or {}).get("flip_rate")
+    if entry.get("repeats") and (flips is None or flips > MAX_FLIP_RATE):
+        out.append(f"a judge whose reruns flip at most {MAX_FLIP_RATE:g} of its verdicts")
+    biased = [k for k, v in (entry.get("bias") or {}).items() if (v or {}).get("biased")]
+    if "length" in biased:
+        out.append("a scorer whose scores do not follow answer length among answers people judged alike "
+                   "(probe it again with calibrate bias)")
+    if "position" in biased or "self_preference" in biased:
+        out.append("another judge model or prompt, probed again with calibrate bias --judge")
+    if entry.get("anchor") and not entry["anchor"]["held"]:
+        out.append("re-calibrate the scorer as it is now, or restore the one recorded (calibrate drift --anchor)")
+    return out
 
 
 def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0,
@@ -112,19 +218,17 @@ def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0,
     """The run's scores of the record's columns (None = missing), its row count, with ``keys`` (for matching
     rows to a dataset's samples) the result table, and the run's other metric columns (no record: advisory);
     a DataError for any bad score."""
-    from ..calibrate.external_samples import RATE_OF_DIMENSION, _scores_of, read_result
-    from ..importers.core import read_rows
-
     rates = {e["column"]: RATE_OF_DIMENSION[e["dimension"]] for e in record["scorers"]}
     if keys:
         table = read_result(path, scale=scale, extra_metrics=rates, only=tuple(rates))
         return {c: [r[3][c] for r in table.rows] for c in table.rates}, len(table.rows), table, []
     path = Path(path)
     problems: list[Problem] = []
-    _fmt, rows = read_rows(path, problems)
+    _fmt, rows = read_scored_rows(path, problems)
     if problems:
         raise DataError(problems, f"{path}: not a readable run of scores")
-    present = set(itertools.chain.from_iterable(r.data for r in rows))
+    columns = list(dict.fromkeys(itertools.chain.from_iterable(r.data for r in rows)))
+    present = set(columns) - set(index_columns(columns, [r.data for r in rows]))
     out = {}
     for c in rates:
         if c in present:
@@ -136,8 +240,6 @@ def read_run(path: str | Path, record: dict[str, Any], scale: float = 1.0,
 
 def _is_metric(column: str) -> bool:
     """A column that is not one of the samples' own fields (question, contexts, ids, reasons): a metric."""
-    from ..calibrate.external_samples import _SUFFIX_IGNORED, INPUT_COLUMNS, metric_key
-
     key = metric_key(column)
     return not (column in INPUT_COLUMNS or key in INPUT_COLUMNS or key.endswith(_SUFFIX_IGNORED))
 
@@ -179,8 +281,10 @@ def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[
             if column in base_metrics:
                 result.passed = False
                 result.regressions.append(f"{column}: in the baseline but missing from the run")
+            else:
+                result.undecided[column] = "not in the run; to decide: a run that has this column"
             result.lines.append(f"{column:<28} not in the run" + (": FAIL (in the baseline)" if column in base_metrics
-                                                                   else ""))
+                                                                   else ": not gated"))
             continue
         ppi = _slice_rate(table, column, entry["threshold"], slice_of) if slice_of is not None else None
         _gate_one(result, column, entry, values[column], record, identities, threshold, base_metrics, tol,
@@ -189,10 +293,12 @@ def gate_scores(scores: str | Path, record: dict[str, Any], *, identities: dict[
         result.advisory[column] = "no calibration record: a scorer is gated only with one"
         result.lines.append(f"{column:<28} ADVISORY, not gated: no calibration record")
     if baseline is None:
-        result.lines.append("no baseline: the gate passes on these figures (write one with --write-baseline)")
-    gated = [c for c in result.rates if c not in result.advisory]
-    if not gated:
+        result.lines.append("no baseline: the gate passes on these figures (write one with --write-baseline)"
+                            if result.gated else "no baseline (write one with --write-baseline)")
+    if not result.gated:
         result.lines.append(f"no metric was gated ({len(result.advisory)} advisory): this gate checks nothing yet")
+    for column, why in result.undecided.items():
+        result.lines.append(f"undecided: {column}: {why}")
     return result
 
 
@@ -208,15 +314,21 @@ def _gate_one(result: ScoreGateResult, column: str, entry: dict[str, Any], score
         passed, len(scored), (entry["tpr"]["successes"], entry["tpr"]["n"]),
         (entry["tnr"]["successes"], entry["tnr"]["n"]), n_boot=n_boot, seed=seed, flip_rate=flips)
     result.rates[column] = rate
-    why = [w for w in (below_bar(entry, bool(record["sample"]["uniform_random"])),
-                       _stale(entry, (identities or {}).get(column), threshold),
-                       f"{len(scores) - len(scored)} missing score(s) (empty or NaN)" if len(scored) < len(scores)
-                       else "", rate.reason if rate.low is None else "") if w]
+    uniform = bool(record["sample"]["uniform_random"])
+    bar, stale = below_bar(entry, uniform), _stale(entry, (identities or {}).get(column), threshold)
+    missing = len(scores) - len(scored)
+    why = [w for w in (bar, stale, f"{missing} missing score(s) (empty or NaN)" if missing else "",
+                       rate.reason if rate.low is None else "") if w]
+    decide = [*(to_decide(entry, uniform) if bar else []),
+              *(["a record calibrated with this scorer and threshold (or the record's)"] if stale else []),
+              *(["a score for every sample"] if missing else []),
+              *(["a run whose corrected rate has an interval"] if rate.low is None else [])]
     base = base_metrics.get(column)
     shown = (f"{column + (' (PPI++)' if ppi is not None else ''):<28} {rate.raw:>6.3f} {_f(rate.estimate):>9} "
              f"{'[' + _f(rate.low) + ', ' + _f(rate.high) + ']':>16} {_f(base):>9}")
     if why:
         result.advisory[column] = "; ".join(why)
+        result.undecided[column] = f"{result.advisory[column]}; to decide: {'; '.join(decide)}"
         result.lines.append(f"{shown}  ADVISORY, not gated: {result.advisory[column]}")
         return
     assert rate.estimate is not None
@@ -241,10 +353,6 @@ def _f(x: float | None) -> str:
 def _slice_rate(table: Any, column: str, threshold: float,
                 slice_of: tuple[Any, dict[str, int], str]) -> CorrectedRate | None:
     """PPI++ of the human pass rate from the run's labelled random slice; None below :data:`MIN_SLICE`."""
-    from ..calibrate.external_samples import match_rows
-    from ..calibrate.ppi import calibration_sample
-    from ..stats import ppi_mean
-
     opened, human_pass, sample_seed = slice_of
     matched, _rows, _samples = match_rows(table, opened)
     verdict = {c: float(v >= threshold) for c, s in matched.items() if (v := s[column]) is not None}
