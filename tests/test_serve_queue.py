@@ -3,7 +3,16 @@ from __future__ import annotations
 
 import pytest
 
-from playground.serving.queue import DEFAULT_OPEN_S, WaitingLine, ordinal, waiting_page
+from playground.serving.queue import (
+    CLAIM_S,
+    DEFAULT_OPEN_S,
+    POLL_S,
+    TELL_S,
+    WaitingLine,
+    ordinal,
+    over_share,
+    waiting_page,
+)
 
 
 @pytest.mark.parametrize(("n", "word"), [(1, "1st"), (2, "2nd"), (3, "3rd"), (4, "4th"), (11, "11th"), (12, "12th"),
@@ -44,13 +53,66 @@ def test_a_student_who_leaves_frees_the_place():
     assert line.waiting() == 2 and [line.position(t.id, 30.5) for t in (a, b, c)] == [1, None, 2]
 
 
-def test_an_admitted_ticket_not_used_frees_the_place():
-    line = WaitingLine(slots=1, claim_s=20.0)
+def test_a_told_turn_not_claimed_passes_on_after_the_claim_window():
+    line = WaitingLine(slots=1, claim_s=2.5, tell_s=5.0)
     a, b = line.join(0.0), line.join(0.0)
     line.admit(pooled_ready=0, opening=0, now=0.0)
-    assert line.position(a.id, 20.0) == 0 and line.position(b.id, 20.0) == 1
-    line.admit(pooled_ready=0, opening=0, now=20.5)     # a did not come within 20 s: b's turn
-    assert line.position(a.id, 20.5) is None and line.position(b.id, 20.5) == 0
+    assert line.position(a.id, 1.0) == 0 and line.position(b.id, 1.0) == 1  # a is told its turn at 1.0
+    line.admit(pooled_ready=0, opening=0, now=3.5)      # 2.5 s after being told: not beyond the window, kept
+    assert line.position(b.id, 3.5) == 1
+    line.admit(pooled_ready=0, opening=0, now=3.6)      # beyond it: a is dropped, the turn is b's
+    assert line.position(a.id, 3.6) is None and line.position(b.id, 3.6) == 0
+    assert not line.claim(a.id, 3.7) and line.claim(b.id, 3.7)
+
+
+def test_an_admitted_ticket_never_told_passes_on_after_the_tell_window():
+    line = WaitingLine(slots=1, claim_s=2.5, tell_s=5.0)
+    a, b = line.join(0.0), line.join(0.0)
+    line.admit(pooled_ready=0, opening=0, now=0.0)      # a's page stopped asking: it is never told
+    line.admit(pooled_ready=0, opening=0, now=5.0)
+    assert line.position(b.id, 5.0) == 1                # 5 s: not beyond tell_s
+    line.admit(pooled_ready=0, opening=0, now=5.1)
+    assert line.find(a.id) is None and line.position(b.id, 5.1) == 0
+
+
+def test_the_default_windows_are_seconds_not_twenty():
+    assert CLAIM_S == 2.5 and TELL_S == 2 * POLL_S + 1.0 == 5.0
+    assert WaitingLine().claim_s == CLAIM_S
+
+
+class _Manager:
+    """What :func:`over_share` reads of the kernel manager: pages held per visitor/address and in all."""
+
+    def __init__(self, per_visitor=0, per_address=0, cap=0, held=None, total=0):
+        self.max_per_visitor, self.max_per_address, self.max_kernels = per_visitor, per_address, cap
+        self._held, self._total = held or {}, total
+
+    def held(self, address=None, visitor=None):
+        return self._held.get(address if address is not None else visitor, 0)
+
+    def pages_held(self):
+        return self._total
+
+
+def test_places_in_line_count_against_the_visitors_share():
+    line = WaitingLine()
+    m = _Manager(per_visitor=4, held={"v1": 1})
+    for _ in range(2):
+        line.join(0.0, ("10.0.0.1", "v1"))
+    assert over_share(line, m, "10.0.0.1", "v1") is None                 # 1 page + 2 places = 3 < 4
+    line.join(0.0, ("10.0.0.1", "v1"))
+    assert "4 pages open or waiting" in over_share(line, m, "10.0.0.1", "v1")  # 1 + 3 = 4: the boundary
+    assert over_share(line, m, "10.0.0.1", "v2") is None                 # another browser is not counted
+
+
+def test_places_in_line_count_against_the_address_and_the_cap():
+    line = WaitingLine()
+    for i in range(3):
+        line.join(0.0, ("10.0.0.9", f"jar{i}"))                          # three cookie jars, one address
+    assert "network address" in over_share(line, _Manager(per_address=3), "10.0.0.9", "jar9")
+    assert over_share(line, _Manager(per_address=4), "10.0.0.9", "jar9") is None
+    assert over_share(line, _Manager(cap=10, total=7), "10.0.0.2", "v") == "full"   # 7 pages + 3 places = cap
+    assert over_share(line, _Manager(cap=11, total=7), "10.0.0.2", "v") is None
 
 
 def test_the_estimate():

@@ -8,9 +8,17 @@ Rules (:class:`WaitingLine`):
 * otherwise the request gets a ticket at the back of the line and a small page (:data:`WAITING_HTML`) that
   says "you are 12th in line; about 40 s", asks ``/playground/api/queue`` every ``POLL_S`` seconds, and
   reloads itself when its turn comes (the ticket travels in a cookie);
-* tickets are admitted from the front only, so arrival order is kept; an admitted ticket not used within
-  ``claim_s`` seconds, or a ticket not asked about within ``gone_s`` seconds (the student closed the page),
-  is dropped and frees its place;
+* a request that already holds a waiting ticket (its cookie) keeps it: one browser never holds two places by
+  asking again;
+* places count as pages do (:func:`over_share`): one more place is refused when the visitor (login cookie) or
+  the network address already holds ``max_per_visitor`` / ``max_per_address`` pages and places together, and
+  "the class is full" when the pages held plus the places in line reach the kernel cap;
+* tickets are admitted from the front only, so arrival order is kept.  A ticket is *told* its turn when its
+  page next asks (every ``POLL_S`` seconds); the turn passes on (the ticket is dropped and frees its slot)
+  when the page does not come within ``claim_s`` seconds of being told (:data:`CLAIM_S`), when it is not told
+  within ``tell_s`` seconds of being admitted (:data:`TELL_S`: the page stopped asking), or when it has not
+  asked for ``gone_s`` seconds (the student closed the page).  A dropped ticket's page is told it is unknown,
+  reloads, and takes a new place at the back;
 * the estimate is ``ceil(position / slots) * average``, where ``average`` is the mean of the last
   ``AVERAGE_OF`` cold page openings (``DEFAULT_OPEN_S`` before any).
 """
@@ -21,13 +29,34 @@ import secrets
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
-__all__ = ["AVERAGE_OF", "DEFAULT_OPEN_S", "POLL_S", "QUEUE_URL", "TICKET_COOKIE", "WAITING_HTML", "Ticket",
-           "WaitingLine", "ordinal", "waiting_page"]
+__all__ = [
+    "AVERAGE_OF",
+    "CLAIM_S",
+    "DEFAULT_OPEN_S",
+    "POLL_S",
+    "QUEUE_URL",
+    "TELL_S",
+    "TICKET_COOKIE",
+    "WAITING_HTML",
+    "Ticket",
+    "WaitingLine",
+    "ordinal",
+    "over_share",
+    "waiting_page",
+]
 
 QUEUE_URL = "playground/api/queue"
 TICKET_COOKIE = "pg_ticket"
 POLL_S = 2
+#: Seconds a told ticket has to come for its page.  A waiting page reloads the moment it reads its turn (the
+#: request reaches the server within one round trip: tens of ms here, under a second on a loaded machine),
+#: so 2.5 s lets a slow page through while a holder who polls and never comes wastes a slot that long per
+#: place (issue 43.3: 20 s here made six such places cost the next student 2 minutes).
+CLAIM_S = 2.5
+#: Seconds an admitted ticket may go without asking (a live page asks every ``POLL_S``; two misses allowed).
+TELL_S = 2 * POLL_S + 1.0
 DEFAULT_OPEN_S = 10.0
 AVERAGE_OF = 10
 
@@ -45,7 +74,9 @@ class Ticket:
     id: str
     created: float
     seen: float
+    owner: tuple[str, str] = ("", "")  # (network address, visitor) of the request that took it
     admitted_at: float | None = None
+    told_at: float | None = None
 
 
 @dataclass
@@ -53,7 +84,8 @@ class WaitingLine:
     """The line, its admission rule and its estimate (pure bookkeeping: the clock is passed in)."""
 
     slots: int = 2
-    claim_s: float = 20.0
+    claim_s: float = CLAIM_S
+    tell_s: float = TELL_S
     gone_s: float = 15.0 * POLL_S
     tickets: deque[Ticket] = field(default_factory=deque)
     opened_s: deque[float] = field(default_factory=lambda: deque(maxlen=AVERAGE_OF))
@@ -69,11 +101,20 @@ class WaitingLine:
         self.expire(now)
         return not any(t.admitted_at is None for t in self.tickets) and self.can_open(pooled_ready, opening)
 
-    def join(self, now: float) -> Ticket:
-        """A new ticket at the back of the line."""
-        ticket = Ticket(secrets.token_urlsafe(16), now, now)
+    def join(self, now: float, owner: tuple[str, str] = ("", "")) -> Ticket:
+        """A new ticket at the back of the line, taken by ``owner`` (address, visitor)."""
+        ticket = Ticket(secrets.token_urlsafe(16), now, now, owner)
         self.tickets.append(ticket)
         return ticket
+
+    def find(self, ticket_id: str | None) -> Ticket | None:
+        """The ticket ``ticket_id`` if it is in the line."""
+        return next((t for t in self.tickets if ticket_id and t.id == ticket_id), None)
+
+    def places(self, address: str | None = None, visitor: str | None = None) -> int:
+        """Places in line (waiting or admitted) taken from ``address`` or by ``visitor``."""
+        return sum(1 for t in self.tickets if (address is not None and t.owner[0] == address)
+                   or (visitor is not None and t.owner[1] == visitor))
 
     def admit(self, pooled_ready: int, opening: int, now: float) -> None:
         """Admit waiting tickets from the front while :meth:`can_open`."""
@@ -95,19 +136,24 @@ class WaitingLine:
         return False
 
     def expire(self, now: float) -> None:
-        """Drop admitted tickets not claimed in ``claim_s`` and tickets not asked about in ``gone_s``."""
+        """Drop tickets told their turn more than ``claim_s`` ago, admitted more than ``tell_s`` ago without being
+        told, or not asked about in ``gone_s`` (a bound is kept at exactly its value: dropped only beyond it)."""
         for t in list(self.tickets):
-            unclaimed = t.admitted_at is not None and now - t.admitted_at > self.claim_s
-            if unclaimed or now - t.seen > self.gone_s:
+            unclaimed = t.told_at is not None and now - t.told_at > self.claim_s
+            untold = t.admitted_at is not None and t.told_at is None and now - t.admitted_at > self.tell_s
+            if unclaimed or untold or now - t.seen > self.gone_s:
                 self.tickets.remove(t)
 
     # --- what a waiting page is told ---------------------------------------------------------------------
     def position(self, ticket_id: str, now: float) -> int | None:
-        """1-based place among those not yet admitted (0: admitted, your turn); None: no such ticket."""
+        """1-based place among those not yet admitted (0: admitted, your turn: the ticket is now *told*, and
+        its ``claim_s`` starts); None: no such ticket."""
         place = 0
         for t in self.tickets:
             if t.id == ticket_id:
                 t.seen = now
+                if t.admitted_at is not None and t.told_at is None:
+                    t.told_at = now
                 return 0 if t.admitted_at is not None else place + 1
             if t.admitted_at is None:
                 place += 1
@@ -125,6 +171,7 @@ class WaitingLine:
     def answer(self, ticket_id: str, now: float | None = None) -> dict[str, object]:
         """What ``/playground/api/queue`` answers a waiting page."""
         now = time.monotonic() if now is None else now
+        self.expire(now)
         place = self.position(ticket_id, now)
         if place is None:
             return {"known": False, "turn": False}
@@ -133,6 +180,22 @@ class WaitingLine:
 
     def waiting(self) -> int:
         return sum(1 for t in self.tickets if t.admitted_at is None)
+
+
+def over_share(line: WaitingLine, manager: Any, address: str, visitor: str) -> str | None:
+    """Why ``manager`` (a :class:`playground.serving.kernels.GuardedKernelManager`) refuses one more place in
+    ``line`` to this client, or None: its pages held (:meth:`held`) plus its places reach ``max_per_visitor``
+    or ``max_per_address`` (0: no limit), or the pages held by everyone plus every place reach ``max_kernels``
+    ("full": the class is full)."""
+    if manager.max_per_visitor and (manager.held(visitor=visitor) + line.places(visitor=visitor)
+                                    >= manager.max_per_visitor):
+        return f"this browser already has {manager.max_per_visitor} pages open or waiting here"
+    if manager.max_per_address and (manager.held(address=address) + line.places(address=address)
+                                    >= manager.max_per_address):
+        return f"your network address already holds {manager.max_per_address} pages or places in line here"
+    if manager.max_kernels and manager.pages_held() + len(line.tickets) >= manager.max_kernels:
+        return "full"
+    return None
 
 
 WAITING_HTML = """<!doctype html>
