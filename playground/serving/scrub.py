@@ -37,7 +37,8 @@ SECRET_WORDS = ("token", "sig", "key", "secret", "auth", "password", "xsrf")
 #: Levels of percent-encoding decoded, at most (deeper is withheld whole).
 MAX_DEPTH = 5
 WITHHELD = "[withheld: it may hold a key]"
-_SECRET_PAIR = re.compile(r"([^\s=&?;\"'<>]*)\s*=\s*([^\s&;\"'<>]*)")
+#: ``NAME=VALUE`` with the value in a look-ahead, so that a pair inside another's value is found too.
+_SECRET_PAIR = re.compile(r"([^\s=&?;\"'<>/]+)\s*=(?=\s*([^\s&;\"'<>]*))")
 _RUN = re.compile(r"[^\s\"'<>()]+")
 #: The server's own keys (set by :func:`install`): redacted wherever they appear.
 _KNOWN: list[str] = []
