@@ -6,6 +6,8 @@ import pytest
 from playground.serving.queue import (
     CLAIM_S,
     DEFAULT_OPEN_S,
+    FRONT_POLL_S,
+    HOLD_S,
     POLL_S,
     TELL_S,
     WaitingLine,
@@ -53,16 +55,35 @@ def test_a_student_who_leaves_frees_the_place():
     assert line.waiting() == 2 and [line.position(t.id, 30.5) for t in (a, b, c)] == [1, None, 2]
 
 
-def test_a_told_turn_not_claimed_passes_on_after_the_claim_window():
-    line = WaitingLine(slots=1, claim_s=2.5, tell_s=5.0)
-    a, b = line.join(0.0), line.join(0.0)
+def test_a_told_turn_holds_its_slot_hold_s_and_may_be_claimed_until_claim_s():
+    line = WaitingLine(slots=1, hold_s=1.0, claim_s=2.5, tell_s=5.0)
+    a, b, c = line.join(0.0), line.join(0.0), line.join(0.0)
     line.admit(pooled_ready=0, opening=0, now=0.0)
     assert line.position(a.id, 1.0) == 0 and line.position(b.id, 1.0) == 1  # a is told its turn at 1.0
-    line.admit(pooled_ready=0, opening=0, now=3.5)      # 2.5 s after being told: not beyond the window, kept
-    assert line.position(b.id, 3.5) == 1
-    line.admit(pooled_ready=0, opening=0, now=3.6)      # beyond it: a is dropped, the turn is b's
-    assert line.position(a.id, 3.6) is None and line.position(b.id, 3.6) == 0
-    assert not line.claim(a.id, 3.7) and line.claim(b.id, 3.7)
+    line.admit(pooled_ready=0, opening=0, now=2.0)      # 1.0 s after being told: a still holds the slot
+    assert line.position(b.id, 2.0) == 1
+    line.admit(pooled_ready=0, opening=0, now=2.1)      # beyond hold_s: b is admitted beside a
+    assert line.position(b.id, 2.1) == 0 and line.position(c.id, 2.1) == 1
+    line.admit(pooled_ready=0, opening=0, now=3.5)      # 2.5 s after a was told: a may still come
+    assert line.find(a.id) is not None
+    line.admit(pooled_ready=0, opening=0, now=3.6)      # beyond claim_s: a is dropped
+    assert line.position(a.id, 3.6) is None and not line.claim(a.id, 3.6)
+    assert line.claim(b.id, 3.6)
+
+
+def test_a_page_that_comes_takes_its_slot_and_the_next_waits_for_it():
+    line = WaitingLine(slots=1, hold_s=1.0)
+    a, b = line.join(0.0), line.join(0.0)
+    line.admit(pooled_ready=0, opening=0, now=0.0)
+    assert line.answer(a.id, 0.4)["turn"] and line.claim(a.id, 0.5)
+    line.admit(pooled_ready=0, opening=1, now=9.0)      # a's page is being opened: b waits for the slot
+    assert line.position(b.id, 9.0) == 1
+
+
+def test_pages_near_the_front_ask_more_often():
+    line = WaitingLine(slots=2)
+    t = [line.join(0.0) for _ in range(3)]
+    assert [line.answer(x.id, 0.0)["poll_ms"] for x in t] == [500, 500, 2000]  # within slots places: 0.5 s
 
 
 def test_an_admitted_ticket_never_told_passes_on_after_the_tell_window():
@@ -76,8 +97,8 @@ def test_an_admitted_ticket_never_told_passes_on_after_the_tell_window():
 
 
 def test_the_default_windows_are_seconds_not_twenty():
-    assert CLAIM_S == 2.5 and TELL_S == 2 * POLL_S + 1.0 == 5.0
-    assert WaitingLine().claim_s == CLAIM_S
+    assert (FRONT_POLL_S, HOLD_S, CLAIM_S) == (0.5, 1.0, 2.5) and TELL_S == 2 * POLL_S + 1.0 == 5.0
+    assert (WaitingLine().hold_s, WaitingLine().claim_s) == (HOLD_S, CLAIM_S)
 
 
 class _Manager:
@@ -126,7 +147,8 @@ def test_the_estimate():
 def test_the_answer_and_the_first_words():
     line = WaitingLine(slots=2)
     t = [line.join(0.0) for _ in range(12)]
-    assert line.answer(t[11].id, 0.0) == {"known": True, "turn": False, "position": 12, "of": 12, "about_s": 60}
+    assert line.answer(t[11].id, 0.0) == {"known": True, "turn": False, "position": 12, "of": 12, "about_s": 60,
+                                          "poll_ms": 2000}
     assert line.answer("nobody", 0.0) == {"known": False, "turn": False}
     html = waiting_page(12, 60, "/playground/api/queue")
     assert "You are 12th in line; about 60 s." in html and "opens by itself" in html

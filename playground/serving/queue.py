@@ -13,12 +13,15 @@ Rules (:class:`WaitingLine`):
 * places count as pages do (:func:`over_share`): one more place is refused when the visitor (login cookie) or
   the network address already holds ``max_per_visitor`` / ``max_per_address`` pages and places together, and
   "the class is full" when the pages held plus the places in line reach the kernel cap;
-* tickets are admitted from the front only, so arrival order is kept.  A ticket is *told* its turn when its
-  page next asks (every ``POLL_S`` seconds); the turn passes on (the ticket is dropped and frees its slot)
-  when the page does not come within ``claim_s`` seconds of being told (:data:`CLAIM_S`), when it is not told
-  within ``tell_s`` seconds of being admitted (:data:`TELL_S`: the page stopped asking), or when it has not
-  asked for ``gone_s`` seconds (the student closed the page).  A dropped ticket's page is told it is unknown,
-  reloads, and takes a new place at the back;
+* tickets are admitted from the front only, so arrival order is kept.  A waiting page asks every ``POLL_S``
+  seconds, every :data:`FRONT_POLL_S` within ``slots`` places of the front; a ticket is *told* its turn when
+  its page next asks.  An admitted ticket holds its slot until it is told, and for ``hold_s`` seconds after
+  (:data:`HOLD_S`); then the next ticket may be admitted, while the told one may still come until ``claim_s``
+  seconds after being told (:data:`CLAIM_S`).  It is dropped (its turn passed on) beyond ``claim_s``, when it
+  is not told within ``tell_s`` seconds of being admitted (:data:`TELL_S`: the page stopped asking), or when
+  it has not asked for ``gone_s`` seconds (the student closed the page).  A dropped ticket's page is told it
+  is unknown, reloads, and takes a new place at the back.  A holder of places who asks and never comes costs
+  the line about ``FRONT_POLL_S / 2 + HOLD_S`` seconds of one slot per place;
 * the estimate is ``ceil(position / slots) * average``, where ``average`` is the mean of the last
   ``AVERAGE_OF`` cold page openings (``DEFAULT_OPEN_S`` before any).
 """
@@ -35,6 +38,8 @@ __all__ = [
     "AVERAGE_OF",
     "CLAIM_S",
     "DEFAULT_OPEN_S",
+    "FRONT_POLL_S",
+    "HOLD_S",
     "POLL_S",
     "QUEUE_URL",
     "TELL_S",
@@ -50,10 +55,14 @@ __all__ = [
 QUEUE_URL = "playground/api/queue"
 TICKET_COOKIE = "pg_ticket"
 POLL_S = 2
-#: Seconds a told ticket has to come for its page.  A waiting page reloads the moment it reads its turn (the
-#: request reaches the server within one round trip: tens of ms here, under a second on a loaded machine),
-#: so 2.5 s lets a slow page through while a holder who polls and never comes wastes a slot that long per
-#: place (issue 43.3: 20 s here made six such places cost the next student 2 minutes).
+#: Seconds between the questions of a page within ``slots`` places of the front (its turn is near).
+FRONT_POLL_S = 0.5
+#: Seconds a told ticket holds its slot.  A waiting page reloads the moment it reads its turn: its request
+#: reaches the server within one round trip (milliseconds on loopback; well under a second for a browser on a
+#: loaded machine), so a page that comes takes its slot within this; a holder who asks and never comes
+#: wastes one slot this long per place (issue 43.3: 20 s made six such places cost the next student 2 min).
+HOLD_S = 1.0
+#: Seconds a told ticket may still come (a slow page is let in, beside the ticket admitted after it).
 CLAIM_S = 2.5
 #: Seconds an admitted ticket may go without asking (a live page asks every ``POLL_S``; two misses allowed).
 TELL_S = 2 * POLL_S + 1.0
@@ -85,21 +94,27 @@ class WaitingLine:
 
     slots: int = 2
     claim_s: float = CLAIM_S
+    hold_s: float = HOLD_S
     tell_s: float = TELL_S
     gone_s: float = 15.0 * POLL_S
     tickets: deque[Ticket] = field(default_factory=deque)
     opened_s: deque[float] = field(default_factory=lambda: deque(maxlen=AVERAGE_OF))
 
     # --- the rule ----------------------------------------------------------------------------------------
-    def can_open(self, pooled_ready: int, opening: int) -> bool:
-        """Whether one more page may be opened now, beside the tickets already admitted."""
-        admitted = sum(1 for t in self.tickets if t.admitted_at is not None)
-        return pooled_ready > admitted or opening + admitted < self.slots
+    def holding(self, now: float) -> int:
+        """Admitted tickets that hold a slot at ``now``: not told yet, or told at most ``hold_s`` ago."""
+        return sum(1 for t in self.tickets if t.admitted_at is not None
+                   and (t.told_at is None or now - t.told_at <= self.hold_s))
+
+    def can_open(self, pooled_ready: int, opening: int, now: float | None = None) -> bool:
+        """Whether one more page may be opened now, beside the admitted tickets that hold a slot."""
+        held = self.holding(time.monotonic() if now is None else now)
+        return pooled_ready > held or opening + held < self.slots
 
     def may_enter(self, pooled_ready: int, opening: int, now: float) -> bool:
         """A request without a ticket: open now only when nobody is waiting and :meth:`can_open`."""
         self.expire(now)
-        return not any(t.admitted_at is None for t in self.tickets) and self.can_open(pooled_ready, opening)
+        return not any(t.admitted_at is None for t in self.tickets) and self.can_open(pooled_ready, opening, now)
 
     def join(self, now: float, owner: tuple[str, str] = ("", "")) -> Ticket:
         """A new ticket at the back of the line, taken by ``owner`` (address, visitor)."""
@@ -122,7 +137,7 @@ class WaitingLine:
         for t in self.tickets:
             if t.admitted_at is not None:
                 continue
-            if not self.can_open(pooled_ready, opening):
+            if not self.can_open(pooled_ready, opening, now):
                 break
             t.admitted_at = now
 
@@ -176,7 +191,8 @@ class WaitingLine:
         if place is None:
             return {"known": False, "turn": False}
         return {"known": True, "turn": place == 0, "position": place, "of": self.waiting(),
-                "about_s": self.estimate_s(place) if place else 0}
+                "about_s": self.estimate_s(place) if place else 0,
+                "poll_ms": int(1000 * (FRONT_POLL_S if place <= self.slots else POLL_S))}
 
     def waiting(self) -> int:
         return sum(1 for t in self.tickets if t.admitted_at is None)
@@ -221,7 +237,7 @@ WAITING_HTML = """<!doctype html>
     }).then(function (a) {
       if (a.turn || !a.known) { line.textContent = "Your turn: opening your page…"; window.location.reload(); return; }
       line.textContent = "You are " + ordinal(a.position) + " in line; about " + a.about_s + " s.";
-      window.setTimeout(ask, %(poll)d);
+      window.setTimeout(ask, a.poll_ms || %(poll)d);
     }).catch(function () { window.setTimeout(ask, %(poll)d); });
   }
   window.setTimeout(ask, %(poll)d);
