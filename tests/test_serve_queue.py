@@ -57,7 +57,7 @@ def test_a_student_who_leaves_frees_the_place():
 
 def test_a_told_turn_holds_its_slot_hold_s_and_may_be_claimed_until_claim_s():
     line = WaitingLine(slots=1, hold_s=1.0, claim_s=2.5, tell_s=5.0)
-    a, b, c = line.join(0.0), line.join(0.0), line.join(0.0)
+    a, b, c = line.join(0.0, ("ip", "va")), line.join(0.0, ("ip", "vb")), line.join(0.0, ("ip", "vc"))
     line.admit(pooled_ready=0, opening=0, now=0.0)
     assert line.position(a.id, 1.0) == 0 and line.position(b.id, 1.0) == 1  # a is told its turn at 1.0
     line.admit(pooled_ready=0, opening=0, now=2.0)      # 1.0 s after being told: a still holds the slot
@@ -69,6 +69,25 @@ def test_a_told_turn_holds_its_slot_hold_s_and_may_be_claimed_until_claim_s():
     line.admit(pooled_ready=0, opening=0, now=3.6)      # beyond claim_s: a is dropped
     assert line.position(a.id, 3.6) is None and not line.claim(a.id, 3.6)
     assert line.claim(b.id, 3.6)
+
+
+def test_a_visitor_who_let_a_turn_pass_holds_no_slot_next_time():
+    line = WaitingLine(slots=1, hold_s=0.5, claim_s=2.5)
+    h = line.join(0.0, ("10.0.0.9", "jar"))
+    a = line.join(0.0, ("10.0.0.1", "alice"))
+    line.admit(0, 0, 0.0)
+    assert line.answer(h.id, 0.1)["turn"]               # told at 0.1; never comes
+    line.admit(0, 0, 2.7)                                # beyond claim_s: dropped, the jar is remembered
+    assert line.find(h.id) is None and "jar" in line.lapsed
+    h2 = line.join(2.7, ("10.0.0.9", "jar"))             # it takes a new place, behind alice
+    assert line.claim(a.id, 2.8)
+    line.admit(0, 1, 9.0)                                # alice's page opening: the slot is taken
+    assert line.position(h2.id, 9.0) == 1
+    line.admit(0, 0, 12.0)                               # free: the jar is admitted...
+    b = line.join(12.0, ("10.0.0.2", "bob"))
+    line.admit(0, 0, 12.0)                               # ...and holds no slot: bob is admitted beside it
+    assert line.position(h2.id, 12.0) == 0 and line.position(b.id, 12.0) == 0
+    assert line.claim(h2.id, 12.1) and "jar" not in line.lapsed  # coming for a turn clears the mark
 
 
 def test_a_page_that_comes_takes_its_slot_and_the_next_waits_for_it():
@@ -83,7 +102,7 @@ def test_a_page_that_comes_takes_its_slot_and_the_next_waits_for_it():
 def test_pages_near_the_front_ask_more_often():
     line = WaitingLine(slots=2)
     t = [line.join(0.0) for _ in range(3)]
-    assert [line.answer(x.id, 0.0)["poll_ms"] for x in t] == [500, 500, 2000]  # within slots places: 0.5 s
+    assert [line.answer(x.id, 0.0)["poll_ms"] for x in t] == [250, 250, 2000]  # within slots places: 0.25 s
 
 
 def test_an_admitted_ticket_never_told_passes_on_after_the_tell_window():
@@ -97,7 +116,7 @@ def test_an_admitted_ticket_never_told_passes_on_after_the_tell_window():
 
 
 def test_the_default_windows_are_seconds_not_twenty():
-    assert (FRONT_POLL_S, HOLD_S, CLAIM_S) == (0.5, 1.0, 2.5) and TELL_S == 2 * POLL_S + 1.0 == 5.0
+    assert (FRONT_POLL_S, HOLD_S, CLAIM_S) == (0.25, 0.5, 2.5) and TELL_S == 2 * POLL_S + 1.0 == 5.0
     assert (WaitingLine().hold_s, WaitingLine().claim_s) == (HOLD_S, CLAIM_S)
 
 

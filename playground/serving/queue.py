@@ -21,7 +21,9 @@ Rules (:class:`WaitingLine`):
   is not told within ``tell_s`` seconds of being admitted (:data:`TELL_S`: the page stopped asking), or when
   it has not asked for ``gone_s`` seconds (the student closed the page).  A dropped ticket's page is told it
   is unknown, reloads, and takes a new place at the back.  A holder of places who asks and never comes costs
-  the line about ``FRONT_POLL_S / 2 + HOLD_S`` seconds of one slot per place;
+  the line about ``FRONT_POLL_S / 2 + HOLD_S`` seconds of one slot per place, once: a visitor who let a turn
+  pass is remembered (*lapsed*, the last :data:`LAPSED_KEPT`), and their later tickets hold no slot (they are
+  let in if they come, beside the next ticket); claiming a turn clears the mark;
 * the estimate is ``ceil(position / slots) * average``, where ``average`` is the mean of the last
   ``AVERAGE_OF`` cold page openings (``DEFAULT_OPEN_S`` before any).
 """
@@ -40,6 +42,7 @@ __all__ = [
     "DEFAULT_OPEN_S",
     "FRONT_POLL_S",
     "HOLD_S",
+    "LAPSED_KEPT",
     "POLL_S",
     "QUEUE_URL",
     "TELL_S",
@@ -56,12 +59,15 @@ QUEUE_URL = "playground/api/queue"
 TICKET_COOKIE = "pg_ticket"
 POLL_S = 2
 #: Seconds between the questions of a page within ``slots`` places of the front (its turn is near).
-FRONT_POLL_S = 0.5
+FRONT_POLL_S = 0.25
 #: Seconds a told ticket holds its slot.  A waiting page reloads the moment it reads its turn: its request
-#: reaches the server within one round trip (milliseconds on loopback; well under a second for a browser on a
-#: loaded machine), so a page that comes takes its slot within this; a holder who asks and never comes
-#: wastes one slot this long per place (issue 43.3: 20 s made six such places cost the next student 2 min).
-HOLD_S = 1.0
+#: reaches the server within one round trip (milliseconds on loopback, tens on a class network), so a page
+#: that comes takes its slot within this, and a slower one is still let in until ``CLAIM_S``; a holder who
+#: asks and never comes wastes one slot this long per place, once per visitor (issue 43.3: 20 s made six
+#: such places cost the next student 2 min).
+HOLD_S = 0.5
+#: Visitors remembered as having let a turn pass (the oldest forgotten first).
+LAPSED_KEPT = 4096
 #: Seconds a told ticket may still come (a slow page is let in, beside the ticket admitted after it).
 CLAIM_S = 2.5
 #: Seconds an admitted ticket may go without asking (a live page asks every ``POLL_S``; two misses allowed).
@@ -99,11 +105,13 @@ class WaitingLine:
     gone_s: float = 15.0 * POLL_S
     tickets: deque[Ticket] = field(default_factory=deque)
     opened_s: deque[float] = field(default_factory=lambda: deque(maxlen=AVERAGE_OF))
+    lapsed: dict[str, None] = field(default_factory=dict)  # visitors who let a turn pass, oldest first
 
     # --- the rule ----------------------------------------------------------------------------------------
     def holding(self, now: float) -> int:
-        """Admitted tickets that hold a slot at ``now``: not told yet, or told at most ``hold_s`` ago."""
-        return sum(1 for t in self.tickets if t.admitted_at is not None
+        """Admitted tickets that hold a slot at ``now``: not told yet, or told at most ``hold_s`` ago; none of a
+        visitor who let a turn pass before (:attr:`lapsed`)."""
+        return sum(1 for t in self.tickets if t.admitted_at is not None and t.owner[1] not in self.lapsed
                    and (t.told_at is None or now - t.told_at <= self.hold_s))
 
     def can_open(self, pooled_ready: int, opening: int, now: float | None = None) -> bool:
@@ -147,6 +155,7 @@ class WaitingLine:
         for t in self.tickets:
             if t.id == ticket_id and t.admitted_at is not None:
                 self.tickets.remove(t)
+                self.lapsed.pop(t.owner[1], None)
                 return True
         return False
 
@@ -158,6 +167,10 @@ class WaitingLine:
             untold = t.admitted_at is not None and t.told_at is None and now - t.admitted_at > self.tell_s
             if unclaimed or untold or now - t.seen > self.gone_s:
                 self.tickets.remove(t)
+            if unclaimed and t.owner[1]:
+                self.lapsed[t.owner[1]] = None
+                while len(self.lapsed) > LAPSED_KEPT:
+                    del self.lapsed[next(iter(self.lapsed))]
 
     # --- what a waiting page is told ---------------------------------------------------------------------
     def position(self, ticket_id: str, now: float) -> int | None:
