@@ -102,3 +102,13 @@ def pytest_runtest_makereport(item, call):
     if "shared" in reason.lower() and "ragtruth" in reason.lower():
         report.outcome = "failed"
         report.longrepr = f"PLAYGROUND_REQUIRE_SHARED=1, but the test was skipped: {reason}"
+
+
+def pytest_collection_modifyitems(config, items):
+    """The ``hostile`` marker on every test tests/hostile_index.py names (``make test-hostile`` runs them)."""
+    from hostile_index import INDEX, matches
+
+    named = [t for entry in INDEX for t in entry.tests]
+    for item in items:
+        if any(matches(t, item.nodeid) for t in named):
+            item.add_marker(pytest.mark.hostile)
