@@ -160,13 +160,13 @@ def run_roster(args: argparse.Namespace) -> int:
             return 0
         if args.action == "revoke":
             e = revoke(args.roster, args.name, args.links_file)
-            print(f"playground roster: {e.name}'s links no longer work (revoked; the other students' are unchanged)")
+            print(f"{e.name}'s links no longer work (revoked; the other students' links are unchanged)")
             return 0
         expires = parse_expiry(args.link_expiry, time.time()) if args.link_expiry else None
         e = reissue(args.roster, args.name, os.environ.get(_SECRET_ENV, "").strip(), args.links_file, expires)
     except (RosterError, OSError) as exc:
         print(f"playground roster {args.action}: {exc}", file=sys.stderr)
         return 2
-    print(f"playground roster: {e.name} has a new link, generation {e.generation}, in {args.links_file}; their "
-          "older links no longer work", flush=True)
+    print(f"{e.name} has a new link, generation {e.generation}, in {args.links_file}; their older links no longer "
+          "work", flush=True)
     return 0
