@@ -90,6 +90,22 @@ def test_a_visitor_who_let_a_turn_pass_holds_no_slot_next_time():
     assert line.claim(h2.id, 12.1) and "jar" not in line.lapsed  # coming for a turn clears the mark
 
 
+def test_each_turn_passed_on_says_how_long_it_held_the_slot(caplog):
+    line = WaitingLine(slots=1, hold_s=0.5, claim_s=2.5, tell_s=5.0)
+    h, closed = line.join(0.0, ("ip", "jar")), line.join(0.0, ("ip", "closed"))
+    line.admit(0, 0, 0.0)
+    line.answer(h.id, 0.1)                               # told at 0.1: it holds the slot until 0.6
+    line.admit(0, 0, 2.7)                                # the jar's turn passes on; 'closed' is admitted at 2.7,
+    h2 = line.join(2.8, ("ip", "jar"))
+    line.expire(7.8)                                     # its page closed: untold 5.1 s after admission, passed on
+    assert line.find(closed.id) is None
+    line.admit(0, 0, 7.8)
+    line.answer(h2.id, 7.9)
+    line.expire(10.5)                                    # the lapsed jar again: it held nothing
+    held = [r.getMessage().rsplit("slot ", 1)[1] for r in caplog.records if "passed on unclaimed" in r.getMessage()]
+    assert held == ["0.60 s)", "5.10 s)", "0.00 s)"]
+
+
 def test_a_page_that_comes_takes_its_slot_and_the_next_waits_for_it():
     line = WaitingLine(slots=1, hold_s=1.0)
     a, b = line.join(0.0), line.join(0.0)

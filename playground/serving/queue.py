@@ -29,6 +29,7 @@ Rules (:class:`WaitingLine`):
 """
 from __future__ import annotations
 
+import logging
 import math
 import secrets
 import time
@@ -54,6 +55,8 @@ __all__ = [
     "over_share",
     "waiting_page",
 ]
+
+log = logging.getLogger("playground.serving")
 
 QUEUE_URL = "playground/api/queue"
 TICKET_COOKIE = "pg_ticket"
@@ -167,10 +170,27 @@ class WaitingLine:
             untold = t.admitted_at is not None and t.told_at is None and now - t.admitted_at > self.tell_s
             if unclaimed or untold or now - t.seen > self.gone_s:
                 self.tickets.remove(t)
-            if unclaimed and t.owner[1]:
-                self.lapsed[t.owner[1]] = None
-                while len(self.lapsed) > LAPSED_KEPT:
-                    del self.lapsed[next(iter(self.lapsed))]
+            if unclaimed or untold:
+                self._passed(t, now)
+
+    def _passed(self, t: Ticket, now: float) -> None:
+        """Note a turn that passed on unclaimed: the visitor is *lapsed*; one log line says how long the turn
+        held its slot (0 for a visitor already lapsed) — what a holder of places costs the line."""
+        if t.admitted_at is None:
+            return
+        if t.owner[1] in self.lapsed:
+            held = 0.0
+        elif t.told_at is None:
+            held = now - t.admitted_at
+        else:
+            held = t.told_at + self.hold_s - t.admitted_at
+        log.warning("playground: a turn in the waiting line passed on unclaimed (%s; it held the slot %.2f s)",
+                    "told" if t.told_at is not None else "never told", held)
+        if t.owner[1]:
+            self.lapsed.pop(t.owner[1], None)
+            self.lapsed[t.owner[1]] = None
+            while len(self.lapsed) > LAPSED_KEPT:
+                del self.lapsed[next(iter(self.lapsed))]
 
     # --- what a waiting page is told ---------------------------------------------------------------------
     def position(self, ticket_id: str, now: float) -> int | None:
