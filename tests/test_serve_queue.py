@@ -117,8 +117,8 @@ def test_a_page_that_comes_takes_its_slot_and_the_next_waits_for_it():
 
 def test_pages_near_the_front_ask_more_often():
     line = WaitingLine(slots=2)
-    t = [line.join(0.0) for _ in range(3)]
-    assert [line.answer(x.id, 0.0)["poll_ms"] for x in t] == [250, 250, 2000]  # within slots places: 0.25 s
+    t = [line.join(0.0) for _ in range(5)]
+    assert [line.answer(x.id, 0.0)["poll_ms"] for x in t] == [250, 250, 250, 250, 2000]  # within slots + 2: 0.25 s
 
 
 def test_an_admitted_ticket_never_told_passes_on_after_the_tell_window():

@@ -14,7 +14,7 @@ Rules (:class:`WaitingLine`):
   the network address already holds ``max_per_visitor`` / ``max_per_address`` pages and places together, and
   "the class is full" when the pages held plus the places in line reach the kernel cap;
 * tickets are admitted from the front only, so arrival order is kept.  A waiting page asks every ``POLL_S``
-  seconds, every :data:`FRONT_POLL_S` within ``slots`` places of the front; a ticket is *told* its turn when
+  seconds, every :data:`FRONT_POLL_S` within ``slots + 2`` places of the front; a ticket is *told* its turn when
   its page next asks.  An admitted ticket holds its slot until it is told, and for ``hold_s`` seconds after
   (:data:`HOLD_S`); then the next ticket may be admitted, while the told one may still come until ``claim_s``
   seconds after being told (:data:`CLAIM_S`).  It is dropped (its turn passed on) beyond ``claim_s``, when it
@@ -41,6 +41,7 @@ __all__ = [
     "AVERAGE_OF",
     "CLAIM_S",
     "DEFAULT_OPEN_S",
+    "FRONT_EXTRA",
     "FRONT_POLL_S",
     "HOLD_S",
     "LAPSED_KEPT",
@@ -61,8 +62,10 @@ log = logging.getLogger("playground.serving")
 QUEUE_URL = "playground/api/queue"
 TICKET_COOKIE = "pg_ticket"
 POLL_S = 2
-#: Seconds between the questions of a page within ``slots`` places of the front (its turn is near).
+#: Seconds between the questions of a page within ``slots + FRONT_EXTRA`` places of the front (its turn is
+#: near: a page that moves up learns its turn within this, not ``POLL_S``, while its slot waits for it).
 FRONT_POLL_S = 0.25
+FRONT_EXTRA = 2
 #: Seconds a told ticket holds its slot.  A waiting page reloads the moment it reads its turn: its request
 #: reaches the server within one round trip (milliseconds on loopback, tens on a class network), so a page
 #: that comes takes its slot within this, and a slower one is still let in until ``CLAIM_S``; a holder who
@@ -225,7 +228,7 @@ class WaitingLine:
             return {"known": False, "turn": False}
         return {"known": True, "turn": place == 0, "position": place, "of": self.waiting(),
                 "about_s": self.estimate_s(place) if place else 0,
-                "poll_ms": int(1000 * (FRONT_POLL_S if place <= self.slots else POLL_S))}
+                "poll_ms": int(1000 * (FRONT_POLL_S if place <= self.slots + FRONT_EXTRA else POLL_S))}
 
     def waiting(self) -> int:
         return sum(1 for t in self.tickets if t.admitted_at is None)
