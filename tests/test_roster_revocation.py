@@ -206,3 +206,26 @@ def test_a_roster_file_that_breaks_refuses_every_link_until_fixed(provider, capl
     assert "every student link is refused until it is fixed" in caplog.text
     _rewrite(provider.names, "alice\n")
     assert auth.bound_name(user) == "alice"
+
+
+def test_serve_signs_an_expiry_into_every_link_and_passes_the_roster_file(tmp_path, monkeypatch):
+    from playground.cli import build_parser
+    from playground.cli.serve import _check_roster, build_command
+    from playground.cli.serve_links import student_links
+
+    for name in ("PLAYGROUND_SERVE_TOKEN", "PLAYGROUND_INSTRUCTOR_TOKEN", "PLAYGROUND_ROSTER_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    names = tmp_path / "names.txt"
+    names.write_text("alice\ncarol\t3\ndave\t2\trevoked\n", encoding="utf-8")
+    monkeypatch.setattr("time.time", lambda: 1000.0)
+    args = build_parser().parse_args(["serve", "--roster", str(names), "--links-file", "l.txt", "--port", "8123",
+                                      "--link-expiry", "8h"])
+    assert _check_roster(args) == [] and args.link_expires == 1000 + 8 * 3600
+    lines = student_links(args, {"student": "s-key", "instructor": "i-key"}, SECRET)
+    alice, carol = _hand_sig("alice", b"\x001\x0029800"), _hand_sig("carol", b"\x003\x0029800")
+    assert lines[1:] == [  # dave is revoked: no link; carol's carries her generation
+        f"student link for alice: http://127.0.0.1:8123/?token=s-key&annotator=alice&exp=29800&sig={alice}",
+        f"student link for carol: http://127.0.0.1:8123/?token=s-key&annotator=carol&gen=3&exp=29800&sig={carol}"]
+    assert build_command(args)[1]["PLAYGROUND_ROSTER_FILE"] == str(names.resolve())
+    alone = build_parser().parse_args(["serve", "--link-expiry", "8h"])
+    assert _check_roster(alone) == ["--link-expiry is for the student links of --roster"]
