@@ -98,3 +98,15 @@ def test_reissuing_alices_link_kills_the_old_one_and_leaves_zoes(srv, monkeypatc
         w.ws.close()
     counts = _labels_by(srv.db)
     assert counts.get("alice") == 1 and counts.get("Zoë Martin") == 1
+
+
+def test_a_name_deleted_from_the_roster_by_hand_is_refused(srv):
+    """The issue's case: the roster without carol (here Zoë, still live) — edited by hand, nothing restarted."""
+    zoe = _link(srv, "Zoë Martin")
+    before = _labels_by(srv.db).get("Zoë Martin", 0)
+    kept = [line for line in Path(srv.names).read_text(encoding="utf-8").splitlines() if line != "Zoë Martin"]
+    Path(srv.names).write_text("".join(line + "\n" for line in kept), encoding="utf-8")  # in place, same inode
+    page = open_page(srv.url, zoe, timeout=60)
+    assert page.status == 403 and page.kernel_id is None
+    assert _labels_by(srv.db).get("Zoë Martin", 0) == before
+    assert wait_for_log(srv.log, "refused a student link for 'Zoë Martin': the name is not on the roster", 30)
