@@ -22,6 +22,15 @@ from playground.serving import scrub
 STUDENT, INSTRUCTOR, OBSERVER = "class-key-4b1d9e", "teacher-key-8e2f71", "observer-key-5d0e33"
 
 
+@pytest.fixture(autouse=True)
+def _record_factory_restored():
+    """:func:`scrub.install` changes this process's log record factory: put the original back after each test."""
+    factory = logging.getLogRecordFactory()
+    yield
+    logging.setLogRecordFactory(factory)
+    scrub._KNOWN.clear()
+
+
 @pytest.mark.parametrize(("uri", "scrubbed"), [
     ("/?token=K1&annotator=alice&sig=S1", "/?token=[secret]&annotator=alice&sig=[secret]"),
     ("/login?next=%2F%3Ftoken%3DK1%26annotator%3Dalice%26sig%3DS1",
@@ -47,16 +56,24 @@ def test_deeper_than_the_bound_is_withheld():
 
 def test_every_log_record_is_scrubbed_and_known_keys_go_wherever_they_are(caplog):
     scrub.install(["known-key-0123456789"])
-    try:
-        with caplog.at_level(logging.INFO):
-            logging.getLogger("probe").info("GET %s from %s", "/?sig=S1", "referer=http://h/?token=K1")
-            logging.getLogger("probe").info("a key alone in text: known-key-0123456789 (and %s)",
-                                            quote(quote("known-key-0123456789")))
-        text = caplog.text
-        assert "S1" not in text and "K1" not in text and "known-key" not in text
-        assert "/?sig=[secret]" in text and "referer=http://h/?token=[secret]" in text
-    finally:
-        scrub._KNOWN.clear()
+    with caplog.at_level(logging.INFO):
+        logging.getLogger("probe").info("GET %s from %s", "/?sig=S1", "referer=http://h/?token=K1")
+        logging.getLogger("probe").info("a key alone in text: known-key-0123456789 (and %s)",
+                                        quote(quote("known-key-0123456789")))
+    text = caplog.text
+    assert "S1" not in text and "K1" not in text and "known-key" not in text
+    assert "/?sig=[secret]" in text and "referer=http://h/?token=[secret]" in text
+
+
+def test_a_traceback_is_scrubbed_too(caplog):
+    scrub.install([])
+    with caplog.at_level(logging.ERROR):
+        try:
+            raise ValueError("bad request /?next=%2F%3Ftoken%3DK9%26sig%3DS9")
+        except ValueError:
+            logging.getLogger("probe").exception("while serving")
+    text = caplog.text + "".join(r.exc_text or "" for r in caplog.records)
+    assert "K9" not in text and "S9" not in text and "ValueError" in text and "[secret]" in text
 
 
 def _layers(text: str) -> list[str]:
