@@ -15,7 +15,7 @@ DB ?=
 DATASET ?=
 PYTEST_ARGS ?=
 
-.PHONY: serve test test-fast bench check lint where clean-notebooks help
+.PHONY: serve test test-fast test-hostile bench check lint where clean-notebooks help
 
 help:
 	@echo "make serve   start the labelling playground (Voila) on http://$(HOST):$(PORT)"
@@ -23,6 +23,7 @@ help:
 	@echo "             DB=labels.db or DB=postgresql://... (the label store), DATASET=NAME (an imported dataset)"
 	@echo "make test    run the whole test suite, as CI does (browser tests need /usr/bin/chromium)"
 	@echo "make test-fast  all but the slow and browser tests (the everyday loop)"
+	@echo "make test-hostile  the hostile suite: every test tests/hostile_index.py names (CI runs it in make test)"
 	@echo "make bench   run the benchmarks in bench/ and print their tables"
 	@echo "make check   validate the shipped corpus and golden set"
 	@echo "make lint    ruff and mypy as configured in pyproject.toml (CI runs it before the tests)"
@@ -45,6 +46,9 @@ test: $(DEV_STAMP)
 
 test-fast: $(DEV_STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not slow and not browser" $(PYTEST_ARGS)
+
+test-hostile: $(DEV_STAMP)
+	$(BIN)/python -m pytest -m hostile $(PYTEST_ARGS)
 
 bench: $(DEV_STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; echo; done

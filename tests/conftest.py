@@ -123,3 +123,13 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section(f"tests over {SLOW_S:g} s without the slow mark")
     for nodeid, seconds in sorted(_UNMARKED_SLOW, key=lambda t: -t[1]):
         terminalreporter.write_line(f"{seconds:7.1f} s  {nodeid}")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The ``hostile`` marker on every test tests/hostile_index.py names (``make test-hostile`` runs them)."""
+    from hostile_index import INDEX, matches
+
+    named = [t for entry in INDEX for t in entry.tests]
+    for item in items:
+        if any(matches(t, item.nodeid) for t in named):
+            item.add_marker(pytest.mark.hostile)

@@ -132,7 +132,7 @@ def keys():
 
 
 def test_the_login_cookie_binds_the_name_and_is_checked_again(keys):
-    user = keys._user("student", "Zoë: B")
+    user = keys._user("student", roster.Grant("Zoë: B"))
     assert auth.role_of(user) == "student" and auth.bound_name(user) == "Zoë: B"
     assert keys.user_from_cookie(keys.user_to_cookie(user)) == user
     role, uid, sig, _name = user.username.split(":")
@@ -144,7 +144,7 @@ def test_the_login_cookie_binds_the_name_and_is_checked_again(keys):
 
 
 def test_a_pages_kernel_is_told_the_bound_name(keys):
-    auth.claim(keys._user("student", "alice"))
+    auth.claim(keys._user("student", roster.Grant("alice")))
     assert auth.page_env() == {"PLAYGROUND_ROLE": "student", "PLAYGROUND_SIGNED_NAME": "alice"}
     auth.claim(keys._user("student"))
     assert auth.page_env() == {"PLAYGROUND_ROLE": "student", "PLAYGROUND_SIGNED_NAME": ""}

@@ -18,7 +18,7 @@ __all__ = ["COMMAND_MODULES", "EPILOG", "build_parser", "main"]
 
 #: Command modules, in the order ``--help`` lists them.
 COMMAND_MODULES = ("data", "units", "labels", "assign", "lesson", "harness", "calibrate", "importer", "export",
-                   "guidelines", "tags", "serve")
+                   "guidelines", "tags", "serve", "roster")
 
 EPILOG = """\
 examples:

@@ -192,6 +192,9 @@ def _add_links(p: argparse.ArgumentParser) -> None:
                    help="one link per student: FILE holds one name per line; each student's link carries their name "
                         "signed with a server secret ($PLAYGROUND_ROSTER_SECRET, else drawn at random: the links then "
                         "change at each start), and their page labels under that name only; needs --links-file")
+    p.add_argument("--link-expiry", default=None, metavar="WHEN",
+                   help="with --roster: the student links stop working after a duration from now (90m, 8h, 7d) or "
+                        "at a UTC time (2026-12-24T18:00Z); the expiry is signed with the link")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on the page and log verbosely")
     p.add_argument("--print-command", action="store_true",
                    help="print the server command and environment, and exit without starting it")
@@ -259,6 +262,7 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
     env["PLAYGROUND_OPEN_ROLE"] = open_role(args)
     if getattr(args, "roster", None) is not None:
         env["PLAYGROUND_ROSTER"] = "1"  # every kernel: a student's page labels under its link's name only
+        env["PLAYGROUND_ROSTER_FILE"] = str(Path(args.roster).resolve())  # links checked against it as it is now
     return cmd, env
 
 
@@ -339,10 +343,12 @@ def _check(args: argparse.Namespace) -> list[str]:
 
 def _check_roster(args: argparse.Namespace) -> list[str]:
     """``--roster``: its names (kept in ``args.roster_names``), and the options it needs or excludes."""
-    args.roster_names = []
+    args.roster_names, args.link_expires = [], None
     if getattr(args, "roster", None) is None:
-        return []
-    from ..serving.roster import RosterError, read_roster
+        return ["--link-expiry is for the student links of --roster"] if getattr(args, "link_expiry", None) else []
+    import time
+
+    from ..serving.roster import RosterError, parse_expiry, read_roster
 
     problems = []
     if args.no_auth:
@@ -354,6 +360,8 @@ def _check_roster(args: argparse.Namespace) -> list[str]:
         problems.append("--roster writes one link per student to --links-file FILE (never to the log): give it")
     try:
         args.roster_names = read_roster(args.roster)
+        if getattr(args, "link_expiry", None):
+            args.link_expires = parse_expiry(args.link_expiry, time.time())
     except RosterError as exc:
         problems.append(str(exc))
     return problems
@@ -469,6 +477,7 @@ def _child_env(args: argparse.Namespace, env: dict[str, str], keys: dict[str, st
         child_env.pop(name, None)
     if args.roster is None:
         child_env.pop("PLAYGROUND_ROSTER", None)
+        child_env.pop("PLAYGROUND_ROSTER_FILE", None)
     if secret:
         child_env[ROSTER_SECRET_ENV] = secret
     return child_env

@@ -104,11 +104,14 @@ def links(args: argparse.Namespace, keys: dict[str, str]) -> list[str]:
 
 
 def student_links(args: argparse.Namespace, keys: dict[str, str], secret: str) -> list[str]:
-    """With ``--roster``: one line per student, ``student link for NAME: URL`` (the name signed), in roster
-    order, after the instructor's link (the class-wide join link is not given: it labels under no name)."""
-    from ..serving.roster import student_link
+    """With ``--roster``: one line per student whose link is live, ``student link for NAME: URL`` (the name, its
+    generation and ``--link-expiry`` signed), in roster order, after the instructor's link (the class-wide join
+    link is not given: it labels under no name)."""
+    from ..serving.roster import read_entries, student_link
 
     base = join_url(args.host, args.port, args.base_url)
+    expires = getattr(args, "link_expires", None)
     return ([line for line in links(args, keys) if not line.startswith(LINK_TEXT["student"])]
-            + [f"student link for {name}: {student_link(base, keys['student'], secret, name)}"
-               for name in args.roster_names])
+            + [f"student link for {e.name}: "
+               f"{student_link(base, keys['student'], secret, e.name, e.generation, expires)}"
+               for e in read_entries(args.roster) if not e.revoked])

@@ -6,4 +6,4 @@ starts ``python -m playground.serving``.  Submodules are imported on use so that
 """
 from __future__ import annotations
 
-__all__ = ["app", "auth", "guards", "kernels", "page", "queue", "sizing"]
+__all__ = ["app", "auth", "guards", "kernels", "page", "queue", "roster", "scrub", "sizing"]

@@ -18,6 +18,7 @@
   the environment before any kernel starts, never on a command line), and
   checks them with :class:`~playground.serving.auth.RoleIdentityProvider`;
   the login page says to ask for the class link (no password form);
+* scrubs every log line of keys and signatures, in any encoding (:mod:`playground.serving.scrub`);
 * answers every response with ``Referrer-Policy: no-referrer``; the kernels'
   request handshake (``/voila/query/<id>``) takes only the kernel's own key
   (:class:`~playground.serving.auth.RequestInfoHandler`);
@@ -53,11 +54,11 @@ from jupyter_server.utils import url_path_join
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
-from . import auth, guards, messages, templates
+from . import auth, guards, messages, scrub, templates
 from .auth import TOKEN_ENV
 from .kernels import ClassFull, track_request_kernels
 from .page import WIDGET_VIEW, guard_script, plain_widget_text
-from .queue import QUEUE_URL, TICKET_COOKIE, waiting_page
+from .queue import QUEUE_URL, TICKET_COOKIE, over_share, waiting_page
 
 __all__ = ["CDN_PREFIX", "CLASS_FULL_HTML", "ICONS_URL", "IOPUB_TIMEOUT", "KEYED_HANDLERS", "STATUS_URL", "TOKEN_ENV",
            "PageHandler", "PlaygroundVoila", "QueueHandler", "StatusHandler", "icons_dir", "main"]
@@ -148,10 +149,17 @@ class PageHandler(TornadoVoilaHandler):
         line, pooled, opening = manager.line, manager.ready_in_pool(), manager.pages_being_opened()
         line.admit(pooled, opening, now)
         ticket = self.get_cookie(TICKET_COOKIE)
-        if (ticket and line.claim(ticket, now)) or line.may_enter(pooled, opening, now):
+        if (ticket and line.claim(ticket, now)) or (line.find(ticket) is None and line.may_enter(pooled, opening, now)):
             self.clear_cookie(TICKET_COOKIE, path=self.base_url)
             return True
-        t = line.join(now)
+        t = line.find(ticket)  # asking again keeps one's place: one browser, one place
+        if t is None:
+            owner = (str(self.request.remote_ip), str(getattr(self.current_user, "username", "")))
+            why = over_share(line, manager, *owner)  # places count as pages (kernel cap, per visitor/address)
+            if why is not None:
+                self._class_full(None if why == "full" else why)
+                return False
+            t = line.join(now, owner)
         place = line.position(t.id, now) or 1
         self.set_cookie(TICKET_COOKIE, t.id, path=self.base_url, httponly=True, samesite="Strict")
         self.set_header("Content-Type", "text/html; charset=utf-8")
@@ -331,10 +339,11 @@ def main(argv: list[str] | None = None) -> None:
     templates.install()  # page templates compiled once per server, not once per page
     messages.install()  # kernel messages' dates parsed by the standard library
     keys = auth.take_keys()  # out of the environment before any kernel inherits it
+    scrub.install(v for k, v in keys.items() if k in (*auth.ROLES, "roster"))  # no key in any log line
     kwargs: dict[str, Any] = {}
     if any(role in keys for role in auth.ROLES):
         kwargs["token"] = next(keys[role] for role in auth.ROLES if role in keys)
-    settings = {"websocket_max_message_size": guards.MAX_MESSAGE_BYTES}
+    settings = {"websocket_max_message_size": guards.MAX_MESSAGE_BYTES, "log_function": scrub.log_request}
     args = list(sys.argv[1:] if argv is None else argv)
     args.append("--VoilaConfiguration.multi_kernel_manager_class="
                 "playground.serving.kernels.GuardedKernelManager")

@@ -8,9 +8,12 @@ Roles (``docs/security.md``):
 * **observer** — a third key (``$PLAYGROUND_OBSERVER_TOKEN``): the room, read-only.
 
 With a class roster (``serve --roster``, :mod:`playground.serving.roster`) a student's link also carries a
-name and its signature under the roster secret (``$PLAYGROUND_ROSTER_SECRET``, taken out of the environment
-with the keys).  The signature is checked here, when the link is opened; the name is bound to the login
-cookie (``student:ID:SIG:NAME``, checked again on every request), and the page's kernel is told it as
+name, its generation and expiry, and their signature under the roster secret (``$PLAYGROUND_ROSTER_SECRET``,
+taken out of the environment with the keys, as is the roster file's path ``$PLAYGROUND_ROSTER_FILE``).  The
+signature is checked here when the link is opened, and the grant against the roster file as it is now (a name
+removed, revoked or reissued, or an expired link: 403, the page never opens).  The grant is bound to the login
+cookie (``student:ID:MAC/GEN/EXP:NAME``, MAC from :func:`playground.serving.roster.bind`), checked again, MAC
+and roster, on every request; the page's kernel is told the name as
 ``PLAYGROUND_SIGNED_NAME`` ("" when the page has no valid roster link) with :func:`page_env`.  The kernel
 refuses every other name (:func:`playground.ui.request.check_name`).
 
@@ -36,6 +39,7 @@ import inspect
 import logging
 import os
 import secrets
+import time
 import uuid
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
@@ -44,7 +48,7 @@ import tornado.web
 from jupyter_server.auth.identity import IdentityProvider, User
 from tornado.websocket import WebSocketHandler
 
-from . import roster
+from . import roster, scrub
 
 __all__ = [
     "INSTRUCTOR_TOKEN_ENV",
@@ -57,6 +61,7 @@ __all__ = [
     "ROLES",
     "ROLE_ENV",
     "ROSTER_ENV",
+    "ROSTER_FILE_ENV",
     "ROSTER_SECRET_ENV",
     "SIGNED_NAME_ENV",
     "TOKEN_ENV",
@@ -69,6 +74,7 @@ __all__ = [
     "claim",
     "current_name",
     "current_role",
+    "grant_refusal",
     "install",
     "kernel_key",
     "key_required",
@@ -76,6 +82,7 @@ __all__ = [
     "role_of",
     "scrub_query",
     "scrub_url",
+    "still_allowed",
     "take_keys",
 ]
 
@@ -91,6 +98,8 @@ KERNEL_KEY_HEADER = "X-Playground-Kernel-Key"
 ROLES = ("student", "instructor", "observer")
 #: The roster secret (serving process only; :func:`take_keys` removes it from the environment).
 ROSTER_SECRET_ENV = "PLAYGROUND_ROSTER_SECRET"
+#: The roster file's path (serving process only): links are checked against it as it is now.
+ROSTER_FILE_ENV = "PLAYGROUND_ROSTER_FILE"
 #: ``1`` in every kernel's environment when a roster is in force (not a secret: it says names are bound).
 ROSTER_ENV = "PLAYGROUND_ROSTER"
 #: The roster name the server bound to a student's page ("" when none); set per page, never inherited.
@@ -106,6 +115,8 @@ current_name: contextvars.ContextVar[str | None] = contextvars.ContextVar("playg
 _SECRET = secrets.token_bytes(32)
 #: The role keys, taken out of the environment by :func:`take_keys` before any kernel starts.
 _KEYS: dict[str, str] = {}
+#: The roster file as it is now (built on first use from ``_KEYS["roster_file"]``).
+_ROSTER: dict[str, roster.CurrentRoster] = {}
 
 LOGIN_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Ask your instructor for the class link</title>
@@ -122,8 +133,10 @@ def take_keys(environ: dict[str, str] | None = None) -> dict[str, str]:
     """Move the role keys and the open role out of ``environ`` (default ``os.environ``) into this process."""
     env = os.environ if environ is None else environ
     _KEYS.clear()
+    _ROSTER.clear()
     for role, name in (("student", TOKEN_ENV), ("instructor", INSTRUCTOR_TOKEN_ENV),
-                       ("observer", OBSERVER_TOKEN_ENV), ("open", OPEN_ROLE_ENV), ("roster", ROSTER_SECRET_ENV)):
+                       ("observer", OBSERVER_TOKEN_ENV), ("open", OPEN_ROLE_ENV), ("roster", ROSTER_SECRET_ENV),
+                       ("roster_file", ROSTER_FILE_ENV)):
         value = env.pop(name, "").strip()
         if value:
             _KEYS[role] = value
@@ -142,15 +155,43 @@ def role_of(user: Any) -> str | None:
     return role if role in ROLES else None
 
 
-def bound_name(user: Any) -> str | None:
-    """The roster name bound to a student user (``student:ID:SIG:NAME`` whose SIG is NAME's signature under
-    this server's roster secret), else None."""
+def grant_refusal(grant: roster.Grant, now: float | None = None) -> str | None:
+    """Why the roster file as it is now refuses ``grant`` (:func:`playground.serving.roster.refusal`), or None.
+    Without a roster file (a server started without ``$PLAYGROUND_ROSTER_FILE``) the signature alone decides."""
+    path = _KEYS.get("roster_file", "")
+    if not path:
+        return None
+    if path not in _ROSTER:
+        _ROSTER.clear()
+        _ROSTER[path] = roster.CurrentRoster(path)
+    return _ROSTER[path].refusal(grant, time.time() if now is None else now)
+
+
+def _grant_of(user: Any) -> roster.Grant | None:
+    """The grant bound to a student user (``student:ID:MAC/GEN/EXP:NAME``, MAC checked), else None."""
     parts = str(getattr(user, "username", "") or "").split(":", 3)
     secret = _KEYS.get("roster", "")
     if len(parts) != 4 or parts[0] != "student" or not secret:
         return None
-    name = unquote(parts[3])
-    return name if roster.verify(secret, name, parts[2]) else None
+    mac, _, rest = parts[2].partition("/")
+    gen, _, exp = rest.partition("/")
+    if not (gen.isascii() and gen.isdigit() and exp.isascii() and exp.isdigit()):
+        return None
+    grant = roster.Grant(unquote(parts[3]), int(gen), int(exp) or None)
+    return grant if hmac.compare_digest(roster.bind(secret, grant).encode(), mac.encode("utf-8", "replace")) else None
+
+
+def bound_name(user: Any) -> str | None:
+    """The roster name bound to a student user whose grant is intact and still allowed by the roster file as it
+    is now (:func:`grant_refusal`), else None."""
+    grant = _grant_of(user)
+    return grant.name if grant is not None and grant_refusal(grant) is None else None
+
+
+def still_allowed(user: Any) -> bool:
+    """False for a student bound to a roster grant (``student:ID:MAC/GEN/EXP:NAME``) that is no longer intact or
+    allowed (:func:`bound_name`): an open page's kernel websocket is closed on its next message; True otherwise."""
+    return str(getattr(user, "username", "") or "").count(":") != 3 or bound_name(user) is not None
 
 
 def claim(user: Any) -> None:
@@ -170,14 +211,17 @@ def page_env() -> dict[str, str]:
 
 
 def scrub_query(query: str) -> str:
-    """``query`` without its ``token`` and ``sig`` parameters (the key stays out of the kernel; the roster
-    signature is checked by the server, the kernel is told the name it binds)."""
-    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in ("token", roster.SIG_PARAM)]
+    """``query`` without its secret parameters (:func:`playground.serving.scrub.is_secret_name`: ``token``,
+    ``sig``, ...; the key stays out of the kernel, the roster signature is checked by the server and the
+    kernel told the name it binds), and any secret nested in another parameter's value (``next=%3Ftoken%3D..``)
+    scrubbed (:func:`playground.serving.scrub.scrub_uri`)."""
+    kept = [(k, scrub.scrub_uri(v) if scrub.leaks(v) else v)
+            for k, v in parse_qsl(query, keep_blank_values=True) if not scrub.is_secret_name(k)]
     return urlencode(kept)
 
 
 def scrub_url(url: str) -> str:
-    """``url`` without a ``token`` query parameter."""
+    """``url`` without its secret query parameters (:func:`scrub_query`)."""
     parts = urlsplit(url)
     return urlunsplit(parts._replace(query=scrub_query(parts.query)))
 
@@ -208,8 +252,11 @@ class RoleIdentityProvider(IdentityProvider):
                 found = role
         return found
 
-    def _user(self, role: str, name: str | None = None) -> User:
-        bound = f":{roster.sign(self.roster_secret, name)}:{quote(name, safe='')}" if name else ""
+    def _user(self, role: str, grant: roster.Grant | None = None) -> User:
+        bound = ""
+        if grant is not None:
+            mac = roster.bind(self.roster_secret, grant)
+            bound = f":{mac}/{grant.generation}/{grant.expires or 0}:{quote(grant.name, safe='')}"
         return User(f"{role}:{uuid.uuid4().hex}{bound}", role, role, role[0].upper(), None, None)
 
     async def get_user_token(self, handler: tornado.web.RequestHandler) -> User | None:
@@ -223,14 +270,23 @@ class RoleIdentityProvider(IdentityProvider):
         return cookie_user if role_of(cookie_user) == role else self._user(role)
 
     def _roster_user(self, handler: tornado.web.RequestHandler) -> User:
-        """A student link with a signature: bound to its name when the signature is the name's, else unbound
-        (the page's kernel then refuses to label; the link's words are not trusted)."""
+        """A student link with a signature: bound to its grant when the signature is the grant's and the roster
+        file allows it now; 403 when the roster refuses it (removed, revoked, reissued, expired); else unbound
+        (a signature that does not match: the page's kernel then refuses to label)."""
         name = handler.get_argument("annotator", "", strip=False)
         sig = handler.get_argument(roster.SIG_PARAM, "", strip=False)
-        if roster.verify(self.roster_secret, name, sig):
-            return self._user("student", name)
-        log.warning("playground: a student link with a signature that does not match its name")
-        return self._user("student")
+        gen = handler.get_argument(roster.GEN_PARAM, "1", strip=False)
+        exp = handler.get_argument(roster.EXP_PARAM, "", strip=False)
+        well_formed = gen.isascii() and gen.isdigit() and (not exp or (exp.isascii() and exp.isdigit()))
+        grant = roster.Grant(name, int(gen), int(exp) if exp else None) if well_formed else None
+        if grant is None or not roster.verify(self.roster_secret, name, sig, grant.generation, grant.expires):
+            log.warning("playground: a student link with a signature that does not match its name")
+            return self._user("student")
+        why = grant_refusal(grant)
+        if why is not None:
+            log.warning("playground: refused a student link for %r: %s", name, why)
+            raise tornado.web.HTTPError(403, "this link no longer works: ask your instructor for yours")
+        return self._user("student", grant)
 
     def generate_anonymous_user(self, handler: tornado.web.RequestHandler) -> User:
         return self._user(self.open_role if self.open_role in ROLES else "student")

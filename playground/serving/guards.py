@@ -19,7 +19,11 @@ frame first:
 A frame that fails is refused (:class:`MalformedFrame`; the connection is
 closed with code 1003 and one line in the log); the work done on any frame is
 bounded by its length, which tornado bounds by ``websocket_max_message_size``
-(:data:`MAX_MESSAGE_BYTES`).  Patching at run time rather than pinning forked
+(:data:`MAX_MESSAGE_BYTES`).  A message from a student whose roster link has
+since been revoked, reissued, removed or has expired
+(:func:`playground.serving.auth.still_allowed`) is dropped and the connection
+closed with code 1008: revocation reaches a page already open at its next
+click.  Patching at run time rather than pinning forked
 versions keeps the upstream packages as installed; :func:`install` refuses to
 run on versions whose parsers it does not know (it checks the functions it
 replaces exist), so an upgrade is noticed.
@@ -34,6 +38,8 @@ from typing import Any
 
 from jupyter_client.session import DELIM
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+
+from . import auth
 
 __all__ = ["MAX_MESSAGE_BYTES", "MAX_PARTS", "MalformedFrame", "QuietConnection", "deserialize_legacy",
            "deserialize_v1", "install", "installed", "legacy_offsets", "quieted", "read_header", "v1_offsets"]
@@ -175,6 +181,11 @@ def install() -> None:
     original = channels.ZMQChannelsWebsocketConnection.handle_incoming_message
 
     def handle_incoming_message(self: Any, incoming_msg: Any) -> None:
+        if not auth.still_allowed(getattr(self.websocket_handler, "current_user", None)):
+            log.warning("playground: closed the page of a student whose roster link no longer works (kernel %s)",
+                        self.kernel_id)
+            self.websocket_handler.close(1008, "this link no longer works")
+            return
         try:
             original(self, incoming_msg)
         except MalformedFrame as exc:
