@@ -193,7 +193,9 @@ def _add_links(p: argparse.ArgumentParser) -> None:
     p.add_argument("--roster", type=Path, default=None, metavar="FILE",
                    help="one link per student: FILE holds one name per line; each student's link carries their name "
                         "signed with a server secret ($PLAYGROUND_ROSTER_SECRET, else drawn at random: the links then "
-                        "change at each start), and their page labels under that name only; needs --links-file")
+                        "change at each start), and their page labels under that name only; needs --links-file. "
+                        "With --read-only (the room): the class uses these personal links, and the room tells the "
+                        "students to open theirs instead of showing a join link")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on the page and log verbosely")
     p.add_argument("--print-command", action="store_true",
                    help="print the server command and environment, and exit without starting it")
@@ -259,9 +261,19 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
         env["PLAYGROUND_DATASET"] = str(args.dataset)
     env["PLAYGROUND_READ_ONLY"] = "1" if args.read_only else "0"
     env["PLAYGROUND_OPEN_ROLE"] = open_role(args)
-    if getattr(args, "roster", None) is not None:
+    if getattr(args, "roster", None) is not None and args.read_only:
+        from ..ui.room_html import PERSONAL_LINKS_ENV
+
+        env[PERSONAL_LINKS_ENV] = str(getattr(args, "roster_count", 0) or len(_roster_names(args.roster)))
+    elif getattr(args, "roster", None) is not None:
         env["PLAYGROUND_ROSTER"] = "1"  # every kernel: a student's page labels under its link's name only
     return cmd, env
+
+
+def _roster_names(path: Path) -> list[str]:
+    from ..serving.roster import read_roster
+
+    return read_roster(path)
 
 
 def per_address(args: argparse.Namespace, cap: int) -> int:
@@ -346,18 +358,19 @@ def _check_roster(args: argparse.Namespace) -> list[str]:
         return []
     from ..serving.roster import RosterError, read_roster
 
-    problems = []
+    problems: list[str] = []
+    try:
+        names = read_roster(args.roster)
+    except RosterError as exc:
+        return [str(exc)]
+    if args.read_only:  # the room: it tells the class to open their personal links, and gives none out
+        args.roster_count = len(names)
+        return problems
     if args.no_auth:
         problems.append("--roster binds each student's link to a name with a key: it cannot go with --no-auth")
-    if args.read_only:
-        problems.append("--roster is for the labelling page; the room (--read-only) takes the instructor's and "
-                        "observer's links")
     if not args.links_file:
         problems.append("--roster writes one link per student to --links-file FILE (never to the log): give it")
-    try:
-        args.roster_names = read_roster(args.roster)
-    except RosterError as exc:
-        problems.append(str(exc))
+    args.roster_names = names
     return problems
 
 
@@ -431,8 +444,12 @@ def _child_env(args: argparse.Namespace, env: dict[str, str], keys: dict[str, st
             child_env[name] = keys[role]
     for name in (ROSTER_SECRET_ENV, "PLAYGROUND_SIGNED_NAME"):
         child_env.pop(name, None)
-    if args.roster is None:
+    if args.roster is None or args.read_only:
         child_env.pop("PLAYGROUND_ROSTER", None)
+    if args.roster is None:
+        from ..ui.room_html import PERSONAL_LINKS_ENV
+
+        child_env.pop(PERSONAL_LINKS_ENV, None)
     if secret:
         child_env[ROSTER_SECRET_ENV] = secret
     return child_env
@@ -463,7 +480,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"playground serve: label store: {exc}", file=sys.stderr)
         return 1
     _announce(args, where, keys, sizing)
-    secret = roster_secret() if args.roster is not None else ""
+    secret = roster_secret() if args.roster is not None and not args.read_only else ""
     with tempfile.TemporaryDirectory(prefix="playground-serve-") as folder:
         reports = Path(folder) / "ready.jsonl"
         reports.touch(mode=0o600)
@@ -476,7 +493,7 @@ def _print_command(args: argparse.Namespace, cmd: list[str], env: dict[str, str]
         print(f"{k}={v}")
     for role in sorted(keys):
         print(f"{KEY_ENVS[role]}=(set: the {role} link's key)")
-    if args.roster is not None:
+    if args.roster is not None and not args.read_only:
         print(f"{ROSTER_SECRET_ENV}=(set: signs the {len(args.roster_names)} student links)")
     print(" ".join(cmd))
 
