@@ -14,78 +14,18 @@ import html
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import psutil
 import pytest
-from browser_fixtures import REPO, free_port, wait_for_log
+from browser_fixtures import REPO, wait_for_log
 from serve_clients import open_page, status, widgets
+from serve_process import READY, Serve, playground, serving
 
 from playground.serving.page import WIDGET_VIEW
 
 pytestmark = pytest.mark.slow
-
-READY = "playground: ready: give out the link now"
-
-
-def _playground(folder: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "playground", *args], cwd=folder, capture_output=True, text=True,
-                          env=_env(), timeout=timeout)
-
-
-def _env() -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    for name in ("PLAYGROUND_DB", "PLAYGROUND_ROOT", "PLAYGROUND_READ_ONLY", "PLAYGROUND_SERVE_TOKEN",
-                 "PLAYGROUND_INSTRUCTOR_TOKEN"):
-        env.pop(name, None)
-    return env
-
-
-class Serve:
-    """``playground serve ARGS`` run in ``folder``, its output in ``folder/serve.log``."""
-
-    def __init__(self, folder: Path, *args: str, port: int | None = None):
-        self.folder, self.port = folder, port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.log = folder / f"serve-{self.port}.log"
-        with open(self.log, "wb") as fh:
-            self.proc = subprocess.Popen([sys.executable, "-m", "playground", "serve", "--port", str(self.port),
-                                          "--cull-idle", "0", *args], cwd=folder, env=_env(), stdout=fh,
-                                         stderr=subprocess.STDOUT, start_new_session=True)
-
-    def text(self) -> str:
-        return self.log.read_text(errors="replace")
-
-    def lines(self) -> list[str]:
-        return [line for line in self.text().splitlines() if line.startswith(("playground", "playground serve"))]
-
-    def family(self) -> list[psutil.Process]:
-        with contextlib.suppress(psutil.Error):
-            root = psutil.Process(self.proc.pid)
-            return [root, *root.children(recursive=True)]
-        return []
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
-
-
-@contextlib.contextmanager
-def serving(folder: Path, *args: str, port: int | None = None):
-    srv = Serve(folder, *args, port=port)
-    try:
-        yield srv
-    finally:
-        srv.stop()
-
 
 def _port_free(port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -117,7 +57,7 @@ def _labels(db: Path) -> list[tuple[str, str, int | None]]:
 def test_serve_as_the_docs_write_it_from_a_fresh_folder_labels_into_that_folders_store(tmp_path):
     """docs/instructor.md: ``playground labels init --db week1.db`` then ``playground serve --db week1.db``, typed
     in the class's folder: the page renders the playground and a toggle lands in ./week1.db."""
-    made = _playground(tmp_path, "labels", "init", "--db", "week1.db")
+    made = playground(tmp_path, "labels", "init", "--db", "week1.db")
     assert made.returncode == 0, made.stderr
     with serving(tmp_path, "--db", "week1.db", "--preheat", "1", "--open-slots", "0") as srv:
         assert wait_for_log(srv.log, READY, 240), srv.text()[-4000:]
@@ -166,7 +106,7 @@ def test_the_link_comes_with_the_first_page_built_and_the_pool_goes_on_filling(t
 
 
 def test_sigkill_of_serve_frees_the_port_within_5_s_and_a_restart_serves(tmp_path):
-    _playground(tmp_path, "labels", "init", "--db", "labels.db")
+    playground(tmp_path, "labels", "init", "--db", "labels.db")
     srv = Serve(tmp_path, "--db", "labels.db", "--preheat", "1", "--open-slots", "0")
     try:
         assert wait_for_log(srv.log, READY, 240), srv.text()[-4000:]
