@@ -102,7 +102,7 @@ def test_the_link_comes_with_the_first_page_built_and_the_pool_goes_on_filling(t
     bookmark = [i for i, line in enumerate(lines) if "annotator=THEIR-NAME" in line]
     full = lines.index("playground: pool full: 4 of 4 kernels ready")
     assert len(said) == 1 and bookmark and bookmark[0] < said[0] < full, lines
-    assert "(a page was built, " in lines[said[0]]
+    assert "(a page was built; " in lines[said[0]]
 
 
 def test_sigkill_of_serve_frees_the_port_within_5_s_and_a_restart_serves(tmp_path):

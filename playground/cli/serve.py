@@ -521,8 +521,8 @@ def _run_server(args: argparse.Namespace, cmd: list[str], child_env: dict[str, s
             serve_run.stop_server(proc)
             return 1
         _give_links(args, keys, secret)
-        checked = "a page was built" if found.checked else "the server answers (no pool: no page built ahead)"
-        print(f"playground: ready: give out the link now ({checked}, {found.seconds:.0f} s after the start)",
+        checked = "a page was built" if found.checked else "the server answers; no pool, so no page built ahead"
+        print(f"playground: ready: give out the link now ({checked}; {found.seconds:.0f} s after the start)",
               flush=True)
         serve_run.follow_pool(proc, reports, status, progress)
         return proc.wait()

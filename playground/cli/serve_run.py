@@ -159,8 +159,8 @@ class PoolProgress:
             self.done = True
             self.say(f"pool full: {self.pool} of {self.pool} kernels ready")
             return
-        self._say(count, f"preparing: {count} of {self.pool} kernels ready (students who come before a kernel "
-                         "is ready wait in line)")
+        why = " (students who come before a kernel is ready wait in line)" if self.best < 0 else ""
+        self._say(count, f"preparing: {count} of {self.pool} kernels ready{why}")
 
     def _say(self, count: int, line: str) -> None:
         if self.done or self.pool <= 0:
