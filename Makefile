@@ -4,6 +4,10 @@
 # `make test-fast` and `make lint` also the test and lint extras (stamp .installed-dev), so the first
 # `make serve` on a fresh clone does not wait for pytest, Playwright, statsmodels, ruff and mypy.
 
+# bash with pipefail: pip's output goes through a filter, and a failing pip must still fail the step.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -28,16 +32,35 @@ help:
 	@echo "make check   validate the shipped corpus and golden set"
 	@echo "make lint    ruff and mypy as configured in pyproject.toml (CI runs it before the tests)"
 
+# pip's lines that say nothing about this install: a machine whose pip configuration names package folders that
+# do not exist warns once per package and folder ("Location ... is ignored"), and a package already installed says
+# so; pip's own progress (Collecting, Downloading, Installing collected packages) is shown.
+PIP_NOISE := is ignored: it is neither a file nor a directory|^Requirement already satisfied
+PIP_SHOW := { grep -v -E '$(PIP_NOISE)' || test $$? -eq 1; }
+# The number of packages an extra (or the runtime, "") names in pyproject.toml.
+COUNT = $$($(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+	print(sum(len(p["optional-dependencies"][x]) for x in "$(1)".split(",") if x) or len(p["dependencies"]))')
+
 $(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e .
-	@touch $(STAMP)
+	@start=$$(date +%s); \
+	if test -x $(BIN)/python; then echo "make: pyproject.toml changed: updating $(VENV)"; \
+	else echo "make: first run: creating $(VENV) and installing the playground (about 3 minutes on a fresh machine)"; \
+	  $(PYTHON) -m venv $(VENV) || exit 1; fi; \
+	echo "make: upgrading pip"; \
+	$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | $(PIP_SHOW) || exit 1; \
+	echo "make: installing the playground and its $(call COUNT,) runtime dependencies (with theirs, about 125 packages)"; \
+	$(BIN)/python -m pip install -e . 2>&1 | $(PIP_SHOW) || exit 1; \
+	echo "make: $(VENV) ready in $$(( $$(date +%s) - start )) s"; \
+	touch $(STAMP)
 
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[test,lint]"
-	@touch $(DEV_STAMP)
+	@start=$$(date +%s); \
+	echo "make: installing the $(call COUNT,test,lint) test and lint tools (pytest, Playwright, ruff, mypy, ...)"; \
+	$(BIN)/python -m pip install -e ".[test,lint]" 2>&1 | $(PIP_SHOW) || exit 1; \
+	echo "make: test tools ready in $$(( $$(date +%s) - start )) s"; \
+	touch $(DEV_STAMP)
 
+# DB= is a path from the folder make runs in (the repository), or a postgresql:// URL; serve resolves it there.
 serve: $(STAMP)
 	$(BIN)/playground serve --host $(HOST) --port $(PORT) $(if $(DB),--db $(DB),) $(if $(DATASET),--dataset $(DATASET),)
 

@@ -31,8 +31,10 @@ A page counts as *rendered* only if its HTML carries the page's widget view
 among the kernel's widget states): a page sent without it is what a browser
 shows blank, however well its kernel answers.  Blank pages are counted and
 printed.  ``--at-once`` is the "everyone at once, right after start" scenario:
-the students arrive within one second of ``serve`` giving out its link (it
-prints ``playground: ready`` once its pool is full).
+the students arrive within one second of ``serve`` saying its pool is full
+(``playground: pool full: N of N kernels ready``; since 2026-12-07 the link
+itself comes earlier, at the first page built, so the class is sent at the
+full pool to stay comparable with the figures before that day).
 
 With ``playground serve``'s waiting line (``--open-slots``, default 2) a
 student who finds no kernel ready gets a page that says its place in words
@@ -374,8 +376,8 @@ def _run(args: argparse.Namespace) -> tuple[list[Student], dict[str, Any]]:
         sampler = threading.Thread(target=_memory_sampler, args=(srv.proc.pid, stop, peak), daemon=True)
         sampler.start()
         try:
-            if args.at_once:  # the moment `serve` gives out its link (it waits for its pool first)
-                wait_for_log(srv.log, "playground: ready", 900)
+            if args.at_once:  # the moment the pool is full (the link itself is given at the first page built)
+                wait_for_log(srv.log, "playground: pool full" if pool_size else "playground: ready", 900)
                 st0 = status(srv.url)
                 print(f"server: link given out {time.monotonic() - t_start:.0f} s after start; pool "
                       f"{st0['pool_ready']} of {pool_size} ready, cap {st0['max_kernels']}: everyone arrives now")

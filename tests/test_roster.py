@@ -175,11 +175,16 @@ def names(tmp_path, monkeypatch):
     ((), "--roster writes one link per student to --links-file FILE (never to the log): give it"),
     (("--links-file", "l.txt", "--no-auth"), "--roster binds each student's link to a name with a key: it cannot "
                                              "go with --no-auth"),
-    (("--links-file", "l.txt", "--read-only"), "--roster is for the labelling page"),
 ])
 def test_serve_roster_needs_a_links_file_and_keys(names, extra, problem):
     problems = _check_roster(_args("--roster", str(names), *extra))
     assert len(problems) == 1 and problems[0].startswith(problem)
+
+
+def test_the_room_takes_the_roster_to_say_the_class_uses_personal_links(names):
+    """Issue 42.3: the room (--read-only) with --roster gives no student link and needs no --links-file."""
+    args = _args("--roster", str(names), "--read-only")
+    assert _check_roster(args) == [] and args.roster_names == [] and args.roster_count == 2
 
 
 def test_serve_writes_one_signed_link_per_student(names):

@@ -265,7 +265,8 @@ def test_serve_builds_the_guarded_voila_command():
                  "--GuardedKernelManager.disconnected_timeout=12.0", "--KernelManager.transport=ipc",
                  "--preheat_kernel=True", "--pool_size=3"):
         assert flag in cmd, flag
-    assert env["PLAYGROUND_DB"] == "x.db" and env["PLAYGROUND_READ_ONLY"] == "0"
+    # the kernels run in notebooks/: a relative store is resolved where the command was typed (issue 42.1)
+    assert env["PLAYGROUND_DB"] == str(Path.cwd() / "x.db") and env["PLAYGROUND_READ_ONLY"] == "0"
     assert env["PLAYGROUND_DATASET"] == "ragtruth"
     assert env["PLAYGROUND_ROOT"] == str(Path("tests/data/mini").resolve())
     cmd, env = build_command(_args("--open", "--preheat", "0"))

@@ -22,10 +22,11 @@ import argparse
 import os
 import signal
 import socket
-import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+from ..ui.readiness import READY_FILE_ENV
 from .options import add_db, add_root
 from .serve_links import (
     INSTRUCTOR_TOKEN_ENV,
@@ -42,6 +43,7 @@ from .serve_links import (
     roster_secret,
     student_links,
 )
+from .serve_paths import caller_folder, resolve_env, resolve_paths, resolve_store
 
 __all__ = ["INSTRUCTOR_TOKEN_ENV", "KEY_ENVS", "LOOPBACK", "NOTEBOOKS", "OBSERVER_TOKEN_ENV", "READ_ONLY_NOTEBOOK",
            "ROSTER_SECRET_ENV", "TOKEN_ENV", "build_command", "join_url", "links", "notebook_path", "open_role",
@@ -191,7 +193,9 @@ def _add_links(p: argparse.ArgumentParser) -> None:
     p.add_argument("--roster", type=Path, default=None, metavar="FILE",
                    help="one link per student: FILE holds one name per line; each student's link carries their name "
                         "signed with a server secret ($PLAYGROUND_ROSTER_SECRET, else drawn at random: the links then "
-                        "change at each start), and their page labels under that name only; needs --links-file")
+                        "change at each start), and their page labels under that name only; needs --links-file. "
+                        "With --read-only (the room): the class uses these personal links, and the room tells the "
+                        "students to open theirs instead of showing a join link")
     p.add_argument("--link-expiry", default=None, metavar="WHEN",
                    help="with --roster: the student links stop working after a duration from now (90m, 8h, 7d) or "
                         "at a UTC time (2026-12-24T18:00Z); the expiry is signed with the link")
@@ -253,17 +257,27 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
     package_parent = str(Path(__file__).resolve().parents[2])
     env = {"PYTHONPATH": os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p)}
     if args.db:
-        env["PLAYGROUND_DB"] = str(args.db)
+        env["PLAYGROUND_DB"] = str(resolve_store(str(args.db), caller_folder()))
     if args.root is not None:
         env["PLAYGROUND_ROOT"] = str(Path(args.root).resolve())
     if args.dataset:
         env["PLAYGROUND_DATASET"] = str(args.dataset)
     env["PLAYGROUND_READ_ONLY"] = "1" if args.read_only else "0"
     env["PLAYGROUND_OPEN_ROLE"] = open_role(args)
-    if getattr(args, "roster", None) is not None:
+    if getattr(args, "roster", None) is not None and args.read_only:
+        from ..ui.room_html import PERSONAL_LINKS_ENV
+
+        env[PERSONAL_LINKS_ENV] = str(getattr(args, "roster_count", 0) or len(_roster_names(args.roster)))
+    elif getattr(args, "roster", None) is not None:
         env["PLAYGROUND_ROSTER"] = "1"  # every kernel: a student's page labels under its link's name only
         env["PLAYGROUND_ROSTER_FILE"] = str(Path(args.roster).resolve())  # links checked against it as it is now
     return cmd, env
+
+
+def _roster_names(path: Path) -> list[str]:
+    from ..serving.roster import read_roster
+
+    return read_roster(path)
 
 
 def per_address(args: argparse.Namespace, cap: int) -> int:
@@ -350,20 +364,24 @@ def _check_roster(args: argparse.Namespace) -> list[str]:
 
     from ..serving.roster import RosterError, parse_expiry, read_roster
 
-    problems = []
+    problems: list[str] = []
+    try:
+        names = read_roster(args.roster)
+    except RosterError as exc:
+        return [str(exc)]
+    if args.read_only:  # the room: it tells the class to open their personal links, and gives none out
+        args.roster_count = len(names)
+        return problems
     if args.no_auth:
         problems.append("--roster binds each student's link to a name with a key: it cannot go with --no-auth")
-    if args.read_only:
-        problems.append("--roster is for the labelling page; the room (--read-only) takes the instructor's and "
-                        "observer's links")
     if not args.links_file:
         problems.append("--roster writes one link per student to --links-file FILE (never to the log): give it")
-    try:
-        args.roster_names = read_roster(args.roster)
-        if getattr(args, "link_expiry", None):
+    args.roster_names = names
+    if getattr(args, "link_expiry", None):
+        try:
             args.link_expires = parse_expiry(args.link_expiry, time.time())
-    except RosterError as exc:
-        problems.append(str(exc))
+        except RosterError as exc:
+            problems.append(str(exc))
     return problems
 
 
@@ -411,44 +429,6 @@ def _give_links(args: argparse.Namespace, keys: dict[str, str], secret: str = ""
         print(f"playground: a bookmark with a name: {url}&annotator=THEIR-NAME (a name, not a login)", flush=True)
 
 
-#: How long ``serve`` waits for its pool before giving out the links anyway (seconds).
-POOL_WAIT_S = 600.0
-
-
-def _wait_for_pool(args: argparse.Namespace, keys: dict[str, str], pool: int, proc: subprocess.Popen) -> bool:
-    """Wait until the server answers and its pool is full (or :data:`POOL_WAIT_S`), saying how far it is.
-
-    The links are given out only then: a class that arrives at once right after the link is shown is served
-    from the pool, instead of starting thirty kernels together on a small machine.  False if the server
-    stopped.
-    """
-    import json
-    import time
-    import urllib.request
-
-    host = "127.0.0.1" if args.host in ("0.0.0.0", "", "localhost") else ("::1" if args.host == "::" else args.host)
-    base = join_url(host, args.port, args.base_url)
-    headers = {"Authorization": f"token {keys['instructor']}"} if "instructor" in keys else {}
-    start, said = time.monotonic(), -1.0
-    while proc.poll() is None:
-        ready = -1
-        try:
-            req = urllib.request.Request(base + "playground/api/status", headers=headers)
-            with urllib.request.urlopen(req, timeout=10) as resp:
-                ready = int(json.loads(resp.read()).get("pool_ready", 0))
-        except (OSError, ValueError):
-            pass
-        waited = time.monotonic() - start
-        if ready >= pool or waited >= POOL_WAIT_S:
-            return True
-        if ready >= 0 and (said < 0 or waited - said >= 10):
-            print(f"playground: preparing: {ready} of {pool} kernels ready (the links follow when all are)",
-                  flush=True)
-            said = waited
-        time.sleep(1.0)
-    return False
-
-
 def _announce(args: argparse.Namespace, where: str, keys: dict[str, str], sizing) -> None:
     name = served_notebook(args)
     print(f"playground: serving {name} at {join_url(args.host, args.port, args.base_url)}", flush=True)
@@ -468,22 +448,28 @@ def _announce(args: argparse.Namespace, where: str, keys: dict[str, str], sizing
 def _child_env(args: argparse.Namespace, env: dict[str, str], keys: dict[str, str], secret: str) -> dict[str, str]:
     """The server's environment: this one with ``env``, the role keys and the roster secret as ``serve`` decided
     them (none inherited from the shell, nor a roster flag or a bound name)."""
-    child_env = {**os.environ, **env}
+    child_env = {**os.environ, **resolve_env(os.environ, caller_folder()), **env}
     for role, name in KEY_ENVS.items():
         child_env.pop(name, None)
         if role in keys:
             child_env[name] = keys[role]
     for name in (ROSTER_SECRET_ENV, "PLAYGROUND_SIGNED_NAME"):
         child_env.pop(name, None)
-    if args.roster is None:
+    if args.roster is None or args.read_only:
         child_env.pop("PLAYGROUND_ROSTER", None)
         child_env.pop("PLAYGROUND_ROSTER_FILE", None)
+    if args.roster is None:
+        from ..ui.room_html import PERSONAL_LINKS_ENV
+
+        child_env.pop(PERSONAL_LINKS_ENV, None)
     if secret:
         child_env[ROSTER_SECRET_ENV] = secret
     return child_env
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    """Check, start the server, give out the links once a page is ready (``serve_run``), wait, stop."""
+    resolve_paths(args, caller_folder())  # the kernels run in notebooks/: a path means where it was typed
     problems = _check(args)
     if problems:
         print("playground serve: cannot start:\n" + "\n".join(f"  {p}" for p in problems), file=sys.stderr)
@@ -492,13 +478,7 @@ def run_serve(args: argparse.Namespace) -> int:
     cmd, env = build_command(args, sizing)
     keys = role_keys(args)
     if args.print_command:
-        for k, v in sorted(env.items()):
-            print(f"{k}={v}")
-        for role in sorted(keys):
-            print(f"{KEY_ENVS[role]}=(set: the {role} link's key)")
-        if args.roster is not None:
-            print(f"{ROSTER_SECRET_ENV}=(set: signs the {len(args.roster_names)} student links)")
-        print(" ".join(cmd))
+        _print_command(args, cmd, env, keys)
         return 0
     if not _port_free(args.host, args.port):
         print(f"playground serve: port {args.port} on {args.host} is in use; choose another with --port",
@@ -508,32 +488,68 @@ def run_serve(args: argparse.Namespace) -> int:
 
     try:
         where = _check_store(args)
-    except (StoreError, ValueError) as exc:
+    except (StoreError, ValueError, OSError) as exc:
         print(f"playground serve: label store: {exc}", file=sys.stderr)
         return 1
     _announce(args, where, keys, sizing)
-    secret = roster_secret() if args.roster is not None else ""
-    proc = subprocess.Popen(cmd, env=_child_env(args, env, keys, secret))
+    secret = roster_secret() if args.roster is not None and not args.read_only else ""
+    with tempfile.TemporaryDirectory(prefix="playground-serve-") as folder:
+        reports = Path(folder) / "ready.jsonl"
+        reports.touch(mode=0o600)
+        child_env = _child_env(args, {**env, READY_FILE_ENV: str(reports)}, keys, secret)
+        return _run_server(args, cmd, child_env, keys, secret, sizing.pool, reports)
+
+
+def _print_command(args: argparse.Namespace, cmd: list[str], env: dict[str, str], keys: dict[str, str]) -> None:
+    for k, v in sorted(env.items()):
+        print(f"{k}={v}")
+    for role in sorted(keys):
+        print(f"{KEY_ENVS[role]}=(set: the {role} link's key)")
+    if args.roster is not None and not args.read_only:
+        print(f"{ROSTER_SECRET_ENV}=(set: signs the {len(args.roster_names)} student links)")
+    print(" ".join(cmd))
+
+
+def _run_server(args: argparse.Namespace, cmd: list[str], child_env: dict[str, str], keys: dict[str, str],
+                secret: str, pool: int, reports: Path) -> int:
+    """Start the server; give out the links once a page is ready, or stop it with the reason; then wait."""
+    from . import serve_run
+
+    proc = serve_run.start_server(cmd, child_env)
+    termed: list[int] = []
 
     def on_term(signum, frame):  # a service manager's stop: shut Voila (and its kernels) down cleanly
+        termed.append(signum)
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
-        if _wait_for_pool(args, keys, sizing.pool, proc):
-            _give_links(args, keys, secret)
-            print("playground: ready: give out the link now", flush=True)
+        status = serve_run.status_reader(_local_base(args), _auth_headers(keys))
+        progress = serve_run.PoolProgress(pool, lambda line: print(f"playground: {line}", flush=True))
+        found = serve_run.wait_until_ready(proc, reports, status, progress)
+        if not found.ready:
+            print(f"playground serve: stopped before giving out any link: {found.reason}", file=sys.stderr,
+                  flush=True)
+            serve_run.stop_server(proc)
+            return 1
+        _give_links(args, keys, secret)
+        checked = "a page was built" if found.checked else "the server answers; no pool, so no page built ahead"
+        print(f"playground: ready: give out the link now ({checked}; {found.seconds:.0f} s after the start)",
+              flush=True)
+        serve_run.follow_pool(proc, reports, status, progress)
         return proc.wait()
     except KeyboardInterrupt:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        serve_run.stop_server(proc, told=not termed)  # Ctrl-C in the terminal reached Voila too
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _local_base(args: argparse.Namespace) -> str:
+    """The server's own address, as ``serve`` reaches it on this machine."""
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "", "localhost") else ("::1" if args.host == "::" else args.host)
+    return join_url(host, args.port, args.base_url)
+
+
+def _auth_headers(keys: dict[str, str]) -> dict[str, str]:
+    return {"Authorization": f"token {keys['instructor']}"} if "instructor" in keys else {}

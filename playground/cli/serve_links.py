@@ -54,7 +54,7 @@ def _token(args: argparse.Namespace) -> str | None:
     given = os.environ.get(TOKEN_ENV, "").strip()
     if given:
         return given
-    if is_loopback(args.host) and getattr(args, "roster", None) is None:
+    if is_loopback(args.host) and (getattr(args, "roster", None) is None or args.read_only):
         return None
     return secrets.token_urlsafe(16)
 

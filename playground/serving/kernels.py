@@ -517,8 +517,12 @@ class GuardedKernelManager(AsyncMappingKernelManager):
         for kid in [k for k in auth.RequestInfoHandler._cache if k not in alive]:
             auth.RequestInfoHandler.forget(kid)
 
-    async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    async def shutdown_all(self, now: bool = True) -> None:  # type: ignore[override]
+        """The server is stopping: every kernel is ended at once (``now``), not asked to shut down and waited
+        for.  A label is stored when it is made, so a kernel has nothing left to finish; asked, the kernels
+        answered late or not at all and the server held its port ``shutdown_wait_time`` (5 s) longer, past
+        the 5 s in which a restarted ``serve`` must find it free (issue 43.5)."""
         self._closing = True
         if self._watcher is not None:
             self._watcher.stop()
-        await super().shutdown_all(*args, **kwargs)
+        await super().shutdown_all(now=now)

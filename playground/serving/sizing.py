@@ -29,9 +29,10 @@ On the project's machine (24 GiB, about 23 GiB available) that is a pool of
 30 and a cap of 87 kernels (a class of 60: a pool of 60); the memory a full pool holds is
 ``pool × KERNEL_RSS_MIB``.  The pool fills one kernel every
 :data:`FILL_S_PER_KERNEL` seconds at best (the refill spacing of
-:class:`~playground.serving.kernels.GuardedKernelManager`), so ``serve``
-gives out its links about ``pool × FILL_S_PER_KERNEL`` seconds after it
-starts (:attr:`Sizing.fill_s`).  ``--preheat N`` and ``--max-kernels N``
+:class:`~playground.serving.kernels.GuardedKernelManager`), so the pool is full
+about ``pool × FILL_S_PER_KERNEL`` seconds after ``serve`` starts
+(:attr:`Sizing.fill_s`); ``serve`` gives out its links before, once the first
+pooled kernel has built its page (:mod:`playground.cli.serve_run`).  ``--preheat N`` and ``--max-kernels N``
 override either number.
 """
 from __future__ import annotations

@@ -152,7 +152,11 @@ def _preheated_app(session: Any) -> Any:
     if os.environ.get("VOILA_PREHEAT") == "True":
         from . import request  # noqa: F401  (its websocket client, imported before the kernel says it is ready)
 
-        return PlaygroundApp(session, annotator=None)
+        app = PlaygroundApp(session, annotator=None)
+        from . import readiness
+
+        readiness.report(readiness.READY)  # `playground serve` gives out its link once a page is built
+        return app
     return None
 
 
@@ -256,6 +260,9 @@ def _show_error(exc: BaseException, display: bool):
 
     text = exc.report() if isinstance(exc, DataError) else f"{type(exc).__name__}: {exc}"
     _log(f"playground: a page cannot start: {text}")  # the server's log says it too (issue 30.3), not only the page
+    from . import readiness
+
+    readiness.report(readiness.FAILED, text)  # `playground serve` stops before giving out a link
     body = ("<div style='color:#cf222e;font-weight:600'>The playground cannot start.</div>"
             f"<pre style='white-space:pre-wrap'>{html.escape(text)}</pre>")
     if display:

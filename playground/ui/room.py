@@ -83,6 +83,7 @@ from .room_html import (
     join_url,
     moment_html,
     notes_html,
+    personal_links,
     progress_html,
     progress_summary_html,
     sample_html,
@@ -190,7 +191,8 @@ class RoomApp:
                  else f"dataset <b>{esc(src.dataset)}</b> (no lesson: every unit)")
         title = _html(f"<div class='pr-title'>Instructor's room</div><div>{scope} · {len(src.catalog)} units</div>",
                       "pr-scope")
-        self.join = _html(join_html(join_url(link_base, lesson.name if lesson is not None else None)), "pr-join-box")
+        self.join = _html(join_html(join_url(link_base, lesson.name if lesson is not None else None),
+                                    personal_links()), "pr-join-box")
         header = W.HBox([title, self.join], layout=W.Layout(flex_flow="row wrap", justify_content="space-between",
                                                               align_items="flex-start", width="100%"))
 

@@ -5,6 +5,7 @@ re-exports every name here.
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 from urllib.parse import quote
 
@@ -16,9 +17,9 @@ from ..store import UNSURE
 from .formats import num, pct
 from .html_tables import esc
 
-__all__ = ["ANSWER", "CSS", "accuracy_html", "agreement_html", "assignment_html", "case_html", "dim_name", "esc",
-           "grid_html", "join_html", "join_url", "moment_html", "notes_html", "progress_html", "progress_summary_html",
-           "qr_svg", "sample_html", "summary_html"]
+__all__ = ["ANSWER", "CSS", "PERSONAL_LINKS_ENV", "accuracy_html", "agreement_html", "assignment_html", "case_html",
+           "dim_name", "esc", "grid_html", "join_html", "join_url", "moment_html", "notes_html", "personal_links",
+           "progress_html", "progress_summary_html", "qr_svg", "sample_html", "summary_html"]
 
 ANSWER = {1: "yes", 0: "no", UNSURE: "unsure"}
 
@@ -238,13 +239,37 @@ def qr_svg(url: str) -> str:
     return str(segno.make(url, error="m", micro=False).svg_inline(scale=4, border=2))
 
 
-def join_html(url: str | None) -> str:
-    """The join link, big enough to read from the back of the room, and its QR code; without a link, how to
-    get one (never a filesystem path)."""
+#: The room's setting for a class with one link per student (``playground serve --read-only --roster FILE``):
+#: the number of students on the roster.
+PERSONAL_LINKS_ENV = "PLAYGROUND_PERSONAL_LINKS"
+
+
+def personal_links(environ: dict[str, str] | None = None) -> int:
+    """Students on the class's roster when the class uses personal links (:data:`PERSONAL_LINKS_ENV`), else 0."""
+    value = (os.environ if environ is None else environ).get(PERSONAL_LINKS_ENV, "").strip()
+    return int(value) if value.isdigit() else 0
+
+
+def join_html(url: str | None, personal: int = 0) -> str:
+    """What the projector tells students about joining (never a filesystem path, never a key of a roster class).
+
+    * ``personal`` students on a roster (``--roster``): each opens the link sent to them; no class link and
+      no QR code, since the class link with a typed name is refused on a roster server;
+    * else the join link, big enough to read from the back of the room, and its QR code;
+    * with neither, how the docs start the room so that it shows the link.
+    """
+    if personal:
+        return ("<div class='pr-join pr-join-personal'><div><div class='pr-join-label'>Personal links</div>"
+                "<div class='pr-join-link'>Open the link your instructor sent you.</div>"
+                f"<div class='pr-muted'>This class has one link per student ({personal} on the roster), each "
+                "carrying its student's name: open yours as it was sent. There is no class link to share and "
+                "no name to type.</div></div></div>")
     if not url:
         return ("<div class='pr-join'><div><div class='pr-join-label'>Join link</div><div class='pr-muted'>"
-                "Start the room with <code>playground serve</code> (it sets PLAYGROUND_LINK_BASE) to show the "
-                "students' link and its QR code here.</div></div></div>")
+                "To show the students' link and its QR code here, start the room with the join link the "
+                "students' server printed: <code>PLAYGROUND_LINK_BASE='&lt;the join link&gt;' playground serve "
+                "--read-only</code>; for a class with one link per student add <code>--roster "
+                "names.txt</code> instead.</div></div></div>")
     return (f"<div class='pr-join'><div><div class='pr-join-label'>Join the lesson: open</div>"
             f"<div class='pr-join-link'>{esc(url)}</div><div class='pr-muted'>and type your name.</div></div>"
             f"<div class='pr-qr' title='{esc(url)}'>{qr_svg(url)}</div></div>")
