@@ -111,9 +111,9 @@ INDEX: tuple[Entry, ...] = (
     Entry(S, "keys and signatures in the logs: encoded, double-encoded, inside next=, in a Referer (43.4)", (
         "tests/test_serve_logs.py",)),
     Entry(S, "trace files: a 100,001-span chain, a 1,000-span cycle, a 50,000,000-character cell, 10**6 spans (43.1)", (
-        "tests/test_traces_import.py",)),
+        "tests/test_traces_structure.py", "tests/test_import_limits.py")),
     Entry(S, "serve SIGKILLed: its Voila child and kernels die with it, the port is free (43.5)", (
-        "tests/test_serve_lifecycle.py",), pending=True),
+        "tests/test_serve_lifecycle.py::test_sigkill_of_serve_frees_the_port_within_5_s_and_a_restart_serves",)),
 )
 
 
