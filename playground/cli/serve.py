@@ -192,6 +192,10 @@ def _add_links(p: argparse.ArgumentParser) -> None:
                    help="one link per student: FILE holds one name per line; each student's link carries their name "
                         "signed with a server secret ($PLAYGROUND_ROSTER_SECRET, else drawn at random: the links then "
                         "change at each start), and their page labels under that name only; needs --links-file")
+    p.add_argument("--lti-config", type=Path, default=None, metavar="FILE",
+                   help="launch from Canvas/Moodle as an LTI 1.3 tool: pylti1p3's JSON tool config (platforms, "
+                        "client ids, URLs, deployment ids, the tool's key files); adds /lti/login, /lti/launch, "
+                        "/lti/jwks and /lti/grades (docs/instructor.md)")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on the page and log verbosely")
     p.add_argument("--print-command", action="store_true",
                    help="print the server command and environment, and exit without starting it")
@@ -259,6 +263,8 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
     env["PLAYGROUND_OPEN_ROLE"] = open_role(args)
     if getattr(args, "roster", None) is not None:
         env["PLAYGROUND_ROSTER"] = "1"  # every kernel: a student's page labels under its link's name only
+    if getattr(args, "lti_config", None) is not None:  # read by serving.lti (resolved where the user typed it)
+        env["PLAYGROUND_LTI_CONFIG"] = str(Path(args.lti_config).resolve())
     return cmd, env
 
 
