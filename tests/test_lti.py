@@ -52,6 +52,8 @@ class Platform:
         self.jwks = {"keys": [{**jwk, "kid": "platform-1", "alg": "RS256", "use": "sig"}]}
         self.token_requests: list[dict[str, str]] = []
         self.scores: list[tuple[str, dict[str, Any]]] = []
+        self.user: dict[str, Any] = {"roles": [LEARNER]}  # who is signed in to the LMS (Auth)
+        self.base = ""  # its URL, once served
 
     def app(self) -> tornado.web.Application:
         platform = self
@@ -71,7 +73,38 @@ class Platform:
                 self.set_status(200)
                 self.finish({})
 
-        return tornado.web.Application([("/jwks", Jwks), ("/token", Token), ("/lineitems/7/lineitem/scores", Scores)])
+        class Auth(tornado.web.RequestHandler):
+            """The platform's authorisation step: the user is signed in to the LMS as ``platform.user``; the
+            id_token goes back to the tool's redirect URI in an auto-submitted form (response_mode form_post)."""
+
+            def get(self) -> None:
+                q = {k: self.get_argument(k) for k in ("state", "nonce", "redirect_uri")}
+                token = platform.id_token(q["nonce"], q["redirect_uri"], base=platform.base, **platform.user)
+                self.finish(f'<form method="post" action="{q["redirect_uri"]}"><input type="hidden" name="id_token" '
+                            f'value="{token}"><input type="hidden" name="state" value="{q["state"]}"></form>'
+                            "<script>document.forms[0].submit()</script>")
+
+        return tornado.web.Application([("/jwks", Jwks), ("/token", Token), ("/auth", Auth),
+                                        ("/lineitems/7/lineitem/scores", Scores)])
+
+    def id_token(self, nonce: str, target: str, *, roles: list[str], key: Any = None, exp: float | None = None,
+                 email: str = "ana@school.edu", ags: bool = True, base: str = "") -> str:
+        """A launch id_token as the platform signs it (``key``: another key, to forge one)."""
+        now = int(time.time())
+        claims = {
+            "iss": ISS, "aud": CLIENT, "sub": "lms-user-42", "iat": now,
+            "exp": int(exp if exp is not None else now + 300), "nonce": nonce, "email": email, "name": "Ana Example",
+            "https://purl.imsglobal.org/spec/lti/claim/deployment_id": DEPLOYMENT,
+            "https://purl.imsglobal.org/spec/lti/claim/message_type": "LtiResourceLinkRequest",
+            "https://purl.imsglobal.org/spec/lti/claim/version": "1.3.0",
+            "https://purl.imsglobal.org/spec/lti/claim/resource_link": {"id": "link-1"},
+            "https://purl.imsglobal.org/spec/lti/claim/target_link_uri": target,
+            "https://purl.imsglobal.org/spec/lti/claim/roles": roles,
+        }
+        if ags:
+            claims[lti.AGS_CLAIM] = {"scope": [SCORE_SCOPE], "lineitem": f"{base}/lineitems/7/lineitem"}
+        return jwt.encode(claims, key if key is not None else self.key, algorithm="RS256",
+                          headers={"kid": "platform-1"})
 
 
 class _Loop:
@@ -158,23 +191,8 @@ def _login(session: requests.Session, world: dict[str, Any]) -> dict[str, str]:
     return query
 
 
-def _id_token(world: dict[str, Any], nonce: str, *, roles: list[str], key: Any = None, exp: float | None = None,
-              email: str = "ana@school.edu", ags: bool = True) -> str:
-    now = int(time.time())
-    claims = {
-        "iss": ISS, "aud": CLIENT, "sub": "lms-user-42", "iat": now, "exp": int(exp if exp is not None else now + 300),
-        "nonce": nonce, "email": email, "name": "Ana Example",
-        "https://purl.imsglobal.org/spec/lti/claim/deployment_id": DEPLOYMENT,
-        "https://purl.imsglobal.org/spec/lti/claim/message_type": "LtiResourceLinkRequest",
-        "https://purl.imsglobal.org/spec/lti/claim/version": "1.3.0",
-        "https://purl.imsglobal.org/spec/lti/claim/resource_link": {"id": "link-1"},
-        "https://purl.imsglobal.org/spec/lti/claim/target_link_uri": f"{world['tool']}/lti/launch",
-        "https://purl.imsglobal.org/spec/lti/claim/roles": roles,
-    }
-    if ags:
-        claims[lti.AGS_CLAIM] = {"scope": [SCORE_SCOPE], "lineitem": f"{world['base']}/lineitems/7/lineitem"}
-    signer = key if key is not None else world["platform"].key
-    return jwt.encode(claims, signer, algorithm="RS256", headers={"kid": "platform-1"})
+def _id_token(world: dict[str, Any], nonce: str, **kwargs: Any) -> str:
+    return world["platform"].id_token(nonce, f"{world['tool']}/lti/launch", base=world["base"], **kwargs)
 
 
 def _launch(world: dict[str, Any], **kwargs: Any) -> requests.Response:
