@@ -172,3 +172,32 @@ def test_an_empty_class_writes_the_header_and_no_student():
     assert canvas_csv("w", []).splitlines() == [",".join([*CANVAS_IDENTITY, "w overall", "w answered"]),
                                                "Points Possible,,,,,100.00,0.00"]
     assert moodle_csv("w", []).splitlines() == ["Username,w overall,w answered"]
+
+
+def test_the_instructors_guide_example(tmp_path, capsys):
+    """docs/instructor.md quotes what `lesson grades` printed and wrote: label as it says (ana every keyed item
+    as the key; ben the i-th item in key order when i % 3 != 0, against the key when i % 4 == 0), run the
+    command, and compare every line of the two quoted blocks."""
+    from pathlib import Path
+
+    golden = open_dataset(None)
+    db = tmp_path / "labels.db"
+    with open_store(db) as store:
+        lesson = store.save_lesson(make_lesson("week-1", golden, ["GC-0036"]))
+        units = lesson_catalog(lesson, golden.catalog())
+        key = answer_key_values(golden, list(units.values()))
+        for i, ((uid, dim), value) in enumerate(sorted(key.items())):
+            store.set_label("ana", units[uid], dim, value)
+            if i % 3:
+                store.set_label("ben", units[uid], dim, value if i % 4 else 1 - value)
+    out = tmp_path / "week-1-canvas.csv"
+    code, printed, err = run_cli(cli_lesson, ["lesson", "grades", "week-1", "--db", str(db), "--format", "canvas",
+                                              "--out", str(out)], capsys)
+    assert code == 0, err
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Grades for Canvas or Moodle"):doc.index("The rules (`playground/grades.py`)")]
+    blocks = [b.strip().splitlines() for b in section.split("```")[3::2]]  # the output block, then the file
+    printed_lines = printed.splitlines()
+    printed_lines[0] = printed_lines[0].replace(str(out), "week-1-canvas.csv")
+    assert blocks[0] == printed_lines
+    assert blocks[1] == out.read_text(encoding="utf-8").splitlines()
