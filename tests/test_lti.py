@@ -217,6 +217,7 @@ def test_a_learner_launch_becomes_the_annotator_under_a_signed_link(world):
 def test_an_instructor_launch_opens_the_page_with_the_instructors_key(world):
     r = _launch(world, roles=[INSTRUCTOR, LEARNER], email="teacher@school.edu")
     assert r.status_code == 302 and r.headers["Location"] == f"/?token={INSTRUCTOR_KEY}"
+    assert not world["state"].launches  # an instructor is not graded
 
 
 @pytest.mark.parametrize(("kwargs", "why"), [
@@ -268,6 +269,13 @@ def test_grades_go_back_through_ags(world):
     assert body["iss"] == CLIENT == body["sub"]
     jwks = requests.get(f"{tool}/lti/jwks").json()
     assert len(jwks["keys"]) == 1 and jwks["keys"][0]["kty"] == "RSA"
+
+
+def test_a_launch_without_ags_is_listed_not_sent(world):
+    assert _launch(world, roles=[LEARNER], ags=False).status_code == 302
+    r = requests.post(f"{world['tool']}/lti/grades", data={"lesson": "week-1", "token": INSTRUCTOR_KEY})
+    assert r.json() == {"no_ags": ["ana@school.edu"], "not_launched": [], "sent": []}
+    assert not world["platform"].scores and not world["platform"].token_requests
 
 
 def test_a_student_who_did_not_launch_is_listed_not_sent(world):
