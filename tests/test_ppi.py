@@ -264,3 +264,25 @@ def test_coverage_is_nominal_at_rare_even_and_common_rates():
     # exact under the frozen stream (a change to the rules shows here first)
     assert found == {(0.02, 20): 0.991, (0.02, 50): 0.981, (0.02, 200): 0.970, (0.5, 20): 0.958,
                      (0.5, 50): 0.960, (0.5, 200): 0.944, (0.98, 20): 0.994, (0.98, 50): 0.986, (0.98, 200): 0.973}
+
+
+def test_wilson_dips_below_nominal_where_thin_slices_live_and_clopper_pearson_does_not():
+    """The figures docs/reference.md and stats/exact.py quote: the exact coverage (a sum over every count k of
+    Binomial(50, 0.02)) of the 95% Wilson interval is 92.2%, of Clopper-Pearson 98.2%."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    from playground.stats import clopper_pearson_interval
+
+    def coverage(interval, n: int, p: float) -> float:
+        total = 0.0
+        for k in range(n + 1):
+            low, high = interval(k, n)
+            if low <= p <= high:
+                total += math.comb(n, k) * p ** k * (1 - p) ** (n - k)
+        return total
+
+    wilson = coverage(wilson_interval, 50, 0.02)
+    exact = coverage(clopper_pearson_interval, 50, 0.02)
+    assert round(wilson, 3) == 0.922 and round(exact, 3) == 0.982
+    assert coverage(lambda k, n: proportion_confint(k, n, method="wilson"), 50, 0.02) == approx(wilson, abs=1e-9)
+    assert min(coverage(clopper_pearson_interval, n, p) for n in (20, 50, 200) for p in (0.02, 0.5, 0.98)) >= 0.95
