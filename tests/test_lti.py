@@ -252,6 +252,7 @@ def test_grades_go_back_through_ags(world):
     tool = world["tool"]
     refused = requests.post(f"{tool}/lti/grades", data={"lesson": "week-1", "token": CLASS_KEY})
     assert refused.status_code == 403 and not world["platform"].scores
+    assert refused.text == "LTI grades refused: sending grades needs the instructor's key\n"
     r = requests.post(f"{tool}/lti/grades", data={"lesson": "week-1", "token": INSTRUCTOR_KEY})
     assert r.status_code == 200, r.text
     assert r.json() == {"no_ags": [], "not_launched": [], "sent": ["ana@school.edu"]}

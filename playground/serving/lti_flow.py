@@ -75,7 +75,8 @@ class _Redirect(Redirect):
         self._handler.redirect(self._location)
 
     def do_js_redirect(self) -> None:
-        self._handler.write(f"<script>window.location={json.dumps(self._location)};</script>")
+        where = json.dumps(self._location).replace("<", "\\u003c")  # no "</script>" out of the string
+        self._handler.write(f"<script>window.location={where};</script>")
 
     def set_redirect_url(self, location: str) -> None:
         self._location = location
@@ -128,11 +129,11 @@ class _LtiHandler(tornado.web.RequestHandler):
     def check_xsrf_cookie(self) -> None:
         return None
 
-    def refuse(self, status: int, why: str) -> None:
+    def refuse(self, status: int, why: str, what: str = "launch") -> None:
         log.warning("playground: LTI %s refused: %s", self.request.path, why)
         self.set_status(status)
         self.set_header("Content-Type", "text/plain; charset=utf-8")
-        self.finish(f"LTI launch refused: {why}\n")
+        self.finish(f"LTI {what} refused: {why}\n")
 
 
 class LoginHandler(_LtiHandler):
@@ -194,13 +195,13 @@ class GradesHandler(_LtiHandler):
         given = self.get_argument("token", "") or self.request.headers.get("X-Playground-Key", "")
         key = self.state.instructor_key
         if not key or not hmac.compare_digest(given.encode(), key.encode()):
-            self.refuse(403, "sending grades needs the instructor's key")
+            self.refuse(403, "sending grades needs the instructor's key", "grades")
             return
         lesson = self.get_argument("lesson", "")
         try:
             report = await IOLoop.current().run_in_executor(None, send_grades, self.state, lesson)
         except (LtiException, ValueError, LookupError) as exc:
-            self.refuse(400, str(exc))
+            self.refuse(400, str(exc), "grades")
             return
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(report, sort_keys=True))
