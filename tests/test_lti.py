@@ -149,11 +149,12 @@ def world(tmp_path: Path) -> Iterator[dict[str, Any]]:
         "auth_audience": None, "key_set_url": f"{base}/jwks", "key_set": None, "private_key_file": "tool.key",
         "public_key_file": "tool.pub", "deployment_ids": [DEPLOYMENT]}]}))
     db = _graded_store(tmp_path)
-    state = lti.LtiState(str(config), CLASS_KEY, INSTRUCTOR_KEY, SECRET, db=str(db))
+    state = lti.LtiState(str(config), CLASS_KEY, INSTRUCTOR_KEY, SECRET, db=str(db),
+                         launches_file=str(tmp_path / lti.LAUNCHES_FILE))
     t_port = tool_loop.serve(tornado.web.Application(lti.handlers("/", state)))
     try:
         yield {"platform": platform, "base": base, "tool": f"http://127.0.0.1:{t_port}", "state": state,
-               "tool_public": tool_public}
+               "tool_public": tool_public, "config": config}
     finally:
         tool_loop.stop()
         loop.stop()
@@ -284,6 +285,24 @@ def test_a_student_who_did_not_launch_is_listed_not_sent(world):
     assert r.json() == {"no_ags": [], "not_launched": ["ana@school.edu"], "sent": []}
     bad = requests.post(f"{world['tool']}/lti/grades", data={"lesson": "week-9", "token": INSTRUCTOR_KEY})
     assert bad.status_code == 400 and "no lesson named 'week-9'" in bad.text
+
+
+def test_launches_are_kept_across_a_restart(world):
+    import os
+    import stat
+
+    assert _launch(world, roles=[LEARNER]).status_code == 302
+    kept = Path(world["state"].launches_file)
+    assert stat.S_IMODE(os.stat(kept).st_mode) == 0o600  # owner-only: it names the students
+    assert json.loads(kept.read_text())["ana@school.edu"]["sub"] == "lms-user-42"
+    env = {lti.LTI_CONFIG_ENV: str(world["config"]), "PLAYGROUND_DB": world["state"].db}
+    restarted = lti.configure({"student": CLASS_KEY, "instructor": INSTRUCTOR_KEY, "roster": SECRET}, env)
+    assert restarted is not None and restarted.launches_file == str(kept)
+    assert restarted.launches == world["state"].launches
+    kept.write_text("[1, 2]")
+    with pytest.raises(ValueError, match=r"lti-launches\.json: not a JSON object of launches"):
+        lti.configure({"student": CLASS_KEY}, env)
+    lti.configure({}, {})  # LTI off again for the rest of the process
 
 
 def test_identity_and_roles():

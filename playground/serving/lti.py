@@ -27,8 +27,8 @@ bound, a roster secret drawn when none is given) and needs the class key (serve 
 Here: switching LTI on and routing it; the claims, roles and names in :mod:`~.lti_claims`; pylti1p3's
 adapters, the handlers and the AGS passback in :mod:`~.lti_flow` (imported only when LTI is on: a server
 without it never loads pylti1p3).  The login and launch states live in this process's memory
-(:class:`MemoryCache`, with expiry), as do the launches AGS needs: a student who launched before a
-restart launches again before grades are sent.
+(:class:`MemoryCache`, with expiry); the launches AGS needs are also written, owner-only, to
+``lti-launches.json`` beside the config file and read again at start, so grades can be sent after a restart.
 """
 from __future__ import annotations
 
@@ -49,11 +49,13 @@ from .lti_claims import (
     role_of_launch,
 )
 
-__all__ = ["AGS_CLAIM", "LTI_CONFIG_ENV", "ROLES_CLAIM", "LaunchRefused", "LtiState", "MemoryCache", "annotator_of",
-           "configure", "handlers", "prepare_environment", "role_of_launch"]
+__all__ = ["AGS_CLAIM", "LAUNCHES_FILE", "LTI_CONFIG_ENV", "ROLES_CLAIM", "LaunchRefused", "LtiState", "MemoryCache",
+           "annotator_of", "configure", "handlers", "prepare_environment", "role_of_launch"]
 
 log = logging.getLogger("playground.serving")
 
+#: Beside the config file: the students' launches (for AGS), kept across restarts.
+LAUNCHES_FILE = "lti-launches.json"
 _STATE: LtiState | None = None
 
 
@@ -78,8 +80,10 @@ def configure(keys: Mapping[str, str], environ: Mapping[str, str] | None = None)
         _STATE = None
         return None
     _STATE = LtiState(path, keys.get("student", ""), keys.get("instructor", ""), keys.get("roster", ""),
-                      db=env.get("PLAYGROUND_DB") or None)
+                      db=env.get("PLAYGROUND_DB") or None,
+                      launches_file=os.path.join(os.path.dirname(path), LAUNCHES_FILE))
     _STATE.tool_config()  # a config that cannot be read stops the server here, with pylti1p3's reason
+    _STATE.read_launches()  # likewise a kept-launches file that cannot be read (never dropped in silence)
     if not _STATE.class_key:
         log.warning("playground: LTI without a class key (a loopback server): launches cannot give students "
                     "their link; serve with --host, or set $PLAYGROUND_SERVE_TOKEN")

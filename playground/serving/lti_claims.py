@@ -3,6 +3,8 @@ launch state kept in memory (no pylti1p3 import: :mod:`playground.serving.lti` i
 """
 from __future__ import annotations
 
+import json
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -60,6 +62,30 @@ class LtiState:
     db: str | None = None
     cache: MemoryCache = field(default_factory=MemoryCache)
     launches: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    launches_file: str | None = None
+
+    def keep_launch(self, name: str, claims: Mapping[str, Any]) -> None:
+        """Note a student's launch (for AGS) and, with ``launches_file``, write all of them there whole
+        (owner-only: they name the students), so a restarted server can still send their grades."""
+        self.launches[name] = dict(claims)
+        if self.launches_file:
+            from ..files import write_atomic
+
+            write_atomic(self.launches_file, json.dumps(self.launches, sort_keys=True, indent=1), private=True)
+
+    def read_launches(self) -> None:
+        """The launches ``launches_file`` holds (none when it does not exist); ValueError naming the file when
+        it is not a JSON object of launches."""
+        if not self.launches_file or not os.path.exists(self.launches_file):
+            return
+        try:
+            with open(self.launches_file, encoding="utf-8") as fh:
+                found = json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{self.launches_file}: cannot read the kept LTI launches: {exc}") from None
+        if not isinstance(found, dict) or not all(isinstance(v, dict) for v in found.values()):
+            raise ValueError(f"{self.launches_file}: not a JSON object of launches (name -> claims)")
+        self.launches.update(found)
 
     def tool_config(self) -> Any:
         """pylti1p3's ``ToolConfJsonFile`` of the config (imported here: a server without LTI never loads it)."""

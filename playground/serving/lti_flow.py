@@ -167,7 +167,7 @@ class LaunchHandler(_LtiHandler):
             self.refuse(403, str(exc))
             return
         if role == "student":  # with or without AGS: send_grades says which it could not send
-            self.state.launches[name] = claims
+            self.state.keep_launch(name, claims)
         self.redirect(self.target(role, name))
 
     def target(self, role: str, name: str) -> str:
