@@ -203,7 +203,7 @@ def test_ppi_on_a_calibration_sample_hand_computed():
     units.update(dict(zip(lab, (0.9, 0.9, 0.1, 0.1), strict=True)))
     a = auto(units, 0.5)
     h = human(dict(zip(lab, (1, 0, 0, 0), strict=True)))
-    row = C.ppi_by_dimension(h, a, width=0.4, sample_seed=5, lam=1.0).iloc[0]
+    row = C.ppi_by_dimension(h, a, width=0.4, sample_seed=5, lam=1.0, min_each=1).iloc[0]  # PPI's own formula
     assert (row["n_labelled"], row["n_unlabelled"], row["outside_sample"], row["valid"]) == (4, 100, 0, True)
     # classical PPI (lam 1, variances ddof 0 as ppi_py): rectifier mean(Y - f) = -1/4, var .1875
     s_f2, s_r2 = 0.25, 0.1875
@@ -215,14 +215,14 @@ def test_ppi_on_a_calibration_sample_hand_computed():
     assert row["more_labels"] == 20
     assert row["auto_rate"] == pytest.approx(52 / 104)
     assert (row["human_low"], row["human_high"]) == pytest.approx(wilson(1, 4), abs=1e-4)
-    narrow = C.ppi_by_dimension(h, a, width=0.05, sample_seed=5, lam=1.0).iloc[0]
+    narrow = C.ppi_by_dimension(h, a, width=0.05, sample_seed=5, lam=1.0, min_each=1).iloc[0]
     assert narrow["labels_needed"] is None and "out of reach" in narrow["note"]
     # tuned (the default) is stats.ppi_mean on the same arrays (itself checked against ppi_py)
     from playground.stats import ppi_mean
 
-    tuned = C.ppi_by_dimension(h, a, width=0.4, sample_seed=5).iloc[0]
+    tuned = C.ppi_by_dimension(h, a, width=0.4, sample_seed=5, min_each=1).iloc[0]
     f_u = [1.0 if i % 2 == 0 else 0.0 for i in range(100)]
-    ref = ppi_mean(f_u, [1, 1, 0, 0], [1, 0, 0, 0])
+    ref = ppi_mean(f_u, [1, 1, 0, 0], [1, 0, 0, 0], min_each=1)
     assert (tuned["ppi_low"], tuned["ppi_high"], tuned["lam"]) == pytest.approx((ref.low, ref.high, ref.lam), abs=1e-4)
 
 

@@ -222,7 +222,9 @@ def test_a_labelled_random_slice_of_the_run_gives_ppi_plus_plus(tmp_path, capsys
 
     db, result, human, scores = make_labelled(tmp_path, 120, label_every=0)
     cases = case_ids(db, "qa")
-    chosen = ranked(cases, "5")[:40]  # the run's random slice: 40 of 120 samples labelled, in ranking order
+    # the run's random slice: 40 of 120 samples labelled, in ranking order (seed 2: the scorer and people
+    # disagree on 7 of them, enough for PPI's normal interval; seed 5's slice is thin, see the next test)
+    chosen = ranked(cases, "2")[:40]
     label_samples(db, "qa", {c: human[cases.index(c)] for c in chosen})
     body = json.loads(record(tmp_path).read_text())
     body["scorers"][0].update(column="context_precision", dimension="relevant",
@@ -230,7 +232,7 @@ def test_a_labelled_random_slice_of_the_run_gives_ppi_plus_plus(tmp_path, capsys
     (tmp_path / "record.json").write_text(dumps_record(body))
     args = ["harness", "gate", "--scores", str(result), "--record", str(tmp_path / "record.json"), "--dataset", "qa",
             "--db", str(db), "--scorer-version", "ragas 0.4.3", "--boot", "200"]
-    assert main([*args, "--sample-seed", "5"]) == 0
+    assert main([*args, "--sample-seed", "2"]) == 0
     out = capsys.readouterr().out
     verdict = [float(s >= 0.5) for s in scores]
     inside = {cases.index(c) for c in chosen}
@@ -243,6 +245,32 @@ def test_a_labelled_random_slice_of_the_run_gives_ppi_plus_plus(tmp_path, capsys
     assert f"{estimate:.3f}" in line and f"[{low:.3f}, {high:.3f}]" in line
     assert main([*args, "--sample-seed", "6"]) == 0  # another seed: its prefix is short, the correction is used
     assert "context_precision (PPI++)" not in capsys.readouterr().out
+
+
+def test_a_thin_labelled_slice_gives_the_exact_human_interval_not_ppi(tmp_path, capsys):
+    """Seed 5's slice of 40: the scorer and people disagree on 3 (fewer than 5): the gate's corrected rate is
+    the human pass rate with its Clopper-Pearson interval (statsmodels' "beta"), not PPI's normal one."""
+    from calibration_data import case_ids, label_samples, make_labelled
+    from statsmodels.stats.proportion import proportion_confint
+
+    from playground.sampling import ranked
+
+    db, result, human, _scores = make_labelled(tmp_path, 120, label_every=0)
+    cases = case_ids(db, "qa")
+    chosen = ranked(cases, "5")[:40]
+    label_samples(db, "qa", {c: human[cases.index(c)] for c in chosen})
+    body = json.loads(record(tmp_path).read_text())
+    body["scorers"][0].update(column="context_precision", dimension="relevant",
+                              identity={**IDENTITY, "name": "context_precision"})
+    (tmp_path / "record.json").write_text(dumps_record(body))
+    assert main(["harness", "gate", "--scores", str(result), "--record", str(tmp_path / "record.json"),
+                 "--dataset", "qa", "--db", str(db), "--scorer-version", "ragas 0.4.3", "--boot", "200",
+                 "--sample-seed", "5"]) == 0
+    yes = sum(human[cases.index(c)] for c in chosen)
+    assert yes == 27
+    low, high = proportion_confint(yes, 40, method="beta")
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("context_precision"))
+    assert f"{yes / 40:.3f}" in line and f"[{low:.3f}, {high:.3f}]" in line
 
 
 def test_a_failing_hard_assertion_fails_the_combined_gate_whatever_the_scores_say(tmp_path, capsys):

@@ -15,6 +15,14 @@ from the tuned variance)::
 None when ``(width / 2 / z)^2 <= s_f^2 / N``: more human labels alone cannot
 reach that width.
 
+A thin slice (:func:`playground.stats.thin_slice`: fewer than 5 labels of one
+value, or fewer than 5 units where the scorer and the person disagree — all
+"yes", all "no", or agreement everywhere included) gives PPI no spread to
+estimate its error from: the ``ppi_*`` columns then hold the human labels'
+own Clopper–Pearson interval (``lam`` 0), ``note`` says why, and
+``labels_needed`` is what that interval needs for ``width``
+(:func:`playground.stats.exact_labels_needed`), never a zero-width claim.
+
 The calibration sample (the rule every caller follows)
 ------------------------------------------------------
 PPI is valid only when the labelled units are a *uniform random sample* of the
@@ -42,6 +50,7 @@ import pandas as pd
 
 from ..sampling import ranked
 from ..stats import PPIResult, ppi_labels_needed, ppi_mean, wilson_interval
+from ..stats.ppi import MIN_EACH
 from .labellings import AutoLabelling, HumanLabelling
 from .tables import _r
 
@@ -86,7 +95,7 @@ def calibration_sample(unit_ids: Iterable[str], labelled: Iterable[str], seed: i
 
 def ppi_by_dimension(human: HumanLabelling, auto: AutoLabelling, dimensions: Sequence[str] | None = None, *,
                      width: float = 0.10, confidence: float = 0.95, sample_seed: int | str | None = None,
-                     lam: float | None = None, prediction: str = "label") -> pd.DataFrame:
+                     lam: float | None = None, prediction: str = "label", min_each: int = MIN_EACH) -> pd.DataFrame:
     """Per dimension: the human-only interval, the automatic-only rate and the PPI++ interval (:data:`PPI_COLUMNS`).
 
     The automatic labels of every unit enter as ``f``; the human labels of the
@@ -103,10 +112,12 @@ def ppi_by_dimension(human: HumanLabelling, auto: AutoLabelling, dimensions: Seq
     current sample; None when more human labels alone cannot reach that width.
     ``prediction``: the automatic column used as ``f`` — the 0/1 ``label``, or
     the ``score`` itself (a per-sample tool score predicting each of the
-    sample's units).
+    sample's units).  ``min_each``: :func:`playground.stats.thin_slice`'s
+    minimum (1 keeps only its one-value rules).
     """
     dims = list(dimensions) if dimensions is not None else [d for d in auto.dimensions() if d in human.dimensions()]
-    rows = [_dimension_row(human, auto, dim, width, confidence, sample_seed, lam, prediction) for dim in dims]
+    rows = [_dimension_row(human, auto, dim, width, confidence, sample_seed, lam, prediction, min_each)
+            for dim in dims]
     frame = pd.DataFrame(rows, columns=PPI_COLUMNS)
     for col in ("labels_needed", "more_labels", "sample_seed"):  # whole numbers or None, not floats
         frame[col] = pd.Series([r[col] for r in rows], dtype=object, index=frame.index)
@@ -114,7 +125,8 @@ def ppi_by_dimension(human: HumanLabelling, auto: AutoLabelling, dimensions: Seq
 
 
 def _dimension_row(human: HumanLabelling, auto: AutoLabelling, dim: str, width: float, confidence: float,
-                   sample_seed: int | str | None, lam: float | None, prediction: str = "label") -> dict[str, Any]:
+                   sample_seed: int | str | None, lam: float | None, prediction: str = "label",
+                   min_each: int = MIN_EACH) -> dict[str, Any]:
     h = human.frame.loc[human.frame["dimension"] == dim, ["unit_id", "value"]]
     a = auto.frame.loc[auto.frame["dimension"] == dim, ["unit_id", prediction]].rename(columns={prediction: "label"})
     m = a.merge(h, on="unit_id", how="left")
@@ -130,12 +142,12 @@ def _dimension_row(human: HumanLabelling, auto: AutoLabelling, dim: str, width: 
     y = m["value"].to_numpy()[in_sample].astype(int)
     f_l = m["label"].to_numpy()[in_sample].astype(float)
     f_u = m["label"].to_numpy()[~in_sample].astype(float)
-    res = ppi_mean(f_u, f_l, y, confidence, lam)
+    res = ppi_mean(f_u, f_l, y, confidence, lam, min_each=min_each)
     # human-only figures: over the sample when there is one, else over every labelled unit
     hy = y if sample_seed is not None else m.loc[has, "value"].astype(int).to_numpy()
     human_ci = wilson_interval(int(hy.sum()), len(hy), confidence)
     valid = sample_seed is not None and res.low is not None
-    needed = (ppi_labels_needed(f_u, f_l, y, width, confidence, lam)
+    needed = (ppi_labels_needed(f_u, f_l, y, width, confidence, lam, min_each=min_each)
               if valid and len(y) >= 2 and len(f_u) >= 2 else None)
     shown: PPIResult | None = res if sample_seed is not None else None
     notes = [NOT_A_SAMPLE] if sample_seed is None else [res.reason, res.note, unreachable_note(needed, res, width)]

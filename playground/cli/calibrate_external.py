@@ -33,6 +33,7 @@ __all__ = [
     "judge_scorer",
     "keep_stability",
     "metric_map",
+    "ppi_needed_lines",
     "refused",
     "run_result_table",
 ]
@@ -275,6 +276,8 @@ def finish_external(result: Any, args: argparse.Namespace, revision: str = "", c
                  if result.sample_seed is not None else "") + ")")
         print_report(m.report)
         print(f"labels for a {args.width:g}-wide TPR and TNR interval: {_needed(m, result.sample_seed, args.width)}")
+        for line in ppi_needed_lines(m.report.ppi, args.width):
+            print(line)
     if result.unmatched_rows:
         print(f"\nunmatched result rows ({len(result.unmatched_rows)}): {', '.join(result.unmatched_rows)}")
     if result.unmatched_samples:
@@ -377,3 +380,20 @@ def _needed(m: Any, sample_seed: Any, width: float) -> str:
                 "to label")
     c = m.report.comparisons[m.dimension]
     return needed_text(needed_for_rates(c.tpr.successes, c.tpr.n, c.tnr.successes, c.tnr.n, width))
+
+
+def ppi_needed_lines(ppi: Any, width: float) -> list[str]:
+    """Beside the TPR/TNR line, the PPI table's ``more_labels`` in words, so the two never disagree in silence:
+    for each dimension with an interval, how many more labels its rate's interval needs, and on a thin slice
+    (the exact interval, ``note``) that the scorer's TPR and TNR need the larger figure above."""
+    lines = []
+    for _i, row in ppi.iterrows():
+        if not row["valid"] or row["more_labels"] is None:
+            continue
+        more = int(row["more_labels"])
+        need = "reached" if more == 0 else f"{more} more"
+        thin = "Clopper-Pearson" in str(row["note"])
+        lines.append(f"labels for a {width:g}-wide {row['dimension']} rate interval (the PPI table's more_labels): "
+                     f"{need}" + ("; a thin slice, so that is the exact interval's need, not PPI's, and the "
+                                  "scorer's TPR and TNR need what the line above says" if thin else ""))
+    return lines

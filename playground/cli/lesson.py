@@ -4,6 +4,8 @@
 * ``playground lesson list`` — every lesson in the store, with its size and progress.
 * ``playground lesson show NAME`` — its cases, responses, units in order, and each student's progress.
 * ``playground lesson delete NAME`` — removes the lesson (labels stay: they belong to the units).
+* ``playground lesson grades NAME --format canvas|moodle --out FILE`` — each student's result against the
+  answer key (:mod:`playground.grades`) as a Canvas gradebook or Moodle grade import CSV.
 """
 from __future__ import annotations
 
@@ -26,16 +28,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "room, agreement, teaching moments and 'labels export --lesson' scope themselves to them.",
         epilog="examples:\n  playground lesson create week-1 --cases GC-0034,GC-0036\n"
         "  playground lesson create stale --cases GC-0034 --responses GC-0034-R1,GC-0034-R4\n"
-        "  playground lesson list\n  playground lesson show week-1\n  playground lesson delete week-1",
+        "  playground lesson list\n  playground lesson show week-1\n  playground lesson delete week-1\n"
+        "  playground lesson grades week-1 --format canvas --out week-1-canvas.csv",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("action", choices=("create", "list", "show", "delete"))
-    p.add_argument("name", nargs="?", default=None, help="the lesson's name (create, show, delete)")
+    p.add_argument("action", choices=("create", "list", "show", "delete", "grades"))
+    p.add_argument("name", nargs="?", default=None, help="the lesson's name (create, show, delete, grades)")
     p.add_argument("--cases", default=None, metavar="GC-0036,GC-0007", help="cases of the lesson, in order")
     p.add_argument("--responses", default=None, metavar="GC-0036-R1,...",
                    help="only these responses of the cases (default: every response of each case)")
     p.add_argument("--dataset", default="golden", metavar="NAME", help="dataset (default: golden, the shipped set)")
     p.add_argument("--replace", action="store_true", help="replace a lesson of the same name")
+    p.add_argument("--format", dest="grade_format", choices=("canvas", "moodle"), default=None,
+                   help="grades: the gradebook file to write (Canvas gradebook CSV or Moodle grade import CSV)")
+    p.add_argument("--out", default=None, metavar="FILE", help="grades: the file to write (UTF-8 CSV)")
+    p.add_argument("--section", default="", metavar="NAME", help="grades: the Section column of a Canvas file")
     add_db(p)
     add_root(p)
     p.set_defaults(func=run_lesson)
@@ -87,6 +94,28 @@ def _show(args: argparse.Namespace, store: Any) -> int:
     return 0
 
 
+def _grades(args: argparse.Namespace, store: Any) -> int:
+    from ..files import write_atomic
+    from ..grades import canvas_csv, grades_of_lesson, moodle_csv
+
+    found = grades_of_lesson(store, args.name, root=args.root)
+    if found is None:
+        known = ", ".join(terminal_safe(x.name) for x in store.lessons()) or "none"
+        print(f"error: no lesson named {terminal_safe(args.name)} (known: {known})", file=sys.stderr)
+        return 1
+    lesson, grades = found
+    text = (canvas_csv(lesson.name, grades, args.section) if args.grade_format == "canvas"
+            else moodle_csv(lesson.name, grades))
+    write_atomic(args.out, text.encode("utf-8"))
+    kind = "Canvas gradebook CSV" if args.grade_format == "canvas" else "Moodle grade import CSV"
+    print(f"wrote {args.out} ({kind}, UTF-8): {len(grades)} student(s) of lesson {terminal_safe(lesson.name)} "
+          f"against its answer key ({grades[0].keyed if grades else 0} keyed item(s))")
+    for g in grades:
+        dims = ", ".join(f"{d.dimension} {d.score:.2f}" for d in g.dimensions)
+        print(f"  {terminal_safe(g.annotator)}: overall {g.overall:.2f} ({dims}); answered {g.answered} of {g.keyed}")
+    return 0
+
+
 def _list(args: argparse.Namespace, store: Any) -> int:
     found = store.lessons()
     if not found:
@@ -101,6 +130,7 @@ def _list(args: argparse.Namespace, store: Any) -> int:
 def run_lesson(args: argparse.Namespace) -> int:
     """``create``, ``list``, ``show`` or ``delete`` a lesson."""
     from ..datasets import DatasetNotFound
+    from ..grades import GradeError
     from ..lessons import LessonError
     from ..store import InvalidLabelError, StoreError, open_store
 
@@ -110,6 +140,9 @@ def run_lesson(args: argparse.Namespace) -> int:
     if args.action == "create" and not args.cases:
         print("error: 'lesson create' needs --cases GC-0036,GC-0007", file=sys.stderr)
         return 2
+    if args.action == "grades" and (not args.grade_format or not args.out):
+        print("error: 'lesson grades' needs --format canvas|moodle and --out FILE", file=sys.stderr)
+        return 2
     try:
         with open_store(args.db, create=args.action == "create") as store:
             if args.action == "create":
@@ -118,11 +151,13 @@ def run_lesson(args: argparse.Namespace) -> int:
                 return _show(args, store)
             if args.action == "list":
                 return _list(args, store)
+            if args.action == "grades":
+                return _grades(args, store)
             if not store.delete_lesson(args.name):
                 print(f"error: no lesson named {terminal_safe(args.name)}", file=sys.stderr)
                 return 1
             print(f"deleted lesson {terminal_safe(args.name)} (its labels are kept)")
             return 0
-    except (StoreError, InvalidLabelError, LessonError, DatasetNotFound) as exc:
+    except (StoreError, InvalidLabelError, LessonError, DatasetNotFound, GradeError, OSError) as exc:
         print(f"error: {terminal_safe(exc)}", file=sys.stderr)
         return 1

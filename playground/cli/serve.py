@@ -199,6 +199,10 @@ def _add_links(p: argparse.ArgumentParser) -> None:
     p.add_argument("--link-expiry", default=None, metavar="WHEN",
                    help="with --roster: the student links stop working after a duration from now (90m, 8h, 7d) or "
                         "at a UTC time (2026-12-24T18:00Z); the expiry is signed with the link")
+    p.add_argument("--lti-config", type=Path, default=None, metavar="FILE",
+                   help="launch from Canvas/Moodle as an LTI 1.3 tool: pylti1p3's JSON tool config (platforms, "
+                        "client ids, URLs, deployment ids, the tool's key files); adds /lti/login, /lti/launch, "
+                        "/lti/jwks and /lti/grades (docs/instructor.md)")
     p.add_argument("--debug", action="store_true", help="show Python tracebacks on the page and log verbosely")
     p.add_argument("--print-command", action="store_true",
                    help="print the server command and environment, and exit without starting it")
@@ -271,6 +275,8 @@ def build_command(args: argparse.Namespace, sizing=None) -> tuple[list[str], dic
     elif getattr(args, "roster", None) is not None:
         env["PLAYGROUND_ROSTER"] = "1"  # every kernel: a student's page labels under its link's name only
         env["PLAYGROUND_ROSTER_FILE"] = str(Path(args.roster).resolve())  # links checked against it as it is now
+    if getattr(args, "lti_config", None) is not None:  # read by serving.lti (resolved where the user typed it)
+        env["PLAYGROUND_LTI_CONFIG"] = str(Path(args.lti_config).resolve())
     return cmd, env
 
 

@@ -54,7 +54,7 @@ from jupyter_server.utils import url_path_join
 from voila.app import Voila
 from voila.tornado.handler import TornadoVoilaHandler
 
-from . import auth, guards, messages, scrub, templates
+from . import auth, guards, lti, messages, scrub, templates
 from .auth import TOKEN_ENV
 from .kernels import ClassFull, track_request_kernels
 from .page import WIDGET_VIEW, guard_script, plain_widget_text
@@ -321,6 +321,7 @@ class PlaygroundVoila(Voila):
             handlers.append(spec)
         handlers.insert(0, (url_path_join(self.server_url, STATUS_URL), StatusHandler))
         handlers.insert(0, (url_path_join(self.server_url, QUEUE_URL), QueueHandler))
+        handlers[:0] = lti.handlers(self.server_url)  # LTI 1.3 login, launch, JWKS, grades (when --lti-config)
         where = icons_dir()
         if where is not None:
             handlers.insert(0, (url_path_join(self.server_url, ICONS_URL + "(.*)"),
@@ -338,8 +339,10 @@ def main(argv: list[str] | None = None) -> None:
     auth.install()
     templates.install()  # page templates compiled once per server, not once per page
     messages.install()  # kernel messages' dates parsed by the standard library
+    lti.prepare_environment()  # with --lti-config: a roster class (names bound), a roster secret
     keys = auth.take_keys()  # out of the environment before any kernel inherits it
     scrub.install(v for k, v in keys.items() if k in (*auth.ROLES, "roster"))  # no key in any log line
+    lti.configure(keys)
     kwargs: dict[str, Any] = {}
     if any(role in keys for role in auth.ROLES):
         kwargs["token"] = next(keys[role] for role in auth.ROLES if role in keys)

@@ -19,6 +19,10 @@ check them against (``tests/test_stats.py``).
 """
 from __future__ import annotations
 
+from .exact import (
+    clopper_pearson_interval,
+    exact_labels_needed,
+)
 from .intervals import (
     wilson_interval,
     z_value,
@@ -37,6 +41,7 @@ from .ppi import (
     ppi_labels_needed,
     ppi_mean,
     ppi_tuning,
+    thin_slice,
 )
 from .two_raters import (
     KappaResult,
@@ -62,9 +67,11 @@ __all__ = [
     "balanced_accuracy",
     "balanced_accuracy_by_table",
     "balanced_accuracy_from_counts",
+    "clopper_pearson_interval",
     "cohens_kappa",
     "cohens_kappa_table",
     "confusion_matrix",
+    "exact_labels_needed",
     "f1_score",
     "fleiss_kappa",
     "kappa_by_table",
@@ -77,6 +84,7 @@ __all__ = [
     "ppi_labels_needed",
     "ppi_mean",
     "ppi_tuning",
+    "thin_slice",
     "wilson_interval",
     "z_value",
 ]

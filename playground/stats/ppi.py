@@ -9,11 +9,16 @@ from typing import Any
 
 import numpy as np
 
+from .exact import clopper_pearson_interval, exact_labels_needed
 from .intervals import _VAR_EPS, _binary, _check_confidence, wilson_interval, z_value
 
-__all__ = ["PPIResult", "ppi_labels_needed", "ppi_mean", "ppi_tuning"]
+__all__ = ["MIN_EACH", "PPIResult", "ppi_labels_needed", "ppi_mean", "ppi_tuning", "thin_slice"]
 
 # --------------------------------------------------------------------------- PPI
+
+#: A normal interval needs at least this many labelled units of each value, and this many on which the
+#: scorer and the person disagree (the np >= 5 rule of thumb for a normal approximation to a binomial).
+MIN_EACH = 5
 
 
 @dataclass(frozen=True)
@@ -30,7 +35,10 @@ class PPIResult:
     ``auto_only`` the mean of all automatic labels (labelled and unlabelled
     units), i.e. what trusting the scorer would say.  The interval is valid
     only when the labelled units are a uniform random sample of all units
-    (see :mod:`playground.calibrate.ppi`).
+    (see :mod:`playground.calibrate.ppi`).  ``fallback`` is '' for a PPI++
+    interval, else why ``low``/``high`` are the human labels' own Wilson
+    interval instead (:func:`ppi_mean`: a labelled slice or its residuals of
+    one value).
     """
 
     estimate: float | None
@@ -49,6 +57,7 @@ class PPIResult:
     note: str = ""
     lam: float | None = None
     tuned: bool = False
+    fallback: str = ""
 
     @property
     def width(self) -> float | None:
@@ -108,7 +117,7 @@ def ppi_tuning(f_u: np.ndarray, f_l: np.ndarray, y: np.ndarray) -> float:
 
 
 def ppi_mean(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any], human_labelled: Sequence[Any],
-             confidence: float = 0.95, lam: float | None = None) -> PPIResult:
+             confidence: float = 0.95, lam: float | None = None, *, min_each: int = MIN_EACH) -> PPIResult:
     """Prediction-powered inference for a rate: PPI++ (power-tuned) by default, classical PPI with ``lam=1``.
 
     ``auto_unlabelled`` are automatic labels f(X) on the N units no person
@@ -131,10 +140,13 @@ def ppi_mean(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any], human
     Valid only when the labelled units are a uniform random sample of all
     units.  The point estimate is clipped to [0, 1].  The interval needs
     N >= 2 and n >= 2 (else ``low``/``high`` are None and ``reason`` says
-    why); when the automatic labels agree with every human label the
-    rectifier variance is 0 and the interval can be misleadingly narrow
-    (``note`` warns).  Undefined (``estimate`` None) when there are no human
-    labels or no unlabelled units.
+    why).  Undefined (``estimate`` None) when there are no human labels or no
+    unlabelled units.
+
+    No interval claims more than its labels hold: on a slice too thin for a
+    normal interval (:func:`thin_slice`) the estimate is the human mean,
+    ``lam`` 0, and ``low``/``high`` the human labels' own Clopper–Pearson
+    interval; ``fallback`` and ``note`` say why.
     """
     c = _check_confidence(confidence)
     lam_given = _check_lam(lam)
@@ -146,48 +158,78 @@ def ppi_mean(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any], human
     auto_only = float(all_auto.mean()) if all_auto.size else None
     common: dict[str, Any] = {"n_labelled": n, "n_unlabelled": big_n, "human_only": human_ci,
                               "auto_only": auto_only, "human_mean": human_mean, "confidence": c}
-    if n == 0:
-        return PPIResult(None, None, None, defined=False,
-                         reason="no human labels: nothing to rectify the automatic labels with",
-                         **common)
-    if big_n == 0:
-        return PPIResult(None, None, None, defined=False,
-                         reason="no unlabelled units: use the human labels alone (human_only)",
-                         **common)
+    if n == 0 or big_n == 0:
+        return PPIResult(None, None, None, defined=False, reason=(
+            "no human labels: nothing to rectify the automatic labels with" if n == 0 else
+            "no unlabelled units: use the human labels alone (human_only)"), **common)
     used = lam_given if lam_given is not None else ppi_tuning(f_u, f_l, y)
     tuned = lam_given is None
+    thin = thin_slice(f_l, y, used, min_each) if n >= 2 and big_n >= 2 else ""
+    if thin:
+        return _exact_result(y, thin, c, common)
     diff = y - used * f_l
     rectifier = float(diff.mean())
     raw = used * float(f_u.mean()) + rectifier
     estimate = min(1.0, max(0.0, raw))
     if n < 2 or big_n < 2:
         return PPIResult(estimate, None, None, rectifier=rectifier, lam=used, tuned=tuned,
-                         reason="an interval needs at least 2 labelled and 2 unlabelled units",
-                         **common)
-    low, high, se, note = _ppi_bounds(f_u, f_l, y, used, raw, c)
-    return PPIResult(estimate, low, high, rectifier=rectifier, std_error=se, note=note,
-                     lam=used, tuned=tuned, **common)
+                         reason="an interval needs at least 2 labelled and 2 unlabelled units", **common)
+    low, high, se = _ppi_bounds(f_u, f_l, y, used, raw, c)
+    return PPIResult(estimate, low, high, rectifier=rectifier, std_error=se, lam=used, tuned=tuned, **common)
+
+
+def _exact_result(y: np.ndarray, thin: str, confidence: float, common: dict[str, Any]) -> PPIResult:
+    """:func:`ppi_mean` on a thin slice: the human mean and its Clopper–Pearson interval, ``lam`` 0."""
+    mean = float(y.mean())
+    low, high = clopper_pearson_interval(int(y.sum()), len(y), confidence) or (0.0, 1.0)
+    return PPIResult(mean, low, high, rectifier=mean, lam=0.0, tuned=False, fallback=thin,
+                     note=f"{thin}: the interval is the human labels' own Clopper-Pearson interval, not PPI's "
+                     "(label more units of the drawn sample)", **common)
+
+
+def thin_slice(f_l: np.ndarray, y: np.ndarray, lam: float, min_each: int = MIN_EACH) -> str:
+    """Why the labelled slice is too thin for PPI's normal interval ('' when it is not; :func:`ppi_mean`).
+
+    PPI's interval is a normal one: it needs a spread to estimate.  A thin slice gets the human labels'
+    own Clopper–Pearson interval instead (exact: never below the nominal coverage, where Wilson's dips
+    near 0 and 1, see :mod:`playground.stats.exact`): from 20 labels all "yes" [0.832, 1.000], not
+    PPI's [1.000, 1.000].  In a seeded simulation (``tests/test_ppi.py``) the result covers the true
+    rate at least nominally (94.4-99.4%) at rates 0.02, 0.5 and 0.98 with 20, 50 and 200 labels, where
+    the one-value rules alone (``min_each=1``) covered 89.6% at 0.02 with 200.
+
+    Too thin: fewer than ``min_each`` human labels of one value (all of one value included); the
+    residuals ``Y - lam f`` or ``Y - f`` of one value; fewer than ``min_each`` units where the scorer
+    and the person disagree (``|Y - f| >= 1/2``)."""
+    n, yes = len(y), int(y.sum())
+    if n and min(yes, n - yes) == 0:
+        return f"all {n} labelled units are {'yes (1)' if yes else 'no (0)'}"
+    if min(yes, n - yes) < min_each:
+        few = "yes" if yes < n - yes else "no"
+        return f"only {min(yes, n - yes)} of the {n} labelled units are {few} (fewer than {min_each})"
+    if float(np.var(y - lam * f_l)) <= _VAR_EPS or float(np.var(y - f_l)) <= _VAR_EPS:
+        return f"the scorer agrees with the person on all {n} labelled units, so the residuals take one value"
+    apart = int(np.sum(np.abs(y - f_l) >= 0.5))
+    if apart < min_each:
+        return (f"the scorer and the person disagree on only {apart} of the {n} labelled units (fewer than "
+                f"{min_each}), too few to estimate PPI's correction from")
+    return ""
 
 
 def _ppi_bounds(f_u: np.ndarray, f_l: np.ndarray, y: np.ndarray, lam: float, raw: float,
-                confidence: float) -> tuple[float, float, float, str]:
-    """``(low, high, std_error, note)`` of :func:`ppi_mean`'s interval around the unclipped ``raw``
-    estimate (formula in its docstring); ``note`` warns when the rectifier variance is 0."""
+                confidence: float) -> tuple[float, float, float]:
+    """``(low, high, std_error)`` of :func:`ppi_mean`'s interval around the unclipped ``raw`` estimate
+    (formula in its docstring)."""
     var = float(np.var(lam * f_u)) / len(f_u) + float(np.var(y - lam * f_l)) / len(y)
     se = math.sqrt(max(var, 0.0))
     z = z_value(confidence)
     low = min(1.0, max(0.0, raw - z * se))
     high = min(1.0, max(0.0, raw + z * se))
-    note = ""
-    if float(np.var(y - f_l)) <= _VAR_EPS:
-        note = ("the automatic labels agree with every human label, so the rectifier "
-                "variance is 0 and the interval may be too narrow; label more units")
-    return low, high, se, note
+    return low, high, se
 
 
 def ppi_labels_needed(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[Any],
-                      human_labelled: Sequence[Any], width: float,
-                      confidence: float = 0.95, lam: float | None = None) -> int | None:
+                      human_labelled: Sequence[Any], width: float, confidence: float = 0.95,
+                      lam: float | None = None, *, min_each: int = MIN_EACH) -> int | None:
     """Total number of human labels n for which the PPI++ interval would be ``width`` wide.
 
     From the current estimates, with ``lam`` tuned as in :func:`ppi_mean`
@@ -205,6 +247,10 @@ def ppi_labels_needed(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[An
     estimate is only as good as ``s_r^2``: from a handful of labels it is rough
     (0 when the scorer happened to agree with every human label), ``lam`` is
     held at its current value, and the clipping to [0, 1] is ignored.
+
+    A thin slice (:func:`thin_slice`; :func:`ppi_mean`'s interval is then the
+    human labels' Clopper–Pearson interval) needs what that interval needs:
+    :func:`~playground.stats.exact.exact_labels_needed` at the slice's rate.
     """
     c = _check_confidence(confidence)
     lam_given = _check_lam(lam)
@@ -214,9 +260,12 @@ def ppi_labels_needed(auto_unlabelled: Sequence[Any], auto_labelled: Sequence[An
     if len(y) < 2 or len(f_u) < 2:
         return None
     used = lam_given if lam_given is not None else ppi_tuning(f_u, f_l, y)
+    if thin_slice(f_l, y, used, min_each):
+        return exact_labels_needed(int(y.sum()), len(y), width, c)
     s_f2 = float(np.var(used * f_u))
     s_r2 = float(np.var(y - used * f_l))
     budget = (width / 2.0 / z_value(c)) ** 2 - s_f2 / len(f_u)
     if budget <= 0:
         return None
     return max(2, math.ceil(s_r2 / budget - 1e-9))
+
