@@ -40,7 +40,7 @@ CORE_FLOORS = (
     ("importers",),
     ("units",),
     ("calibrate",),
-    ("api",),
+    ("api", "grades"),
 )
 #: The floors above the core, by first name.
 LAYERS = {"ui": len(CORE_FLOORS), "serving": len(CORE_FLOORS) + 1, "cli": len(CORE_FLOORS) + 2,
