@@ -41,8 +41,8 @@ from typing import Any
 
 from ..sampling import ranked
 
-__all__ = ["MAX_SPANS", "PhoenixError", "PhoenixSource", "connect", "import_phoenix", "prepare_phoenix",
-           "pull_spans", "span_json"]
+__all__ = ["MAX_SPANS", "PhoenixError", "PhoenixSource", "check_project", "connect", "import_phoenix",
+           "prepare_phoenix", "pull_spans", "span_json", "trace_groups"]
 
 #: At most this many spans are pulled from one project (the client's ``limit``).
 MAX_SPANS = 1_000_000
@@ -129,12 +129,18 @@ def _ids(span: dict[str, Any], source: PhoenixSource) -> tuple[str, str]:
     return str(trace_id), str(span_id)
 
 
+def trace_groups(spans: list[dict[str, Any]], source: PhoenixSource) -> dict[str, list[dict[str, Any]]]:
+    """Spans by trace id; :class:`PhoenixError` naming the first span without a trace id or span id."""
+    traces: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for span in spans:
+        traces[_ids(span, source)[0]].append(span)
+    return dict(traces)
+
+
 def pull_spans(client: Any, source: PhoenixSource) -> tuple[list[dict[str, Any]], int]:
     """``(spans of the kept traces, sorted; number of traces in the window)`` (the module docstring)."""
     window = _get(client, source, start_time=source.start, end_time=source.end)
-    traces: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for span in window:
-        traces[_ids(span, source)[0]].append(span)
+    traces = trace_groups(window, source)
     kinds = {k.upper() for k in source.kinds}
     keep = sorted(t for t, spans in traces.items()
                   if not kinds or any(str(s.get("span_kind", "")).upper() in kinds for s in spans))
