@@ -74,6 +74,7 @@ def run_import_traces(args: argparse.Namespace) -> int:
 
         return run_import_phoenix(args)
     from ..errors import DataError
+    from ..importers.langfuse import is_langfuse, prepare_langfuse
     from ..importers.traces import import_traces, prepare_traces
     from ..store import StoreError, open_store
 
@@ -81,7 +82,10 @@ def run_import_traces(args: argparse.Namespace) -> int:
         print(f"error: no such file: {args.file}", file=sys.stderr)
         return 1
     try:
-        prepared = payload, units, read = prepare_traces(args.file, args.dataset)  # before opening a store
+        if args.format == "langfuse" or (args.format == "auto" and is_langfuse(args.file)):
+            prepared = payload, units, read = prepare_langfuse(args.file, args.dataset)
+        else:
+            prepared = payload, units, read = prepare_traces(args.file, args.dataset)  # before opening a store
         if args.dry_run:
             print(f"{args.file}: {read.spans} spans in {read.traces} traces — {len(payload['samples'])} samples, "
                   f"{len(units)} units, {len(read.skipped)} trace(s) skipped; nothing written (--dry-run)")

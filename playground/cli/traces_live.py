@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["run_export_phoenix", "run_import_phoenix"]
+__all__ = ["run_export_langfuse", "run_export_phoenix", "run_import_phoenix"]
 
 
 def _fail(message: str, code: int) -> int:
@@ -88,3 +88,23 @@ def _project_of(opened: object) -> str:
         raise PhoenixError(f"dataset {getattr(opened, 'name', '?')!r} was imported from a file ({source}); "
                            "say which Phoenix project holds its traces with --project P")
     return project
+
+
+def run_export_langfuse(args: argparse.Namespace) -> int:
+    from ..datasets import open_dataset
+    from ..importers.langfuse import write_langfuse_scores
+    from ..store import StoreError, open_store
+
+    try:
+        with open_store(args.db, create=False, read_only=True) as store:
+            opened = open_dataset(args.dataset, store, args.root)
+            if args.annotator is not None and args.annotator not in store.annotators():
+                return _fail(f"no annotator {args.annotator!r} in {store.url}", 1)
+            if opened.kind != "traces":
+                return _fail(f"dataset {args.dataset!r} is a {opened.kind} dataset; `export traces` takes one "
+                             "imported with `playground import traces`", 1)
+            n = write_langfuse_scores(opened, store, args.langfuse, annotator=args.annotator)
+    except (StoreError, ValueError, OSError) as exc:
+        return _fail(str(exc), 1)
+    print(f"{n} Langfuse score(s) written to {args.langfuse} (one create-score body a line)")
+    return 0
