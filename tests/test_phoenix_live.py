@@ -344,3 +344,39 @@ def test_a_span_without_a_trace_id_is_named_and_stops_the_import(phoenix, projec
         trace_groups(broken, source)
     assert str(caught.value) == f"{phoenix} project {name}: span {a.llm} has no trace id; nothing was imported"
     assert caught.value.exit_code == 1
+
+
+def test_the_harness_scores_go_as_code_annotations_of_a_run_of_this_import(phoenix, project, tmp_path, capsys):
+    import csv
+
+    name, (a, _b, _c) = project
+    db = tmp_path / "h.db"
+    base = ("export", "traces", "--dataset", "rag", "--db", db, "--phoenix", phoenix, "--project", name)
+    assert run(capsys, "import", "traces", "--phoenix", phoenix, "--project", name, "--dataset", "rag", "--db", db,
+               "--span-kind", "RETRIEVER")[0] == 0
+    assert run(capsys, "harness", "run", "--dataset", "rag", "--db", db, "--out", tmp_path / "run", "--quiet")[0] == 0
+    code, out, err = run(capsys, *base, "--run", tmp_path / "run")
+    assert (code, err) == (0, "")
+    assert "  document harness_relevance: 5" in out.splitlines() and "  span harness_verdict: 2" in out.splitlines()
+    with (tmp_path / "run" / "units.csv").open() as f:
+        units = [r for r in csv.DictReader(f) if r["unit_kind"] == "passage" and r["case_id"].endswith(a.trace_id)]
+    with (tmp_path / "run" / "cases.csv").open() as f:
+        case = next(r for r in csv.DictReader(f) if r["case_id"].endswith(a.trace_id))
+    harness = [d for d in _documents_in_phoenix(phoenix, name, a.retriever) if d[1] == "harness_relevance"]
+    assert harness == [(i, "harness_relevance", "CODE", "relevant" if u["value"] == "1" else "irrelevant",
+                        float(u["score"]), "harness:default") for i, u in enumerate(units)]
+    from phoenix.client import Client
+
+    got = {s["name"]: s for s in Client(base_url=phoenix).spans.get_span_annotations(
+        span_ids=[a.root], project_identifier=name) if s["name"].startswith("harness_")}
+    assert got["harness_verdict"]["result"]["label"] == case["verdict"]
+    assert got["harness_verdict"]["result"]["explanation"] == case["reason"]
+    assert got["harness_context_relevance"]["result"]["score"] == float(case["context_relevance"])
+    assert {s["identifier"] for s in got.values()} == {"harness:default"}
+    assert run(capsys, *base, "--run", tmp_path / "run")[1].splitlines()[0].endswith(
+        "0 document annotation(s) and 0 span annotation(s) written, 5 and 8 already there unchanged")
+    # a run of another import is refused, naming both revisions
+    assert run(capsys, "import", "traces", "--phoenix", phoenix, "--project", name, "--dataset", "rag", "--db", db,
+               "--replace")[0] == 0
+    code, _, err = run(capsys, *base, "--run", tmp_path / "run")
+    assert code == 1 and err.startswith(f"error: {tmp_path / 'run'} scored revision ") and err.count("\n") == 1
