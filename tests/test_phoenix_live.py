@@ -380,3 +380,31 @@ def test_the_harness_scores_go_as_code_annotations_of_a_run_of_this_import(phoen
                "--replace")[0] == 0
     code, _, err = run(capsys, *base, "--run", tmp_path / "run")
     assert code == 1 and err.startswith(f"error: {tmp_path / 'run'} scored revision ") and err.count("\n") == 1
+
+
+def test_project_figures_go_into_the_description_keeping_what_people_wrote(phoenix, project, tmp_path, capsys):
+    from phoenix.client import Client
+    from statsmodels.stats.proportion import proportion_confint
+
+    def wilson(k: int, n: int) -> str:
+        low, high = proportion_confint(k, n, alpha=0.05, method="wilson")
+        return f"{k}/{n} = {k / n:.3f} (95% Wilson {low:.3f}–{high:.3f})"
+
+    name, (a, _b, _c) = project
+    client = Client(base_url=phoenix)
+    client.projects.update(project_name=name, description="Ferry support bot, production traces.")
+    db = tmp_path / "d.db"
+    assert run(capsys, "import", "traces", "--phoenix", phoenix, "--project", name, "--dataset", "rag", "--db",
+               db)[0] == 0
+    _label(db, a)
+    base = ("export", "traces", "--dataset", "rag", "--db", db, "--phoenix", phoenix, "--annotator", "ana")
+    out = run(capsys, *base)[1]
+    assert out.splitlines()[-1] == "  project figures (the project's description): written (4 lines)"
+    assert client.projects.get(project_name=name)["description"] == "\n".join([
+        "Ferry support bot, production traces.", "",
+        "--- rag-label-playground figures ---", "dataset rag, labels of ana",
+        f"human pass rate: {wilson(1, 2)}",              # a fails, b passes
+        f"human context_relevance: {wilson(3, 5)}",      # a: kb-2 of 3; b: both
+        f"human faithfulness: {wilson(2, 2)}",
+        "--- end of rag-label-playground figures ---"])
+    assert run(capsys, *base)[1].splitlines()[-1] == "  project figures (the project's description): unchanged"

@@ -119,13 +119,13 @@ def _text(value: Any) -> str | None:
 
 def _documents(output: Any) -> list[dict[str, Any]]:
     items = output.get("documents") if isinstance(output, dict) else output
-    docs = []
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, str):
-            docs.append({"document.content": item})
+    docs: list[dict[str, Any]] = []
+    for raw in items if isinstance(items, list) else []:
+        if isinstance(raw, str):
+            docs.append({"document.content": raw})
             continue
-        item = item if isinstance(item, dict) else {}
-        meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
+        item: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        meta: dict[str, Any] = item["metadata"] if isinstance(item.get("metadata"), dict) else {}
         content = next((item[k] for k in _CONTENT if isinstance(item.get(k), str)), None)
         doc_id = item.get("id") or meta.get("id") or meta.get("source")
         score = item.get("score", meta.get("score"))
@@ -183,7 +183,7 @@ def read_langfuse(path: Path, problems: list[Problem]) -> tuple[list[dict[str, A
                 if not _check(item, file, line, problems, True):
                     continue
                 tid = str(item["id"])
-                ends = [o.get("endTime") for o in item["observations"] if isinstance(o, dict) and o.get("endTime")]
+                ends = [str(o["endTime"]) for o in item["observations"] if isinstance(o, dict) and o.get("endTime")]
                 spans.append(_span(tid, tid, None, "CHAIN", item.get("timestamp"), max(ends, default=None), item,
                                    item.get("sessionId")))
                 times[tid] = str(item.get("timestamp") or "")

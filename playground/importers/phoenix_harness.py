@@ -85,10 +85,10 @@ def harness_annotations(opened: Any, run: Path) -> tuple[dict[Any, dict[str, Any
             "result": result, "metadata": {"annotator": scorer, "source": "rag-label-playground"}}
     spans_out: dict[Any, dict[str, Any]] = {}
     for row in _rows(Path(run) / "cases.csv"):
-        span_id = spans_of.get(row["case_id"])
-        if span_id is None:
+        if row["case_id"] not in spans_of:
             continue
-        results = {f"harness_{r}": {"label": f"{float(row[r]):.6f}", "score": float(row[r])}
+        span_id = spans_of[row["case_id"]]
+        results: dict[str, dict[str, Any]] = {f"harness_{r}": {"label": f"{float(row[r]):.6f}", "score": float(row[r])}
                    for r in HARNESS_RATES if row.get(r)}
         results["harness_verdict"] = {"label": row["verdict"], "explanation": row["reason"]}
         for name, result in results.items():

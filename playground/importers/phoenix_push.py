@@ -32,6 +32,11 @@ are sent; a second push of the same labels sends nothing.  After writing,
 everything is read back and compared: a difference is an error naming the
 span.  :class:`PushResult` counts per kind what was written and what was
 already there.
+
+Project-level figures (the human pass rate and rates with Wilson intervals;
+with ``run``, the harness's raw and corrected rates) go into the project's
+description (:mod:`.phoenix_figures`: Phoenix has no project annotation),
+written only when they changed.
 """
 from __future__ import annotations
 
@@ -41,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .phoenix_figures import merge_description, project_figures
 from .phoenix_live import PhoenixError
 from .trace_export import trace_annotations
 
@@ -63,6 +69,7 @@ class PushResult:
     by_name: dict[str, int] = field(default_factory=dict)
     who: str = ""
     ties: int = 0
+    figures: str = ""
 
     def summary(self, url: str, project: str) -> str:
         w, u = self.written, self.unchanged
@@ -73,6 +80,8 @@ class PushResult:
         if self.ties:
             lines.append(f"  {self.ties} consensus tie(s) left out (settle them: `playground calibrate adjudicate`)")
         lines.append("  read back: every annotation is in Phoenix as sent")
+        if self.figures:
+            lines.append(f"  project figures (the project's description): {self.figures}")
         return "\n".join(lines)
 
 
@@ -115,7 +124,7 @@ def _same(want: dict[str, Any], have: dict[str, Any] | None) -> bool:
     return (want["annotator_kind"] == have.get("annotator_kind") and w.get("label") == h.get("label")
             and (w.get("explanation") or None) == (h.get("explanation") or None)
             and (score_w is None) == (score_h is None)
-            and (score_w is None or abs(float(score_w) - float(score_h)) < 1e-9))
+            and (score_w is None or score_h is None or abs(float(score_w) - float(score_h)) < 1e-9))
 
 
 def read_spans(client: Any, project: str, span_ids: Iterable[str], names: Iterable[str]
@@ -170,6 +179,18 @@ def _check(url: str, kind: str, want: dict[Any, dict[str, Any]], have: dict[Any,
                            f"first: span {wrong[0][0]} {wrong[0][1:]}")
 
 
+def _push_figures(client: Any, url: str, project: str, lines: list[str]) -> str:
+    """Write the figures block into the project's description unless it is there already; read it back."""
+    current = client.projects.get(project_name=project).get("description")
+    wanted = merge_description(current, lines)
+    if wanted == (current or ""):
+        return "unchanged"
+    client.projects.update(project_name=project, description=wanted)
+    if client.projects.get(project_name=project).get("description") != wanted:
+        raise PhoenixError(f"{url}: project {project}'s description is not what was sent")
+    return f"written ({len(lines)} lines)"
+
+
 def push_annotations(client: Any, url: str, project: str, opened: Any, store: Any, *, annotator: str | None = None,
                      run: Path | None = None) -> PushResult:
     """Send what is missing or different, read everything back, count (the module docstring)."""
@@ -187,12 +208,13 @@ def push_annotations(client: Any, url: str, project: str, opened: Any, store: An
             client.spans.log_span_annotations(span_annotations=new_spans[i:i + _BATCH], sync=True)
         _check(url, "document", docs, read_documents(url, client, project, {k[0] for k in docs}))
         _check(url, "span", spans, read_spans(client, project, {k[0] for k in spans}, {k[1] for k in spans}))
+        figures = _push_figures(client, url, project, project_figures(opened, store, annotator, run))
     except httpx.HTTPStatusError as exc:
         raise PhoenixError(f"{url}: {exc.request.method} {exc.request.url.path} gave HTTP "
                            f"{exc.response.status_code}: {exc.response.text[:200]}") from None
     except httpx.HTTPError as exc:
         raise PhoenixError(f"cannot reach Phoenix at {url}: {exc}", 2) from None
-    result = PushResult(who=who, ties=ties)
+    result = PushResult(who=who, ties=ties, figures=figures)
     result.written = {"document": len(new_docs), "span": len(new_spans)}
     result.unchanged = {"document": len(docs) - len(new_docs), "span": len(spans) - len(new_spans)}
     for v in new_docs + new_spans:
