@@ -14,7 +14,8 @@ list shows beside the name.  :func:`project_figures` writes these lines
   bootstrap interval of :func:`playground.harness.corrected.corrected_rate`,
   seed ``phoenix:<dataset>``), its TPR and TNR measured against the same
   human labels: ``harness <rate>: raw p of N, corrected c (95% low–high;
-  TPR tp/npos, TNR tn/nneg)``, or why there is no corrected rate.
+  TPR tp/npos, TNR tn/nneg)``, or why there is no corrected rate or no
+  interval.
 
 :func:`merge_description` puts them between two marker lines, keeping the
 rest of the description as the people who wrote it left it; the same
@@ -54,8 +55,10 @@ def _harness_line(name: str, rows: Sequence[tuple[int, int | None]], seed: str) 
     c = corrected_rate(passed, n, (tp, npos), (tn, nneg), seed=seed)
     head = f"harness {name}: raw {passed}/{n} = {c.raw:.3f}"
     rates = f"TPR {tp}/{npos}, TNR {tn}/{nneg}"
-    if c.estimate is None or c.low is None or c.high is None:
+    if c.estimate is None:
         return f"{head}, no corrected rate ({rates}: {c.reason})"
+    if c.low is None or c.high is None:
+        return f"{head}, corrected {c.estimate:.3f}, no interval ({rates}: {c.reason})"
     return f"{head}, corrected {c.estimate:.3f} (95% {c.low:.3f}–{c.high:.3f}; {rates})"
 
 

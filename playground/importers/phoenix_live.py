@@ -82,7 +82,9 @@ def _not_reached(url: str, exc: Exception) -> PhoenixError:
     if isinstance(exc, httpx.ConnectError):
         reason = "connection refused" if "refused" in str(exc).lower() else str(exc) or type(exc).__name__
         return PhoenixError(f"cannot reach Phoenix at {url}: {reason}", 2)
-    if isinstance(exc, httpx.HTTPError | ValueError):
+    if isinstance(exc, ValueError | KeyError | TypeError):
+        return PhoenixError(f"{url} does not answer as Phoenix: GET /v1/projects gave no project list", 2)
+    if isinstance(exc, httpx.HTTPError):
         return PhoenixError(f"{url} does not answer as Phoenix: {exc or type(exc).__name__}", 2)
     raise exc
 
