@@ -23,7 +23,10 @@ def add_import(sub: argparse._SubParsersAction) -> None:
         "response, earlier traces of the same session.id the history. The trace id is the sample id, so "
         "re-importing a later export with --replace keeps every label. Traces with no retriever span or no "
         "output are listed, not imported. Missing parents, cycles, two final outputs, documents without content "
-        "and non-UTF-8 attributes are listed with trace and span id, and nothing is imported.")
+        "and non-UTF-8 attributes are listed with trace and span id, and nothing is imported. With --phoenix URL "
+        "--project P instead of FILE, the spans are pulled from a running Phoenix through its client (filters: "
+        "--start/--end, --span-kind, --sample N --seed S); a Langfuse export (observations or traces with "
+        "observations, JSON or JSON Lines) is recognised, or named with --format langfuse.")
     p.add_argument("file", type=Path, metavar="FILE", nargs="?", default=None,
                    help="the span file (.parquet, .jsonl or .json; a Langfuse export with --format langfuse or "
                    "when recognised), or none with --phoenix")
@@ -114,7 +117,11 @@ def add_export(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
         "Phoenix's log_document_annotations_dataframe takes), NAME.span_annotations.parquet (the four rates per "
         "trace on the response's span: log_span_annotations_dataframe) and NAME.gen_ai_evaluations.jsonl "
         "(gen_ai.evaluation.result events). Labels are one annotator's (--annotator) or the consensus (default; "
-        "ties left out and counted). Stale labels are never exported.")
+        "ties left out and counted). Stale labels are never exported. The responses' verdicts go as the span "
+        "annotation 'verdict' (pass/fail, the note as explanation). --phoenix URL pushes the same annotations to a "
+        "running Phoenix (only what is missing or different; read back), with --run DIR the harness's scores as "
+        "CODE annotations, and the project-level figures into the project's description; --langfuse FILE writes "
+        "Langfuse create-score bodies.")
     p.add_argument("--dataset", required=True, metavar="NAME", help="the imported traces dataset")
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help="the folder to write into")
     live = p.add_argument_group("to a running Phoenix (instead of, or besides, --out)")

@@ -1,6 +1,7 @@
 """Human labels of an imported trace dataset back where engineers look: Phoenix annotations, OTel GenAI events.
 
-``export_traces(opened, store, out_dir, annotator=None)`` writes three files
+:func:`trace_annotations` makes the rows (also what :mod:`.phoenix_push` and
+:mod:`.langfuse` send); ``export_traces(opened, store, out_dir, annotator=None)`` writes three files
 for the dataset ``NAME`` (one annotator's current labels, or the consensus as
 ``playground export`` takes it: ties left out and counted; stale labels never):
 
@@ -10,13 +11,16 @@ for the dataset ``NAME`` (one annotator's current labels, or the consensus as
   ``document_position`` (its 0-based place in that span's list), ``name``
   (``relevance``), ``annotator_kind`` (``HUMAN``), ``label``
   (``relevant``/``irrelevant``), ``score`` (1.0/0.0), ``explanation`` (the
-  annotator's comment, or who decided);
+  annotator's comment; for the consensus every person's, ``name: text``
+  joined by `` | ``; empty without one);
 * ``NAME.span_annotations.parquet`` — per trace, on the span whose output is
   the labelled response, one row per rate with labels, the frame
   ``log_span_annotations_dataframe`` takes: ``name`` ``context_relevance``,
   ``faithfulness``, ``correctness`` or ``coverage``; ``score`` the rate
   ``yes / n`` (6 decimals); ``label`` ``yes/n``; ``explanation`` in words;
-  ``identifier`` who (so several annotators' exports coexist);
+  ``identifier`` who (so several annotators' exports coexist); then the
+  response's ``verdict`` (:data:`VERDICT_NAME`: ``label`` ``pass``/``fail``,
+  ``score`` 1.0/0.0, ``explanation`` the note and the failure modes);
 * ``NAME.gen_ai_evaluations.jsonl`` — the same results as OpenTelemetry GenAI
   ``gen_ai.evaluation.result`` events, one JSON object per line:
   ``{"name", "trace_id", "span_id", "attributes": {"gen_ai.evaluation.name",
