@@ -23,6 +23,9 @@ file reader takes), into a temporary file, and that file goes through
 same skips and the same checks as ``playground import traces FILE``.  The
 stored dataset records the URL and project as its source.
 
+At most :data:`MAX_SPANS` spans come from one request; more is an error
+(narrow the window), never a silent cut.
+
 Errors (:class:`PhoenixError`, one line each, and nothing is imported): the
 URL is not reachable (connection refused, no such host: ``exit_code`` 2),
 the URL answers but not as Phoenix (2), the project does not exist (1), a
@@ -46,6 +49,8 @@ __all__ = ["MAX_SPANS", "PhoenixError", "PhoenixSource", "check_project", "conne
 
 #: At most this many spans are pulled from one project (the client's ``limit``).
 MAX_SPANS = 1_000_000
+#: Trace ids per request when whole traces are fetched again (the ids go in the URL).
+_TRACE_BATCH = 50
 _DOC_LISTS = ("retrieval.documents", "reranker.output_documents", "reranker.input_documents")
 
 
@@ -115,9 +120,12 @@ def _get(client: Any, source: PhoenixSource, **filters: Any) -> list[dict[str, A
     import httpx
 
     try:
-        spans = client.spans.get_spans(project_identifier=source.project, limit=MAX_SPANS, **filters)
+        spans = client.spans.get_spans(project_identifier=source.project, limit=MAX_SPANS + 1, **filters)
     except httpx.HTTPError as exc:
         raise _not_reached(source.url, exc) from None
+    if len(spans) > MAX_SPANS:
+        raise PhoenixError(f"{source.describe()}: more than {MAX_SPANS:,} spans; narrow the window with --start and "
+                           "--end (nothing was imported)")
     return [dict(s) for s in spans]
 
 
@@ -152,8 +160,12 @@ def pull_spans(client: Any, source: PhoenixSource) -> tuple[list[dict[str, Any]]
         what = f" with a span of kind {', '.join(sorted(kinds))}" if kinds else ""
         raise PhoenixError(f"{source.describe()}: no trace{what} in the window ({len(window)} spans, "
                            f"{len(traces)} traces); nothing was imported")
-    whole = [s for s in _get(client, source, trace_ids=keep) if _ids(s, source)[0] in set(keep)] \
-        if source.start is not None or source.end is not None else [s for t in keep for s in traces[t]]
+    if source.start is not None or source.end is not None:  # the traces whole, also their spans outside the window
+        wanted = set(keep)
+        whole = [s for i in range(0, len(keep), _TRACE_BATCH)
+                 for s in _get(client, source, trace_ids=keep[i:i + _TRACE_BATCH]) if _ids(s, source)[0] in wanted]
+    else:
+        whole = [s for t in keep for s in traces[t]]
     whole.sort(key=lambda s: (_ids(s, source)[0], str(s.get("start_time")), _ids(s, source)[1]))
     return whole, len(traces)
 
