@@ -55,6 +55,8 @@ __all__ = ["SOURCE", "PushResult", "desired_annotations", "push_annotations", "r
 #: ``metadata.source`` of every annotation written here.
 SOURCE = "rag-label-playground"
 _BATCH = 100
+#: Span ids per request when spans are looked up by id (the ids go in the URL).
+_ID_BATCH = 50
 #: A span annotation's key and a document annotation's key in Phoenix's upsert.
 SpanKey = tuple[str, str, str]            # (span id, name, identifier)
 DocKey = tuple[str, int, str]             # (span id, position, name)
@@ -151,8 +153,9 @@ def read_documents(url: str, client: Any, project: str, span_ids: Iterable[str])
     ids = sorted(set(span_ids))
     if not ids:
         return {}
-    spans = client.spans.get_spans(project_identifier=project, span_ids=ids, limit=len(ids))
-    nodes = sorted(str(s["id"]) for s in spans)
+    nodes = sorted(str(s["id"]) for i in range(0, len(ids), _ID_BATCH)
+                   for s in client.spans.get_spans(project_identifier=project, span_ids=ids[i:i + _ID_BATCH],
+                                                   limit=_ID_BATCH))
     headers = {"authorization": f"Bearer {os.environ['PHOENIX_API_KEY']}"} if os.environ.get("PHOENIX_API_KEY") else {}
     out: dict[DocKey, dict[str, Any]] = {}
     with httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=60) as http:
