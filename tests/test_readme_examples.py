@@ -16,7 +16,9 @@ protocol double, so the Ollama example runs too, without a model.
 Not run, each for the reason given in :data:`SKIP` / :func:`skip_reason`:
 ``serve`` (a server does not exit; :func:`test_serve_example_answers` starts
 the README's loopback ``serve`` example once and stops it when it answers) and
-commands that need a PostgreSQL server or a file the reader supplies.
+commands that need a PostgreSQL server, a running Phoenix (``--phoenix``:
+tests/test_phoenix_live.py runs those against a real one) or a file the reader
+supplies.
 """
 from __future__ import annotations
 
@@ -53,6 +55,9 @@ SKIP = {
     "calibrate external my-ragas-scores.csv --human key": "names a score file the reader brings (my-ragas-scores.csv)",
     "calibrate ragtruth --frozen --scores my-hhem-scores.csv --scores-name HHEM":
         "names a score file the reader brings (my-hhem-scores.csv; tests/test_frozen_scores.py runs --scores)",
+    "harness run --dataset live --db labels.db --out runs/live --quiet":
+        "scores the dataset `import traces --phoenix` pulled, which needs a running Phoenix "
+        "(tests/test_phoenix_live.py runs the harness on a pulled dataset and pushes its scores)",
 }
 COMMAND_TIMEOUT = 600
 
@@ -150,6 +155,8 @@ def skip_reason(args: list[str]) -> str | None:
         return "serve does not exit: test_serve_example_answers starts the loopback example once"
     if any(a.startswith(("postgresql://", "postgres://")) for a in args):
         return "needs a PostgreSQL server (tests/test_store*.py run these commands on a throwaway cluster)"
+    if "--phoenix" in args:
+        return "needs a running Phoenix (tests/test_phoenix_live.py runs import/export traces --phoenix on a real one)"
     needs_shared = (args[:2] == ["calibrate", "ragtruth"] and len(args) == 2) or "../shared" in joined
     if needs_shared and not SHARED.is_dir():
         return f"needs the shared data beside the repository ({SHARED}); set PLAYGROUND_SHARED_DIR"
@@ -158,8 +165,8 @@ def skip_reason(args: list[str]) -> str | None:
 
 COMMANDS = [(_place(doc, n), c) for doc in DOCS for n, c in readme_commands(doc.read_text(encoding="utf-8"))]
 PYTHON = [(_place(doc, n), code) for doc in DOCS for n, code in python_blocks(doc.read_text(encoding="utf-8"))]
-#: Python blocks that talk to a tool the reader runs (Phoenix's client and server): not dependencies, not run here.
-ELSEWHERE = ("phoenix.client",)
+#: Python blocks that talk to a tool the reader runs (Phoenix's server, Langfuse's): not run here.
+ELSEWHERE = ("phoenix.client", "from langfuse import Langfuse")
 PYTHON_NOT_RUN = [(n, code) for n, code in PYTHON if any(tool in code for tool in ELSEWHERE)]
 PYTHON_RUN = [(n, code) for n, code in PYTHON if (n, code) not in PYTHON_NOT_RUN]
 #: The commands not run here, each with its reason; every other command is a test of its own (so CI reports
@@ -262,10 +269,12 @@ def sandbox(tmp_path_factory) -> Iterator[tuple[Path, dict[str, str]]]:
 
 
 def test_python_blocks_not_run_are_only_those_for_another_tool():
-    # the two Phoenix client blocks of the traces guide (getting spans out, sending annotations back), no other
-    assert [n.partition(":")[0] for n, _ in PYTHON_NOT_RUN] == ["docs/label-your-traces.md"] * 2
-    assert ["get_spans_dataframe" in code for _, code in PYTHON_NOT_RUN] == [True, False]
-    assert ["log_document_annotations_dataframe" in code for _, code in PYTHON_NOT_RUN] == [False, True]
+    # the two Phoenix client blocks of the traces guide (getting spans out, sending annotations back) and its
+    # Langfuse block (sending the scores file to a Langfuse server), no other
+    assert [n.partition(":")[0] for n, _ in PYTHON_NOT_RUN] == ["docs/label-your-traces.md"] * 3
+    assert ["get_spans_dataframe" in code for _, code in PYTHON_NOT_RUN] == [True, False, False]
+    assert ["log_document_annotations_dataframe" in code for _, code in PYTHON_NOT_RUN] == [False, True, False]
+    assert ["scores.create" in code for _, code in PYTHON_NOT_RUN] == [False, False, True]
     assert len(PYTHON_RUN) >= 2
 
 
@@ -274,7 +283,8 @@ def test_commands_not_run_are_accounted_for():
     throwaway cluster) and the exact commands in SKIP are left out; with the shared data present, nothing else."""
     for (line, command), reason in NOT_RUN.items():
         _, args = split_command(command)
-        known = args[:1] == ["serve"] or " ".join(args) in SKIP or any(a.startswith("postgres") for a in args)
+        known = (args[:1] == ["serve"] or " ".join(args) in SKIP or any(a.startswith("postgres") for a in args)
+                 or "--phoenix" in args)
         assert known or (not SHARED.is_dir() and reason.startswith("needs the shared data")), (line, command)
     if os.environ.get("PLAYGROUND_REQUIRE_SHARED") == "1":
         assert SHARED.is_dir() and not any(r.startswith("needs the shared data") for r in NOT_RUN.values())
