@@ -28,7 +28,8 @@ document annotations on (name, span, position).  Before writing, the
 annotations already there are read (span annotations through the client's
 ``get_span_annotations``; document annotations through Phoenix's GraphQL API
 — its REST API has no read of them), and only the missing or different ones
-are sent; a second push of the same labels sends nothing.  After writing,
+are sent (label, score, explanation, kind and metadata compared); a second
+push of the same labels sends nothing.  After writing,
 everything is read back and compared: a difference is an error naming the
 span.  :class:`PushResult` counts per kind what was written and what was
 already there.
@@ -124,6 +125,7 @@ def _same(want: dict[str, Any], have: dict[str, Any] | None) -> bool:
     w, h = want["result"], have.get("result") or {}
     score_w, score_h = w.get("score"), h.get("score")
     return (want["annotator_kind"] == have.get("annotator_kind") and w.get("label") == h.get("label")
+            and (want.get("metadata") or {}) == (have.get("metadata") or {})
             and (w.get("explanation") or None) == (h.get("explanation") or None)
             and (score_w is None) == (score_h is None)
             and (score_w is None or score_h is None or abs(float(score_w) - float(score_h)) < 1e-9))
@@ -141,7 +143,7 @@ def read_spans(client: Any, project: str, span_ids: Iterable[str], names: Iterab
 
 
 _DOC_QUERY = ("{alias}: node(id: {id}) {{ ... on Span {{ spanId documentEvaluations {{ name label score "
-              "explanation documentPosition annotatorKind }} }} }}")
+              "explanation documentPosition annotatorKind metadata }} }} }}")
 
 
 def read_documents(url: str, client: Any, project: str, span_ids: Iterable[str]) -> dict[DocKey, dict[str, Any]]:
@@ -170,7 +172,7 @@ def read_documents(url: str, client: Any, project: str, span_ids: Iterable[str])
             for node in (data.get("data") or {}).values():
                 for a in (node or {}).get("documentEvaluations") or []:
                     key = (str(node["spanId"]), int(a["documentPosition"]), str(a["name"]))
-                    out[key] = {"annotator_kind": a["annotatorKind"],
+                    out[key] = {"annotator_kind": a["annotatorKind"], "metadata": a.get("metadata"),
                                 "result": {"label": a["label"], "score": a["score"], "explanation": a["explanation"]}}
     return out
 
