@@ -339,3 +339,8 @@ def test_project_figures_go_into_the_description_keeping_what_people_wrote(phoen
         f"human faithfulness: {wilson(2, 2)}",
         "--- end of rag-label-playground figures ---"])
     assert run(capsys, *base)[1].splitlines()[-1] == "  project figures (the project's description): unchanged"
+    # the consensus of the same labels: the documents are rewritten (who decided changes in their metadata; Phoenix
+    # keeps one relevance per document), the span annotations are new ones beside ana's (identifier consensus)
+    first = run(capsys, "export", "traces", "--dataset", "rag", "--db", db, "--phoenix", phoenix)[1].splitlines()[0]
+    assert first == (f"pushed to {phoenix} project {name} (consensus): 5 document annotation(s) and 6 span "
+                     "annotation(s) written, 0 and 0 already there unchanged")
