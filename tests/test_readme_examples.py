@@ -75,8 +75,8 @@ PROMISED: dict[tuple[Path, int], list[tuple[int, str]]] = {}
 for _doc in DOCS:
     for _index, _fence, _lines in outputs_of(BLOCKS[_doc]):
         PROMISED.setdefault((_doc, _index), []).extend(_lines)
-#: Python blocks that talk to a tool the reader runs (Phoenix's client and server): not dependencies, not run here.
-ELSEWHERE = ("phoenix.client",)
+#: Python blocks that talk to a tool the reader runs (Phoenix's server, Langfuse's): not run here.
+ELSEWHERE = ("phoenix.client", "from langfuse import Langfuse")
 PYTHON = [b for doc in DOCS for b in python_blocks(BLOCKS[doc])]
 PYTHON_NOT_RUN = [b for b in PYTHON if any(tool in "\n".join(b.lines) for tool in ELSEWHERE)]
 PYTHON_RUN = [b for b in PYTHON if b not in PYTHON_NOT_RUN]
@@ -102,8 +102,12 @@ def test_the_docs_are_read_in_order_and_have_python_examples():
 
 
 def test_python_blocks_not_run_are_only_those_for_another_tool():
-    # the two Phoenix client blocks of the traces guide (getting spans out, sending annotations back), no other
-    assert [_place(b.doc, b.line).partition(":")[0] for b in PYTHON_NOT_RUN] == ["docs/label-your-traces.md"] * 2
+    # the two Phoenix client blocks of the traces guide (getting spans out, sending annotations back) and its
+    # Langfuse block (sending the scores file to a Langfuse server), no other
+    assert [_place(b.doc, b.line).partition(":")[0] for b in PYTHON_NOT_RUN] == ["docs/label-your-traces.md"] * 3
+    codes = ["\n".join(b.lines) for b in PYTHON_NOT_RUN]
+    assert [("get_spans_dataframe" in c, "log_document_annotations_dataframe" in c, "scores.create" in c)
+            for c in codes] == [(True, False, False), (False, True, False), (False, False, True)]
     assert len(PYTHON_RUN) >= 2
 
 

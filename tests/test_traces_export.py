@@ -64,11 +64,11 @@ def test_one_annotators_labels_become_document_and_span_annotations(labelled, tm
     assert (code, err) == (0, "")
     assert text.startswith("5 document annotation(s) and 4 span annotation(s) over 3 trace(s) (ana) written to:")
     assert frame(out / "rag.document_annotations.parquet") == [
-        (RETRIEVER1, 0, "relevance", "HUMAN", "relevant", 1.0, "human: ana"),
+        (RETRIEVER1, 0, "relevance", "HUMAN", "relevant", 1.0, None),
         (RETRIEVER1, 1, "relevance", "HUMAN", "irrelevant", 0.0, COMMENT),
-        (RETRIEVER1, 2, "relevance", "HUMAN", "irrelevant", 0.0, "human: ana"),
-        (RERANKER2, 0, "relevance", "HUMAN", "relevant", 1.0, "human: ana"),  # the reranker's output order
-        (RERANKER2, 1, "relevance", "HUMAN", "irrelevant", 0.0, "human: ana"),
+        (RETRIEVER1, 2, "relevance", "HUMAN", "irrelevant", 0.0, None),
+        (RERANKER2, 0, "relevance", "HUMAN", "relevant", 1.0, None),  # the reranker's output order
+        (RERANKER2, 1, "relevance", "HUMAN", "irrelevant", 0.0, None),
     ]
     assert frame(out / "rag.span_annotations.parquet") == [
         (ROOT1, "context_relevance", "HUMAN", "1/3", 0.333333, "1 of 3 passages labelled relevant by ana", "ana"),
@@ -131,3 +131,33 @@ def test_the_same_labels_give_the_same_bytes_and_other_datasets_are_refused(labe
     code, _, err = run(capsys, "export", "traces", "--dataset", "rg", "--db", labelled, "--out", tmp_path / "x")
     assert (code, err) == (1, "error: dataset 'rg' is a ragas dataset; `export traces` takes one imported with "
                               "`playground import traces`\n")
+
+
+def test_verdicts_go_out_with_their_notes_and_the_consensus_names_who_wrote_each_note(labelled, tmp_path, capsys):
+    from playground.verdicts import response_units
+
+    with open_store(labelled) as store:
+        responses = {u.case_id.split(":")[1]: u for u in response_units(open_dataset("rag", store))}
+        store.set_label("ana", responses[T1], "pass", 0)
+        store.set_comment("ana", responses[T1], "gives the first ferry, not the last")
+        store.set_tags("ana", responses[T1], ["wrong-passage"])
+        store.set_label("bo", responses[T2], "pass", 1)  # no note: no explanation
+        last = next(u for u in open_dataset("rag", store).units()
+                    if u.case_id.endswith(T1) and u.text.startswith("The last fer"))
+        store.set_comment("bo", last, "timetable page")
+    out = tmp_path / "v"
+    assert run(capsys, "export", "traces", "--dataset", "rag", "--db", labelled, "--out", out)[0] == 0
+    spans = frame(out / "rag.span_annotations.parquet")
+    assert [r for r in spans if r[1] == "verdict"] == [
+        (ROOT1, "verdict", "HUMAN", "fail", 0.0, "ana: gives the first ferry, not the last; failure modes: "
+         "wrong-passage", "consensus"),
+        (ROOT2, "verdict", "HUMAN", "pass", 1.0, None, "consensus")]
+    docs = frame(out / "rag.document_annotations.parquet")
+    assert [r for r in docs if r[0] == RETRIEVER1 and r[1] == 0] == [
+        (RETRIEVER1, 0, "relevance", "HUMAN", "relevant", 1.0, None)]
+    # position 1 ("The last ferry") is a tie (ana 0, bo 1): left out, though both wrote a note on it
+    assert [r for r in docs if r[0] == RETRIEVER1 and r[1] == 1] == []
+    code = run(capsys, "export", "traces", "--dataset", "rag", "--db", labelled, "--out", out, "--annotator", "bo")[0]
+    assert code == 0
+    assert frame(out / "rag.document_annotations.parquet")[1] == (
+        RETRIEVER1, 1, "relevance", "HUMAN", "relevant", 1.0, "timetable page")

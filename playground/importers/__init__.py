@@ -17,10 +17,19 @@ validation and the harness never see them.
   all-or-nothing import).
 * :mod:`playground.importers.export` — back out as RAGAS or DeepEval rows with
   the human results (``playground export``).
+* traces: :mod:`~playground.importers.traces` (spans to samples, over
+  :mod:`~playground.importers.spans`), :mod:`~playground.importers.trace_export`
+  (labels as Phoenix annotation frames and GenAI events),
+  :mod:`~playground.importers.phoenix_live` (spans pulled from a running
+  Phoenix), :mod:`~playground.importers.phoenix_push` (labels pushed to it,
+  with :mod:`~playground.importers.phoenix_harness` and
+  :mod:`~playground.importers.phoenix_figures`),
+  :mod:`~playground.importers.langfuse` (Langfuse exports in, scores out).
 
 Imported datasets live in the label store (``LabelStore.put_dataset``), one
 transaction with their labels; :mod:`playground.datasets` opens them.
 """
 from __future__ import annotations
 
-__all__ = ["claim_dataset", "core", "deepeval", "export", "load", "ragas", "ragtruth", "table"]
+__all__ = ["claim_dataset", "core", "deepeval", "export", "langfuse", "load", "phoenix_figures", "phoenix_harness",
+           "phoenix_live", "phoenix_push", "ragas", "ragtruth", "table", "trace_export"]
