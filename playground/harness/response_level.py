@@ -19,7 +19,7 @@ from playground.harness.context import Context
 from playground.harness.relevance import _answer_relevance, context_quality, relevance
 from playground.harness.signals import Signals
 from playground.harness.style import _sentence_hedges
-from playground.harness.support import support
+from playground.harness.support import _assess, support
 from playground.harness.support_rules import DEFAULT_KIND, DEFAULT_SUPPORT_FLOOR, kind_off
 from playground.harness.tokens import analyze, match_keys
 
@@ -103,13 +103,21 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     text, as for :func:`support`.  ``top_retrieval_similarity``: the best passage's retrieval
     similarity; by default the highest :func:`relevance` of a passage to the query.  ``abstained``:
     the sentences together abstain (:func:`is_abstention`'s rule), or any one of them does -- a good
-    refusal may go on to say what the knowledge base does cover.
+    refusal may go on to say what the knowledge base does cover.  ``unverifiable``: the sentences the
+    support rules cannot verify, with the reason (an empty claim; a name not in the passages and not
+    swapped for another); groundedness is the mean support of the other sentences (0.0 when none is left).
     """
     ctx = Context.of(passages)
     off = kind_off(kind)
     sents = [s for s in sentences if s and s.strip()]
-    claim_support = tuple(support(s, ctx, kind=kind) for s in sents)
-    g = sum(claim_support) / len(claim_support) if claim_support else 0.0
+    views = [_claim_view(s, off) for s in sents]
+    assessed = [_assess(v, ctx) for v in views]
+    claim_support = tuple(a[0] for a in assessed)
+    unverifiable = tuple((i, "; ".join(why)) for i, (_, why) in enumerate(assessed) if why)
+    # groundedness over the sentences that can be verified (an unverifiable one is neither evidence for nor
+    # against the answer; the decision sends the answer to a person for it)
+    verified = [x for i, x in enumerate(claim_support) if not assessed[i][1]] if unverifiable else claim_support
+    g = sum(verified) / len(verified) if verified else 0.0
     att = _attribution(sents, ctx, floor, claim_support, kind) if sents else 0.0
     # specificity and hedging over the sentences (equal to specificity(response)
     # and hedging(response) when the sentences partition the response)
@@ -125,7 +133,6 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
     # abstention and answer relevance over the sentences (the same as over the
     # response when the sentences partition it)
-    views = [_claim_view(s, off) for s in sents]
     abstained = _abstains(views)
     if abstained:
         ar = 0.0
@@ -139,4 +146,5 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
         context_quality=cq, top_retrieval_similarity=top_retrieval_similarity, sentence_support=claim_support,
         # any one sentence abstaining: is_abstention's rule on each sentence's view
         sentences=tuple(sents), abstained=abstained or any(_abstains((v,)) for v in views),
+        unverifiable=unverifiable,
     )

@@ -30,6 +30,10 @@ class Signals:
     ``sentence_support`` holds one support score per claim (sentence), in claim
     order, aligned with ``sentences``.  ``abstained`` says whether the response
     declines to answer (a production-side detection, not the case's gold type).
+    ``unverifiable`` holds ``(index, reason)`` for every sentence the support rules cannot verify (an
+    empty claim; a name missing from the passages that is not swapped for another: the ``entities``
+    rule of :mod:`playground.harness.support_entities`); such a sentence is never below the floor
+    (:meth:`below_floor`): it is neither supported nor shown to be unsupported.
     """
 
     groundedness: float
@@ -42,10 +46,15 @@ class Signals:
     sentence_support: tuple[float, ...]
     sentences: tuple[str, ...]
     abstained: bool = False
+    unverifiable: tuple[tuple[int, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sentence_support", tuple(self.sentence_support))
         object.__setattr__(self, "sentences", tuple(self.sentences))
+        object.__setattr__(self, "unverifiable", tuple((int(i), str(why)) for i, why in self.unverifiable))
+        for i, _ in self.unverifiable:
+            if not 0 <= i < len(self.sentences):
+                raise ValueError(f"unverifiable names sentence {i}, but there are {len(self.sentences)} sentences")
         for name in ("groundedness", "attribution", "specificity", "hedging", "answer_relevance",
                      "context_quality", "top_retrieval_similarity"):
             _check_unit(name, getattr(self, name))
@@ -73,11 +82,13 @@ class Signals:
         return min(self.top_retrieval_similarity, self.groundedness)
 
     def below_floor(self, support_floor: float) -> tuple[tuple[int, str, float], ...]:
-        """(index, sentence, support) of every sentence with support < ``support_floor``, by index."""
+        """(index, sentence, support) of every verifiable sentence (not in :attr:`unverifiable`) with
+        support < ``support_floor``, by index."""
+        skip = {i for i, _ in self.unverifiable} if self.unverifiable else ()
         return tuple(
             (i, sentence, support)
             for i, (sentence, support) in enumerate(zip(self.sentences, self.sentence_support, strict=True))
-            if support < support_floor
+            if support < support_floor and i not in skip
         )
 
 

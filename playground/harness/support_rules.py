@@ -53,9 +53,12 @@ EXACT_MISS_SCORE: float = 0.0
 #: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``speaker`` (step 3,
 #: first-person pronouns and a question mark count as missing content),
 #: ``numbers``, ``identifiers``, ``names`` (step 4, each kind of exact item must
-#: be present), ``rouge`` (step 6, the score averaged with the claim's ROUGE-1 precision).
+#: be present), ``entities`` (step 4b, :mod:`playground.harness.support_entities`: names no other rule
+#: checks and sentence-initial capitalised words must be in the context; one swapped for other words at the
+#: same place scores 0, one merely missing makes the claim unverifiable), ``rouge`` (step 6, the score
+#: averaged with the claim's ROUGE-1 precision).
 SUPPORT_RULES: tuple[str, ...] = ("artefacts", "preamble", "clauses", "markers", "discourse", "speaker", "numbers",
-                                  "identifiers", "names", "rouge")
+                                  "identifiers", "names", "entities", "rouge")
 _NO_RULES_OFF: frozenset[str] = frozenset()
 
 #: The kinds of text a dataset can hold: ``qa`` (answers to questions over retrieved passages; the
