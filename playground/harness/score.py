@@ -137,6 +137,7 @@ from playground.harness.support_rules import (
     SUPPORT_FLOOR_GRID,
     SUPPORT_RULES,
     kind_off,
+    rules_on,
 )
 
 __all__ = [
@@ -178,6 +179,7 @@ __all__ = [
     "kind_off",
     "relevance",
     "response_signals",
+    "rules_on",
     "signal_disagreement",
     "specificity",
     "support",

@@ -22,6 +22,7 @@ __all__ = [
     "SUPPORT_FLOOR_GRID",
     "SUPPORT_RULES",
     "kind_off",
+    "rules_on",
 ]
 
 #: The shipped support floor of each kind of text (:data:`KINDS`), used when a dataset's own labels are
@@ -94,6 +95,13 @@ def _rules_off(off: Iterable[str], kind: str | None = DEFAULT_KIND) -> frozenset
     if bad:
         raise ValueError(f"unknown support rule(s) {', '.join(bad)} (known: {', '.join(SUPPORT_RULES)})")
     return out | kind_off(kind)
+
+
+def rules_on(kind: str) -> tuple[str, ...]:
+    """The rules of :data:`SUPPORT_RULES` that score ``kind`` (in that order): what a run report names as
+    applied."""
+    off = kind_off(kind)
+    return tuple(r for r in SUPPORT_RULES if r not in off)
 
 
 def kind_off(kind: str | None) -> frozenset[str]:
