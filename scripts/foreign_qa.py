@@ -90,7 +90,8 @@ def main(argv: list[str]) -> int:
                 print(_line(set_name, part, chosen))
                 if args.rules and part != "all":
                     count = Counter((r["answer"], r["rule"]) for r in chosen)
-                    rules.append(f"{set_name} {part}: " + ", ".join(f"{a} {k} {n}" for (a, k), n in sorted(count.items())))
+                    counts = ", ".join(f"{a} {k} {n}" for (a, k), n in sorted(count.items()))
+                    rules.append(f"{set_name} {part}: {counts}")
     for line in rules:
         print(line)
     return 0

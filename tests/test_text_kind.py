@@ -52,8 +52,8 @@ def test_the_cli_records_the_inferred_kind(tmp_path, capsys):
     from playground.cli import main
 
     data = tmp_path / "dlg.jsonl"
-    rows = [{"user_input": "Apprentice: I love jazz.\nWizard: Do you?\nApprentice: Armstrong!", "response": "He played.",
-             "retrieved_contexts": ["Louis Armstrong played the trumpet."]}]
+    rows = [{"user_input": "Apprentice: I love jazz.\nWizard: Do you?\nApprentice: Armstrong!",
+             "response": "He played.", "retrieved_contexts": ["Louis Armstrong played the trumpet."]}]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     db = tmp_path / "s.db"
     assert main(["import", "ragas", str(data), "--dataset", "dlg", "--db", str(db)]) == 0
