@@ -172,3 +172,18 @@ def test_a_swap_is_judged_by_the_grounding_rules_not_sent_to_review_as_unverifia
     signals, d = _decision(["The capital of France is London."], [PARIS])
     assert signals.sentence_support == (0.0,) and signals.unverifiable == ()
     assert d.verdict == "REJECT"
+
+
+def test_a_missing_name_in_an_otherwise_unsupported_sentence_is_judged_as_unsupported():
+    # hambu, harbo, larg, europ: 'Hamburg' (a missing sentence-initial word) and every other content token are
+    # missing: coverage 0/4 = 0.0, unsupported; only a claim scoring above 0.0 is reported unverifiable
+    signals, d = _decision(["Hamburg has the largest harbour in Europe."], [PARIS])
+    assert signals.sentence_support == (0.0,) and signals.unverifiable == ()
+    assert d.verdict == "REJECT"
+    # 'Jacques' and 'said' missing, 3/5 = 0.6: unverifiable, and below a floor of 0.7, where it counts as
+    # unsupported (below the floor) and the unverifiable row does not decide
+    s = "The capital of France is Paris, said Jacques."
+    signals = response_signals("What is the capital of France?", s, [s], [PARIS])
+    assert signals.unverifiable == ((0, "'Jacques' is not in the context"),)
+    assert signals.below_floor(0.7) == ((0, s, 0.6),)
+    assert decide(signals, DEFAULTS["decision"], 0.7).rule != "unverifiable"

@@ -87,7 +87,7 @@ RULES: tuple[Rule, ...] = (
     Rule("off_topic", "answer_relevance < min_answer_relevance",
          "REJECT", "off_topic", "retry with a specific prompt"),
     Rule("unverifiable", "a sentence the support rules cannot verify (an empty claim; a name not in the passages "
-         "and not swapped for another) and no verifiable sentence below support_floor",
+         "and not swapped for another) and no sentence below support_floor (an empty one never is)",
          "REVIEW", "uncertain", "human review"),
     Rule("confident_hallucination",
          "a sentence below support_floor and specificity >= high_specificity and "
@@ -374,7 +374,7 @@ def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: flo
                                                           >= accept_groundedness and no sentence below the floor
     4   off_topic                REJECT   off_topic       answer_relevance < min_answer_relevance
     4b  unverifiable             REVIEW   uncertain       a sentence the rules cannot verify (``unverifiable``) and
-                                                          no verifiable sentence below the floor
+                                                          no sentence below the floor (an empty one never is)
     5   confident_hallucination  REJECT   hallucination   a sentence below the floor and specificity >= high_specificity
                                                           and (attribution < low_attribution or groundedness <
                                                           reject_groundedness)

@@ -105,7 +105,8 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     the sentences together abstain (:func:`is_abstention`'s rule), or any one of them does -- a good
     refusal may go on to say what the knowledge base does cover.  ``unverifiable``: the sentences the
     support rules cannot verify, with the reason (an empty claim; a name not in the passages and not
-    swapped for another); groundedness is the mean support of the other sentences (0.0 when none is left).
+    swapped for another); groundedness is the mean support of the sentences but the empty ones (0.0 when
+    none is left).
     """
     ctx = Context.of(passages)
     off = kind_off(kind)
@@ -114,9 +115,10 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     assessed = [_assess(v, ctx) for v in views]
     claim_support = tuple(a[0] for a in assessed)
     unverifiable = tuple((i, "; ".join(why)) for i, (_, why) in enumerate(assessed) if why)
-    # groundedness over the sentences that can be verified (an unverifiable one is neither evidence for nor
-    # against the answer; the decision sends the answer to a person for it)
-    verified = [x for i, x in enumerate(claim_support) if not assessed[i][1]] if unverifiable else claim_support
+    # groundedness leaves out the empty sentences (support 0.0 and unverifiable: neither evidence for nor
+    # against the answer; the decision sends the answer to a person for them)
+    verified = [x for x, (_, why) in zip(claim_support, assessed, strict=True) if not (why and x == 0.0)] \
+        if unverifiable else claim_support
     g = sum(verified) / len(verified) if verified else 0.0
     att = _attribution(sents, ctx, floor, claim_support, kind) if sents else 0.0
     # specificity and hedging over the sentences (equal to specificity(response)

@@ -32,8 +32,9 @@ class Signals:
     declines to answer (a production-side detection, not the case's gold type).
     ``unverifiable`` holds ``(index, reason)`` for every sentence the support rules cannot verify (an
     empty claim; a name missing from the passages that is not swapped for another: the ``entities``
-    rule of :mod:`playground.harness.support_entities`); such a sentence is never below the floor
-    (:meth:`below_floor`): it is neither supported nor shown to be unsupported.
+    rule of :mod:`playground.harness.support_entities`).  An empty one (support 0.0) is never below the
+    floor (:meth:`below_floor`): it is neither supported nor shown to be unsupported; one with a missing
+    name is below the floor when its support is (the rest of it is unsupported anyway).
     """
 
     groundedness: float
@@ -82,9 +83,9 @@ class Signals:
         return min(self.top_retrieval_similarity, self.groundedness)
 
     def below_floor(self, support_floor: float) -> tuple[tuple[int, str, float], ...]:
-        """(index, sentence, support) of every verifiable sentence (not in :attr:`unverifiable`) with
-        support < ``support_floor``, by index."""
-        skip = {i for i, _ in self.unverifiable} if self.unverifiable else ()
+        """(index, sentence, support) of every sentence with support < ``support_floor``, by index, but the
+        empty ones (in :attr:`unverifiable` with support 0.0)."""
+        skip = {i for i, _ in self.unverifiable if self.sentence_support[i] == 0.0} if self.unverifiable else ()
         return tuple(
             (i, sentence, support)
             for i, (sentence, support) in enumerate(zip(self.sentences, self.sentence_support, strict=True))

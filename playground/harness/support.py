@@ -116,7 +116,8 @@ def _assess(v: _ClaimView, ctx: Context) -> tuple[float, tuple[str, ...]]:
     claim unverifiable (:mod:`playground.harness.support_entities`)."""
     if v.empty:
         return EXACT_MISS_SCORE, _EMPTY
-    score = _coverage(v, _hits(v, ctx)) if _exact_ok(v, ctx) else EXACT_MISS_SCORE
+    hits = _hits(v, ctx)
+    score = _coverage(v, hits) if _exact_ok(v, ctx) else EXACT_MISS_SCORE
     why = _VERIFIED
     if v.checks:
         keys = ctx.keys

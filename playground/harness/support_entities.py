@@ -20,7 +20,8 @@ both gaps without reading a sentence-initial common word ("Customers can ...") a
   (:mod:`playground.harness.decide`, rule ``unverifiable``), never to ACCEPT.
 
 Words are compared lower-cased, diacritics folded (:data:`playground.harness.textnorm.FOLD_DIACRITICS`),
-Chinese and Japanese segmented; a passage's word index is built once per passage text (cached).
+Chinese and Japanese segmented; a passage's words are found once per passage text (cached), and only for a
+passage that holds every anchor word.
 """
 from __future__ import annotations
 
@@ -37,36 +38,36 @@ __all__ = ["MAX_SWAP_WORDS", "swapped"]
 #: The most context words that can stand in a swapped candidate's place.
 MAX_SWAP_WORDS = 3
 
-# Words (letters and digits, inner apostrophes kept) and sentence ends, in order.
-_WORD_OR_END_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*|[.!?;:\n]+(?=\s|$)|[。！？]")
+# Sentence ends, each made a line break first; then words (letters and digits, inner apostrophes kept) and
+# line breaks, in order, are found by one expression.
+_SENTENCE_END_RE = re.compile(r"[.!?;:\n]+(?=\s|$)|[。！？]")
+_WORD_OR_END_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*|\n")
 _END = "\n"
 # Anchors: up to three words on each side; the smallest choice with a content word wins.
 _MAX_ANCHOR = 3
 _ANCHOR_SIZES = tuple(sorted(((nl, nr) for nl in range(1, 4) for nr in range(1, 4)), key=lambda s: (sum(s), s)))
 
 
+@lru_cache(maxsize=4_096)
+def _folded(text: str) -> str:
+    """``text`` lower-cased, curly apostrophes plain, Latin diacritics folded."""
+    low = text.lower()
+    return low.replace("’", "'").translate(FOLD_DIACRITICS) if not low.isascii() else low
+
+
+@lru_cache(maxsize=4_096)
 def _words(text: str) -> tuple[str, ...]:
     """Lower-cased, folded words of ``text``; every sentence end as :data:`_END`."""
-    low = text.lower()
-    if not low.isascii():
-        low = low.replace("’", "'").translate(FOLD_DIACRITICS)
-        if has_cjk(low):
-            low = segment_cjk(low)
-    out = []
-    for m in _WORD_OR_END_RE.finditer(low):
-        w = m.group()
-        out.append(w if w[0].isalnum() else _END)
-    return tuple(out)
+    low = _folded(text)
+    if not low.isascii() and has_cjk(low):
+        low = segment_cjk(low)
+    return tuple(_WORD_OR_END_RE.findall(_SENTENCE_END_RE.sub("\n", low)))
 
 
 @lru_cache(maxsize=1_024)
-def _passage_index(text: str) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
-    """A passage's words (:func:`_words`, padded with :data:`_END` at both edges) and each word's positions."""
-    words = (_END, *_words(text), _END)
-    where: dict[str, list[int]] = {}
-    for i, w in enumerate(words):
-        where.setdefault(w, []).append(i)
-    return words, {w: tuple(p) for w, p in where.items()}
+def _passage_words(text: str) -> tuple[str, ...]:
+    """A passage's words (:func:`_words`), padded with :data:`_END` at both edges."""
+    return (_END, *_words(text), _END)
 
 
 def _is_content(w: str) -> bool:
@@ -110,12 +111,13 @@ def _anchors(claim: Sequence[str], start: int, end: int) -> tuple[tuple[str, ...
     return None
 
 
-def _found_elsewhere(words: tuple[str, ...], where: dict[str, tuple[int, ...]], left: tuple[str, ...],
-                     right: tuple[str, ...], span: tuple[str, ...]) -> bool:
+def _found_elsewhere(words: tuple[str, ...], left: tuple[str, ...], right: tuple[str, ...],
+                     span: tuple[str, ...]) -> bool:
     """Whether ``left`` + one to :data:`MAX_SWAP_WORDS` words other than ``span`` + ``right`` occur in a
     passage (no sentence end among the middle words, and one of them a content word with a letter)."""
     n = len(left)
-    for p in where.get(left[0], ()):
+    first = left[0]
+    for p in (i for i, w in enumerate(words) if w == first):
         if words[p:p + n] != left:
             continue
         for m in range(1, MAX_SWAP_WORDS + 1):
@@ -146,9 +148,12 @@ def swapped(claim_text: str, candidate: str, passages: Sequence[str], missing_ke
         return False
     left, right = anchors
     span = claim[start:end]
+    need = [w for w in left + right if w != _END]
     for text in passages:
-        words, where = _passage_index(text)
-        if _found_elsewhere(words, where, left, right, span):
+        low = _folded(text)
+        if not all(w in low for w in need):  # a cheap necessary condition before the passage's word index
+            continue
+        if _found_elsewhere(_passage_words(text), left, right, span):
             return True
     return False
 
