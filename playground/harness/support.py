@@ -179,7 +179,7 @@ def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable
     text (:data:`KINDS`), which switches off the rules not for it
     (:data:`RULE_KINDS`; ``None``: every rule on); ``off`` names further rules of
     :data:`SUPPORT_RULES` to switch off (for the ablation)."""
-    return _score(_view(claim, off, kind), Context.of(context))
+    return _assess(_view(claim, off, kind), Context.of(context))[0]
 
 
 def support_detail(claim: str, context: str | Sequence[str] | Context, *,

@@ -250,7 +250,7 @@ def _word_info(tok: str) -> _WordInfo:
         content: list[str] = []
         numbers: list[str] = []
         negs: list[str] = []
-        compound = compound_number(pieces) if len(pieces) == 2 else None
+        compound = compound_number(pieces) if len(pieces) == 2 and pieces[0] in _TENS_WORDS else None
         if compound is not None:  # "twenty-four" is 24, not 20 and 4
             pieces = [compound]
             content.append(compound)
