@@ -117,7 +117,7 @@ _VERIFIED: tuple[str, ...] = ()
 SWAP_SEARCH_MIN: float = min(DEFAULT_SUPPORT_FLOORS.values())
 
 
-def _assess(v: _ClaimView, ctx: Context) -> tuple[float, tuple[str, ...]]:
+def _assess(v: _ClaimView, ctx: Context, explain: bool = True) -> tuple[float, tuple[str, ...]]:
     """``(score, unverifiable)``: steps 3-6 of support, and why the claim cannot be verified (empty when it
     can).  An empty claim (nothing left to check, nothing removed as a preamble or clause) scores
     :data:`EXACT_MISS_SCORE` and is unverifiable; a swapped entity scores :data:`EXACT_MISS_SCORE` (looked
@@ -135,13 +135,15 @@ def _assess(v: _ClaimView, ctx: Context) -> tuple[float, tuple[str, ...]]:
             if score >= SWAP_SEARCH_MIN and _any_swapped(v, ctx, missing):
                 score = EXACT_MISS_SCORE
             elif score > EXACT_MISS_SCORE:
-                why = tuple(f"{_surface(v, n)!r} is not in the context" for n in missing)
+                why = tuple(f"{_surface(v, n)!r} is not in the context" for n in missing) if explain else _UNSAID
     if v.words:
         return (score + _rouge1_precision(v, ctx)) / 2, why
     return score, why
 
 
 _EMPTY: tuple[str, ...] = ("empty claim: nothing left to check",)
+# The reasons of an unverifiable claim when nobody reads them (support() wants the score alone).
+_UNSAID: tuple[str, ...] = ("unverifiable",)
 
 
 def _any_swapped(v: _ClaimView, ctx: Context, missing: list[str]) -> bool:
@@ -179,7 +181,7 @@ def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable
     text (:data:`KINDS`), which switches off the rules not for it
     (:data:`RULE_KINDS`; ``None``: every rule on); ``off`` names further rules of
     :data:`SUPPORT_RULES` to switch off (for the ablation)."""
-    return _assess(_view(claim, off, kind), Context.of(context))[0]
+    return _assess(_view(claim, off, kind), Context.of(context), False)[0]
 
 
 def support_detail(claim: str, context: str | Sequence[str] | Context, *,

@@ -61,7 +61,8 @@ def _chinese() -> Callable[[str], list[str]]:
     import jieba
 
     jieba.setLogLevel(logging.WARNING)  # its dictionary-loading notice is not ours to print
-    return jieba.lcut
+    lcut: Callable[[str], list[str]] = jieba.lcut
+    return lcut
 
 
 @lru_cache(maxsize=1)
