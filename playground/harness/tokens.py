@@ -273,13 +273,17 @@ def _prepared(text: str, markers: bool) -> str:
     return strip_markers(text) if markers else text
 
 
+def _new_sets() -> tuple[set[str], set[str], set[str], set[str]]:
+    return set(), set(), set(), set()
+
+
 def _analyze(text: str, markers: bool) -> Analysis:
     t = _prepared(text, markers)
     code = {m.group() for span in _CODE_RE.findall(t) for m in TOKEN_RE.finditer(span)} if "`" in t else None
     words: list[str] = []
     content: list[str] = []
-    numbers, identifiers, names, initials = set[str](), set[str](), set[str](), set[str]()
     negations: list[str] = []
+    numbers, identifiers, names, initials = _new_sets()  # plain set(): set[str]() would cost a generic alias
     pending: str | None = None  # stem of a sentence-initial capitalised word just seen
     # carry_*: facts of the gap before the next chunk's first token; whole: no code span, plain chunks taken whole
     exact_count, first, carry_end, carry_ws, whole = 0, True, True, True, not code
