@@ -52,10 +52,11 @@ class Signals:
     def __post_init__(self) -> None:
         object.__setattr__(self, "sentence_support", tuple(self.sentence_support))
         object.__setattr__(self, "sentences", tuple(self.sentences))
-        object.__setattr__(self, "unverifiable", tuple((int(i), str(why)) for i, why in self.unverifiable))
-        for i, _ in self.unverifiable:
-            if not 0 <= i < len(self.sentences):
-                raise ValueError(f"unverifiable names sentence {i}, but there are {len(self.sentences)} sentences")
+        if self.unverifiable:
+            object.__setattr__(self, "unverifiable", tuple((int(i), str(why)) for i, why in self.unverifiable))
+            for i, _ in self.unverifiable:
+                if not 0 <= i < len(self.sentences):
+                    raise ValueError(f"unverifiable names sentence {i}, but there are {len(self.sentences)} sentences")
         for name in ("groundedness", "attribution", "specificity", "hedging", "answer_relevance",
                      "context_quality", "top_retrieval_similarity"):
             _check_unit(name, getattr(self, name))
