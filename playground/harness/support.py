@@ -106,8 +106,8 @@ def _hits(v: _ClaimView, ctx: Context) -> int:
 
 def _score(v: _ClaimView, ctx: Context) -> float:
     """Steps 3-6 of support for a claim view: the one computation behind :func:`support` and
-    :func:`support_detail`."""
-    return _assess(v, ctx)[0]
+    :func:`support_detail` (the reasons of an unverifiable claim are not written: only the score is read)."""
+    return _assess(v, ctx, False)[0]
 
 
 _VERIFIED: tuple[str, ...] = ()
@@ -181,7 +181,7 @@ def support(claim: str, context: str | Sequence[str] | Context, *, off: Iterable
     text (:data:`KINDS`), which switches off the rules not for it
     (:data:`RULE_KINDS`; ``None``: every rule on); ``off`` names further rules of
     :data:`SUPPORT_RULES` to switch off (for the ablation)."""
-    return _assess(_view(claim, off, kind), Context.of(context), False)[0]
+    return _score(_view(claim, off, kind), Context.of(context))
 
 
 def support_detail(claim: str, context: str | Sequence[str] | Context, *,
