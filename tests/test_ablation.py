@@ -18,8 +18,12 @@ CASES = [
     ("artefacts", "The sky is blue.</s>", "the sky is blue", 1.0, 0.0),
     # content tokens retry, limit, 9, attempt; 9 is missing: exact miss 0.0, else coverage 3/4
     ("numbers", "Retries are limited to 9 attempts.", "Retries are limited to 5 attempts.", 0.0, 0.75),
-    # chang, approv, marcus: the name is missing; off, 2 of 3 content tokens present
-    ("names", "The change was approved by Marcus.", "The change was approved by the lead.", 0.0, 2 / 3),
+    # chang, approv, marcus: the name is missing; off, 2 of 3 content tokens present (the entities rule
+    # finds no other words in Marcus' place: "approved" ends the context's sentence, so it is no swap)
+    ("names", "The change was approved by Marcus.", "The change was approved.", 0.0, 2 / 3),
+    # mosco, capit, franc: the sentence-initial 'Moscow' is missing and 'Paris' stands at its place before
+    # 'is the capital' (a swap: 0.0); off, 2 of 3 content tokens present
+    ("entities", "Moscow is the capital of France.", "Paris is the capital of France.", 0.0, 2 / 3),
     # set, tw-4291, now
     ("identifiers", "Set TW-4291 now.", "Set it now.", 0.0, 2 / 3),
     # the preamble's words are discourse words (dropped either way); with both rules off 2 of 4 remain
@@ -59,7 +63,9 @@ def test_speaker_items():
     r = ["rouge"]
     assert support("Is the sky blue?", "the sky is blue", off=r, kind=d) == pytest.approx(2 / 3, abs=1e-15)
     assert support("Do you?", "x", off=r, kind=d) == 0.0  # nothing but a question: nothing attributable
-    assert support("Do you?", "x", off=["speaker", *r], kind=d) == 1.0
+    # without speaker items nothing is left ('do', 'you' are stopwords) and nothing was removed: an empty
+    # claim is unverifiable, not supported (it used to score 1.0)
+    assert support("Do you?", "x", off=["speaker", *r], kind=d) == 0.0
     assert support_detail("My dog and me, I've seen it", "x", kind=d).speaker_items == ("my", "me", "i've")
     assert support_detail("Use a hammer, i.e. a tool.", "use a hammer tool", kind=d).speaker_items == ()
     assert support("Is the sky blue?", "the sky is blue") == 1.0  # qa: no speaker items
@@ -82,7 +88,7 @@ def test_ablation_table_on_both_frozen_parts(monkeypatch):
     reps = [ablation("ragtruth", n_boot=50), ablation("begin", n_boot=50)]
     t = ablation_table(reps)
     assert list(t["support"][: 1 + len(SUPPORT_RULES)]) == ["all rules"] + [f"without {r}" for r in SUPPORT_RULES]
-    assert len(t) == 2 * (1 + len(SUPPORT_RULES)) == 22
+    assert len(t) == 2 * (1 + len(SUPPORT_RULES)) == 24
     base = t[t["support"] == "all rules"]
     assert list(base["delta_balanced_accuracy"]) == [0.0, 0.0]
     # the exact-number rule is the one that carries RAGTruth out of sample (README ablation table)

@@ -35,7 +35,9 @@ def test_table_import_dry_run_and_refusal(tmp_path, capsys):
     data = write_lines(tmp_path / "one.jsonl", [RAGAS_ONE])
     db = tmp_path / "labels.db"
     assert run(capsys, "import", "ragas", data, "--dataset", "d", "--db", db, "--dry-run") == (
-        0, f"{data}: valid ragas file — 1 samples, 5 units; nothing written (--dry-run)\n", "")
+        0, f"{data}: valid ragas file — 1 samples, 5 units; nothing written (--dry-run)\n"
+           "text kind: qa (inferred: of 1 samples 0 are conversations and 0 ask for a summary, fewer than half "
+           "each; --text-kind sets another kind)\n", "")
     assert run(capsys, "import", "table", data, "--dataset", "d", "--map", "x=y", "--db", db) == (
         1, "", "error: --map: unknown field 'x' (fields: question, answer, contexts, context_ids, reference, facts, "
         "history, id)\nnothing was imported\n")

@@ -121,7 +121,9 @@ def test_support_hand_computed_coverage():
     assert S.support("Keys rotate every 45 days and expire quietly.",
                      "API keys rotate every 45 days.") == pytest.approx(4 / 6)
     assert S.support("Nothing here", []) == 0.0
-    assert S.support("It is.", "anything") == 1.0  # no content token: nothing to check
+    # no content token and nothing removed as a preamble or clause: an empty claim is unverifiable, and
+    # scores 0.0 (it used to score 1.0, "nothing to check"; issue 36)
+    assert S.support("It is.", "anything") == 0.0
 
 
 def test_abstention_and_pleasantry_clauses_are_not_claims():

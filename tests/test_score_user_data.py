@@ -40,6 +40,9 @@ def test_correct_paraphrased_answers_are_accepted_or_reviewed_never_rejected(tmp
     assert len(verdicts) == 30
     assert "REJECT" not in verdicts
     assert report["dataset"]["text_kind"] == "qa"
+    # issue 36.4: the run report names the support rules applied (qa: speaker, names and rouge are off)
+    assert report["dataset"]["support_rules"] == ["artefacts", "preamble", "clauses", "markers", "discourse",
+                                                  "numbers", "identifiers", "entities"]
     fs = report["floor_source"]["support_floor"]
     assert (fs["source"], fs["floor"], fs["kind"]) == ("default", S.DEFAULT_SUPPORT_FLOORS["qa"], "qa")
     assert "is the shipped default for qa text, not a calibration" in fs["note"]

@@ -63,8 +63,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        "text: exit code 2, nothing imported")
         p.add_argument("--guidelines-author", default="owner", metavar="NAME",
                        help="who wrote the guidelines (default: owner)")
-        p.add_argument("--text-kind", choices=("qa", "summary", "dialogue"), default="qa",
-                       help="the kind of text (default qa): which support rules and default floors the harness uses")
+        p.add_argument("--text-kind", choices=("qa", "summary", "dialogue"), default=None,
+                       help="the kind of text: which support rules and default floors the harness uses (default: "
+                       "inferred from the samples -- conversations, summary requests, else qa -- and printed)")
         p.set_defaults(func=run_import, kind=kind)
 
     from .traces import add_import
@@ -128,6 +129,7 @@ def run_import(args: argparse.Namespace) -> int:
     from ..errors import DataError, Problem
     from ..importers.load import import_dataset, read_import
     from ..importers.table import parse_map
+    from ..importers.text_kind import text_kind_choice
     from ..store import StoreError, open_store
 
     # a folder is a Hugging Face save_to_disk, read by hf_disk; the labels file is always a file
@@ -155,12 +157,14 @@ def run_import(args: argparse.Namespace) -> int:
     try:
         mapping = parse_map(getattr(args, "map", None))
         read = read_import(args.file, args.kind, args.dataset, mapping=mapping)  # before opening (or creating) a store
+        text_kind = text_kind_choice(read.samples, args.text_kind)  # issue 36.4: recorded or inferred, and said
         if args.dry_run:
             print(f"{args.file}: valid {args.kind} file — {read.cases} samples, {read.units()} units; {_DRY_RUN}")
+            print(text_kind.line())
             return 0
         with open_store(args.db) as store:
             result = import_dataset(args.file, args.kind, args.dataset, store, mapping=mapping, labels=args.labels,
-                                    replace=args.replace, text_kind=args.text_kind, guidelines=guidelines,
+                                    replace=args.replace, text_kind=text_kind.kind, guidelines=guidelines,
                                     guidelines_author=args.guidelines_author, read=read)
     except DataError as exc:
         print(exc.report(), file=sys.stderr)
@@ -168,6 +172,7 @@ def run_import(args: argparse.Namespace) -> int:
     except (StoreError, ValueError, OSError) as exc:
         return _refused(f"error: {exc}")
     print(result.summary())
+    print(text_kind.line())
     return 0
 
 

@@ -19,6 +19,7 @@ from playground.harness.clauses import _ABSTENTION_RE_I, PREAMBLE_RE, _may_trigg
 from playground.harness.context import _ROUGE_TOKEN_RE
 from playground.harness.support_rules import _NO_RULES_OFF, _QA_OFF, DEFAULT_KIND, _rules_off
 from playground.harness.textnorm import normalise_output
+from playground.harness.token_cjk import has_cjk
 from playground.harness.tokens import Analysis, analyze, match_key, match_keys, stem
 
 __all__ = ["ABSTENTION_MAX_CONTENT", "DISCOURSE_WORDS", "SPEAKER_WORDS", "clean_claim", "is_abstention"]
@@ -56,6 +57,8 @@ class _ClaimView(NamedTuple):
     speaker: tuple[str, ...] = ()     # speaker items (step 3): pronouns found, and "?"
     words: tuple[tuple[str, int], ...] = ()  # ROUGE-1 tokens and counts of the normalised claim (rouge rule)
     n_words: int = 0                  # how many ROUGE-1 tokens it has
+    checks: tuple[tuple[str, str], ...] = ()  # (stem, key) the entities rule checks: names, sentence-initial words
+    empty: bool = False               # nothing left to check and nothing removed: unverifiable
 
 
 @lru_cache(maxsize=8_192)
@@ -79,13 +82,27 @@ def _claim_view(claim: str, off: frozenset[str] = _NO_RULES_OFF) -> _ClaimView:
     content = tuple(dict.fromkeys(all_content))
     ids = a.identifiers
     keys = tuple(None if t in ids else match_key(t) for t in content) if ids else tuple(match_keys(content))
+    checks = _entity_checks(text, a, content, off) if "entities" not in off else ()
+    speaker = _speaker(text, a.words) if "speaker" not in off else ()
+    empty = not content and not speaker and not removed
     return _ClaimView(text, tuple(removed), a, content, keys,
                       (tuple(sorted(a.numbers)) if a.numbers else ()) if "numbers" not in off else (),
                       (tuple(sorted(ids)) if ids else ()) if "identifiers" not in off else (),
                       (tuple((n, match_key(n)) for n in sorted(a.names)) if a.names else ())
                       if "names" not in off else (),
-                      abstained, len(all_content), _speaker(text, a.words) if "speaker" not in off else (),
-                      words, sum(n for _, n in words))
+                      abstained, len(all_content), speaker, words, sum(n for _, n in words), checks, empty)
+
+
+def _entity_checks(text: str, a: Analysis, content: tuple[str, ...],
+                   off: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    """(stem, key) of what the ``entities`` rule checks: sentence-initial capitalised words, the names when
+    the ``names`` rule is off, and -- Chinese and Japanese have no capitals -- every CJK content word."""
+    stems = set(a.initials)
+    if "names" in off:
+        stems |= a.names
+    if not text.isascii() and has_cjk(text):
+        stems.update(t for t in content if has_cjk(t))
+    return tuple((n, match_key(n)) for n in sorted(stems) if n not in DISCOURSE_WORDS) if stems else ()
 
 
 _NO_SPEAKER: tuple[str, ...] = ()

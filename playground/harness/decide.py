@@ -86,6 +86,9 @@ RULES: tuple[Rule, ...] = (
          "REVIEW", "off_topic", "human review"),
     Rule("off_topic", "answer_relevance < min_answer_relevance",
          "REJECT", "off_topic", "retry with a specific prompt"),
+    Rule("unverifiable", "a sentence the support rules cannot verify (an empty claim; a name not in the passages "
+         "and not swapped for another) and no sentence below support_floor (an empty one never is)",
+         "REVIEW", "uncertain", "human review"),
     Rule("confident_hallucination",
          "a sentence below support_floor and specificity >= high_specificity and "
          "(attribution < low_attribution or groundedness < reject_groundedness)",
@@ -241,9 +244,15 @@ class _Rules:
         return None
 
     def grounding(self) -> Decision | None:
-        """Rules 5-8: confident hallucination, nothing concrete, not grounded, hedging."""
+        """Rules 4b and 5-8: unverifiable sentences, confident hallucination, nothing concrete, not grounded,
+        hedging."""
         s, t = self.s, self.t
         low = self.low
+        # 4b: what the rules cannot verify goes to a person (an answer with an unsupported sentence is judged
+        # by the rules below, which see it)
+        if s.unverifiable and not low:
+            parts = "; ".join(f"sentence {i + 1} ({s.sentences[i][:60]!r}): {why}" for i, why in s.unverifiable)
+            return self.result("unverifiable", f"unverifiable: {parts}")
         # 5: confident hallucination (a specific answer with an unsupported sentence and a weak source)
         weak_source = []
         if s.attribution < t["low_attribution"]:
@@ -364,6 +373,8 @@ def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: flo
     4a  off_topic_grounded       REVIEW   off_topic       answer_relevance < min_answer_relevance, but groundedness
                                                           >= accept_groundedness and no sentence below the floor
     4   off_topic                REJECT   off_topic       answer_relevance < min_answer_relevance
+    4b  unverifiable             REVIEW   uncertain       a sentence the rules cannot verify (``unverifiable``) and
+                                                          no sentence below the floor (an empty one never is)
     5   confident_hallucination  REJECT   hallucination   a sentence below the floor and specificity >= high_specificity
                                                           and (attribution < low_attribution or groundedness <
                                                           reject_groundedness)
@@ -389,8 +400,8 @@ def decide(signals: Signals, thresholds: Mapping[str, float], support_floor: flo
     groundedness reject (7); but a hedged answer that still asserts unsupported
     specifics is rejected by 7 before the hedging rule (8) could soften it.
     "Within the margin" is inclusive.  An ACCEPT therefore implies no sentence
-    below the floor and confidence >= confidence_review, i.e. the response is
-    never also in the review queue of :func:`flags`.
+    below the floor, no unverifiable sentence (4b: ACCEPT means verified) and confidence >=
+    confidence_review, i.e. the response is never also in the review queue of :func:`flags`.
     """
     check_thresholds(thresholds, support_floor)
     rules = _Rules(signals, thresholds, support_floor)
@@ -425,8 +436,9 @@ def review_queue(signals: Signals, *, support_floor: float, confidence_review: f
     """Why a response goes to the review queue (empty: it does not).
 
     Production-only by construction (its arguments hold no gold): queued when a
-    sentence's support is below ``support_floor``, or when confidence =
-    min(top retrieval similarity, groundedness) is below ``confidence_review``.
+    sentence's support is below ``support_floor``, when confidence =
+    min(top retrieval similarity, groundedness) is below ``confidence_review``, or when a sentence is
+    unverifiable (:attr:`Signals.unverifiable`).
     """
     reasons: list[str] = []
     low = signals.below_floor(support_floor)
@@ -437,6 +449,9 @@ def review_queue(signals: Signals, *, support_floor: float, confidence_review: f
         )
     if signals.confidence < confidence_review:
         reasons.append(f"confidence {_f(signals.confidence)} is below {_f(confidence_review)}")
+    if signals.unverifiable:
+        k = len(signals.unverifiable)
+        reasons.append(f"{k} sentence{'s' if k != 1 else ''} unverifiable")
     return tuple(reasons)
 
 

@@ -2,7 +2,8 @@
 
 :func:`strip_markers` removes ``[3]``, ``(Passage 2)``, ``passage 2`` / ``Passage 2:`` (also
 source/document; lower, title or upper case), ``Step 4:``, list numbers such as ``2.`` at the start
-of a line or after a sentence end, and bullets: formatting, not content.  Each marker becomes
+of a line or after a sentence end, enumerators in brackets (``(1)``, ``(b)``, ``(iv)``) at the text start
+or after a space, and bullets: formatting, not content.  Each marker becomes
 ``" \\n"``, so the next word counts as a sentence start.  Each pattern runs only when the text holds
 a substring it needs.
 """
@@ -24,6 +25,8 @@ _MARKERS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     ((".", ")"), re.compile(r"(?:^|(?<=[\n.!?:;)])|(?<=[.!?:;)]\s))\s*\d{1,2}[.)](?=\s|$)")),
     # (?m)^: at the text start or after a line break
     (("\n", "*", "•", "-"), re.compile(r"(?m)^[ \t]*[*\-•][ \t]+")),
+    # "(1) " / "(b) ": an enumerator in brackets at the text start or after a space, before a space
+    (("(",), re.compile(r"(?:^|(?<=\s))\((?:\d{1,2}|[a-z]|[ivx]{1,4})\)(?=\s|$)")),
 )
 # A list number at the text start, or after a line or sentence end (split in
 # two patterns: a search led by a character class is much faster).
@@ -35,13 +38,13 @@ _BULLET_LEAD = (" ", "\t", *_BULLETS)
 
 def strip_markers(text: str) -> str:
     """Remove citation and list markers (``[3]``, ``(Passage 2)``, ``passage
-    2``, ``Step 4:``, ``2.`` at a line or sentence start, bullets); each
+    2``, ``Step 4:``, ``2.`` at a line or sentence start, ``(1)`` / ``(b)`` after a space, bullets); each
     becomes ``" \\n"`` so the next word counts as a sentence start."""
-    cite, paren, src, step, listnum, bullet = _MARKERS
+    cite, paren, src, step, listnum, bullet, enum = _MARKERS
     if "[" in text:
         text = cite[1].sub(" \n", text)
     if "(" in text:
-        text = paren[1].sub(" \n", text)
+        text = enum[1].sub(" \n", paren[1].sub(" \n", text))
     if any(map(text.__contains__, src[0])):
         text = src[1].sub(" \n", text)
     if "tep" in text or "TEP" in text:

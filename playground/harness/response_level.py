@@ -19,7 +19,7 @@ from playground.harness.context import Context
 from playground.harness.relevance import _answer_relevance, context_quality, relevance
 from playground.harness.signals import Signals
 from playground.harness.style import _sentence_hedges
-from playground.harness.support import support
+from playground.harness.support import _assess, support
 from playground.harness.support_rules import DEFAULT_KIND, DEFAULT_SUPPORT_FLOOR, kind_off
 from playground.harness.tokens import analyze, match_keys
 
@@ -62,6 +62,7 @@ def _attribution(sents: Sequence[str], ctx: Context, floor: float, supports: Seq
     """:func:`attribution` of non-empty ``sents`` whose support by the whole
     context is ``supports``."""
     singles: list[Context | None] = [None] * len(ctx.passages)
+    off = kind_off(kind)
     hit = 0
     for s, sup in zip(sents, supports, strict=True):
         # A single passage's keys are a subset of the union's, so a sentence
@@ -69,7 +70,12 @@ def _attribution(sents: Sequence[str], ctx: Context, floor: float, supports: Seq
         if sup < floor:
             continue
         cites = [int(x) for m in _CITE_RE.finditer(s) for x in m.group(1).split(",")]
-        idx = [c - 1 for c in cites if 1 <= c <= len(singles)] if cites else range(len(singles))
+        idx: Sequence[int] = [c - 1 for c in cites if 1 <= c <= len(singles)] if cites else range(len(singles))
+        checks = _claim_view(s, off).checks
+        if checks and len(idx) > 1:
+            # passages that hold every name the entities rule checks first: the order does not change the
+            # result (any one passage attributes), but a passage missing one costs a swap search
+            idx = sorted(idx, key=lambda i: not all(k in ctx.passage_keys[i] for _, k in checks))
         for i in idx:
             single = singles[i]
             if single is None:
@@ -103,13 +109,23 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     text, as for :func:`support`.  ``top_retrieval_similarity``: the best passage's retrieval
     similarity; by default the highest :func:`relevance` of a passage to the query.  ``abstained``:
     the sentences together abstain (:func:`is_abstention`'s rule), or any one of them does -- a good
-    refusal may go on to say what the knowledge base does cover.
+    refusal may go on to say what the knowledge base does cover.  ``unverifiable``: the sentences the
+    support rules cannot verify, with the reason (an empty claim; a name not in the passages and not
+    swapped for another); groundedness is the mean support of the sentences but the empty ones (0.0 when
+    none is left).
     """
     ctx = Context.of(passages)
     off = kind_off(kind)
     sents = [s for s in sentences if s and s.strip()]
-    claim_support = tuple(support(s, ctx, kind=kind) for s in sents)
-    g = sum(claim_support) / len(claim_support) if claim_support else 0.0
+    views = [_claim_view(s, off) for s in sents]
+    assessed = [_assess(v, ctx) for v in views]
+    claim_support = tuple(a[0] for a in assessed)
+    unverifiable = tuple((i, "; ".join(why)) for i, (_, why) in enumerate(assessed) if why)
+    # groundedness leaves out the empty sentences (support 0.0 and unverifiable: neither evidence for nor
+    # against the answer; the decision sends the answer to a person for them)
+    verified = [x for x, (_, why) in zip(claim_support, assessed, strict=True) if not (why and x == 0.0)] \
+        if unverifiable else claim_support
+    g = sum(verified) / len(verified) if verified else 0.0
     att = _attribution(sents, ctx, floor, claim_support, kind) if sents else 0.0
     # specificity and hedging over the sentences (equal to specificity(response)
     # and hedging(response) when the sentences partition the response)
@@ -125,7 +141,6 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
     spec = min(1.0, exact / content) * (1.0 - hed / 2.0) if content else 0.0
     # abstention and answer relevance over the sentences (the same as over the
     # response when the sentences partition it)
-    views = [_claim_view(s, off) for s in sents]
     abstained = _abstains(views)
     if abstained:
         ar = 0.0
@@ -139,4 +154,5 @@ def response_signals(query: str, response: str, sentences: Sequence[str],
         context_quality=cq, top_retrieval_similarity=top_retrieval_similarity, sentence_support=claim_support,
         # any one sentence abstaining: is_abstention's rule on each sentence's view
         sentences=tuple(sents), abstained=abstained or any(_abstains((v,)) for v in views),
+        unverifiable=unverifiable,
     )

@@ -282,6 +282,7 @@ def _dataset_report(tally: ReportTally, scoring: Config, opened: Any, kind: str,
         for name in _NOT_APPLICABLE:
             scope[name] = None
     report["dataset"] = {"name": opened.name, "kind": opened.kind, "text_kind": kind,
+                         "support_rules": list(S.rules_on(kind)),  # issue 36.4: the rules applied
                          "payload_sha256_16": digest,
                          "retrieval": "none: the contexts as given; retrieval metrics not applicable"}
     report["floor_source"] = {k: fs.record() for k, fs in sources.items()}

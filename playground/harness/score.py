@@ -17,7 +17,7 @@ signals at once).
 
 Support (faithfulness of a claim to the retrieved context)
 ==========================================================
-:func:`support` / :func:`support_detail`, computed in seven steps:
+:func:`support` / :func:`support_detail`, computed in these steps:
 
 0. **Normalise model output** (:mod:`playground.harness.textnorm`, rule
    ``artefacts``): chat-template special tokens (``</s>``, ``<|im_end|>``,
@@ -55,6 +55,12 @@ Support (faithfulness of a claim to the retrieved context)
    ``/v2/endpoints/{id}/replay``, anything in backticks) and capitalised name
    (by its five-letter stem key, so demonyms such as Mexico / Mexican match)
    of the cleaned claim must be present in the context.
+4b. **Entities** (the ``entities`` rule, :mod:`playground.harness.support_entities`): names no other rule
+   checks, sentence-initial capitalised words (any script) and Chinese and Japanese words must be in the
+   context; one that other words replace at the same place in a passage (a swap: "France is London"
+   against "France is Paris") is an exact miss; one merely missing makes the claim *unverifiable*
+   (:func:`response_signals` reports it, the decision sends the answer to REVIEW).  A claim with nothing
+   left to check and nothing removed in step 1 (``""``, ``"9."``) is unverifiable and scores 0.0.
 5. **Score** = coverage, or :data:`EXACT_MISS_SCORE` (0.0) when any exact item
    is missing: "Retries are limited to 9 attempts" against a context saying 5
    scores 0 whatever its other tokens, so it is unsupported at every floor in
@@ -137,6 +143,7 @@ from playground.harness.support_rules import (
     SUPPORT_FLOOR_GRID,
     SUPPORT_RULES,
     kind_off,
+    rules_on,
 )
 
 __all__ = [
@@ -178,6 +185,7 @@ __all__ = [
     "kind_off",
     "relevance",
     "response_signals",
+    "rules_on",
     "signal_disagreement",
     "specificity",
     "support",

@@ -30,6 +30,11 @@ class Signals:
     ``sentence_support`` holds one support score per claim (sentence), in claim
     order, aligned with ``sentences``.  ``abstained`` says whether the response
     declines to answer (a production-side detection, not the case's gold type).
+    ``unverifiable`` holds ``(index, reason)`` for every sentence the support rules cannot verify (an
+    empty claim; a name missing from the passages that is not swapped for another: the ``entities``
+    rule of :mod:`playground.harness.support_entities`).  An empty one (support 0.0) is never below the
+    floor (:meth:`below_floor`): it is neither supported nor shown to be unsupported; one with a missing
+    name is below the floor when its support is (the rest of it is unsupported anyway).
     """
 
     groundedness: float
@@ -42,10 +47,16 @@ class Signals:
     sentence_support: tuple[float, ...]
     sentences: tuple[str, ...]
     abstained: bool = False
+    unverifiable: tuple[tuple[int, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sentence_support", tuple(self.sentence_support))
         object.__setattr__(self, "sentences", tuple(self.sentences))
+        if self.unverifiable:
+            object.__setattr__(self, "unverifiable", tuple((int(i), str(why)) for i, why in self.unverifiable))
+            for i, _ in self.unverifiable:
+                if not 0 <= i < len(self.sentences):
+                    raise ValueError(f"unverifiable names sentence {i}, but there are {len(self.sentences)} sentences")
         for name in ("groundedness", "attribution", "specificity", "hedging", "answer_relevance",
                      "context_quality", "top_retrieval_similarity"):
             _check_unit(name, getattr(self, name))
@@ -73,11 +84,13 @@ class Signals:
         return min(self.top_retrieval_similarity, self.groundedness)
 
     def below_floor(self, support_floor: float) -> tuple[tuple[int, str, float], ...]:
-        """(index, sentence, support) of every sentence with support < ``support_floor``, by index."""
+        """(index, sentence, support) of every sentence with support < ``support_floor``, by index, but the
+        empty ones (in :attr:`unverifiable` with support 0.0)."""
+        skip = {i for i, _ in self.unverifiable if self.sentence_support[i] == 0.0} if self.unverifiable else ()
         return tuple(
             (i, sentence, support)
             for i, (sentence, support) in enumerate(zip(self.sentences, self.sentence_support, strict=True))
-            if support < support_floor
+            if support < support_floor and i not in skip
         )
 
 

@@ -15,9 +15,16 @@ from dataclasses import dataclass
 
 from playground.harness.claim_view import _ClaimView, _view
 from playground.harness.context import Context
-from playground.harness.support_rules import DEFAULT_KIND, DEFAULT_SUPPORT_FLOOR, EXACT_MISS_SCORE
+from playground.harness.support_entities import swapped
+from playground.harness.support_rules import (
+    DEFAULT_KIND,
+    DEFAULT_SUPPORT_FLOOR,
+    DEFAULT_SUPPORT_FLOORS,
+    EXACT_MISS_SCORE,
+)
+from playground.harness.tokens import stem
 
-__all__ = ["SupportDetail", "support", "support_detail"]
+__all__ = ["SWAP_SEARCH_MIN", "SupportDetail", "support", "support_detail"]
 
 @dataclass(frozen=True)
 class SupportDetail:
@@ -99,11 +106,59 @@ def _hits(v: _ClaimView, ctx: Context) -> int:
 
 def _score(v: _ClaimView, ctx: Context) -> float:
     """Steps 3-6 of support for a claim view: the one computation behind :func:`support` and
-    :func:`support_detail`."""
+    :func:`support_detail` (the reasons of an unverifiable claim are not written: only the score is read)."""
+    return _assess(v, ctx, False)[0]
+
+
+_VERIFIED: tuple[str, ...] = ()
+#: A swap is looked for only when the claim would otherwise score at least this, the lowest shipped floor
+#: (:data:`~playground.harness.support_rules.DEFAULT_SUPPORT_FLOORS`): below it the claim is unsupported at
+#: every shipped floor already, and the search is the costliest step of a claim with a missing name.
+SWAP_SEARCH_MIN: float = min(DEFAULT_SUPPORT_FLOORS.values())
+
+
+def _assess(v: _ClaimView, ctx: Context, explain: bool = True) -> tuple[float, tuple[str, ...]]:
+    """``(score, unverifiable)``: steps 3-6 of support, and why the claim cannot be verified (empty when it
+    can).  An empty claim (nothing left to check, nothing removed as a preamble or clause) scores
+    :data:`EXACT_MISS_SCORE` and is unverifiable; a swapped entity scores :data:`EXACT_MISS_SCORE` (looked
+    for when the score is at least :data:`SWAP_SEARCH_MIN`); a missing name or sentence-initial word that is
+    not swapped leaves the score as it is and makes the claim unverifiable
+    (:mod:`playground.harness.support_entities`)."""
+    if v.empty:
+        return EXACT_MISS_SCORE, _EMPTY
     score = _coverage(v, _hits(v, ctx)) if _exact_ok(v, ctx) else EXACT_MISS_SCORE
+    why = _VERIFIED
+    if v.checks:
+        keys = ctx.keys
+        missing = [n for n, k in v.checks if k not in keys]
+        if missing:
+            if score >= SWAP_SEARCH_MIN and _any_swapped(v, ctx, missing):
+                score = EXACT_MISS_SCORE
+            elif score > EXACT_MISS_SCORE:
+                why = tuple(f"{_surface(v, n)!r} is not in the context" for n in missing) if explain else _UNSAID
     if v.words:
-        return (score + _rouge1_precision(v, ctx)) / 2
-    return score
+        return (score + _rouge1_precision(v, ctx)) / 2, why
+    return score, why
+
+
+_EMPTY: tuple[str, ...] = ("empty claim: nothing left to check",)
+# The reasons of an unverifiable claim when nobody reads them (support() wants the score alone).
+_UNSAID: tuple[str, ...] = ("unverifiable",)
+
+
+def _any_swapped(v: _ClaimView, ctx: Context, missing: list[str]) -> bool:
+    keys = ctx.keys
+    missing_keys = frozenset(k for k in v.content_keys if k is not None and k not in keys)
+    return any(swapped(v.cleaned, n, ctx.passages, missing_keys) for n in missing)
+
+
+def _surface(v: _ClaimView, stem_: str) -> str:
+    """The claim's word whose stem is ``stem_`` (for a reason a person reads), else the stem."""
+    for w in v.cleaned.replace("\n", " ").split():
+        w = w.strip(".,;:!?()[]\"'")
+        if w and stem(w.lower()) == stem_:
+            return w
+    return stem_
 
 
 def _rouge1_precision(v: _ClaimView, ctx: Context) -> float:

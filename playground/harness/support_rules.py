@@ -22,6 +22,7 @@ __all__ = [
     "SUPPORT_FLOOR_GRID",
     "SUPPORT_RULES",
     "kind_off",
+    "rules_on",
 ]
 
 #: The shipped support floor of each kind of text (:data:`KINDS`), used when a dataset's own labels are
@@ -53,9 +54,12 @@ EXACT_MISS_SCORE: float = 0.0
 #: ``discourse`` (step 2, :data:`DISCOURSE_WORDS` dropped), ``speaker`` (step 3,
 #: first-person pronouns and a question mark count as missing content),
 #: ``numbers``, ``identifiers``, ``names`` (step 4, each kind of exact item must
-#: be present), ``rouge`` (step 6, the score averaged with the claim's ROUGE-1 precision).
+#: be present), ``entities`` (step 4b, :mod:`playground.harness.support_entities`: names no other rule
+#: checks and sentence-initial capitalised words must be in the context; one swapped for other words at the
+#: same place scores 0, one merely missing makes the claim unverifiable), ``rouge`` (step 6, the score
+#: averaged with the claim's ROUGE-1 precision).
 SUPPORT_RULES: tuple[str, ...] = ("artefacts", "preamble", "clauses", "markers", "discourse", "speaker", "numbers",
-                                  "identifiers", "names", "rouge")
+                                  "identifiers", "names", "entities", "rouge")
 _NO_RULES_OFF: frozenset[str] = frozenset()
 
 #: The kinds of text a dataset can hold: ``qa`` (answers to questions over retrieved passages; the
@@ -91,6 +95,13 @@ def _rules_off(off: Iterable[str], kind: str | None = DEFAULT_KIND) -> frozenset
     if bad:
         raise ValueError(f"unknown support rule(s) {', '.join(bad)} (known: {', '.join(SUPPORT_RULES)})")
     return out | kind_off(kind)
+
+
+def rules_on(kind: str) -> tuple[str, ...]:
+    """The rules of :data:`SUPPORT_RULES` that score ``kind`` (in that order): what a run report names as
+    applied."""
+    off = kind_off(kind)
+    return tuple(r for r in SUPPORT_RULES if r not in off)
 
 
 def kind_off(kind: str | None) -> frozenset[str]:

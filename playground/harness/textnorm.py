@@ -11,7 +11,8 @@ sentence start, a URL is an identifier no passage spells the same way.
    ``" - "`` (a dash between words is a pause, between numbers a range: both
    are two tokens); non-breaking, narrow and ideographic spaces become spaces;
    zero-width characters and the byte-order mark are removed; then Unicode NFKC
-   (full-width letters, ligatures ``ﬁ``, ``…`` -> ``...``, superscript digits).
+   (full-width letters, ligatures ``ﬁ``, ``…`` -> ``...``, superscript digits); finally Latin letters
+   lose their diacritics (:data:`FOLD_DIACRITICS`: ``é`` -> ``e``; contexts are folded the same way).
    HTML character references (``&rsquo;``, ``&amp;``, ``&#39;``) are decoded
    first (:func:`html.unescape`).
 2. **Chat-template tokens** (:data:`CHAT_TOKEN_RE`): special and end-of-sequence
@@ -29,9 +30,9 @@ sentence start, a URL is an identifier no passage spells the same way.
    world, and no passage spells it the same way: it is excluded from the
    exact-item rules.
 4. **Markdown**: emphasis ``**x**``, ``__x__``, ``*x*``, strikethrough
-   ``~~x~~`` keep their text (an underscore pair counts only around a word,
-   so ``snake_case`` is untouched; single ``_x_`` is left alone for the same
-   reason); headings ``# ...`` to ``###### ...``, block quotes ``> ...`` and
+   ``~~x~~`` and single ``_x_`` keep their text (an underscore counts only
+   at a word's edge, around text without underscores, so ``snake_case``,
+   ``__init__`` and ``_private`` are untouched); headings ``# ...`` to ``###### ...``, block quotes ``> ...`` and
    horizontal rules (``---``, ``***``, ``___`` alone on a line) lose their
    marker and end a sentence; table pipes ``|`` and alignment rows become
    spaces.  Backtick code spans are kept: they mark identifiers
@@ -52,7 +53,7 @@ import html
 import re
 import unicodedata
 
-__all__ = ["CHAT_TOKEN_RE", "UNICODE_MAP", "URL_RE", "normalise_output"]
+__all__ = ["CHAT_TOKEN_RE", "FOLD_DIACRITICS", "UNICODE_MAP", "URL_RE", "normalise_output"]
 
 #: Characters rewritten before NFKC (rule 1).
 UNICODE_MAP: dict[int, str] = {
@@ -85,6 +86,28 @@ _MD_LINK_RE = re.compile(r"!?\[([^\]\n]*)\]\(\s*[^)\s]*\s*\)")
 _MD_EMPH_RE = re.compile(r"(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1|(?<![\w*])\*(?=[^\s*])([^*\n]+?)(?<=\S)\*(?![\w*])")
 _MD_LINE_RE = re.compile(r"(?m)^[ \t]*(?:#{1,6}[ \t]+|>[ \t]?|(?:[-*_][ \t]*){3,}$)")
 _MD_TABLE_RE = re.compile(r"(?m)^[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*(?::?-{3,}:?)?[ \t]*$|\|")
+# Single-underscore emphasis ``_x y_``: only around text without underscores, after a space, a bracket or a
+# quote and before a space or punctuation, so ``snake_case``, ``__init__`` and ``_private`` are untouched.
+_MD_UNDERSCORE_RE = re.compile(r"(?<![\w_])_(?=[^\s_])([^_\n]*?[^\s_])_(?![\w_])")
+
+
+def _fold_table() -> dict[int, str]:
+    """Latin letters with diacritics -> their base letters (``é`` -> ``e``, ``Ø`` -> ``O``, ``ß`` -> ``ss``),
+    from their canonical decomposition; other scripts are left alone (a kana's voicing mark is a letter)."""
+    table: dict[int, str] = {}
+    for code in range(0xC0, 0x250):
+        base = "".join(c for c in unicodedata.normalize("NFD", chr(code)) if not unicodedata.combining(c))
+        if base != chr(code) and base.isascii() and base.isalpha():
+            table[code] = base
+    table.update({ord("ß"): "ss", ord("Ø"): "O", ord("ø"): "o", ord("Æ"): "AE", ord("æ"): "ae", ord("Œ"): "OE",
+                  ord("œ"): "oe", ord("Ł"): "L", ord("ł"): "l", ord("Đ"): "D", ord("đ"): "d", ord("ı"): "i"})
+    return table
+
+
+#: Latin letters with diacritics and their base letters: claims (:func:`normalise_output`) and contexts
+#: (:func:`playground.harness.token_keys.context_keys`) are both folded, so ``São Paulo`` matches ``Sao Paulo``.
+FOLD_DIACRITICS: dict[int, str] = _fold_table()
+
 _TRIGGERS = ("<", "INST]", "](", "*", "_", "#", ">", "|", "~", "&", "://", "www.")
 
 
@@ -104,7 +127,7 @@ def _unicode(text: str) -> str:
         text = html.unescape(text)
     if text.isascii():
         return text
-    return unicodedata.normalize("NFKC", text.translate(UNICODE_MAP))
+    return unicodedata.normalize("NFKC", text.translate(UNICODE_MAP)).translate(FOLD_DIACRITICS)
 
 
 def _markdown(text: str) -> str:
@@ -112,6 +135,8 @@ def _markdown(text: str) -> str:
         text = _MD_LINK_RE.sub(r"\1", text)
     if "*" in text or "__" in text or "~~" in text:
         text = _MD_EMPH_RE.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(3), text)
+    if "_" in text:
+        text = _MD_UNDERSCORE_RE.sub(r"\1", text)
     if "#" in text or ">" in text or "---" in text or "***" in text or "___" in text:
         text = _MD_LINE_RE.sub("\n", text)
     if "|" in text:

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from itertools import chain
 
+from playground.harness.textnorm import FOLD_DIACRITICS
+from playground.harness.token_cjk import has_cjk, segment_cjk
 from playground.harness.token_words import (
     _FAST_RE,
     CACHE_SIZES,
@@ -21,11 +23,12 @@ from playground.harness.token_words import (
     NUMBER_WORDS,
     PREFIX_LEN,
     STOPWORDS,
+    compound_number,
     number_value,
     stem,
 )
 
-__all__ = ["KeySet", "context_keys", "identifier_present", "match_key", "match_keys"]
+__all__ = ["UNIT_KEYS", "KeySet", "context_keys", "identifier_present", "match_key", "match_keys"]
 
 #: A set of match keys (:func:`context_keys`): a dict whose keys are the members
 #: and whose values are None; read it, never change it (it is cached and shared).
@@ -36,6 +39,15 @@ __all__ = ["KeySet", "context_keys", "identifier_present", "match_key", "match_k
 KeySet = Mapping[str, None]
 
 _PART_SPLIT_RE = re.compile(r"[-./:']")
+
+#: Abbreviated units after a number in a context (``24h``, ``30min``, ``5yrs``) and the match key of the
+#: word they abbreviate, so that "24 hours" in a claim finds "24h" (the other way round, a claim's unit is
+#: not checked: a number is compared by value).
+UNIT_KEYS: dict[str, str] = {
+    **dict.fromkeys(("h", "hr", "hrs"), "hour"), **dict.fromkeys(("min", "mins"), "minut"),
+    **dict.fromkeys(("s", "sec", "secs"), "secon"), "ms": "milli", "d": "day", **dict.fromkeys(("wk", "wks"), "week"),
+    **dict.fromkeys(("yr", "yrs"), "year"), **dict.fromkeys(("mo", "mos"), "month"),
+}
 
 
 def match_key(token: str) -> str:
@@ -71,6 +83,10 @@ def _keys_of(tok: str) -> tuple[str, ...]:
     if c0.isdigit() or c0 in "$€£":
         if (len(tok) == 10 and tok[4] == "-") or ":" in tok:
             return (tok,)  # date or time
+        if tok[-1].isalpha():  # "24h": the value, and "hour" for a claim that spells the unit out
+            unit = UNIT_KEYS.get(tok.lstrip("$€£0123456789.,"))
+            if unit is not None:
+                return (number_value(tok), unit)
         return (number_value(tok),)
     if tok.isalpha():
         if tok in STOPWORDS:
@@ -89,7 +105,12 @@ def _keys_of(tok: str) -> tuple[str, ...]:
             out.append(stem(base)[:PREFIX_LEN])
         return tuple(out)
     out.append(base)  # the whole compound token: identifiers are matched whole
-    for p in _PART_SPLIT_RE.split(base):
+    parts = _PART_SPLIT_RE.split(base)
+    if len(parts) == 2 and "-" in base:
+        compound = compound_number(parts)  # "twenty-four": 24 (its parts' keys are kept too)
+        if compound is not None:
+            out.append(compound)
+    for p in parts:
         if not p:
             continue
         if p.isalpha():
@@ -132,8 +153,10 @@ def context_keys(text: str) -> KeySet:
     keys = _CONTEXT_KEYS.get(text)
     if keys is None:
         low = text.lower()
-        if "’" in low:
-            low = low.replace("’", "'")
+        if not low.isascii():
+            low = low.replace("’", "'").translate(FOLD_DIACRITICS)
+            if has_cjk(low):
+                low = segment_cjk(low)
         keys = dict.fromkeys(chain.from_iterable(map(_CHUNK_KEYS.__getitem__, low.split())))
         if len(_CONTEXT_KEYS) >= CACHE_SIZES["context_keys"]:
             _CONTEXT_KEYS.clear()

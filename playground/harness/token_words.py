@@ -13,19 +13,24 @@ import re
 from functools import lru_cache
 from itertools import pairwise
 
+from playground.harness.token_cjk import CJK_STOPWORDS
+
 __all__ = [
     "CACHE_SIZES",
+    "MAGNITUDE_SUFFIXES",
     "NEGATIONS",
     "NON_NAME_CAPITALS",
     "NUMBER_WORDS",
     "PREFIX_LEN",
     "STOPWORDS",
     "TOKEN_RE",
+    "compound_number",
     "number_value",
     "stem",
 ]
 
-#: Fixed English stopword list (function words, auxiliaries, pronouns).
+#: Fixed English stopword list (function words, auxiliaries, pronouns), and the Chinese and Japanese
+#: function words of :data:`playground.harness.token_cjk.CJK_STOPWORDS`.
 #: Numbers are never stopwords.
 STOPWORDS: frozenset[str] = frozenset(
     [
@@ -47,6 +52,7 @@ STOPWORDS: frozenset[str] = frozenset(
         "whose", "why", "will", "with", "within", "without", "won't", "would", "wouldn't", "yes", "yet", "you", "your",
         "yours", "yourself", "yourselves", "i'm", "i've", "i'd", "i'll", "you're", "you've", "we're", "they're", "he's",
         "she's", "let's",
+        *CJK_STOPWORDS,
     ]
 )
 
@@ -74,6 +80,23 @@ NUMBER_WORDS: dict[str, str] = {
     "eighty": "80", "ninety": "90", "dozen": "12",
 }
 
+#: Units that follow a tens word in a hyphenated number word (``twenty-one`` .. ``ninety-nine``):
+#: ``one`` is a stopword on its own, so it is only here.
+_UNIT_WORDS: dict[str, int] = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                               "eight": 8, "nine": 9}
+_TENS_WORDS: frozenset[str] = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty",
+                                         "ninety"})
+
+
+def compound_number(parts: list[str] | tuple[str, ...]) -> str | None:
+    """The value of a hyphenated number word given as its two lower-cased parts: a tens word and a unit
+    (``["twenty", "four"]`` -> ``"24"``); None for anything else."""
+    tens, unit = parts
+    if tens in _TENS_WORDS and unit in _UNIT_WORDS:
+        return str(int(NUMBER_WORDS[tens]) + _UNIT_WORDS[unit])
+    return None
+
+
 #: Length of the match key of alphabetic tokens (rule 8).
 PREFIX_LEN = 5
 
@@ -99,18 +122,39 @@ def number_value(token: str) -> str:
     """Canonical value of a number token: no currency, commas, unit or trailing
     decimal zeros (``"$1,000.50"`` -> ``"1000.5"``, ``"15s"`` -> ``"15"``,
     ``"007"`` -> ``"7"``, ``"$0.65"`` -> ``"0.65"``).  Versions with several
-    dots are kept as written."""
+    dots are kept as written.  A magnitude suffix multiplies (:data:`MAGNITUDE_SUFFIXES`):
+    ``k`` always (``"$1k"`` == ``"1,000"``, ``"5K"`` -> ``"5000"``), ``m``/``mn``/``b``/``bn`` only after
+    a currency sign (``"$2.5m"`` -> ``"2500000"``; ``"5m"`` is five metres, value 5)."""
     if token.isascii() and token.isdigit():  # the common case, without the regex
         return token.lstrip("0") or "0"
     v = _NUM_CLEAN_RE.sub("", token)
     if v.count(".") > 1:
         return v
+    unit = token[len(token.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")):].lower()
+    factor = MAGNITUDE_SUFFIXES.get(unit) if unit else None
+    if factor is not None and (unit == "k" or token[0] in "$€£"):
+        return _scaled(v, factor)
+    return _plain_value(v)
+
+
+#: Magnitude suffixes of numbers and their powers of ten (:func:`number_value`).
+MAGNITUDE_SUFFIXES: dict[str, int] = {"k": 3, "m": 6, "mn": 6, "b": 9, "bn": 9}
+
+
+def _plain_value(v: str) -> str:
     if "." in v:
         whole, frac = v.split(".")
         frac = frac.rstrip("0")
         whole = whole.lstrip("0") or "0"
         return f"{whole}.{frac}" if frac else whole
     return v.lstrip("0") or "0"
+
+
+def _scaled(v: str, power: int) -> str:
+    """``v`` (digits with at most one dot) times ``10**power``, exactly (decimal shift, no float)."""
+    whole, _, frac = v.partition(".")
+    frac = frac.ljust(power, "0")
+    return _plain_value(f"{whole}{frac[:power]}.{frac[power:]}" if frac[power:] else whole + frac[:power])
 
 
 @lru_cache(maxsize=200_000)
@@ -206,7 +250,12 @@ def _word_info(tok: str) -> _WordInfo:
         content: list[str] = []
         numbers: list[str] = []
         negs: list[str] = []
-        for piece in pieces:
+        compound = compound_number(pieces) if len(pieces) == 2 and pieces[0] in _TENS_WORDS else None
+        if compound is not None:  # "twenty-four" is 24, not 20 and 4
+            pieces = [compound]
+            content.append(compound)
+            numbers.append(compound)
+        for piece in pieces if compound is None else ():
             if piece in NEGATIONS:
                 negs.append(piece)
             if piece in NUMBER_WORDS:
@@ -218,7 +267,7 @@ def _word_info(tok: str) -> _WordInfo:
         first = pieces[0] if pieces else ""
         name_stems = None
         all_caps = False
-        if (tok[0].isupper() and len(first) >= 2 and first not in STOPWORDS
+        if (compound is None and tok[0].isupper() and len(first) >= 2 and first not in STOPWORDS
                 and first not in NON_NAME_CAPITALS and first not in NUMBER_WORDS):
             name_stems = tuple(stem(p) for p in pieces if p not in STOPWORDS and len(p) >= 2)
             bare = tok.replace("-", "").replace("'", "").replace(".", "").replace("/", "")

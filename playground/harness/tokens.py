@@ -91,6 +91,7 @@ from itertools import chain
 from typing import NamedTuple
 
 from playground.harness.markers import strip_markers
+from playground.harness.token_cjk import has_cjk, segment_cjk
 from playground.harness.token_keys import KeySet, context_keys, identifier_present, match_key, match_keys
 from playground.harness.token_words import (
     CACHE_SIZES,
@@ -137,6 +138,8 @@ class Analysis(NamedTuple):
     ``numbers``: number values.  ``identifiers``: lower-cased identifiers.
     ``names``: stems of capitalised names.  ``negations``: negation words
     found.  ``exact_count``: occurrences of numbers, identifiers and names.
+    ``initials``: stems of capitalised words at a sentence start that rule 5 does not count as names
+    (a name or a common word: the ``entities`` rule of support checks them against the context).
     """
 
     words: tuple[str, ...]
@@ -146,6 +149,7 @@ class Analysis(NamedTuple):
     names: frozenset[str]
     negations: tuple[str, ...]
     exact_count: int = 0
+    initials: frozenset[str] = frozenset()
 
     @property
     def exact(self) -> frozenset[str]:
@@ -260,16 +264,26 @@ class _ChunkTokens(dict[str, _ChunkEntry]):
 _CHUNK_TOKENS = _ChunkTokens()
 
 
+def _prepared(text: str, markers: bool) -> str:
+    """``text`` before tokens: curly apostrophes plain, Chinese and Japanese segmented, markers stripped."""
+    if not text.isascii():
+        text = text.replace("’", "'").replace("‘", "'")
+        if has_cjk(text):
+            text = segment_cjk(text)
+    return strip_markers(text) if markers else text
+
+
+def _new_sets() -> tuple[set[str], set[str], set[str], set[str]]:
+    return set(), set(), set(), set()
+
+
 def _analyze(text: str, markers: bool) -> Analysis:
-    t = text.replace("’", "'").replace("‘", "'")
-    t = strip_markers(t) if markers else t
+    t = _prepared(text, markers)
     code = {m.group() for span in _CODE_RE.findall(t) for m in TOKEN_RE.finditer(span)} if "`" in t else None
     words: list[str] = []
     content: list[str] = []
-    numbers: set[str] = set()
-    identifiers: set[str] = set()
-    names: set[str] = set()
     negations: list[str] = []
+    numbers, identifiers, names, initials = _new_sets()  # plain set(): set[str]() would cost a generic alias
     pending: str | None = None  # stem of a sentence-initial capitalised word just seen
     # carry_*: facts of the gap before the next chunk's first token; whole: no code span, plain chunks taken whole
     exact_count, first, carry_end, carry_ws, whole = 0, True, True, True, not code
@@ -315,11 +329,13 @@ def _analyze(text: str, markers: bool) -> Analysis:
                 pending = None
             else:
                 pending = None if name_stems is None else name_stems[0]
+                if pending is not None:
+                    initials.add(pending)
             first = False
         carry_end, carry_ws = carry_end or tail_end, carry_ws and tail_ws  # a chunk without tokens joins the two
     return Analysis(tuple(words), tuple(content), frozenset(numbers) if numbers else _NO_ITEMS,
                     frozenset(identifiers) if identifiers else _NO_ITEMS, frozenset(names) if names else _NO_ITEMS,
-                    tuple(negations), exact_count)
+                    tuple(negations), exact_count, frozenset(initials - names) if initials else _NO_ITEMS)
 
 
 def tokenize(text: str) -> list[str]:
