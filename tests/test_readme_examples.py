@@ -293,7 +293,7 @@ def _serve_and_open(command: Command, repo: Path, env: dict[str, str], browser) 
     text, port = _on_free_port(command.text)
     log = repo.parent / f"serve-{port}.log"
     with open(log, "wb") as fh:
-        proc = subprocess.Popen(["bash", "-c", f"exec {text}"], cwd=repo, env=env, stdout=fh,
+        proc = subprocess.Popen(["bash", "-c", f"exec env {text}"], cwd=repo, env=env, stdout=fh,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + SERVE_TIMEOUT
