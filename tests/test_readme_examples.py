@@ -274,7 +274,9 @@ def _links_given(text: str, log: Path, repo: Path) -> list[str]:
     if m and "are in the file given with --links-file" in said:
         target = Path(os.path.expanduser(m.group(1)))
         said += (target if target.is_absolute() else repo / target).read_text(encoding="utf-8")
-    return re.findall(r"https?://\S+", said) if "ready" in said else []
+    if "playground: ready" not in said:  # the links come just before it ("session ready" lines are the kernels')
+        return []
+    return [u for u in re.findall(r"https?://\S+", said) if "[secret]" not in u]
 
 
 def _page_to_open(links: list[str], port: int, read_only: bool) -> str:
@@ -300,7 +302,7 @@ def _serve_and_open(command: Command, repo: Path, env: dict[str, str], browser) 
         while not (links := _links_given(text, log, repo)) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.5)
         said = log.read_text(errors="replace")
-        assert proc.poll() is None and "ready" in said, f"{place}: {command.text}\n{said[-3000:]}"
+        assert proc.poll() is None and "playground: ready" in said, f"{place}: {command.text}\n{said[-3000:]}"
         url = _page_to_open(links, port, "--read-only" in text)
         context = browser.new_context(viewport={"width": 1280, "height": 800})
         try:
