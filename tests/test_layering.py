@@ -3,8 +3,8 @@
 Every ``import`` and ``from ... import`` statement in ``playground/`` is read with :mod:`ast` — at module
 level and inside functions and methods alike, since a function-local import hides a cycle from Python but
 not from a reader — and resolved to the module file it loads (``from . import x`` is the module ``x`` when
-there is a file for it, else the package's ``__init__``).  Imports under ``if TYPE_CHECKING:`` are left out:
-they never run.
+there is a file for it, else the package's ``__init__``).  Imports under ``if TYPE_CHECKING:`` count too: a
+type is a dependency, and a circle of type-only imports is still a circle a reader must hold in mind.
 
 Floors, lowest first: the **core** in the ten floors of :data:`CORE_FLOORS` (each top-level module or
 package of ``playground`` on one of them; the package's own ``__init__`` is its face, on the lowest), then
@@ -99,18 +99,9 @@ def layer(name: str) -> int:
     return max(0, floor(name) - len(CORE_FLOORS) + 1)
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
 def _imports(tree: ast.AST, function: str = "") -> Iterator[tuple[ast.Import | ast.ImportFrom, str]]:
-    """Every import statement with the function it is in, skipping ``if TYPE_CHECKING:`` blocks."""
+    """Every import statement with the function it is in, ``if TYPE_CHECKING:`` blocks included."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            yield from (item for child in node.orelse for item in _imports(ast.Module([child], []), function))
-            continue
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node, function
         inner = node.name if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else function
@@ -206,7 +197,8 @@ def test_the_walk_sees_function_local_and_relative_imports():
     tree = ast.parse("import os\nfrom . import x\ndef f():\n    from ..ui import views\n"
                      "if TYPE_CHECKING:\n    from playground.cli import main\nelse:\n    import playground.model\n")
     found = [(type(n).__name__, n.lineno, fn) for n, fn in _imports(tree)]
-    assert found == [("Import", 1, ""), ("ImportFrom", 2, ""), ("ImportFrom", 4, "f"), ("Import", 8, "")]
+    assert found == [("Import", 1, ""), ("ImportFrom", 2, ""), ("ImportFrom", 4, "f"), ("ImportFrom", 6, ""),
+                     ("Import", 8, "")]
     node = ast.parse("from ..ui import views").body[0]
     assert _targets("playground.harness.run", False, node) == ["playground.ui.views"]
     node = ast.parse("from . import REPO_ROOT").body[0]
