@@ -294,3 +294,12 @@ def _alive(pid: int) -> bool:
             return fh.read().split(") ", 1)[1][0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_a_missing_lti_config_stops_serve_before_it_starts_with_one_line(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "playground", "serve", "--port", "9298", "--preheat", "0",
+                          "--lti-config", "lti.json"], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    assert out.returncode != 0
+    assert "--lti-config lti.json: no such file" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and "http://" not in out.stdout

@@ -353,6 +353,9 @@ def _check(args: argparse.Namespace) -> list[str]:
     if not nb.is_file():
         problems.append(f"the {served_notebook(args)} notebook is not in this installation ({nb} is missing)")
     problems += _check_roster(args)
+    lti_config = getattr(args, "lti_config", None)
+    if lti_config is not None and not Path(lti_config).is_file():
+        problems.append(f"--lti-config {lti_config}: no such file (pylti1p3's JSON tool config: docs/instructor.md)")
     if args.root is not None:
         root = Path(args.root)
         for sub in ("corpus", "golden"):
