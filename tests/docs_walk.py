@@ -30,7 +30,8 @@ __all__ = ["PROGRAMS", "Block", "Command", "blocks_of", "commands_of", "expected
 #: First words that make a line of a code block a command.
 PROGRAMS = frozenset({
     "playground", ".venv/bin/playground", ".venv/bin/python", "python", "python3", "make", "git", "export",
-    "cat", "cp", "mkdir", "printf", "echo", "openssl", "head", "ollama", "sudo", "docker", "valgrind", "sqlite3", "curl", "cd", "rm", "ls",
+    "cat", "cp", "mkdir", "printf", "echo", "openssl", "head", "ollama", "sudo", "docker", "valgrind", "sqlite3",
+    "curl", "cd", "rm", "ls",
 })
 NOT_RUN = re.compile(r"#\s*not run by the docs test:\s*(.+?)\s*$")
 _FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)\s*$")
