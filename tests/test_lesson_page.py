@@ -75,7 +75,8 @@ def test_progress_counts_the_lessons_units_as_they_are_labelled(lesson_db, monke
     assert len(passages) == 5
     for row in passages[:4]:
         row.toggles["relevant"].value = "yes"
-    assert progress_text(app).startswith("4 / 31 units labelled in lesson week-1 (12.9%)")  # 4/31 = 12.90%
+    assert progress_text(app).startswith("4 / 31 units labelled in lesson week-1 (12.9%) · this view 4/9")
+    assert "units labelled (12.9%)" not in progress_text(app)  # 4/31 = 12.90%; "in lesson" always said
     assert app.progress_bar.value == pytest.approx(4 / 31)
     passages[4].toggles["relevant"].value = "no"
     assert progress_text(app).startswith("5 / 31 units labelled in lesson week-1 (16.1%)")  # 5/31 = 16.13%
@@ -83,7 +84,8 @@ def test_progress_counts_the_lessons_units_as_they_are_labelled(lesson_db, monke
     app._rows["claim"][0].toggles["supported"].value = "yes"
     assert progress_text(app).startswith("5 / 31 ")
     app._rows["claim"][0].toggles["correct"].value = "unsure"
-    assert progress_text(app).startswith("6 / 31 ")
+    assert progress_text(app).startswith("6 / 31 units labelled in lesson week-1 (19.4%) · this view 6/9")
+    assert "lesson</b> week-1: <span class='pg-num pg-lesson-progress'>6 / 31</span>" in app.queue_note.value
 
 
 def test_a_unit_outside_the_lesson_does_not_count(lesson_db, monkeypatch):
