@@ -229,6 +229,10 @@ def test_the_room_of_a_lesson_of_30_fits_a_projector(browser, tmp_path):
                                                           "units")
         expect(page.locator(".pr-progress")).to_contain_text("30 labelling")
         assert page.locator(".pr-units tr.pr-cell").count() == 5 + 3 * 2 + 2 + 5 + 2 * 2 + 2
+        # the room opens with the answer key hidden; the instructor's tick shows it (issue 42.5)
+        expect(page.locator(".pr-show-key input")).not_to_be_checked()
+        expect(page.locator(".pr-moment-0 .pr-moment-key")).to_have_count(0)
+        page.locator(".pr-show-key input").check()
         expect(page.locator(".pr-moment-0 .pr-moment-key")).to_contain_text("answer key:")
         # the pairwise tables are folded: 4 dimensions x 435 pairs are in the page but not on screen
         assert not page.locator("details.pr-pairs table").first.is_visible()
@@ -283,6 +287,7 @@ def test_the_lesson_with_four_students_and_the_room(browser, tmp_path, capsys):
         expect(page.locator(".pr-scope")).to_contain_text("lesson week-1 · GC-0036, GC-0034 · 31 units")
         for i, choice in enumerate(("yes", "yes", "no", "no"), 1):
             student_labels_first_passage(browser, join, db, f"student-{i}", choice)
+        page.locator(".pr-show-key input").check()  # the key starts hidden (issue 42.5)
         moment = page.locator(".pr-moment-0")
         # the superseded $0.80 overage section: relevant to the question by the key, and the class is split
         expect(moment.locator(".pr-split")).to_have_text("tie: 2 yes · 2 no", timeout=int((INTERVAL + 10) * 1000))

@@ -628,9 +628,13 @@ def test_a_lesson_room_scopes_everything_and_shows_the_key_beside_a_divided_vote
     app = RoomApp(room, adjudicator="prof", link_base="http://host:8866/")
     app.refresh()
     [row] = app.rows
-    assert "2 yes · 1 no" in row.info.value and "answer key: yes</span>" in row.info.value
-    assert "2 of 3 match it" in row.info.value
-    app.show_key.value = False  # hidden while the class still labels: no key beside the vote, none in the grid
+    # the room opens with the key hidden (issue 42.5): no key beside the vote, none in the grid, until ticked
+    assert app.show_key.value is False and "2 yes · 1 no" in row.info.value
+    assert "answer key" not in row.info.value and "<td class='pr-key'>yes</td>" not in app.grid.value
+    assert "match it" not in row.info.value
+    app.show_key.value = True
+    assert "answer key: yes</span>" in row.info.value and "2 of 3 match it" in row.info.value
+    app.show_key.value = False  # and hidden again
     assert "answer key" not in row.info.value and "<td class='pr-key'>yes</td>" not in app.grid.value
     app.show_key.value = True
     assert "answer key: yes</span>" in row.info.value and "<td class='pr-key'>yes</td>" in app.grid.value

@@ -41,7 +41,8 @@ COMPOSED = {
     "navigation": ("session_navigation", "Navigation", (
         "view_ids", "pairs", "restat", "case_row", "case_types", "set_filter", "search", "cases", "visible_ids",
         "case", "response", "go_to", "select_response", "scenarios", "next_case", "prev_case", "use_queue",
-        "queue_progress", "has_unlabelled", "next_unlabelled", "view_units", "view_progress")),
+        "queue_progress", "has_unlabelled", "next_unlabelled", "view_units", "view_progress", "lesson_cases",
+        "lesson_responses")),
     "reveal": ("session_reveal", "Reveal", ("revealed", "response_revealed", "response_name", "evidence", "auto_label",
                                             "auto_detail", "decision", "group_of_response")),
     "rates": ("session_rates", "Rates", ("rates_current", "rates_response", "rates_pooled", "set_weights", "set_gate",

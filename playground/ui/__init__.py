@@ -217,12 +217,29 @@ def _start_labelling(app: Any, session: Any, name: str, params: dict[str, str]) 
         app.render_all()
 
 
+def _open_lesson(session: Any, name: str) -> list[str]:
+    """A page opened with ``?lesson=NAME`` is about the lesson before a name is typed: its cases, its
+    responses, its progress, its first view on screen; returns the problems (an unknown lesson)."""
+    from .session import SessionError
+
+    session.lesson_name = name
+    try:
+        session.use_queue()
+    except SessionError as exc:
+        return [str(exc)]
+    if session.queue:
+        session.go_to(*session.queue[0])
+    return []
+
+
 def apply_view_params(session: Any, params: dict[str, str]) -> list[str]:
     """Apply ``q``, ``case``, ``response``, ``weights`` and ``gates`` of a link to the session; returns the
     problems."""
     from .session import SessionError, parse_weights
 
     problems: list[str] = []
+    if params.get("lesson") and not session.read_only:
+        problems += _open_lesson(session, params["lesson"])
     if params.get("q"):
         session.set_filter(text=params["q"])  # the case list's search
     case = params.get("case")

@@ -286,6 +286,13 @@ function render({ model, el }) {
   applyQuery();
   document.addEventListener("keydown", onKey, true);
   document.addEventListener("click", onClick, true);
+  // The page opens with its first unanswered question focused and scrolled on screen (issue 42.5), so the
+  // first j moves from it to the next one; the rows are drawn after this helper, so wait for them.
+  const opened = Date.now();
+  const opening = setInterval(() => {
+    if (focus || Date.now() - opened > 20000) { clearInterval(opening); return; }
+    if (questions().length) { clearInterval(opening); current(); }
+  }, 150);
   const timer = setInterval(() => {
     if (lost) return;
     if (focus && !focus.isConnected) { focus = null; current(); }
@@ -295,6 +302,7 @@ function render({ model, el }) {
   }, 2000);
   return () => {
     clearInterval(timer);
+    clearInterval(opening);
     document.removeEventListener("keydown", onKey, true);
     document.removeEventListener("click", onClick, true);
     model.off("msg:custom", onMsg);

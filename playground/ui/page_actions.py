@@ -77,6 +77,16 @@ class PageActions(PageState):
             return
         if change["new"].strip():
             self.guard(self.start, change["new"])
+            if self.naming:
+                self._clear_refused_name()
+
+    def _clear_refused_name(self) -> None:
+        """A refused name is cleared from the box (the message above quotes it): a name left standing there
+        reads as the name in use, while labels still go under the old name or nowhere."""
+        if self.name is not None:
+            with self.quiet():
+                self.name.value = ""
+            self.bridge.focus_name()
 
     def on_name_button(self) -> None:
         """"Start labelling" uses the name in the box; "Switch name" opens the box for another name."""
@@ -90,7 +100,9 @@ class PageActions(PageState):
             self.bridge.focus_name()
             self.say(f"Type the other name and press Enter; until then you still label as {self.session.annotator}.")
             return
-        self.start(self.name.value)
+        self.guard(self.start, self.name.value)
+        if self.naming and self.name.value.strip():
+            self._clear_refused_name()
 
     def on_viewer(self, change: dict[str, Any]) -> None:
         value = change["new"]

@@ -27,7 +27,7 @@ from .fragments import (
     response_html,
 )
 from .rows import UnitRow
-from .session import LabelSession, Scores
+from .session import LabelSession, Progress, Scores
 
 __all__ = ["LIST_CHARS", "LIST_WINDOW", "PageRender", "list_window", "short_id", "shorten"]
 
@@ -195,10 +195,12 @@ class PageRender:
             value = s.case_id if s.case_id in {cid for _, cid in options} else None
             if self.case_list.value != value:
                 self.case_list.value = value
-        total = len(s.case_ids)
+        lesson = s.lesson_cases()
+        total = len(s.case_ids) if lesson is None else len(lesson)
         window = f" (the list holds {start + 1:,}–{stop:,}, around this case)" if stop - start < len(rows) else ""
         found = f" matching “{esc(s.filter.text)}”" if s.filter.text else ""
-        self.list_note.value = (f"{len(rows):,} of {total:,} cases shown{found}{window} · ○ unlabelled ◐ partial "
+        of = f"{total:,} cases" if lesson is None else f"{total:,} case{'s' if total != 1 else ''} of the lesson"
+        self.list_note.value = (f"{len(rows):,} of {of} shown{found}{window} · ○ unlabelled ◐ partial "
                                 "● done · n/m = units labelled")
         self._render_queue()
         self._update_list_row()
@@ -388,11 +390,16 @@ class PageRender:
     def _render_progress(self, sc: Scores) -> None:
         s = self.session
         p = sc.progress
+        qp = s.queue_progress() if s.queue_lesson else None
+        if qp is not None:  # a lesson page reads against the lesson's units, never the dataset's
+            p = Progress("", qp.labelled_units, qp.total_units, qp.labelled_pairs, qp.total_pairs,
+                         p.stale_pairs)
         self.progress_bar.value = p.unit_fraction
         who = "consensus of all annotators" if s.annotator is None and s.read_only else (s.annotator or "nobody yet")
         vp = s.view_progress()
         self.progress.value = (f"<span class='pg-num'><b>{p.labelled_units} / {p.total_units}</b> units labelled "
-                               f"({pct(p.unit_fraction, 1)}) · this view {vp.labelled_units}/{vp.total_units}</span> "
+                               + (f"in lesson {esc(s.queue_name or '')} " if qp is not None else "")
+                               + f"({pct(p.unit_fraction, 1)}) · this view {vp.labelled_units}/{vp.total_units}</span> "
                                f"<span class='pg-muted'>· {esc(who)}"
                                + (f" · {p.stale_pairs} stale" if p.stale_pairs else "")
                                + (f" · {sc.ties} ties left out" if sc.ties else "") + "</span>")

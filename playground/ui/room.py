@@ -243,8 +243,9 @@ class RoomApp:
         self.moment_dimension.add_class("pr-moment-dimension")
         self.moment_dimension.observe(lambda _c: self._guard(self.render), "value")
         self.moment_count = _html(cls="pr-moment-count")
-        # the key beside the votes can be hidden while the class still labels (it anchors whoever looks up)
-        self.show_key = W.Checkbox(value=True, description="show the answer key", indent=False,
+        # the key beside the votes starts hidden: shown while the class still labels it anchors whoever looks up;
+        # the instructor ticks it once the class has labelled (issue 42.5)
+        self.show_key = W.Checkbox(value=False, description="show the answer key", indent=False,
                                    layout=W.Layout(width="auto"))
         self.show_key.add_class("pr-show-key")
         self.show_key.observe(lambda _c: self._guard(self._redraw_keys), "value")

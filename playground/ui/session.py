@@ -184,6 +184,8 @@ class LabelSession(SessionBase):
         #: The per-case harness of a lazy session (``describe()`` says how many cases were read or computed).
         self.harness = harness
         self.case_ids: list[str] = sorted(dataset.cases)
+        # passages the dataset brought (an import) have no retrieval score: their header shows none
+        self.given_passages = passages is not None
         if harness is not None:
             given = passages or {}
             self.results: dict[str, dict] = {}
@@ -277,6 +279,7 @@ class LabelSession(SessionBase):
             g.next_case, g.prev_case, g.use_queue, g.queue_progress)
         self.has_unlabelled, self.next_unlabelled, self.view_units, self.view_progress = (
             g.has_unlabelled, g.next_unlabelled, g.view_units, g.view_progress)
+        self.lesson_cases, self.lesson_responses = g.lesson_cases, g.lesson_responses
         self.reveal = r = Reveal(self)
         self.revealed, self.response_revealed, self.response_name, self.evidence = (
             r.revealed, r.response_revealed, r.response_name, r.evidence)

@@ -89,6 +89,7 @@ class CatalogState(Protocol):
     dataset_name: str
     case_ids: list[str]
     passages: Mapping[str, Sequence[Passage]]
+    given_passages: bool
     results: dict[str, dict]
     _hits: dict[str, list]
     _harness: Any
@@ -239,7 +240,7 @@ class CatalogBuilder:
             title = hit.passage.title or loc.slug
             case_units.append(ViewUnit(
                 unit, "passage", i, f"{title} — {loc.heading} ({loc.tenant}/{loc.slug})",
-                f"rank {hit.rank}, BM25 {hit.score:.2f}"
+                f"rank {hit.rank}" + ("" if self.state.given_passages else f", BM25 {hit.score:.2f}")
                 + (f", updated {hit.passage.updated}" if hit.passage.updated else ""), hit.passage))
         return case_units
 

@@ -96,11 +96,14 @@ class Navigation:
         self.state._listed = self.state._unsearched = None  # the case list changes with any case's stats
 
     def _compute_case_stats(self, case_id: str) -> tuple[int, int, int, int, int]:
+        """``(labelled units, units, labelled pairs, pairs, disagreements)``; on a lesson page, of its units."""
+        if (kept := self.lesson_responses(case_id)) is not None:
+            self.state.build_case(case_id)  # a lesson's few cases: counted on their units, not the case's total
         if case_id not in self.state._built:  # nothing of it is labelled (a labelled case is built): counted only
             units, pairs = self.state._counts[case_id]
             return 0, units, 0, pairs, 0
         ids = list(self.state._case_units.get(case_id, []))
-        for r in self.state.responses.get(case_id, []):
+        for r in (r for r in self.state.responses.get(case_id, []) if kept is None or r.response_id in kept):
             ids += self.state._response_units.get(r.response_id, [])
         lu = lp = tp = dis = 0
         for uid in ids:
@@ -161,8 +164,18 @@ class Navigation:
             self._search = CaseSearch(s.case_ids, case_texts(s.dataset, s.passages, s.responses))
         return self._search
 
+    def lesson_cases(self) -> set[str] | None:
+        """The cases of the lesson the page follows (of its queue's views), or None (no lesson)."""
+        return {cid for cid, _ in self.state.queue} if self.state.queue_lesson else None
+
+    def lesson_responses(self, case_id: str) -> set[str] | None:
+        """The responses of ``case_id`` the lesson holds units of; None: no lesson, or none of them (all shown)."""
+        held = {self.state._group[u] for u in self.state.queue_units} if self.state.queue_lesson else set()
+        return {rid for cid, rid in held if cid == case_id and rid} or None
+
     def _matches(self, row: CaseRow, f: CaseFilter) -> bool:
-        return ((f.case_type is None or row.case_type == f.case_type)
+        return (((lesson := self.lesson_cases()) is None or row.case_id in lesson)
+                and (f.case_type is None or row.case_type == f.case_type)
                 and (f.status is None or row.status == f.status)
                 and (f.verdict is None or not self.state.reveal_all or f.verdict in row.verdicts)
                 and (not f.disagreement or row.disagreements > 0))
@@ -222,8 +235,9 @@ class Navigation:
         self.go_to(self.state.case_id, response_id)
 
     def scenarios(self) -> list[tuple[str, str]]:
-        """``(response_id, variant)`` of the case on screen, for the scenario switch."""
-        return [(r.response_id, r.variant) for r in self.state.responses.get(self.state.case_id or "", [])]
+        """``(response_id, variant)`` of the case on screen (a lesson's: of it only), for the scenario switch."""
+        kept, here = self.lesson_responses(self.state.case_id or ""), self.state.responses.get(self.state.case_id or "")
+        return [(r.response_id, r.variant) for r in here or [] if kept is None or r.response_id in kept]
 
     def _step(self, delta: int) -> str | None:
         visible = self.visible_ids()
@@ -263,6 +277,15 @@ class Navigation:
         return cid
 
     def use_queue(self, sample: str | None = None) -> str | None:
+        """Follow a queue (:meth:`_use_queue`); the cases of the lesson left and taken are recounted."""
+        before = self.lesson_cases() or set()
+        try:
+            return self._use_queue(sample)
+        finally:
+            for cid in sorted(before | (self.lesson_cases() or set())):
+                self.restat(cid)
+
+    def _use_queue(self, sample: str | None = None) -> str | None:
         """Follow a queue: the calibration sample named ``sample``, else the lesson (``lesson_name``, or the
         newest lesson of the dataset: every student the same units in the same order), else this annotator's
         assignment, if any.
@@ -273,7 +296,8 @@ class Navigation:
         Returns the assignment's name, or None (no queue: the case list).
         Raises :class:`SessionError` for a sample that does not exist.
         """
-        self.state.queue_name, self.state.queue_units, self.state.queue = None, [], []
+        self.state.queue_name, self.state.queue_units, self.state.queue, self.state.queue_lesson = None, [], [], False
+        self.state._listed = self.state._unsearched = None
         units: tuple[str, ...] = ()
         is_lesson = False
         if sample:
@@ -317,16 +341,16 @@ class Navigation:
 
     def queue_progress(self) -> Progress | None:
         """Progress on the queue's units (every dimension answered), or None without a queue."""
-        if not self.state.queue_name:
-            return None
+        return self._progress("", self.state.queue_units) if self.state.queue_name else None
+
+    def _progress(self, case_id: str, ids: Sequence[str]) -> Progress:
+        """Units with every dimension answered, and answered (unit, dimension) pairs, of ``ids``."""
         lu = lp = tp = 0
-        for uid in self.state.queue_units:
+        for uid in ids:
             dims = self.state.catalog[uid].dimensions
             done = sum(self.state.answered(uid, d) for d in dims)
-            lu += done == len(dims)
-            lp += done
-            tp += len(dims)
-        return Progress("", lu, len(self.state.queue_units), lp, tp)
+            lu, lp, tp = lu + (done == len(dims)), lp + done, tp + len(dims)
+        return Progress(case_id, lu, len(ids), lp, tp)
 
     def has_unlabelled(self, case_id: str, response_id: str | None) -> bool:
         if case_id not in self.state._built and case_id in self.state._counts and self.state._counts[case_id][1] == 0:
@@ -373,12 +397,4 @@ class Navigation:
         """Progress on one view (default: the one on screen)."""
         cid = case_id or self.state.case_id
         rid = response_id if case_id else self.state.response_id
-        ids = self.view_ids(cid, rid) if cid else []
-        lu = lp = tp = 0
-        for uid in ids:
-            dims = self.state.catalog[uid].dimensions
-            done = sum(self.state.answered(uid, d) for d in dims)
-            lu += done == len(dims)
-            lp += done
-            tp += len(dims)
-        return Progress(cid or "", lu, len(ids), lp, tp)
+        return self._progress(cid or "", self.view_ids(cid, rid) if cid else [])
