@@ -1,0 +1,118 @@
+"""Issue 42 item 6: a test at the boundary of each trust rule that a one-line change used to survive.
+
+Each test names the mutant it kills.  Expected values are computed by hand from the rule as documented: a
+judge's share of supported claims lands on exactly 1/2 or 2/4, a score exactly at the floor, a slice of exactly
+29 and 30 labels.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from test_calibrate_gate import IDENTITY, entry, record
+
+from playground.calibrate.record import dumps_record, load_record, record_from_report
+from playground.calibrate.repeats import stability, unit_stability
+from playground.calibrate.score_gate import MIN_SLICE, below_bar, gate_scores
+from playground.harness import score as S
+from playground.harness.corrected import corrected_rate
+from playground.harness.run import _claim_rows
+from playground.harness.support_rules import DEFAULT_KIND
+from playground.model import Case, Claim, Response
+
+HALF, TWO_OF_FOUR = 1 / 2, 2 / 4  # a judge's share of supported claims: exactly the threshold 0.5
+
+
+def _rows(path: Path, column: str, scores: list[float]) -> Path:
+    path.write_text("".join(json.dumps({"user_input": f"Q{i}?", "response": "A.", column: s}) + "\n"
+                            for i, s in enumerate(scores)), encoding="utf-8")
+    return path
+
+
+def test_the_gate_counts_a_score_exactly_at_the_threshold_as_a_pass(tmp_path):
+    """Mutant ``s >= t`` → ``s > t`` in the gate's pass rate: 4 of 8 scores sit exactly on 0.5."""
+    rec = load_record(record(tmp_path))  # threshold 0.5, TPR = TNR = 1: the corrected rate is the raw rate
+    run = _rows(tmp_path / "run.jsonl", "faithfulness", [HALF, TWO_OF_FOUR, HALF, TWO_OF_FOUR, 0.25, 0.0, 0.25, 0.4999])
+    rate = gate_scores(run, rec, identities={"faithfulness": IDENTITY}, n_boot=50).rates["faithfulness"]
+    assert (rate.raw, rate.n, rate.estimate) == (0.5, 8, 0.5)  # 4 / 8 pass; with '>' it would be 0 / 8
+
+
+def test_a_rerun_verdict_exactly_at_the_threshold_is_a_pass():
+    """Mutant ``>= threshold`` → ``> threshold`` in :mod:`repeats` (both the flip rate and the per-sample counts).
+
+    a: 1/2 then 1/4 → verdicts pass, fail: m = 1 of K = 2, flip 2·1·1/(2·1) = 1, stability 1/2;
+    b: 2/4 twice → pass, pass: m = 2, flip 0, stability 1; c: 1/4 twice: m = 0, flip 0.
+    flip rate (1 + 0 + 0)/3, one unstable sample; with '>' every verdict is a fail: flip rate 0."""
+    runs = [{"a": {"j": HALF}, "b": {"j": TWO_OF_FOUR}, "c": {"j": 0.25}},
+            {"a": {"j": 0.25}, "b": {"j": TWO_OF_FOUR}, "c": {"j": 0.25}}]
+    assert stability(runs, ["j"], 0.5) == {"j": {"k": 2, "n_units": 3, "unstable_units": 1, "flip_rate": 1 / 3,
+                                                 "mean_stability": (0.5 + 1 + 1) / 3}}
+    assert unit_stability(runs, "j", 0.5) == {"a": (1, 2), "b": (2, 2), "c": (0, 2)}
+
+
+def _report(seed: object) -> SimpleNamespace:
+    return SimpleNamespace(sample_seed=seed, dataset="qa", who="consensus", human_threshold=0.5, metrics=[])
+
+
+def test_a_record_is_uniform_random_only_with_a_sample_seed():
+    """Mutant ``"uniform_random": seeded`` → ``True``: a record without --sample-seed must say False, and the gate
+    then refuses its scorer (its first reason)."""
+    unseeded = record_from_report(_report(None), {})
+    assert unseeded["sample"]["seed"] is None and unseeded["sample"]["uniform_random"] is False
+    assert unseeded["sample"]["rule"] == "every labelled sample (not a drawn sample)"
+    seeded = record_from_report(_report(0), {})  # seed 0 is a seed (falsy, but given)
+    assert seeded["sample"] == {"seed": "0", "uniform_random": True, "unit": "sample",
+                                "rule": "longest labelled prefix of playground.sampling.ranked(case ids, seed)"}
+    uniform = bool(unseeded["sample"]["uniform_random"])
+    assert below_bar(entry(), uniform) == "its labels are not a drawn random sample (calibrate with --sample-seed)"
+
+
+def test_the_gate_refuses_a_scorer_whose_record_is_not_a_drawn_sample(tmp_path):
+    """Mutant ``uniform = bool(record["sample"]["uniform_random"])`` → ``True`` in the gate: the only shortfall of
+    this record is its sample, so that must be the whole reason, and the gate checks nothing."""
+    run = _rows(tmp_path / "run.jsonl", "faithfulness", [0.9] * 6 + [0.1] * 4)
+    ident = {"faithfulness": IDENTITY}
+    drawn = gate_scores(run, load_record(record(tmp_path)), identities=ident, n_boot=50)
+    assert drawn.advisory == {} and drawn.gated == ["faithfulness"]
+    result = gate_scores(run, load_record(record(tmp_path, uniform=False)), identities=ident, n_boot=50)
+    assert result.advisory == {"faithfulness": "its labels are not a drawn random sample (calibrate with "
+                                               "--sample-seed)"}
+    assert result.gated == [] and result.verdict == "INCONCLUSIVE"
+
+
+@pytest.mark.parametrize(("passed", "n", "flip", "k_eff", "n_eff"), [
+    (60, 200, 0.25, 30, 100),  # N·(1 − 2·0.25) = 100 effective samples, p = 0.3 kept
+    (40, 160, 0.1, 32, 128),   # 160·(1 − 2·0.1) = 128, p = 0.25 kept
+])
+def test_the_flip_rate_widens_the_run_to_n_times_one_minus_two_phi(passed, n, flip, k_eff, n_eff):
+    """Mutants of ``N·(1 − 2φ)``: the run's p* is drawn from Beta(p·N_eff + ½, (1 − p)·N_eff + ½); with the same
+    seed a run of N_eff samples and no flips draws the very same numbers, so the intervals are equal."""
+    wide = corrected_rate(passed, n, (80, 90), (50, 60), seed=3, n_boot=400, flip_rate=flip)
+    ref = corrected_rate(k_eff, n_eff, (80, 90), (50, 60), seed=3, n_boot=400)
+    plain = corrected_rate(passed, n, (80, 90), (50, 60), seed=3, n_boot=400)
+    assert (wide.low, wide.high) == pytest.approx((ref.low, ref.high), abs=1e-9)
+    assert wide.high - wide.low > plain.high - plain.low
+
+
+def _case(case_type: str = "answerable") -> Case:
+    return Case(case_id="c1", case_type=case_type, tenant="t", query="How long is the refund window?", history=(),
+                expected_sources=(), reference_answer="The refund window is 30 days.", reference_facts=())
+
+
+def test_the_harness_labels_a_claim_at_exactly_the_floor_supported_and_correct():
+    """Mutants ``sup >= floor`` / ``corr >= cfloor`` → ``>``: a support of exactly 0.70 (2 of 415 shipped claims)
+    is supported (label 1); one just under is not.  Correctness is the claim's own score, used as the floor."""
+    text = "The refund window is 30 days."
+    response = Response(response_id="r1", case_id="c1", variant="v", text=text)
+    claims = [Claim("r1", 0, text, 0, len(text)), Claim("r1", 1, text, 0, len(text))]
+    corr = S.correctness(text, _case().reference_answer, [], kind=DEFAULT_KIND)
+    assert 0 < corr
+    config = {"scoring.support_floor": 0.70, "scoring.correctness_floor": corr, "scoring.kind": DEFAULT_KIND}
+    rows = _claim_rows(_case(), response, claims, [0.70, 0.6999], config)  # type: ignore[arg-type]
+    assert [(r["support"], r["supported"]) for r in rows] == [(0.7, 1), (0.6999, 0)]
+    assert [r["correct"] for r in rows] == [1, 1]  # correctness exactly at the floor
+    above = _claim_rows(_case(), response, claims[:1], [0.70],
+                        {**config, "scoring.correctness_floor": corr + 1e-9})  # type: ignore[arg-type]
+    assert above[0]["correct"] == 0
