@@ -116,3 +116,27 @@ def test_the_harness_labels_a_claim_at_exactly_the_floor_supported_and_correct()
     above = _claim_rows(_case(), response, claims[:1], [0.70],
                         {**config, "scoring.correctness_floor": corr + 1e-9})  # type: ignore[arg-type]
     assert above[0]["correct"] == 0
+
+
+@pytest.mark.parametrize(("labelled", "ppi"), [(29, False), (30, True)])
+def test_the_ppi_slice_needs_exactly_thirty_labels(tmp_path, capsys, labelled, ppi):
+    """Mutants of ``len(cs.sample) < MIN_SLICE`` (``<=``, 29, 31): a labelled prefix of 29 gives the Rogan–Gladen
+    correction, one of exactly 30 the PPI++ estimate (its line is marked ``(PPI++)``)."""
+    from calibration_data import case_ids, label_samples, make_labelled
+
+    from playground.cli import main
+    from playground.sampling import ranked
+
+    assert MIN_SLICE == 30
+    db, result, human, _scores = make_labelled(tmp_path, 60, label_every=0)
+    cases = case_ids(db, "qa")
+    label_samples(db, "qa", {c: human[cases.index(c)] for c in ranked(cases, "2")[:labelled]})
+    body = json.loads(record(tmp_path).read_text())
+    body["scorers"][0].update(column="context_precision", dimension="relevant",
+                              identity={**IDENTITY, "name": "context_precision"})
+    (tmp_path / "record.json").write_text(dumps_record(body))
+    assert main(["harness", "gate", "--scores", str(result), "--record", str(tmp_path / "record.json"),
+                 "--dataset", "qa", "--db", str(db), "--scorer-version", "ragas 0.4.3", "--boot", "50",
+                 "--sample-seed", "2"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("context_precision")]
+    assert line.startswith("context_precision (PPI++)") is ppi
