@@ -140,3 +140,41 @@ def test_the_ppi_slice_needs_exactly_thirty_labels(tmp_path, capsys, labelled, p
                  "--sample-seed", "2"]) == 0
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("context_precision")]
     assert line.startswith("context_precision (PPI++)") is ppi
+
+
+def test_the_pages_queue_and_view_progress_count_a_unit_only_with_every_dimension(tmp_path):
+    """Mutants of ``Navigation.queue_progress`` / ``view_progress`` (ui/session_navigation.py), not of
+    ``assign.queue_progress``: a claim with one of its two dimensions answered is a labelled pair, not a labelled
+    unit.  The lesson of GC-0036: 5 passages (relevant), 3 responses of 2 claims (supported, correct) and 2 facts
+    (covered): 17 units, 5 + 12 + 6 = 23 pairs; one view (passages + R1) holds 9 units and 5 + 4 + 2 = 11 pairs."""
+    from playground.datasets import open_dataset
+    from playground.golden import load_dataset
+    from playground.lessons import make_lesson
+    from playground.store import open_store
+    from playground.ui.session import LabelSession, compute_harness
+
+    dataset = load_dataset()
+    hits, results = compute_harness(dataset)
+    with open_store(tmp_path / "l.db") as s:
+        s.save_lesson(make_lesson("week-1", open_dataset(None), ["GC-0036"]))
+    page = LabelSession(dataset, open_store(tmp_path / "l.db"), annotator="ana", harness_results=results, hits=hits)
+    try:
+        assert page.queue_progress() is None  # no queue yet
+        assert page.use_queue() == "week-1"
+        units = page.queue_units
+        passage, r1_claim, r2_claim = units[0], units[5], units[9]
+        assert (r1_claim.startswith("GC-0036-R1:c0"), r2_claim.startswith("GC-0036-R2:c0")) == (True, True)
+        page.set_label(passage, "relevant", 0)  # a "no" is an answer
+        page.set_label(r1_claim, "supported", 1)  # one of two dimensions
+        page.set_label(r2_claim, "supported", 1)
+        page.set_label(r2_claim, "correct", 0)
+        q = page.queue_progress()
+        assert (q.case_id, q.labelled_units, q.total_units, q.labelled_pairs, q.total_pairs) == ("", 2, 17, 4, 23)
+        page.go_to("GC-0036", "GC-0036-R1")
+        v = page.view_progress()
+        assert (v.case_id, v.labelled_units, v.total_units, v.labelled_pairs, v.total_pairs) == (
+            "GC-0036", 1, 9, 2, 11)
+        other = page.view_progress("GC-0036", "GC-0036-R2")  # a view not on screen
+        assert (other.labelled_units, other.total_units, other.labelled_pairs, other.total_pairs) == (2, 9, 3, 11)
+    finally:
+        page.store.close()
