@@ -178,3 +178,68 @@ def test_the_pages_queue_and_view_progress_count_a_unit_only_with_every_dimensio
         assert (other.labelled_units, other.total_units, other.labelled_pairs, other.total_pairs) == (2, 9, 3, 11)
     finally:
         page.store.close()
+
+
+def _span(trace: str, span: str, parent: str | None, kind: str, start: int, **attrs: object) -> str:
+    """One span in Phoenix's span JSON (nested attributes)."""
+    return json.dumps({"name": kind.lower(), "context": {"trace_id": trace, "span_id": span}, "parent_id": parent,
+                       "span_kind": kind, "start_time": f"2026-01-01T00:00:{start:02d}+00:00",
+                       "end_time": f"2026-01-01T00:00:{start + 1:02d}+00:00",
+                       "attributes": {"openinference": {"span": {"kind": kind}}, **attrs}})
+
+
+def _docs(*ids: str) -> list[dict]:
+    return [{"document": {"id": i, "content": f"Passage {i} text.", "score": 0.5}} for i in ids]
+
+
+TRACE, ROOT = "1" * 32, "a" * 16
+RET_A, RET_B, RERANK_X, RERANK_Y = "b" * 16, "c" * 16, "d" * 16, "e" * 16
+
+
+def test_document_position_is_the_place_in_its_own_retriever_spans_list(tmp_path):
+    """Mutants of the document position with two retriever spans: passages come in span start order, and each
+    keeps its 0-based place in *its own* span's list (B's first document is position 0, not 2)."""
+    from playground.datasets import open_dataset
+    from playground.importers.trace_export import trace_annotations
+    from playground.importers.traces import import_traces
+    from playground.store import open_store
+
+    spans = tmp_path / "spans.jsonl"
+    spans.write_text("\n".join([  # B is written first but starts later
+        _span(TRACE, RET_B, ROOT, "RETRIEVER", 3, retrieval={"documents": _docs("d3")}),
+        _span(TRACE, ROOT, None, "CHAIN", 1, input={"value": "Q?"}, output={"value": "A."}),
+        _span(TRACE, RET_A, ROOT, "RETRIEVER", 2, retrieval={"documents": _docs("d1", "d2")}),
+    ]) + "\n", encoding="utf-8")
+    with open_store(tmp_path / "l.db") as store:
+        import_traces(spans, "rag", store)
+        opened = open_dataset("rag", store)
+        (sample,) = opened.payload["samples"]
+        assert sample["context_ids"] == ["d1", "d2", "d3"]
+        assert sample["extra"]["documents"] == [[RET_A, 0, 0.5], [RET_A, 1, 0.5], [RET_B, 0, 0.5]]
+        passages = [u for u in opened.units() if u.unit_kind == "passage"]
+        assert [u.text for u in passages] == ["Passage d1 text.", "Passage d2 text.", "Passage d3 text."]
+        for unit, value in zip(passages, (1, 0, 1), strict=True):
+            store.set_label("ana", unit, "relevant", value)
+        rows = trace_annotations(opened, store, "ana").documents
+    assert [(r["span_id"], r["document_position"], r["label"], r["_doc_id"]) for r in rows] == [
+        (RET_A, 0, "relevant", "d1"), (RET_A, 1, "irrelevant", "d2"), (RET_B, 0, "relevant", "d3")]
+
+
+def test_the_passages_are_the_last_rerankers_output(tmp_path):
+    """Mutants of "the last reranker": with two RERANKER spans the passages are the output of the one that
+    started last (Y: d1 only), not the first's (X: d3, d1) nor the retriever's three."""
+    from playground.errors import Problem
+    from playground.importers.traces import read_traces
+
+    spans = tmp_path / "spans.jsonl"
+    spans.write_text("\n".join([  # Y is written before X but starts after it
+        _span(TRACE, ROOT, None, "CHAIN", 1, input={"value": "Q?"}, output={"value": "A."}),
+        _span(TRACE, RERANK_Y, ROOT, "RERANKER", 4, reranker={"output_documents": _docs("d1")}),
+        _span(TRACE, RET_A, ROOT, "RETRIEVER", 2, retrieval={"documents": _docs("d1", "d2", "d3")}),
+        _span(TRACE, RERANK_X, ROOT, "RERANKER", 3, reranker={"output_documents": _docs("d3", "d1")}),
+    ]) + "\n", encoding="utf-8")
+    problems: list[Problem] = []
+    (sample,) = read_traces(spans, problems).samples
+    assert problems == []
+    assert (sample.contexts, sample.context_ids) == (("Passage d1 text.",), ("d1",))
+    assert sample.extra["documents"] == [[RERANK_Y, 0, 0.5]]
