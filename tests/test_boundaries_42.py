@@ -243,3 +243,54 @@ def test_the_passages_are_the_last_rerankers_output(tmp_path):
     assert problems == []
     assert (sample.contexts, sample.context_ids) == (("Passage d1 text.",), ("d1",))
     assert sample.extra["documents"] == [[RERANK_Y, 0, 0.5]]
+
+
+def _floor_data(n_cases: int, yes: int = 10, no: int = 10) -> tuple[dict, dict, dict]:
+    """``yes`` units scoring exactly 0.70 labelled yes, ``no`` units scoring 0.30 labelled no, spread round-robin
+    over ``n_cases`` cases: (scores, cases, labels)."""
+    units = [f"y{i}" for i in range(yes)] + [f"n{i}" for i in range(no)]
+    scores = {u: 0.70 if u[0] == "y" else 0.30 for u in units}
+    cases = {u: f"case-{i % n_cases}" for i, u in enumerate(units)}
+    return scores, cases, {u: int(u[0] == "y") for u in units}
+
+
+def test_floors_from_labels_need_two_cases():
+    """Mutants of ``n_cases < 2``: 10 of each class in exactly one case is the default; in two it is calibrated."""
+    from playground.harness.dataset_floors import calibrate_floor
+
+    one = calibrate_floor("support_floor", *_floor_data(1), kind="qa", default=0.7)
+    assert (one.source, one.floor, one.cases) == ("default", 0.7, 1)
+    assert one.note.endswith("calibrating needs at least 10 of each class in at least 2 cases")
+    two = calibrate_floor("support_floor", *_floor_data(2), kind="qa", default=0.5)
+    # every floor of (0.30, 0.70] separates the classes; the tie goes to the one nearest the default 0.5
+    assert (two.source, two.floor, two.cases, two.positives, two.negatives) == ("labels", 0.5, 2, 10, 10)
+    nine = calibrate_floor("support_floor", *_floor_data(2, yes=9), kind="qa", default=0.5)
+    assert nine.source == "default"
+
+
+def test_a_held_out_score_exactly_at_the_fold_floor_is_predicted_yes():
+    """Mutant ``scores[test] >= f`` → ``>`` in the cross-validation: with the default 0.7 every fold chooses 0.70,
+    and every held-out "yes" scores exactly 0.70, so the held-out prediction is perfect: kappa 1, balanced
+    accuracy 1 (with '>' every yes would be predicted no: kappa 0, balanced accuracy 0.5)."""
+    from playground.harness.dataset_floors import calibrate_floor
+
+    got = calibrate_floor("support_floor", *_floor_data(10), kind="qa", default=0.7)
+    assert (got.source, got.floor) == ("labels", 0.7)
+    assert all(f in (0.7, None) for f in got.fold_floors) and 0.7 in got.fold_floors
+    assert (got.cv_kappa, got.cv_balanced_accuracy) == (1.0, 1.0)
+
+
+def test_the_consensus_label_wins_over_the_majority_and_a_tie_is_left_out():
+    """Mutants of :func:`human_labels`: the adjudicated ``consensus`` label wins over a 2–0 majority; a 1–1 tie is
+    left out; the harness's own label never counts; another dimension is ignored."""
+    from playground.harness.dataset_floors import human_labels
+
+    def lb(who: str, unit: str, value: int, dim: str = "supported") -> SimpleNamespace:
+        return SimpleNamespace(annotator=who, unit_id=unit, value=value, dimension=dim)
+
+    labels = [lb("consensus", "u1", 0), lb("ana", "u1", 1), lb("bo", "u1", 1),  # consensus written first
+              lb("ana", "u2", 1), lb("bo", "u2", 0),  # a tie
+              lb("ana", "u3", 0), lb("bo", "u3", 0), lb("cy", "u3", 1),  # majority no
+              lb("harness", "u4", 1), lb("ana", "u4", 0, "correct"),  # nothing that counts
+              lb("ana", "u5", 1), lb("bo", "u5", 0), lb("consensus", "u5", 1)]  # a tie adjudicated
+    assert human_labels(labels, "supported") == {"u1": 0, "u3": 0, "u5": 1}
