@@ -294,3 +294,25 @@ def test_the_consensus_label_wins_over_the_majority_and_a_tie_is_left_out():
               lb("harness", "u4", 1), lb("ana", "u4", 0, "correct"),  # nothing that counts
               lb("ana", "u5", 1), lb("bo", "u5", 0), lb("consensus", "u5", 1)]  # a tie adjudicated
     assert human_labels(labels, "supported") == {"u1": 0, "u3": 0, "u5": 1}
+
+
+def test_tags_of_an_old_text_stay_stale_after_a_re_verdict(tmp_path):
+    """Mutants dropping the text-hash check on tags (``failure_mode_table``, ``verdict_summary``): ana failed the
+    response and tagged it; its text changed and she failed it again without tagging.  It is judged (1 of 1) and
+    tagged with nothing: the old tags belong to a text that is gone."""
+    from playground.store import open_store
+    from playground.verdicts import failure_mode_table, response_unit, verdict_summary
+
+    old = response_unit("GC-0001", "GC-0001-R1", "The old answer.")
+    new = response_unit("GC-0001", "GC-0001-R1", "The new answer.")
+    assert old.unit_id == new.unit_id and old.text_hash != new.text_hash
+    with open_store(tmp_path / "l.db") as store:
+        store.set_label("ana", old, "pass", 0)
+        store.set_tags("ana", old, ["hallucination"])
+        store.set_label("ana", new, "pass", 0)  # the re-verdict, on the new text
+        for who in ("ana", None):
+            rows = failure_mode_table(store, [new], who)
+            assert [(r.name, r.responses_tagged, r.responses_judged) for r in rows] == [("hallucination", 0, 1)]
+            assert verdict_summary(store, [new], who) == {"GC-0001-R1": (0, 1, ())}
+        assert [(r.name, r.responses_tagged) for r in failure_mode_table(store, [old], "ana")] == [
+            ("hallucination", 0)]  # and on the old text the verdict is stale: not judged, so not tagged
