@@ -316,3 +316,24 @@ def test_tags_of_an_old_text_stay_stale_after_a_re_verdict(tmp_path):
             assert verdict_summary(store, [new], who) == {"GC-0001-R1": (0, 1, ())}
         assert [(r.name, r.responses_tagged) for r in failure_mode_table(store, [old], "ana")] == [
             ("hallucination", 0)]  # and on the old text the verdict is stale: not judged, so not tagged
+
+
+def test_an_old_instructor_cookie_is_refused_on_a_server_without_that_key():
+    """Mutants of ``role_of(user) not in self.role_keys`` in ``RoleIdentityProvider.user_from_cookie``: a login
+    cookie made where an instructor key existed opens nothing on a server started with the class key alone; a
+    student cookie still works there."""
+    from playground.serving import auth
+
+    try:
+        auth.take_keys({"PLAYGROUND_SERVE_TOKEN": "s-key", "PLAYGROUND_INSTRUCTOR_TOKEN": "i-key"})
+        before = auth.RoleIdentityProvider()
+        instructor = before.user_to_cookie(before._user("instructor"))
+        student = before.user_to_cookie(before._user("student"))
+        assert auth.role_of(before.user_from_cookie(instructor)) == "instructor"
+        auth.take_keys({"PLAYGROUND_SERVE_TOKEN": "s-key"})  # restarted without the instructor key
+        after = auth.RoleIdentityProvider()
+        assert after.auth_enabled and set(after.role_keys) == {"student"}
+        assert after.user_from_cookie(instructor) is None
+        assert auth.role_of(after.user_from_cookie(student)) == "student"
+    finally:
+        auth.take_keys({})
