@@ -337,3 +337,30 @@ def test_an_old_instructor_cookie_is_refused_on_a_server_without_that_key():
         assert auth.role_of(after.user_from_cookie(student)) == "student"
     finally:
         auth.take_keys({})
+
+
+def test_a_lesson_of_another_dataset_is_refused_by_name_and_never_followed_as_the_newest(tmp_path):
+    """Mutants of ``lesson.dataset != dataset`` (``lesson_for_page``) and of the dataset filter of
+    ``latest_lesson``: ``?lesson=`` naming another dataset's lesson is an error listing only this dataset's
+    lessons; without a name the newest lesson *of this dataset* is followed, even when another's is newer."""
+    import dataclasses
+
+    from playground.datasets import open_dataset
+    from playground.lessons import LessonError, lesson_for_page, make_lesson
+    from playground.store import open_store
+
+    with open_store(tmp_path / "l.db") as store:
+        golden = make_lesson("week-1", open_dataset(None), ["GC-0036"])
+        store.save_lesson(golden)
+        store.save_lesson(dataclasses.replace(golden, name="alpha-1", dataset="alpha"))  # saved later
+        assert sorted((x.name, x.dataset) for x in store.lessons()) == [("alpha-1", "alpha"), ("week-1", "golden")]
+        with pytest.raises(LessonError) as err:
+            lesson_for_page(store, "golden", "alpha-1")
+        assert str(err.value) == "no lesson named 'alpha-1' for the dataset golden (known: week-1)"
+        with pytest.raises(LessonError) as err:
+            lesson_for_page(store, "beta", "week-1")
+        assert str(err.value) == "no lesson named 'week-1' for the dataset beta (known: none)"
+        assert lesson_for_page(store, "golden", "week-1").name == "week-1"
+        assert lesson_for_page(store, "golden").name == "week-1"
+        assert lesson_for_page(store, "alpha").name == "alpha-1"
+        assert lesson_for_page(store, "beta") is None
