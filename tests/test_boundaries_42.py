@@ -108,7 +108,7 @@ def test_the_harness_labels_a_claim_at_exactly_the_floor_supported_and_correct()
     response = Response(response_id="r1", case_id="c1", variant="v", text=text)
     claims = [Claim("r1", 0, text, 0, len(text)), Claim("r1", 1, text, 0, len(text))]
     corr = S.correctness(text, _case().reference_answer, [], kind=DEFAULT_KIND)
-    assert 0 < corr
+    assert corr > 0
     config = {"scoring.support_floor": 0.70, "scoring.correctness_floor": corr, "scoring.kind": DEFAULT_KIND}
     rows = _claim_rows(_case(), response, claims, [0.70, 0.6999], config)  # type: ignore[arg-type]
     assert [(r["support"], r["supported"]) for r in rows] == [(0.7, 1), (0.6999, 0)]
