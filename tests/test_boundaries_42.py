@@ -364,3 +364,27 @@ def test_a_lesson_of_another_dataset_is_refused_by_name_and_never_followed_as_th
         assert lesson_for_page(store, "golden").name == "week-1"
         assert lesson_for_page(store, "alpha").name == "alpha-1"
         assert lesson_for_page(store, "beta") is None
+
+
+def test_the_slices_verdict_counts_a_score_exactly_at_the_threshold_as_a_pass(tmp_path, capsys):
+    """Mutant ``v >= threshold`` → ``>`` in the PPI++ slice's verdicts: 20 of 60 samples score exactly 1/2, the
+    rest 0.1; the run's raw pass rate is 20/60 = 0.333 (with '>' it would be 0.000)."""
+    from calibration_data import case_ids, label_samples, make_labelled, write_rows
+
+    from playground.cli import main
+    from playground.sampling import ranked
+
+    db, result, human, _scores = make_labelled(tmp_path, 60, label_every=0)
+    cases = case_ids(db, "qa")
+    label_samples(db, "qa", {c: human[cases.index(c)] for c in ranked(cases, "2")[:30]})
+    rows = [json.loads(line) for line in result.read_text().splitlines()]
+    write_rows(result, [{**r, "context_precision": HALF if i < 20 else 0.1} for i, r in enumerate(rows)])
+    body = json.loads(record(tmp_path).read_text())
+    body["scorers"][0].update(column="context_precision", dimension="relevant",
+                              identity={**IDENTITY, "name": "context_precision"})
+    (tmp_path / "record.json").write_text(dumps_record(body))
+    assert main(["harness", "gate", "--scores", str(result), "--record", str(tmp_path / "record.json"),
+                 "--dataset", "qa", "--db", str(db), "--scorer-version", "ragas 0.4.3", "--boot", "50",
+                 "--sample-seed", "2"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("context_precision (PPI++)")]
+    assert line.split()[2] == "0.333"
