@@ -388,3 +388,24 @@ def test_the_slices_verdict_counts_a_score_exactly_at_the_threshold_as_a_pass(tm
                  "--sample-seed", "2"]) == 0
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("context_precision (PPI++)")]
     assert line.split()[2] == "0.333"
+
+
+def test_a_ragtruth_floor_rule_takes_precision_and_recall_exactly_at_their_bars():
+    """``choose_by_rule`` (calibrate/floor_rules.py): precision exactly 0.30 qualifies (the highest qualifying
+    floor wins), recall exactly 0.55 is enough.  Hand-counted, rule ``mixture`` (every claim):
+
+    * 3 hallucinated claims at 0.1, 7 supported at 0.3, 5 supported at 0.9; grid {0.2, 0.5}: at 0.2 the 3 are
+      flagged alone (precision 1, recall 1), at 0.5 also the 7: precision 3/10 = 0.30 → floor 0.5;
+    * 11 of 20 hallucinated at 0.1, 1 at exactly 0.5 (not flagged: score < floor), 8 at 0.9, 5 supported at
+      0.9; grid {0.5}: recall 11/20 = 0.55, precision 1."""
+    from playground.calibrate.floor_rules import MIN_RECALL, TARGET_PRECISION, choose_by_rule
+
+    assert (MIN_RECALL, TARGET_PRECISION) == (0.55, 0.30)
+    scores = [0.1] * 3 + [0.3] * 7 + [0.9] * 5
+    supported = [False] * 3 + [True] * 12
+    got = choose_by_rule("mixture", scores, supported, [True] * 15, [0.2, 0.5])
+    assert (got.floor, got.recall, got.precision) == (0.5, 1.0, 0.3)
+    scores = [0.1] * 11 + [0.5] + [0.9] * 8 + [0.9] * 5  # the claim at exactly 0.5 is not flagged (score < floor)
+    supported = [False] * 20 + [True] * 5
+    got = choose_by_rule("mixture", scores, supported, [True] * 25, [0.5])
+    assert (got.floor, got.recall, got.precision) == (0.5, 0.55, 1.0)
