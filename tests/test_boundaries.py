@@ -204,13 +204,14 @@ def test_a_test_that_leaves_the_environment_changed_fails_and_the_next_runs_clea
     import subprocess
     import sys
 
-    shutil.copy(Path(__file__).with_name("conftest.py"), tmp_path / "conftest.py")
+    for helper in ("conftest.py", "slow_marks.py", "hostile_index.py"):  # the conftest and what it imports
+        shutil.copy(Path(__file__).with_name(helper), tmp_path / helper)
     (tmp_path / "test_probe.py").write_text(
         "import os\n"
         "def test_leaks():\n    os.environ['HOUSE_PROBE_LEAK'] = '1'\n"
         "def test_sets_with_monkeypatch(monkeypatch):\n    monkeypatch.setenv('HOUSE_PROBE_OK', '1')\n"
         "def test_after():\n    assert 'HOUSE_PROBE_LEAK' not in os.environ\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:phoenix",
+                          str(tmp_path)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert "test_probe.py::test_leaks left os.environ changed: HOUSE_PROBE_LEAK" in out.stdout, out.stdout
     assert out.stdout.strip().splitlines()[-1].startswith("3 passed, 1 error"), out.stdout
