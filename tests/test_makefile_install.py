@@ -2,18 +2,13 @@
 own progress, and not the warnings this machine's pip configuration prints for every package."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parent.parent
 NOISE = "WARNING: Location 'file:///opt/pypi-more/simple/pip/' is ignored: it is neither a file nor a directory."
-
-pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
 
 def _make(*args: str) -> subprocess.CompletedProcess[str]:

@@ -249,7 +249,6 @@ time.sleep(60)
 """
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_the_server_gets_sigterm_when_serve_is_killed(tmp_path):
     parent = subprocess.Popen([sys.executable, "-c", _PARENT], stdout=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True)
