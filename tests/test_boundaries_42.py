@@ -96,6 +96,19 @@ def test_the_flip_rate_widens_the_run_to_n_times_one_minus_two_phi(passed, n, fl
     assert wide.high - wide.low > plain.high - plain.low
 
 
+def _gate_context_precision(tmp_path: Path, db: Path, result: Path) -> None:
+    """The gate on ``context_precision`` against the ``relevant`` labels, with a record of it (exit 0 asserted)."""
+    from playground.cli import main
+
+    body = json.loads(record(tmp_path).read_text())
+    body["scorers"][0].update(column="context_precision", dimension="relevant",
+                              identity={**IDENTITY, "name": "context_precision"})
+    (tmp_path / "record.json").write_text(dumps_record(body))
+    assert main(["harness", "gate", "--scores", str(result), "--record", str(tmp_path / "record.json"),
+                 "--dataset", "qa", "--db", str(db), "--scorer-version", "ragas 0.4.3", "--boot", "50",
+                 "--sample-seed", "2"]) == 0
+
+
 def _case(case_type: str = "answerable") -> Case:
     return Case(case_id="c1", case_type=case_type, tenant="t", query="How long is the refund window?", history=(),
                 expected_sources=(), reference_answer="The refund window is 30 days.", reference_facts=())
@@ -124,20 +137,13 @@ def test_the_ppi_slice_needs_exactly_thirty_labels(tmp_path, capsys, labelled, p
     correction, one of exactly 30 the PPI++ estimate (its line is marked ``(PPI++)``)."""
     from calibration_data import case_ids, label_samples, make_labelled
 
-    from playground.cli import main
     from playground.sampling import ranked
 
     assert MIN_SLICE == 30
     db, result, human, _scores = make_labelled(tmp_path, 60, label_every=0)
     cases = case_ids(db, "qa")
     label_samples(db, "qa", {c: human[cases.index(c)] for c in ranked(cases, "2")[:labelled]})
-    body = json.loads(record(tmp_path).read_text())
-    body["scorers"][0].update(column="context_precision", dimension="relevant",
-                              identity={**IDENTITY, "name": "context_precision"})
-    (tmp_path / "record.json").write_text(dumps_record(body))
-    assert main(["harness", "gate", "--scores", str(result), "--record", str(tmp_path / "record.json"),
-                 "--dataset", "qa", "--db", str(db), "--scorer-version", "ragas 0.4.3", "--boot", "50",
-                 "--sample-seed", "2"]) == 0
+    _gate_context_precision(tmp_path, db, result)
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("context_precision")]
     assert line.startswith("context_precision (PPI++)") is ppi
 
@@ -371,7 +377,6 @@ def test_the_slices_verdict_counts_a_score_exactly_at_the_threshold_as_a_pass(tm
     rest 0.1; the run's raw pass rate is 20/60 = 0.333 (with '>' it would be 0.000)."""
     from calibration_data import case_ids, label_samples, make_labelled, write_rows
 
-    from playground.cli import main
     from playground.sampling import ranked
 
     db, result, human, _scores = make_labelled(tmp_path, 60, label_every=0)
@@ -379,13 +384,7 @@ def test_the_slices_verdict_counts_a_score_exactly_at_the_threshold_as_a_pass(tm
     label_samples(db, "qa", {c: human[cases.index(c)] for c in ranked(cases, "2")[:30]})
     rows = [json.loads(line) for line in result.read_text().splitlines()]
     write_rows(result, [{**r, "context_precision": HALF if i < 20 else 0.1} for i, r in enumerate(rows)])
-    body = json.loads(record(tmp_path).read_text())
-    body["scorers"][0].update(column="context_precision", dimension="relevant",
-                              identity={**IDENTITY, "name": "context_precision"})
-    (tmp_path / "record.json").write_text(dumps_record(body))
-    assert main(["harness", "gate", "--scores", str(result), "--record", str(tmp_path / "record.json"),
-                 "--dataset", "qa", "--db", str(db), "--scorer-version", "ragas 0.4.3", "--boot", "50",
-                 "--sample-seed", "2"]) == 0
+    _gate_context_precision(tmp_path, db, result)
     (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("context_precision (PPI++)")]
     assert line.split()[2] == "0.333"
 
